@@ -1,0 +1,1 @@
+"""Certificates of the claims catalogue, one module per area; each registers its checks."""

@@ -1,0 +1,76 @@
+"""The certificate registry: a decorator, discovery of ``certificates/``, selection."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable
+
+from theorylab.certify.record import METHODS, Outcome
+from theorylab.errors import ParameterError
+
+
+@dataclass(frozen=True)
+class CertificateSpec:
+    """A registered certificate: catalogue id, metadata and the check function."""
+
+    id: str
+    title: str
+    paper: str
+    claim: str
+    method: str
+    check: Callable[..., Outcome]
+
+    @property
+    def claim_id(self) -> str:
+        """The catalogue row (``P9`` for ``P9.numeric``)."""
+        return self.id.split(".")[0]
+
+
+REGISTRY: dict[str, CertificateSpec] = {}
+
+
+def certificate(id: str, *, title: str, paper: str, claim: str, method: str):
+    """Register the decorated function as certificate ``id``.
+
+    ``id`` is a catalogue id (``P14``), optionally with a part (``P9.numeric``) when a
+    row has several certificates. ``method`` is one of ``exact``, ``interval``,
+    ``numeric``, ``monte-carlo``.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+
+    def decorate(fn):
+        if id in REGISTRY and REGISTRY[id].check.__qualname__ != fn.__qualname__:
+            raise ValueError(f"certificate {id} registered twice")
+        REGISTRY[id] = CertificateSpec(id, title, paper, claim, method, fn)
+        return fn
+
+    return decorate
+
+
+def discover() -> dict[str, CertificateSpec]:
+    """Import every module of the ``certificates`` package so that each registers its checks."""
+    import certificates
+
+    for info in pkgutil.iter_modules(certificates.__path__):
+        importlib.import_module(f"certificates.{info.name}")
+    return REGISTRY
+
+
+def select(only: list[str] | None = None) -> list[CertificateSpec]:
+    """Registered certificates in catalogue order, filtered by id or catalogue row."""
+    specs = sorted(discover().values(), key=lambda s: _order(s.id))
+    if not only:
+        return specs
+    chosen = [s for s in specs if s.id in only or s.claim_id in only]
+    unknown = [o for o in only if not any(s.id == o or s.claim_id == o for s in specs)]
+    if unknown:
+        raise ParameterError(f"--only must name registered certificate ids (unknown: {', '.join(unknown)}; "
+                             f"see theorylab certify --list)")
+    return chosen
+
+
+def _order(cid: str) -> tuple:
+    row, _, part = cid.partition(".")
+    return ("PAG".index(row[0]) if row[0] in "PAG" else 9, int(row[1:]) if row[1:].isdigit() else 0, part)

@@ -1,0 +1,66 @@
+"""Run certificates: time each, catch errors, hash raw arrays, record the environment."""
+from __future__ import annotations
+
+import hashlib
+import platform
+import sys
+import time
+import traceback
+from importlib import metadata
+
+import numpy as np
+
+from theorylab.certify.record import Certificate, Outcome, Skip
+from theorylab.certify.registry import CertificateSpec
+
+
+def sha256_array(arr) -> str:
+    """SHA-256 of an array's dtype, shape and C-ordered bytes."""
+    arr = np.ascontiguousarray(arr)
+    h = hashlib.sha256(f"{arr.dtype.str}{arr.shape}".encode())
+    h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def run_one(spec: CertificateSpec, **overrides) -> Certificate:
+    """Run one certificate (``overrides`` replace the library functions under test)."""
+    start = time.perf_counter()
+    try:
+        outcome = spec.check(**overrides)
+        if not isinstance(outcome, Outcome):
+            raise TypeError(f"certificate {spec.id} returned {type(outcome).__name__}, not Outcome")
+        status = "PASS" if outcome.passed else "FAIL"
+        note = outcome.note
+    except Skip as exc:
+        outcome, status, note = Outcome(False), "SKIP", str(exc)
+    except Exception as exc:  # an undecidable or crashing check is ERROR, never PASS
+        outcome, status = Outcome(False), "ERROR"
+        note = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+    return Certificate(spec.id, spec.title, spec.paper, spec.claim, spec.method, status,
+                       tuple(outcome.evidence), time.perf_counter() - start,
+                       {k: sha256_array(v) for k, v in outcome.arrays.items()}, dict(outcome.seeds), note)
+
+
+def run(specs: list[CertificateSpec], fail_fast: bool = False, on_result=None) -> list[Certificate]:
+    """Run ``specs`` in order; ``on_result(cert)`` is called after each (for live printing)."""
+    results = []
+    for spec in specs:
+        cert = run_one(spec)
+        results.append(cert)
+        if on_result:
+            on_result(cert)
+        if fail_fast and cert.status in ("FAIL", "ERROR"):
+            break
+    return results
+
+
+def environment() -> dict:
+    """Versions and platform recorded with every report."""
+    versions = {}
+    for pkg in ("theorylab", "numpy", "scipy", "sympy", "numba", "mpmath", "matplotlib"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {"python": sys.version.split()[0], "platform": platform.platform(),
+            "machine": platform.machine(), "versions": versions}

@@ -1,0 +1,64 @@
+"""The ``theorylab`` command line: parse, call the library, print.
+
+Each subcommand lives in its own module of this package and exposes
+``register(subparsers)``; modules are discovered, so adding a command touches one
+file. Heavy imports (numba, sympy, matplotlib) happen inside the handlers, never here.
+
+Errors: a :class:`theorylab.ParameterError` or a usage error prints one line on
+stderr and exits with status 2; no traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from theorylab import __version__
+from theorylab.errors import ParameterError
+
+
+class UsageError(Exception):
+    """Raised by :class:`Parser` instead of printing usage and exiting."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (no usage dump)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser with every discovered subcommand."""
+    parser = Parser(prog="theorylab", description=(
+        "Compute, simulate and certify the claims of Phase Space Attention, "
+        "Power Law Graph Attention and Graded LLMs."))
+    parser.add_argument("--version", action="version", version=f"theorylab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``theorylab`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help()
+            return 2
+        status = args.handler(args)
+    except (UsageError, ParameterError) as exc:
+        prefix = "" if isinstance(exc, UsageError) else f"theorylab {getattr(args, 'command', '')}: error: "
+        print(f"{prefix}{exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""``theorylab gamma-c``: predicted critical couplings of the PSA reduced score model."""
+from __future__ import annotations
+
+import argparse
+
+from theorylab.cli._output import add_format_option, emit
+
+HELP = """\
+Predicted critical coupling gamma_c of the PSA reduced Gaussian score model, one row
+per (dk, T, variant) over the full cross product. Conventions: m = T - 2 distractors,
+L = ln(T - 1). Variants: t4-only (two-branch law: mean-field root for dk >= 8L,
+condensed branch c (L/2)^(1/4) below), t3-inclusive, key-only and
+symmetric-key-convention (annealed root; gamma_c is null with branch 'none' where no
+root exists)."""
+
+
+def register(sub) -> None:
+    from theorylab.psa.scoremodel import VARIANTS
+    p = sub.add_parser("gamma-c", help="predicted critical couplings gamma_c (PSA)",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dk", type=float, nargs="+", required=True, metavar="DK",
+                   help="head widths (> 0), e.g. --dk 64 128")
+    p.add_argument("--T", type=float, nargs="+", required=True, metavar="T",
+                   help="context lengths (>= 3), e.g. --T 15 512")
+    p.add_argument("--variant", nargs="+", default=["all"], choices=VARIANTS + ("all",),
+                   help="score-model variant(s), or 'all' (default)")
+    p.add_argument("--c", type=float, default=None,
+                   help="condensation constant of the t4-only condensed branch "
+                        "(default: the library's CONDENSATION_C)")
+    add_format_option(p)
+    p.set_defaults(handler=run)
+
+
+def gamma_c_rows(dks, Ts, variants, c=None) -> list[dict]:
+    """One row per (dk, T, variant): dk, T, variant, L, gamma_c, branch (+ band_upper for t4-only)."""
+    import numpy as np
+
+    from theorylab.psa import transition
+    from theorylab.psa.scoremodel import VARIANTS
+
+    variants = VARIANTS if "all" in variants else tuple(dict.fromkeys(variants))
+    dk, T = np.meshgrid(np.asarray(dks, float), np.asarray(Ts, float), indexing="ij")
+    kwargs = {} if c is None else {"c": c}
+    laws = {v: transition.gamma_c(v, dk, T, **kwargs) for v in variants}
+    rows = []
+    for idx in np.ndindex(dk.shape):
+        for v, law in laws.items():
+            row = {"dk": _num(dk[idx]), "T": _num(T[idx]), "variant": v, "L": float(law.L[idx]),
+                   "gamma_c": float(law.gamma_c[idx]), "branch": str(law.branch[idx])}
+            if v == "t4-only":
+                row["band_upper"] = float(law.band_upper[idx])
+            rows.append(row)
+    return rows
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def run(args) -> int:
+    rows = gamma_c_rows(args.dk, args.T, args.variant, args.c)
+    emit(rows, args.format, columns=["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper"])
+    return 0

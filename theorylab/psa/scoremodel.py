@@ -1,0 +1,100 @@
+"""The PSA reduced Gaussian score model (PSA paper §6; shared/spec/psa-reduced-model.md).
+
+A query competes for softmax mass between one target key and ``m = T - 2``
+independent Gaussian distractors. A variant of the model fixes two polynomials in
+the coupling ``g`` (the paper's gamma):
+
+* the target's score gap ``Delta(g, dk) = sqrt(dk) * gap_poly(g)``;
+* the distractor score variance ``sigma^2(g) = var_poly(g)``.
+
+Both are stored as coefficient tuples (lowest degree first), so the crossing
+equation, the simulation and the quadrature all read the same numbers.
+
+Conventions (see docs/conventions.md)
+-------------------------------------
+* ``m = T - 2`` distractors (paper §6.8).
+* ``L = ln(T - 1)`` is the log-count in every closed form; with it the formulas
+  reproduce the paper's quoted 0.7867, 2.245, 1.030, 0.602, 0.664, 0.569, 0.4132.
+* Scores are scaled by ``1/sqrt(dk)``; per-channel gaps are ``g sqrt(dk)`` (T3) and
+  ``g^2 sqrt(dk)`` (T4); distractor variances 1 (T1), 2g^2 (T2, T3), 4g^4 (T4),
+  Cov(T3, T4) = 2g^3.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import ParameterError, choice, real_array
+
+VARIANTS: tuple[str, ...] = ("t4-only", "t3-inclusive", "key-only", "symmetric-key-convention")
+
+
+@dataclass(frozen=True)
+class ScoreModel:
+    """One variant of the reduced model: ``Delta = sqrt(dk) gap_poly(g)``, ``sigma^2 = var_poly(g)``.
+
+    Attributes
+    ----------
+    variant : the variant's name (one of :data:`VARIANTS`).
+    gap_poly : coefficients of ``Delta(g)/sqrt(dk)`` in powers of g, lowest first.
+    var_poly : coefficients of ``sigma^2(g)`` in powers of g, lowest first.
+    source : the paper section the variant comes from.
+    """
+
+    variant: str
+    gap_poly: tuple[float, ...]
+    var_poly: tuple[float, ...]
+    source: str
+
+    def gap(self, g, dk) -> np.ndarray:
+        """Target score gap ``Delta(g, dk)`` (broadcast over arrays of g and dk)."""
+        g = real_array("g", g, low=0)
+        dk = real_array("dk", dk, low=0, low_inclusive=False)
+        return np.sqrt(dk) * np.polynomial.polynomial.polyval(g, self.gap_poly)
+
+    def variance(self, g) -> np.ndarray:
+        """Distractor score variance ``sigma^2(g)``."""
+        g = real_array("g", g, low=0)
+        return np.polynomial.polynomial.polyval(g, self.var_poly)
+
+
+_MODELS = {
+    "t4-only": ScoreModel("t4-only", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0, 4.0),
+                          "PSA §6.6-6.7 (Thm 64): double-ghost channel T4 alone, symmetric shear"),
+    "t3-inclusive": ScoreModel("t3-inclusive", (0.0, 1.0, 1.0), (0.0, 0.0, 2.0, 4.0, 4.0),
+                               "PSA §10 addendum: T3 + T4 with Cov(T3, T4) = 2g^3"),
+    "key-only": ScoreModel("key-only", (0.0, 1.0), (1.0, 0.0, 2.0),
+                           "PSA §6.8 Eq. 55: key-only half-lift, base term T1 kept"),
+    "symmetric-key-convention": ScoreModel("symmetric-key-convention", (0.0, 0.0, 1.0), (1.0, 0.0, 0.0, 0.0, 4.0),
+                                           "PSA §6.8: symmetric shear in the key-only convention (T1 kept)"),
+}
+
+
+def score_model(variant: str) -> ScoreModel:
+    """Return the :class:`ScoreModel` named ``variant`` (one of :data:`VARIANTS`)."""
+    return _MODELS[choice("variant", variant, VARIANTS)]
+
+
+def log_count(T) -> np.ndarray:
+    """``L = ln(T - 1)``, the log-count of every closed form (our convention; T >= 3)."""
+    return np.log(context_length(T) - 1.0)
+
+
+def distractors(T) -> np.ndarray:
+    """``m = T - 2``, the number of distractor keys (PSA §6.8)."""
+    return context_length(T) - 2.0
+
+
+def context_length(T) -> np.ndarray:
+    """Validate the context length: a finite real ``T >= 3``."""
+    return real_array("T", T, low=3)
+
+
+def head_width(dk) -> np.ndarray:
+    """Validate the head width: a finite real ``dk > 0``."""
+    return real_array("dk", dk, low=0, low_inclusive=False)
+
+
+__all__ = ["VARIANTS", "ScoreModel", "score_model", "log_count", "distractors",
+           "context_length", "head_width", "ParameterError"]

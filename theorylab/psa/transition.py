@@ -1,0 +1,235 @@
+"""Critical couplings of the PSA reduced score model (PSA §6.6-6.8, §10; spec/psa-reduced-model.md).
+
+The *annealed crossing* puts the target's softmax mass at one half under the annealed
+partition function of ``m = T - 2`` log-normal distractors::
+
+    Delta(g, dk) = L + sigma^2(g) / 2,        L = ln(T - 1),
+
+and gamma_c is its smallest positive root. Every function here broadcasts over
+arrays of ``dk`` and ``T`` and returns NaN where no root exists ("no root" is a
+result, not an error).
+
+* :func:`annealed_gamma_c` -- closed forms for ``t4-only``, ``key-only`` and
+  ``symmetric-key-convention``; a polished polynomial root for ``t3-inclusive``.
+* :func:`crossing_root` -- the generic smallest positive root of any variant's
+  crossing polynomial (an independent route to the closed forms).
+* :func:`gamma_c` -- the law each variant is quoted with: the t4-only *two-branch law*
+  (mean-field root for ``dk >= 8L``, condensed branch ``c (L/2)^(1/4)`` below),
+  the annealed root for the others.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_ndtr
+
+from theorylab.errors import real_array
+from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
+                                      log_count, score_model)
+
+CONDENSATION_C_PAPER = 0.741
+"""The paper's calibrated condensation constant c (0.741 +/- 0.015, PSA §6.7)."""
+
+CONDENSATION_C = CONDENSATION_C_PAPER
+"""Default c of the condensed branch. Until theorylab's own calibration lands this is
+the paper's value, labelled as such (see docs/conventions.md)."""
+
+
+def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
+    """Validate and broadcast ``dk`` (> 0) and ``T`` (>= 3)."""
+    return np.broadcast_arrays(head_width(dk), context_length(T))
+
+
+def crossover_dk(T) -> np.ndarray:
+    """``d*_k = 8L``: below it the t4-only annealed crossing has no real root (PSA §6.7)."""
+    return 8.0 * log_count(T)
+
+
+def freezing_coupling(T) -> np.ndarray:
+    """``g_f = (L/2)^(1/4)``: where the T4-only distractor sigma reaches sqrt(2L) (REM freezing)."""
+    return (log_count(T) / 2.0) ** 0.25
+
+
+def _quadratic_smaller_root(b: np.ndarray, c: np.ndarray, a: float) -> np.ndarray:
+    """Smaller root of ``a x^2 - b x + c = 0`` (b, c > 0), NaN if complex; cancellation-free."""
+    disc = b * b - 4.0 * a * c
+    with np.errstate(invalid="ignore"):
+        x = 2.0 * c / (b + np.sqrt(disc))
+    return np.where(disc >= 0, x, np.nan)
+
+
+def t4_band(dk, T) -> tuple[np.ndarray, np.ndarray]:
+    """Both annealed roots of the t4-only model: the elevated competition band (PSA §6.7).
+
+    With ``x = g^2`` the crossing is ``2x^2 - sqrt(dk) x + L = 0``, so
+    ``g^2 = (sqrt(dk) -/+ sqrt(dk - 8L)) / 4``; NaN where ``dk < 8L``.
+    Example: (dk, T) = (128, 512) gives [0.787, 2.245].
+    """
+    dk, T = _grid(dk, T)
+    L = log_count(T)
+    lower = np.sqrt(_quadratic_smaller_root(np.sqrt(dk), L, 2.0))
+    with np.errstate(invalid="ignore"):
+        upper = np.sqrt((np.sqrt(dk) + np.sqrt(dk - 8.0 * L)) / 4.0)
+    return lower, upper
+
+
+def annealed_gamma_c(variant: str, dk, T) -> np.ndarray:
+    """Smallest positive root of ``Delta = L + sigma^2/2`` for ``variant`` (NaN if none).
+
+    Closed forms (spec/psa-reduced-model.md):
+
+    * t4-only: ``gamma_c^2 = (sqrt(dk) - sqrt(dk - 8L)) / 4``, real iff ``dk >= 8L``;
+    * key-only: ``g^2 - sqrt(dk) g + L + 1/2 = 0``, real iff ``dk >= 4L + 2``;
+    * symmetric-key-convention: ``gamma_c^2 = (sqrt(dk) - sqrt(dk - 8L - 4)) / 4``;
+    * t3-inclusive: no closed form; :func:`crossing_root`.
+    """
+    model = score_model(variant)
+    dk, T = _grid(dk, T)
+    L = log_count(T)
+    if variant == "t4-only":
+        return np.sqrt(_quadratic_smaller_root(np.sqrt(dk), L, 2.0))
+    if variant == "symmetric-key-convention":
+        return np.sqrt(_quadratic_smaller_root(np.sqrt(dk), L + 0.5, 2.0))
+    if variant == "key-only":
+        return _quadratic_smaller_root(np.sqrt(dk), L + 0.5, 1.0)
+    return crossing_root(model, dk, T)
+
+
+def crossing_polynomial(model: ScoreModel, dk, T) -> np.ndarray:
+    """Coefficients (lowest degree first, shape ``(..., n)``) of ``Delta - L - sigma^2/2`` in g."""
+    dk, T = _grid(dk, T)
+    n = max(len(model.gap_poly), len(model.var_poly))
+    gap = np.pad(np.asarray(model.gap_poly, float), (0, n - len(model.gap_poly)))
+    var = np.pad(np.asarray(model.var_poly, float), (0, n - len(model.var_poly)))
+    coeffs = np.sqrt(dk)[..., None] * gap - 0.5 * var
+    coeffs[..., 0] -= log_count(T)
+    return coeffs
+
+
+def crossing_residual(model: ScoreModel, g, dk, T) -> tuple[np.ndarray, np.ndarray]:
+    """``(Delta - L - sigma^2/2, Delta + L + sigma^2/2)`` at g: the residual and its scale.
+
+    A root g is accurate to relative precision eps when ``|residual| <= eps * scale``.
+    """
+    g = real_array("g", g, low=0)
+    delta, var = model.gap(g, dk), model.variance(g)
+    L = log_count(T)
+    return delta - L - var / 2.0, delta + L + var / 2.0
+
+
+def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndarray:
+    """Smallest positive real root of the crossing polynomial, by eigenvalues then Newton.
+
+    The roots of every grid point's polynomial are the eigenvalues of its companion
+    matrix (one batched ``eigvals`` call); the smallest positive near-real one is then
+    polished by Newton steps on the polynomial itself. NaN where no positive real root
+    exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
+    """
+    coeffs = crossing_polynomial(model, dk, T)
+    shape, n = coeffs.shape[:-1], coeffs.shape[-1] - 1
+    flat = coeffs.reshape(-1, n + 1)
+    companion = np.zeros((flat.shape[0], n, n))
+    companion[:, 1:, :-1] = np.eye(n - 1)
+    companion[:, :, -1] = -flat[:, :-1] / flat[:, -1:]
+    roots = np.linalg.eigvals(companion)
+    real = np.abs(roots.imag) <= 1e-6 * np.maximum(1.0, np.abs(roots))
+    candidates = np.where(real & (roots.real > 0), roots.real, np.inf)
+    g = candidates.min(axis=1)
+    found = np.isfinite(g)
+    g = np.where(found, g, 0.0)
+    deriv = flat[:, 1:] * np.arange(1, n + 1)
+    for _ in range(newton_steps):
+        f = _polyval_rows(flat, g)
+        fp = _polyval_rows(deriv, g)
+        step = np.divide(f, fp, out=np.zeros_like(f), where=fp != 0)
+        g = np.where(found, g - step, 0.0)
+    return np.where(found & (g > 0), g, np.nan).reshape(shape)
+
+
+def _polyval_rows(coeffs: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Horner evaluation of one polynomial per row at the matching x."""
+    out = np.zeros_like(x)
+    for j in range(coeffs.shape[1] - 1, -1, -1):
+        out = out * x + coeffs[:, j]
+    return out
+
+
+def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
+    """Condensed-branch critical coupling ``c (L/2)^(1/4)`` for ``dk < 8L`` (PSA §6.7).
+
+    Our reading of the paper: the transition sits at REM freezing times the
+    condensation constant ``c`` (default :data:`CONDENSATION_C`).
+    """
+    c = float(real_array("c", c, low=0, low_inclusive=False))
+    return c * freezing_coupling(T)
+
+
+@dataclass(frozen=True)
+class CriticalCoupling:
+    """The quoted law for one variant over a broadcast (dk, T) grid.
+
+    Attributes
+    ----------
+    variant : model variant.
+    dk, T, L : the grid and its log-count ``L = ln(T - 1)``.
+    gamma_c : critical coupling (NaN where no root exists).
+    branch : ``"mean-field"``, ``"condensed"`` or ``"none"`` per point.
+    band_upper : t4-only upper annealed root (NaN elsewhere and for other variants).
+    """
+
+    variant: str
+    dk: np.ndarray
+    T: np.ndarray
+    L: np.ndarray
+    gamma_c: np.ndarray
+    branch: np.ndarray
+    band_upper: np.ndarray
+
+
+def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
+    """Predicted critical coupling of ``variant`` on the (dk, T) grid.
+
+    t4-only follows the two-branch law: the mean-field root for ``dk >= 8L`` and the
+    condensed branch ``c (L/2)^(1/4)`` for ``dk < 8L``. The other variants report their
+    annealed root, or ``branch = "none"`` where it does not exist.
+    """
+    dk, T = _grid(dk, T)
+    c = float(real_array("c", c, low=0, low_inclusive=False))
+    L = log_count(T)
+    root = annealed_gamma_c(variant, dk, T)
+    branch = np.where(np.isnan(root), "none", "mean-field").astype(object)
+    upper = np.full(dk.shape, np.nan)
+    if variant == "t4-only":
+        upper = t4_band(dk, T)[1]
+        condensed = np.isnan(root)
+        root = np.where(condensed, condensed_gamma_c(T, c), root)
+        branch = np.where(condensed, "condensed", "mean-field").astype(object)
+    return CriticalCoupling(variant, dk, T, L, root, branch, upper)
+
+
+def t4_asymptote(dk, T) -> np.ndarray:
+    """Large-dk t4-only asymptote ``gamma_c ~ (L^2/dk)^(1/4)``."""
+    dk, T = _grid(dk, T)
+    return (log_count(T) ** 2 / dk) ** 0.25
+
+
+def t3_asymptote(dk, T) -> np.ndarray:
+    """Large-dk t3-inclusive asymptote ``gamma_c ~ L/sqrt(dk)``."""
+    dk, T = _grid(dk, T)
+    return log_count(T) / np.sqrt(dk)
+
+
+def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
+    """The dk interval ``[8L, (L+2)^2)`` on which the t4-only gamma_c exceeds 1 (PSA §10)."""
+    L = log_count(T)
+    return 8.0 * L, (L + 2.0) ** 2
+
+
+def argmax_plateau(dk, T) -> np.ndarray:
+    """Large-g limit of the t4-only model: ``P(target is argmax) = Phi(sqrt(dk)/2)^m``, m = T - 2.
+
+    Computed as ``exp(m log Phi(sqrt(dk)/2))`` so that it stays accurate for large T.
+    """
+    dk, T = _grid(dk, T)
+    return np.exp(distractors(T) * log_ndtr(np.sqrt(dk) / 2.0))
