@@ -1,0 +1,1 @@
+"""Graded LLMs (GLLM): grades, the sample-complexity ratio Lambda, minimax envelopes."""

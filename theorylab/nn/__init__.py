@@ -1,0 +1,1 @@
+"""A minimal NumPy transformer: attention heads, decoder with caches, induction tasks."""

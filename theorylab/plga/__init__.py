@@ -1,0 +1,1 @@
+"""Power Law Graph Attention (PLGA): the operator G_LM and its structural quantities."""
