@@ -1,0 +1,122 @@
+"""The PSA closed-form critical couplings reproduce every number the spec quotes."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from theorylab import ParameterError
+from theorylab.psa import transition as tr
+from theorylab.psa.scoremodel import VARIANTS, log_count, score_model
+
+
+def digits(x, n):
+    """x rounded to n decimals (the paper's printed digits)."""
+    return round(float(x), n)
+
+
+def test_t4_two_branch_numbers():
+    lower, upper = tr.t4_band(128, 512)
+    assert digits(lower, 4) == 0.7867 and digits(upper, 3) == 2.245
+    assert digits(tr.annealed_gamma_c("t4-only", 64, 512), 3) == 1.030
+    assert digits(tr.annealed_gamma_c("t4-only", 64, 15), 3) == 0.602
+    assert digits(tr.crossover_dk(512), 1) == 49.9
+
+
+def test_other_variants_numbers():
+    assert digits(tr.annealed_gamma_c("symmetric-key-convention", 64, 15), 3) == 0.664
+    assert digits(tr.annealed_gamma_c("t3-inclusive", 128, 512), 4) == 0.4132
+    assert digits(tr.annealed_gamma_c("t3-inclusive", 64, 512), 3) == 0.569
+
+
+def test_t3_first_root_near_31_5():
+    dk = np.arange(30.0, 33.0, 0.001)
+    first = dk[np.isfinite(tr.annealed_gamma_c("t3-inclusive", dk, 512))][0]
+    assert digits(first, 1) == 31.5
+
+
+def test_l_convention_is_ln_t_minus_1():
+    assert log_count(512) == pytest.approx(np.log(511), rel=1e-15)
+
+
+def test_no_root_is_a_result_not_an_error():
+    L = log_count(512)
+    assert np.isnan(tr.annealed_gamma_c("t4-only", 8 * L - 0.01, 512))
+    assert np.isnan(tr.annealed_gamma_c("key-only", 4 * L + 2 - 0.01, 512))
+    assert np.isfinite(tr.annealed_gamma_c("key-only", 4 * L + 2 + 0.01, 512))
+    law = tr.gamma_c("key-only", 10, 512)
+    assert law.branch == "none" and np.isnan(law.gamma_c)
+
+
+def test_above_one_interval_and_asymptotes():
+    T = 512.0
+    lo, hi = tr.t4_above_one_interval(T)
+    inside = np.linspace(float(lo), float(hi), 50)[:-1]
+    assert np.all(tr.annealed_gamma_c("t4-only", inside, T) > 1.0)
+    assert tr.annealed_gamma_c("t4-only", float(hi) + 1e-6, T) < 1.0
+    dk = 1e10
+    assert tr.annealed_gamma_c("t4-only", dk, T) / tr.t4_asymptote(dk, T) == pytest.approx(1, rel=1e-3)
+    assert tr.annealed_gamma_c("t3-inclusive", dk, T) / tr.t3_asymptote(dk, T) == pytest.approx(1, rel=1e-3)
+
+
+def test_closed_forms_agree_with_generic_polynomial_root():
+    dk, T = np.meshgrid(np.geomspace(8, 1e5, 40), np.geomspace(3, 1e6, 30))
+    for v in VARIANTS:
+        closed = tr.annealed_gamma_c(v, dk, T)
+        generic = tr.crossing_root(score_model(v), dk, T)
+        assert np.array_equal(np.isnan(closed), np.isnan(generic)), v
+        ok = np.isfinite(closed)
+        np.testing.assert_allclose(closed[ok], generic[ok], rtol=1e-9)
+
+
+def test_argmax_plateau_matches_direct_power():
+    from scipy.stats import norm
+    assert tr.argmax_plateau(128, 512) == pytest.approx(norm.cdf(np.sqrt(128) / 2) ** 510, rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [{"dk": -1}, {"dk": 0}, {"dk": np.nan}, {"T": 2}, {"T": np.inf}, {"dk": "x"}])
+def test_bad_input_names_the_parameter(bad):
+    args = {"dk": 64, "T": 512, **bad}
+    name = next(iter(bad))
+    with pytest.raises(ParameterError, match=rf"^{name} must"):
+        tr.gamma_c("t4-only", args["dk"], args["T"])
+
+
+def test_bad_variant_and_c():
+    with pytest.raises(ParameterError, match="variant must be one of"):
+        tr.gamma_c("nope", 64, 512)
+    with pytest.raises(ParameterError, match="^c must"):
+        tr.gamma_c("t4-only", 64, 512, c=0)
+
+
+dks = st.floats(1.0, 1e6, allow_nan=False)
+Ts = st.floats(3.0, 1e7, allow_nan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(dk=dks, T=Ts, variant=st.sampled_from(VARIANTS))
+def test_every_root_satisfies_its_crossing_equation(dk, T, variant):
+    g = tr.annealed_gamma_c(variant, dk, T)
+    if np.isfinite(g):
+        residual, scale = tr.crossing_residual(score_model(variant), g, dk, T)
+        assert abs(residual) <= 1e-12 * scale
+
+
+@settings(max_examples=100, deadline=None)
+@given(dk=dks, T=Ts, step=st.floats(1.001, 2.0))
+def test_t4_gamma_c_decreases_in_dk_and_increases_in_T(dk, T, step):
+    """Within each branch. Across d*_k = 8L the law steps by the factor c (< 1), so
+    the two-branch law as a whole is not monotone there (see docs/conventions.md)."""
+    law = lambda d, t: tr.gamma_c("t4-only", d, t)
+    here, wider, longer = law(dk, T), law(dk * step, T), law(dk, T * step)
+    if wider.branch == here.branch:
+        assert wider.gamma_c <= here.gamma_c
+    if longer.branch == here.branch:
+        assert longer.gamma_c >= here.gamma_c
+
+
+def test_two_branch_law_steps_by_c_at_the_crossover():
+    T, c = 512.0, 0.7
+    dstar = float(tr.crossover_dk(T))
+    above, below = tr.gamma_c("t4-only", dstar, T, c=c), tr.gamma_c("t4-only", dstar * (1 - 1e-12), T, c=c)
+    assert (above.branch, below.branch) == ("mean-field", "condensed")
+    assert above.gamma_c == pytest.approx(tr.freezing_coupling(T), rel=1e-5)  # root meets REM freezing
+    assert below.gamma_c / above.gamma_c == pytest.approx(c, rel=1e-5)
