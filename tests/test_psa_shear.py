@@ -1,0 +1,66 @@
+"""Unit and property tests of theorylab.psa.shear (numeric route)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from theorylab.errors import ParameterError
+from theorylab.psa import shear as S
+
+RNG = np.random.default_rng(1)
+
+
+def test_momentum_first_position_zero_and_first_difference():
+    x = RNG.normal(size=(2, 6, 4))
+    p = S.momentum(x)
+    assert np.all(p[:, 0] == 0)
+    np.testing.assert_array_equal(p[:, 1:], x[:, 1:] - x[:, :-1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(-3, 3))
+def test_shear_is_two_tap_filter(g):
+    x = RNG.normal(size=(7, 4))
+    out = S.shear(x, g)
+    b0, b1 = S.stream_taps(g)
+    np.testing.assert_allclose(out[1:], b0 * x[1:] + b1 * x[:-1], atol=1e-12)
+    np.testing.assert_array_equal(out[0], x[0])
+
+
+def test_rope_preserves_norm_and_relative_position():
+    x = RNG.normal(size=(5, 8))
+    r = S.rope(x)
+    np.testing.assert_allclose(np.linalg.norm(r, axis=1), np.linalg.norm(x, axis=1))
+    q, k = RNG.normal(size=8), RNG.normal(size=8)
+    a = S.rope(np.stack([q, k, q, k]), positions=[3, 1, 7, 5])
+    np.testing.assert_allclose(a[0] @ a[1], a[2] @ a[3])
+
+
+def test_placements_differ_by_coriolis_term():
+    x = RNG.normal(size=(6, 4))
+    freqs = S.rope_frequencies(4, 100.0)
+    post = S.sheared_stream(x, 0.7, freqs)
+    pre = S.sheared_stream(x, 0.7, freqs, placement="pre-rope")
+    c = S.coriolis_term(x, 0.7, *S.rope_tables(6, freqs))
+    np.testing.assert_allclose(post - pre, c, atol=1e-12)
+    theta = freqs[0]
+    np.testing.assert_allclose(np.linalg.norm(c[3, :2]), 0.7 * 2 * abs(np.sin(theta / 2)) * np.linalg.norm(x[2, :2]))
+
+
+def test_score_channels_sum_to_sheared_score():
+    q, k = RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4))
+    total = sum(S.score_channels(q, k, 0.3, 0.8))
+    np.testing.assert_allclose(total, S.shear(q, 0.3) @ S.shear(k, 0.8).T / 2.0, atol=1e-12)
+
+
+def test_gain_dc_and_nyquist():
+    assert S.stream_gain_sq(0.4, 1.0) == 1.0
+    assert S.stream_gain_sq(0.4, -1.0) == pytest.approx(1.8 ** 2)
+
+
+@pytest.mark.parametrize("call", [lambda: S.shear([[np.nan]], 1.0), lambda: S.shear(np.ones((3, 2)), np.inf),
+                                  lambda: S.rope(np.ones((3, 3))), lambda: S.lattice_couplings("diag", 1.0),
+                                  lambda: S.stream_gain_sq(1.0, 2.0), lambda: S.momentum(1.0),
+                                  lambda: S.sheared_stream(np.ones((3, 2)), 1.0, placement="mid")])
+def test_bad_input_raises_parameter_error(call):
+    with pytest.raises(ParameterError):
+        call()

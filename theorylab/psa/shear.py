@@ -1,0 +1,309 @@
+"""The symplectic shear of Phase Space Attention (PSA §2-5), in pure NumPy.
+
+A *stream* is an array of shape ``(..., T, d)``: ``T`` positions (axis ``-2`` unless
+``axis`` says otherwise) of ``d``-dimensional post-RoPE query or key vectors. Its
+phase-space lift is ``(q, p)`` with ``p`` the first difference along positions and
+``p_0 = 0`` at the first position (PSA §4: no artificial first-token impulse). The
+upper shear ``M_g : (q, p) -> (q + g p, p)`` then gives the sheared stream
+``q' = (1 + g) q_t - g q_{t-1}``: a causal two-tap FIR filter per stream (PSA §4.2).
+
+Conventions (named here because the paper leaves them open)
+-----------------------------------------------------------
+* RoPE pairs coordinates ``(2i, 2i+1)`` (interleaved, RoFormer) and rotates pair ``i``
+  at position ``t`` by angle ``t * freqs[i]`` with ``freqs[i] = base^(-2i/d)``.
+* Placement ``"post-rope"`` (the paper's): rotate, then take momentum and shear.
+  ``"pre-rope"``: take momentum and shear the raw stream, then rotate.
+* Order-lattice members are named by their coupling pattern ``(g_q, g_k)``:
+  standard ``(0, 0)``, query-only ``(g, 0)``, key-only ``(0, g)``, symmetric ``(g, g)``.
+
+Exact route: every function here that only adds and multiplies (``momentum``,
+``shear``, ``upper_shear``, ``lower_shear``, ``rotate_pairs``, ``place_shear``,
+``score_channels``, the matrices and ``stream_gain_sq``) also accepts NumPy object
+arrays and symbolic couplings (e.g. SymPy symbols). Numeric input is validated
+(finite reals); object input is taken as given, so ``theorylab.symbolic`` can check
+these very functions by exact algebra.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from theorylab.errors import ParameterError, choice, real_array
+
+LATTICE: dict[str, tuple[int, int]] = {"standard": (0, 0), "query-only": (1, 0),
+                                       "key-only": (0, 1), "symmetric": (1, 1)}
+"""Order-lattice members (PSA §2.3) -> which streams carry the coupling ``(query, key)``."""
+
+PLACEMENTS: tuple[str, ...] = ("post-rope", "pre-rope")
+
+
+# ---------------------------------------------------------------- validation helpers
+def _is_exact(x) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == object
+
+
+def _stream(name: str, x, axis: int) -> np.ndarray:
+    """A stream with at least one position axis; numeric input must be finite reals."""
+    arr = x if _is_exact(x) else real_array(name, x)
+    if arr.ndim < 1:
+        raise ParameterError(f"{name} must be an array with a position axis (got a scalar)")
+    try:
+        np.moveaxis(arr, axis, 0)
+    except np.exceptions.AxisError:
+        raise ParameterError(f"axis must index a dimension of {name} (ndim {arr.ndim}, got {axis})") from None
+    return arr
+
+
+def _coupling(name: str, g):
+    """A real coupling (any sign; the paper uses g >= 0) or a symbolic one, returned as is."""
+    if isinstance(g, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be a finite real number (got {g!r})")
+    if isinstance(g, numbers.Integral):
+        return int(g)
+    if isinstance(g, numbers.Real):
+        return float(real_array(name, g))
+    if isinstance(g, np.ndarray) and g.dtype != object:
+        return real_array(name, g)
+    return g  # symbolic (exact route)
+
+
+# ---------------------------------------------------------------- phase-space lift
+def momentum(stream, axis: int = -2) -> np.ndarray:
+    """First difference along positions with zero momentum at the first position.
+
+    Parameters
+    ----------
+    stream : array ``(..., T, d)`` (the post-RoPE stream in the paper's placement).
+    axis : the position axis (default ``-2``).
+
+    Returns
+    -------
+    p : same shape, ``p_t = x_t - x_{t-1}`` for ``t >= 1`` and ``p_0 = 0`` (PSA §4).
+    """
+    x = np.moveaxis(_stream("stream", stream, axis), axis, 0)
+    p = np.empty_like(x)
+    p[:1] = x[:1] - x[:1]
+    p[1:] = x[1:] - x[:-1]
+    return np.moveaxis(p, 0, axis)
+
+
+def upper_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
+    """The upper shear ``M_g : (q, p) -> (q + g p, p)`` (PSA §3.2, §4), elementwise."""
+    g = _coupling("g", g)
+    return q + g * p, p
+
+
+def lower_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
+    """The lower shear ``(q, p) -> (q, p + g q)`` (PSA §4.4): symplectic but score-null."""
+    g = _coupling("g", g)
+    return q, p + g * q
+
+
+def shear(stream, g, axis: int = -2) -> np.ndarray:
+    """Sheared stream ``q' = q + g p`` with ``p = momentum(q)`` (PSA §4, Algorithm 1).
+
+    Parameters
+    ----------
+    stream : array ``(..., T, d)``; pass the **post-RoPE** stream (see :func:`place_shear`).
+    g : coupling (the paper's gamma); a real number or a symbol.
+    axis : position axis (default ``-2``).
+
+    Returns
+    -------
+    Array of the stream's shape: ``(1 + g) x_t - g x_{t-1}``, and ``x_0`` at ``t = 0``.
+    """
+    x = _stream("stream", stream, axis)
+    return upper_shear(x, momentum(x, axis), g)[0]
+
+
+# ---------------------------------------------------------------- matrices (P1-P3)
+def _blocks(a, b, c, e, d: int) -> np.ndarray:
+    eye = np.eye(d, dtype=int)
+    vals = (a, b, c, e)
+    dtype = (object if any(not isinstance(v, numbers.Real) for v in vals)
+             else int if all(isinstance(v, numbers.Integral) for v in vals) else float)
+    return np.block([[eye * a, eye * b], [eye * c, eye * e]]).astype(dtype)
+
+
+def symplectic_form(d: int = 1) -> np.ndarray:
+    """``J = [[0, I], [-I, 0]]`` on phase space ``(q, p)`` in ``R^{2d}`` (integer entries)."""
+    from theorylab.errors import positive_int
+    d = positive_int("d", d)
+    return _blocks(0, 1, -1, 0, d).astype(int)
+
+
+def upper_shear_matrix(g, d: int = 1) -> np.ndarray:
+    """``M_g = [[I, g I], [0, I]]`` acting on ``(q, p)`` in ``R^{2d}`` (object array if g is symbolic)."""
+    from theorylab.errors import positive_int
+    return _blocks(1, _coupling("g", g), 0, 1, positive_int("d", d))
+
+
+def lower_shear_matrix(g, d: int = 1) -> np.ndarray:
+    """Lower shear ``[[I, 0], [g I, I]]`` on ``(q, p)`` (PSA §4.4)."""
+    from theorylab.errors import positive_int
+    return _blocks(1, 0, _coupling("g", g), 1, positive_int("d", d))
+
+
+def lattice_couplings(member: str, g) -> tuple:
+    """``(g_q, g_k)`` of an order-lattice member (one of :data:`LATTICE`) at coupling ``g``."""
+    a, b = LATTICE[choice("member", member, tuple(LATTICE))]
+    g = _coupling("g", g)
+    return a * g, b * g
+
+
+def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
+    """Joint operator ``M_{g_q} (+) M_{g_k}`` on ``(q, p_q, k, p_k)`` in ``R^{4d}``.
+
+    Equal couplings give the symmetric member; ``g_q = 0`` or ``g_k = 0`` the half-lifts.
+    """
+    mq, mk = upper_shear_matrix(g_q, d), upper_shear_matrix(g_k, d)
+    out = np.zeros((4 * d, 4 * d), dtype=np.result_type(mq, mk))
+    out[:2 * d, :2 * d] = mq
+    out[2 * d:, 2 * d:] = mk
+    return out
+
+
+# ---------------------------------------------------------------- stream filter (P4)
+def stream_taps(g) -> tuple:
+    """Taps ``(b_0, b_1)`` of the per-stream causal filter ``H(z) = b_0 + b_1 z^-1 = (1+g) - g z^-1``."""
+    g = _coupling("g", g)
+    return 1 + g, -g
+
+
+def stream_gain_sq(g, cos_omega):
+    """Power gain ``|H(e^{i w})|^2 = 1 + 2 g (1 + g)(1 - cos w)`` of one sheared stream (PSA §4.2).
+
+    Written in ``cos w`` (argument ``cos_omega`` in [-1, 1]) so that it is pure
+    arithmetic: DC is ``cos w = 1`` (gain 1), Nyquist ``cos w = -1`` (gain ``(1 + 2g)^2``).
+    """
+    g = _coupling("g", g)
+    if not _is_exact(np.asarray(cos_omega)) and isinstance(cos_omega, (numbers.Real, np.ndarray, list, tuple)):
+        cos_omega = real_array("cos_omega", cos_omega, low=-1, high=1)
+    return 1 + 2 * g * (1 + g) * (1 - cos_omega)
+
+
+# ---------------------------------------------------------------- RoPE and placement (P9)
+def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
+    """RoPE angular frequencies ``base^(-2i/d)``, i = 0..d/2-1 (d even)."""
+    from theorylab.errors import positive_int
+    d = positive_int("d", d)
+    if d % 2:
+        raise ParameterError(f"d must be an even integer >= 2 (got {d})")
+    base = float(real_array("base", base, low=1, low_inclusive=False))
+    return base ** (-2.0 * np.arange(d // 2) / d)
+
+
+def rope_tables(T: int, freqs, positions=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(cos, sin)`` tables of shape ``(T, d/2)``: angle ``positions[t] * freqs[i]``."""
+    from theorylab.errors import positive_int
+    T = positive_int("T", T)
+    freqs = real_array("freqs", freqs)
+    if freqs.ndim != 1:
+        raise ParameterError(f"freqs must be a 1-D array of d/2 frequencies (got shape {freqs.shape})")
+    pos = np.arange(T, dtype=float) if positions is None else real_array("positions", positions)
+    if pos.shape != (T,):
+        raise ParameterError(f"positions must have one entry per position (T = {T}, got shape {pos.shape})")
+    angles = pos[:, None] * freqs[None, :]
+    return np.cos(angles), np.sin(angles)
+
+
+def rotate_pairs(x, cos, sin, axis: int = -2) -> np.ndarray:
+    """Rotate coordinate pairs ``(2i, 2i+1)`` of ``x`` (``(..., T, d)``) by tables ``(T, d/2)``.
+
+    Pure arithmetic (exact route): pair ``i`` at position ``t`` becomes
+    ``(c x - s y, s x + c y)`` with ``c = cos[t, i]``, ``s = sin[t, i]``.
+    """
+    x = np.moveaxis(_stream("x", x, axis), axis, -2)
+    if x.shape[-1] % 2:
+        raise ParameterError(f"the last axis of x must have even length d (got {x.shape[-1]})")
+    cos, sin = np.asarray(cos), np.asarray(sin)
+    if cos.shape != x.shape[-2:-1] + (x.shape[-1] // 2,) or sin.shape != cos.shape:
+        raise ParameterError(f"cos and sin must have shape (T, d/2) = {x.shape[-2], x.shape[-1] // 2} "
+                             f"(got {cos.shape}, {sin.shape})")
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x) if x.dtype == object else np.empty(x.shape, dtype=np.result_type(x, cos))
+    out[..., 0::2] = cos * even - sin * odd
+    out[..., 1::2] = sin * even + cos * odd
+    return np.moveaxis(out, -2, axis)
+
+
+def rope(x, freqs=10000.0, positions=None, axis: int = -2) -> np.ndarray:
+    """Rotary position embedding of a stream ``x`` of shape ``(..., T, d)`` (d even).
+
+    Parameters
+    ----------
+    x : the stream.
+    freqs : a float ``base`` (frequencies ``base^(-2i/d)``, default 10000) or a 1-D
+        array of the ``d/2`` angular frequencies.
+    positions : positions of the T rows (default ``0..T-1``).
+    axis : position axis (default ``-2``).
+    """
+    x = _stream("x", x, axis)
+    T, d = x.shape[axis], x.shape[-1]
+    if np.ndim(freqs) == 0:
+        freqs = rope_frequencies(d, freqs)
+    return rotate_pairs(x, *rope_tables(T, freqs, positions), axis=axis)
+
+
+def place_shear(x, g, cos, sin, placement: str = "post-rope", axis: int = -2) -> np.ndarray:
+    """Sheared, rotated stream for a placement, given RoPE tables ``(cos, sin)``.
+
+    ``post-rope`` (the paper's, PSA §5.3): ``shear(rotate(x), g)``.
+    ``pre-rope``: ``rotate(shear(x, g))``. They differ by the Coriolis term
+    ``g (R_t - R_{t-1}) x_{t-1}`` (see :func:`coriolis_term`). Pure arithmetic.
+    """
+    choice("placement", placement, PLACEMENTS)
+    if placement == "post-rope":
+        return shear(rotate_pairs(x, cos, sin, axis), g, axis)
+    return rotate_pairs(shear(x, g, axis), cos, sin, axis)
+
+
+def sheared_stream(x, g, freqs=10000.0, positions=None, placement: str = "post-rope",
+                   axis: int = -2) -> np.ndarray:
+    """:func:`place_shear` with RoPE tables built from ``freqs`` (base or array) and ``positions``."""
+    x = _stream("x", x, axis)
+    d = x.shape[-1]
+    if np.ndim(freqs) == 0:
+        freqs = rope_frequencies(d, freqs)
+    return place_shear(x, g, *rope_tables(x.shape[axis], freqs, positions), placement=placement, axis=axis)
+
+
+def coriolis_term(x, g, cos, sin, axis: int = -2) -> np.ndarray:
+    """Post-RoPE minus pre-RoPE sheared stream: ``g (R_t - R_{t-1}) x_{t-1}`` (zero at t = 0).
+
+    Per rotation plane its norm is ``2 |sin(theta/2)| |g x_{t-1}|`` for a per-step angle
+    theta (PSA §5.3). Computed as the difference of the two placements.
+    """
+    return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)
+
+
+# ---------------------------------------------------------------- scores (P5, P6)
+def score_channels(q, k, g_q, g_k, scaled: bool = True) -> tuple[np.ndarray, ...]:
+    """The four score channels of the sheared bilinear score (PSA §4.1).
+
+    With ``p_q = momentum(q)``, ``p_k = momentum(k)`` (streams ``(T, d)``)::
+
+        T1 = q.k,  T2 = g_q p_q.k,  T3 = g_k q.p_k,  T4 = g_q g_k p_q.p_k,
+
+    each a ``(T_q, T_k)`` matrix, divided by ``sqrt(d)`` when ``scaled`` (numeric input
+    only; pass ``scaled=False`` for exact arithmetic). Their sum is the score of the
+    sheared streams ``shear(q, g_q) @ shear(k, g_k).T``.
+    """
+    q, k = _stream("q", q, -2), _stream("k", k, -2)
+    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
+        raise ParameterError(f"q and k must be (T, d) streams of the same width (got {q.shape}, {k.shape})")
+    g_q, g_k = _coupling("g_q", g_q), _coupling("g_k", g_k)
+    pq, pk = momentum(q), momentum(k)
+    chans = (q @ k.T, g_q * (pq @ k.T), g_k * (q @ pk.T), g_q * g_k * (pq @ pk.T))
+    if scaled:
+        if _is_exact(q) or _is_exact(k):
+            raise ParameterError("scaled must be False for exact (object) streams")
+        chans = tuple(c / np.sqrt(q.shape[1]) for c in chans)
+    return chans
+
+
+__all__ = ["LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "symplectic_form",
+           "upper_shear_matrix", "lower_shear_matrix", "lattice_couplings", "lattice_matrix", "stream_taps",
+           "stream_gain_sq", "rope_frequencies", "rope_tables", "rotate_pairs", "rope", "place_shear",
+           "sheared_stream", "coriolis_term", "score_channels"]
