@@ -1,0 +1,492 @@
+"""The PLGA operator G_LM (PLGA paper eqs. 3.2-3.9) and its structural quantities (§3-5).
+
+Forward pass, one head of width ``dk``, rotated queries ``q_rot`` of shape ``(S, dk)``
+(Definition 4.3: the density operator is built from *rotary-rotated* queries)::
+
+    D_Q   = Q~^T Q~                                   (3.2)  density operator, (dk, dk)
+    A     = Phi_res(LN(D_Q))                          (3.3)  residual metric learner, row-wise
+    A_LM  = iSwiGLU(W A + b_W) + eps                  (3.4)  iSwiGLU(u) = u^2 sigmoid(u) >= 0
+    A_P   = A_LM ** P   (entrywise)                   (3.5)
+    G_LM  = a A_P + b_a                               (3.6)
+    E     = Q~ G_LM K~^T / sqrt(dk)                   (3.7)
+
+Conventions the paper leaves open (named here, explained in docs/plga.md)
+--------------------------------------------------------------------------
+* LayerNorm acts on each *row* of ``D_Q`` (the last axis), population variance,
+  ``eps_ln = 1e-6`` inside the square root, affine ``gamma, beta`` per column.
+* ``Phi_res`` is a stack of residual units applied to every row independently (the
+  shared row map phi of Prop. 3.11): ``u_j(r) = r + silu(r W1_j + b1_j) W2_j + b2_j``.
+* ``W``, ``a`` multiply from the left (``W A``, ``a A_P``), as in the Lipschitz constant
+  C_G of Prop. 5.12 ("the left action of a"); ``b_W``, ``b_a`` are full (dk, dk) matrices.
+* RoPE planes are adjacent coordinate pairs ``(2j, 2j+1)``; the commutant of the
+  rotations (Prop. 4.1) is then block-diagonal with 2x2 blocks ``c I + s J``,
+  ``J = [[0, -1], [1, 0]]``.
+* The order parameter uses the rms norm ``||X||_rms = sqrt(mean(X^2))`` and the
+  piecewise convention ``m = 0`` when both tensors are identically zero (Def. 5.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+
+EPS: float = 1e-9
+"""The positivity floor ``eps`` of eq. (3.4) in the reference code."""
+EPS_LN: float = 1e-6
+"""The LayerNorm regularisation constant ``eps_LN`` of the reference code (Lemma 5.11)."""
+
+J2 = np.array([[0.0, -1.0], [1.0, 0.0]])
+"""The 2x2 rotation generator J spanning, with I, each commutant block (Prop. 4.1)."""
+
+
+# --------------------------------------------------------------------------- parameters
+@dataclass(frozen=True, eq=False)
+class ResidualUnit:
+    """One residual unit ``u(r) = r + silu(r W1 + b1) W2 + b2`` of the metric learner (row map)."""
+
+    W1: np.ndarray  # (dk, dh)
+    b1: np.ndarray  # (dh,)
+    W2: np.ndarray  # (dh, dk)
+    b2: np.ndarray  # (dk,)
+
+
+@dataclass(frozen=True, eq=False)
+class PLGAParams:
+    """Parameters of one PLGA head (eqs. 3.3-3.6); every matrix is (dk, dk) unless stated.
+
+    Attributes
+    ----------
+    W, b_W : metric-to-potential map of (3.4), ``W A + b_W``.
+    P : entrywise exponents of (3.5).
+    a, b_a : coupling and bias of (3.6), ``G_LM = a A_P + b_a``.
+    units : the residual units of ``Phi_res`` (3.3), applied row-wise.
+    ln_gamma, ln_beta : LayerNorm affine parameters, shape (dk,).
+    eps : positivity floor of (3.4); ``eps_ln`` : LayerNorm constant.
+    """
+
+    W: np.ndarray
+    b_W: np.ndarray
+    P: np.ndarray
+    a: np.ndarray
+    b_a: np.ndarray
+    units: tuple[ResidualUnit, ...] = ()
+    ln_gamma: np.ndarray | None = None
+    ln_beta: np.ndarray | None = None
+    eps: float = EPS
+    eps_ln: float = EPS_LN
+
+    @property
+    def dk(self) -> int:
+        return self.W.shape[0]
+
+
+def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = None,
+                eps: float = EPS, eps_ln: float = EPS_LN) -> PLGAParams:
+    """Random PLGA parameters with the reference initialisation (PLGA §3.1).
+
+    Dense layers of ``Phi_res`` Glorot-uniform with zero bias; ``W, P, a`` Glorot-normal;
+    ``b_W, b_a`` zero; LayerNorm ``gamma = 1, beta = 0``.
+    """
+    dk = positive_int("dk", dk)
+    n_res = positive_int("n_res", n_res, low=0)
+    hidden = positive_int("hidden", hidden if hidden is not None else dk)
+    _check_eps(eps, eps_ln)
+    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+
+    def glorot_uniform(m, n):
+        lim = np.sqrt(6.0 / (m + n))
+        return rng.uniform(-lim, lim, size=(m, n))
+
+    def glorot_normal(m, n):
+        return rng.normal(0.0, np.sqrt(2.0 / (m + n)), size=(m, n))
+
+    units = tuple(ResidualUnit(glorot_uniform(dk, hidden), np.zeros(hidden), glorot_uniform(hidden, dk), np.zeros(dk))
+                  for _ in range(n_res))
+    return PLGAParams(W=glorot_normal(dk, dk), b_W=np.zeros((dk, dk)), P=glorot_normal(dk, dk),
+                      a=glorot_normal(dk, dk), b_a=np.zeros((dk, dk)), units=units,
+                      ln_gamma=np.ones(dk), ln_beta=np.zeros(dk), eps=float(eps), eps_ln=float(eps_ln))
+
+
+def sdpa_params(params: PLGAParams) -> PLGAParams:
+    """The same head with ``a = 0, b_a = I``, so ``G_LM = I`` and PLGA is SDPA (Thm 5.4(i), claim A1)."""
+    dk = params.dk
+    return PLGAParams(params.W, params.b_W, params.P, np.zeros((dk, dk)), np.eye(dk), params.units,
+                      params.ln_gamma, params.ln_beta, params.eps, params.eps_ln)
+
+
+def _check_eps(eps, eps_ln) -> None:
+    real_array("eps", eps, low=0)
+    real_array("eps_ln", eps_ln, low=0)
+
+
+def _square(name: str, M) -> np.ndarray:
+    M = real_array(name, M)
+    if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
+        raise ParameterError(f"{name} must be a square matrix (or a stack of them) (got shape {M.shape})")
+    return M
+
+
+def _queries(name: str, q) -> np.ndarray:
+    q = real_array(name, q)
+    if q.ndim != 2:
+        raise ParameterError(f"{name} must be a 2-d array of shape (S, dk) (got shape {q.shape})")
+    return q
+
+
+# --------------------------------------------------------------------------- forward (3.2)-(3.7)
+def iswiglu(u) -> np.ndarray:
+    """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free."""
+    u = np.asarray(u, dtype=float)
+    return u * u * 0.5 * (1.0 + np.tanh(0.5 * u))
+
+
+def density_operator(q_rot) -> np.ndarray:
+    """``D_Q = Q~^T Q~`` of the rotated queries ``q_rot`` (S, dk) (PLGA eq. 3.2, Def. 4.3)."""
+    q = _queries("q_rot", q_rot)
+    return q.T @ q                                                     # (dk, dk)
+
+
+def cumulative_density_operators(q_rot, mask=None) -> np.ndarray:
+    """Masked cumulative Grams ``D_t^cum = sum_{n<=t} m_n q~_n q~_n^T`` for t = 1..S (PLGA eq. 4.16).
+
+    Returns an array (S, dk, dk); ``mask`` (S,) of 0/1 weights defaults to all ones.
+    """
+    q = _queries("q_rot", q_rot)
+    m = np.ones(len(q)) if mask is None else real_array("mask", mask, low=0, high=1)
+    if m.shape != (len(q),):
+        raise ParameterError(f"mask must have shape ({len(q)},) (got {m.shape})")
+    outer = np.einsum("n,ni,nj->nij", m, q, q)                         # (S, dk, dk)
+    return np.cumsum(outer, axis=0)
+
+
+def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
+    """Row-wise LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis.
+
+    Population variance; ``eps = 0`` gives the exactly scale-invariant map (Lemma 5.11).
+    """
+    x = np.asarray(x, dtype=float)
+    eps = float(real_array("eps", eps, low=0))
+    centred = x - x.mean(axis=-1, keepdims=True)
+    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    out = centred / np.sqrt(var + eps)
+    if gamma is not None:
+        out = out * gamma
+    if beta is not None:
+        out = out + beta
+    return out
+
+
+def silu(u) -> np.ndarray:
+    """``silu(u) = u sigmoid(u)`` (overflow-free)."""
+    u = np.asarray(u, dtype=float)
+    return u * 0.5 * (1.0 + np.tanh(0.5 * u))
+
+
+def metric_learner(x, params: PLGAParams) -> np.ndarray:
+    """``Phi_res``: the residual units applied to every row of ``x`` (PLGA eq. 3.3, Prop. 3.11)."""
+    for u in params.units:
+        x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
+    return x
+
+
+@dataclass(frozen=True, eq=False)
+class PLGAStages:
+    """Every tensor of the PLGA chain for one density operator (eqs. 3.2-3.6)."""
+
+    D: np.ndarray       # density operator D_Q (3.2)
+    A: np.ndarray       # metric  Phi_res(LN(D)) (3.3)
+    U: np.ndarray       # pre-activation W A + b_W (3.4)
+    A_LM: np.ndarray    # iSwiGLU(U) + eps (3.4)
+    A_P: np.ndarray     # A_LM ** P (3.5)
+    G: np.ndarray       # G_LM = a A_P + b_a (3.6)
+
+
+def stages_from_density(D, params: PLGAParams) -> PLGAStages:
+    """Run ``Psi``: D -> (A, A_LM, A_P, G_LM) (PLGA eqs. 3.3-3.6); ``D`` may be a stack (..., dk, dk)."""
+    D = _square("D", D)
+    if D.shape[-1] != params.dk:
+        raise ParameterError(f"D must have trailing shape ({params.dk}, {params.dk}) (got {D.shape})")
+    A = metric_learner(layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)   # (..., dk, dk)
+    U = params.W @ A + params.b_W                                                                # (..., dk, dk)
+    A_LM = iswiglu(U) + params.eps                                                               # (..., dk, dk) > 0
+    A_P = A_LM ** params.P                                                                       # (..., dk, dk) > 0
+    G = params.a @ A_P + params.b_a                                                              # (..., dk, dk)
+    return PLGAStages(D, A, U, A_LM, A_P, G)
+
+
+def plga_stages(q_rot, params: PLGAParams) -> PLGAStages:
+    """All PLGA tensors from the global Gram of the rotated queries (eqs. 3.2-3.6)."""
+    return stages_from_density(density_operator(q_rot), params)
+
+
+def g_lm(q_rot, params: PLGAParams) -> np.ndarray:
+    """``G_LM`` (dk, dk) of the rotated queries ``q_rot`` (S, dk) with the global Gram (eqs. 3.2-3.6)."""
+    return plga_stages(q_rot, params).G
+
+
+def g_lm_cumulative(q_rot, params: PLGAParams, mask=None) -> np.ndarray:
+    """``G_LM^(t) = Psi(D_t^cum)`` for t = 1..S, shape (S, dk, dk) (PLGA eq. 4.16, cumulative Gram)."""
+    return stages_from_density(cumulative_density_operators(q_rot, mask), params).G
+
+
+def scores(q_rot, k_rot, G) -> np.ndarray:
+    """``E = Q~ G K~^T / sqrt(dk)`` (PLGA eq. 3.7); ``G`` (dk, dk) or per-row (S, dk, dk)."""
+    q, k = _queries("q_rot", q_rot), _queries("k_rot", k_rot)
+    G = _square("G", G)
+    dk = q.shape[1]
+    if G.ndim == 2:
+        return q @ G @ k.T / np.sqrt(dk)                                # (S, S')
+    return np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)           # row t uses G^(t)
+
+
+# --------------------------------------------------------------------------- structural quantities
+@dataclass(frozen=True)
+class PositivityMargins:
+    """Smallest entries along the positive chain (Prop. 3.x, claim A2)."""
+
+    min_iswiglu: float     # min iSwiGLU(W A + b_W) >= 0
+    min_A_LM: float        # >= eps
+    min_A_P: float         # > 0
+    eps: float
+
+    @property
+    def positive(self) -> bool:
+        """``A_LM >= eps > 0`` entrywise and ``A_P > 0`` entrywise."""
+        return self.min_iswiglu >= 0 and self.min_A_LM >= self.eps and self.min_A_LM > 0 and self.min_A_P > 0
+
+
+def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargins:
+    """The positivity margins of ``iSwiGLU(U)``, ``A_LM`` and ``A_P`` (claim A2)."""
+    return PositivityMargins(float(np.min(iswiglu(stages.U))), float(np.min(stages.A_LM)),
+                             float(np.min(stages.A_P)), float(eps))
+
+
+@dataclass(frozen=True, eq=False)
+class PerronPair:
+    """Perron-Frobenius data of an entrywise positive matrix (claim A3).
+
+    ``rho`` spectral radius; ``vector`` the positive right eigenvector normalised to sum 1;
+    ``second`` the next-largest eigenvalue modulus (``rho > second`` means rho is simple
+    and strictly dominant); ``residual`` ``||M v - rho v||_inf``.
+    """
+
+    rho: float
+    vector: np.ndarray
+    second: float
+    residual: float
+
+
+def perron_frobenius(M) -> PerronPair:
+    """Perron root and vector of a square nonnegative matrix ``M`` (claim A3, Prop. 3.12)."""
+    M = _square("M", M)
+    if M.ndim != 2:
+        raise ParameterError(f"M must be a single square matrix (got shape {M.shape})")
+    vals, vecs = np.linalg.eig(M)
+    order = np.argsort(-np.abs(vals))
+    lead = order[0]
+    v = np.real(vecs[:, lead])
+    v = v / v.sum()
+    rho = float(np.abs(vals[lead]))
+    second = float(np.abs(vals[order[1]])) if len(vals) > 1 else 0.0
+    return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))))
+
+
+@dataclass(frozen=True, eq=False)
+class NotearsValue:
+    """NOTEARS ``h(W) = tr exp(W o W) - d`` evaluated overflow-safely (claims A5, A13).
+
+    ``log_h`` is the natural log of h (finite whenever h > 0, even when h overflows a
+    float); ``h`` is ``exp(log_h)`` (``inf`` on overflow, 0.0 when W o W is nilpotent);
+    ``method`` is "walk-series" or "shifted-expm".
+    """
+
+    h: float
+    log_h: float
+    method: str
+
+
+_SERIES_RHO = 8.0
+
+
+def walk_terms(W, kmax: int = 30) -> np.ndarray:
+    """``log( tr((W o W)^k) / k! )`` for k = 1..kmax: log weighted closed-walk counts (claim A5).
+
+    Computed with a renormalised running power, so no term overflows; a zero walk
+    count gives ``-inf``.
+    """
+    M = _square("W", W) ** 2
+    kmax = positive_int("kmax", kmax)
+    out = np.empty(kmax)
+    B, log_scale = np.eye(M.shape[0]), 0.0                              # M^k/k! = B * exp(log_scale)
+    for k in range(1, kmax + 1):
+        B = B @ M / k
+        s = np.max(np.abs(B))
+        if s == 0:
+            out[k - 1:] = -np.inf
+            break
+        B, log_scale = B / s, log_scale + np.log(s)
+        tr = np.trace(B)
+        out[k - 1] = np.log(tr) + log_scale if tr > 0 else -np.inf
+    return out
+
+
+def notears_h(W) -> NotearsValue:
+    """``h(W) = tr exp(W o W) - d = sum_{k>=1} tr((W o W)^k)/k!`` (NOTEARS; PLGA §4.3, claims A5, A13).
+
+    For spectral radius rho(W o W) <= 8 the walk series is summed term by term (all
+    terms are >= 0, so no cancellation, and small h keeps full relative accuracy, down
+    to the floor dk eps^2); above it ``log tr exp(M) = rho + log tr exp(M - rho I)``,
+    which cannot overflow.
+    """
+    M = _square("W", W) ** 2
+    if M.ndim != 2:
+        raise ParameterError(f"W must be a single square matrix (got shape {M.shape})")
+    d = M.shape[0]
+    rho = float(np.max(np.abs(np.linalg.eigvals(M)))) if d else 0.0
+    if rho <= _SERIES_RHO:
+        kmax = 60
+        logs = walk_terms(W, kmax)
+        finite = logs[np.isfinite(logs)]
+        if finite.size == 0:
+            return NotearsValue(0.0, -np.inf, "walk-series")
+        top = finite.max()
+        log_h = float(top + np.log(np.sum(np.exp(finite - top))))
+        return NotearsValue(float(np.exp(log_h)), log_h, "walk-series")
+    from scipy.linalg import expm
+
+    t = float(np.trace(expm(M - rho * np.eye(d))))
+    log_h = rho + float(np.log(t - d * np.exp(-rho)))
+    with np.errstate(over="ignore"):
+        h = float(np.exp(log_h))
+    return NotearsValue(h, log_h, "shifted-expm")
+
+
+def dag_floor(dk, eps=EPS) -> np.ndarray:
+    """``dk * eps^2``: the lower bound on h(W) when every entry of W is >= eps (claim A13)."""
+    return real_array("dk", dk, low=1) * real_array("eps", eps, low=0) ** 2
+
+
+def commutant_projection(G) -> np.ndarray:
+    """Orthogonal (Frobenius) projection onto the RoPE commutant (Prop. 4.1, Lemma 5.9; claim A12).
+
+    Off-diagonal 2x2 blocks are zeroed; each diagonal block ``B`` becomes
+    ``(tr B / 2) I + ((B10 - B01) / 2) J``. Planes are adjacent pairs (2j, 2j+1);
+    requires even dk. Works on stacks (..., dk, dk).
+    """
+    G = _square("G", G)
+    dk = G.shape[-1]
+    if dk % 2:
+        raise ParameterError(f"G must have an even size dk (got {dk})")
+    out = np.zeros_like(G)
+    for j in range(0, dk, 2):
+        B = G[..., j:j + 2, j:j + 2]
+        c = 0.5 * (B[..., 0, 0] + B[..., 1, 1])
+        s = 0.5 * (B[..., 1, 0] - B[..., 0, 1])
+        out[..., j, j] = out[..., j + 1, j + 1] = c
+        out[..., j + 1, j], out[..., j, j + 1] = s, -s
+    return out
+
+
+def off_commutant_residual(G) -> np.ndarray:
+    """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12)."""
+    G = _square("G", G)
+    num = np.linalg.norm(G - commutant_projection(G), axis=(-2, -1))
+    den = np.linalg.norm(G, axis=(-2, -1))
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+def plane_rotations(freqs, positions) -> np.ndarray:
+    """Block-diagonal RoPE rotations ``R_n`` (len(positions), dk, dk), planes (2j, 2j+1), angle n*theta_j."""
+    freqs = real_array("freqs", freqs)
+    n = real_array("positions", positions)
+    ang = np.multiply.outer(np.atleast_1d(n), freqs)                   # (N, dk/2)
+    c, s = np.cos(ang), np.sin(ang)
+    dk = 2 * freqs.size
+    R = np.zeros((ang.shape[0], dk, dk))
+    idx = np.arange(0, dk, 2)
+    R[:, idx, idx], R[:, idx, idx + 1] = c, -s
+    R[:, idx + 1, idx], R[:, idx + 1, idx + 1] = s, c
+    return R
+
+
+def position_twirl(M, freqs, S: int) -> np.ndarray:
+    """``(1/S) sum_{n=1}^S R_n M R_n^T`` computed by direct summation (Lemma 5.9; claim A12)."""
+    M = _square("M", M)
+    S = positive_int("S", S)
+    R = plane_rotations(freqs, np.arange(1, S + 1))
+    return np.einsum("nij,jk,nlk->il", R, M, R) / S
+
+
+def twirl_constant(freqs) -> float:
+    """``C_Theta = max_{omega != 0} 1/|sin(omega/2)|`` over the difference frequencies
+    ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant."""
+    th = real_array("freqs", freqs)
+    diffs = [2 * th]
+    if th.size > 1:
+        iu = np.triu_indices(th.size, 1)
+        diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]
+    s = np.abs(np.sin(np.concatenate(diffs) / 2))
+    return float(np.inf if np.any(s == 0) else 1.0 / s.min())
+
+
+def rms(X) -> float:
+    """``||X||_rms = sqrt(mean(X^2))``."""
+    X = np.asarray(X, dtype=float)
+    return float(np.sqrt(np.mean(X * X))) if X.size else 0.0
+
+
+def order_parameter(D1, D2) -> float:
+    """``m = ||D1 - D2||_rms / (0.5 (||D1||_rms + ||D2||_rms))`` (PLGA Def. 5.1; claim A10).
+
+    Piecewise convention: ``m = 0`` when both tensors are identically zero, so that
+    ``m = 0`` iff ``D1 == D2`` holds without exception (Prop. 5.2(ii)).
+    """
+    D1, D2 = real_array("D1", D1), real_array("D2", D2)
+    if D1.shape != D2.shape:
+        raise ParameterError(f"D1 and D2 must have the same shape (got {D1.shape} and {D2.shape})")
+    den = 0.5 * (rms(D1) + rms(D2))
+    return 0.0 if den == 0 else rms(D1 - D2) / den
+
+
+@dataclass(frozen=True)
+class DensityReport:
+    """Structure of D_Q = Q^T Q (PLGA §3.2; claim A11)."""
+
+    symmetry_error: float   # max |D - D^T|
+    min_eigenvalue: float   # >= -tol for PSD
+    rank: int               # numerical rank (tolerance tol)
+    rank_bound: int         # min(S, dk)
+    tol: float
+
+
+def density_report(q_rot) -> DensityReport:
+    """Symmetry, smallest eigenvalue and numerical rank of ``D_Q`` vs the bound min(S, dk)."""
+    q = _queries("q_rot", q_rot)
+    D = density_operator(q)
+    ev = np.linalg.eigvalsh(0.5 * (D + D.T))
+    tol = max(D.shape) * np.finfo(float).eps * max(float(np.max(np.abs(ev))), 1e-300)
+    return DensityReport(float(np.max(np.abs(D - D.T))), float(ev.min()), int(np.sum(ev > tol)),
+                         min(q.shape), float(tol))
+
+
+def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
+    """``LN_eps(D) - LN_eps(D / S)`` computed directly, row-wise (Lemma 5.11(ii); claim A11).
+
+    No proxy: both LayerNorms are evaluated and subtracted (no affine gamma, beta).
+    """
+    D = real_array("D", D)
+    S = real_array("S", S, low=0, low_inclusive=False)
+    return layer_norm(D, eps=eps) - layer_norm(D / S, eps=eps)
+
+
+__all__ = [
+    "EPS", "EPS_LN", "J2", "ResidualUnit", "PLGAParams", "init_params", "sdpa_params",
+    "iswiglu", "silu", "density_operator", "cumulative_density_operators", "layer_norm", "metric_learner",
+    "PLGAStages", "stages_from_density", "plga_stages", "g_lm", "g_lm_cumulative", "scores",
+    "PositivityMargins", "positivity_margins", "PerronPair", "perron_frobenius",
+    "NotearsValue", "walk_terms", "notears_h", "dag_floor",
+    "commutant_projection", "off_commutant_residual", "plane_rotations", "position_twirl", "twirl_constant",
+    "rms", "order_parameter", "DensityReport", "density_report", "ln_scale_error",
+]
