@@ -1,0 +1,103 @@
+"""``theorylab sweep run|status|export``: resumable parameter sweeps into a SQLite store."""
+from __future__ import annotations
+
+import argparse
+
+from theorylab.cli._output import add_format_option, emit
+
+HELP = """\
+Resumable parameter sweeps of the PSA reduced score model (docs/sweeps.md).
+
+  theorylab sweep run SPEC.toml --store results.db [--workers N | --scheduler tcp://host:port | --local-cluster N]
+  theorylab sweep status --store results.db
+  theorylab sweep export --store results.db --format csv|json [--output FILE]
+
+A store holds one spec: re-running the same spec resumes (finished points are never
+recomputed); a different spec on the same store is refused (exit 2)."""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sweep", help="resumable parameter sweeps (local or Dask) into a SQLite store",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ss = p.add_subparsers(dest="sweep_command", metavar="ACTION", parser_class=type(p))
+    ss.required = True
+
+    r = ss.add_parser("run", help="compute every missing point of a spec")
+    r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (TOML)")
+    r.add_argument("--store", required=True, help="SQLite result store (created if missing)")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None,
+                       help="local process pool size (default: CPU count; 0 = run in this process)")
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask scheduler")
+    where.add_argument("--local-cluster", type=int, metavar="N", help="run on a fresh Dask LocalCluster of N workers")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_format_option(r)
+    r.set_defaults(handler=run)
+
+    s = ss.add_parser("status", help="points done / total and provenance of a store")
+    s.add_argument("--store", required=True)
+    add_format_option(s)
+    s.set_defaults(handler=status)
+
+    e = ss.add_parser("export", help="every stored point as CSV or JSON")
+    e.add_argument("--store", required=True)
+    e.add_argument("--output", "-o", help="write to FILE (atomically) instead of stdout")
+    add_format_option(e, default="csv")
+    e.set_defaults(handler=export)
+
+
+def run(args) -> int:
+    from theorylab.errors import ParameterError
+    from theorylab.sim import sweep
+
+    spec = sweep.load_spec(args.spec)
+    if args.workers is not None and args.workers < 0:
+        raise ParameterError(f"--workers must be an integer >= 0 (got {args.workers})")
+    # bind (or refuse) the store before starting any worker
+    from theorylab.sim.store import SweepStore
+    SweepStore(args.store, spec.canonical_json(), spec.hash).close()
+    executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
+    try:
+        report = sweep.run_sweep(spec, args.store, executor=executor, progress=not args.no_progress)
+    finally:
+        executor.close()
+    emit([{"name": spec.name, "points_total": report.total, "already_done": report.already_done,
+           "computed": report.computed, "chunks": report.chunks, "seconds": round(report.seconds, 3),
+           "executor": report.executor}], args.format)
+    return 0
+
+
+def status(args) -> int:
+    from theorylab.sim import sweep
+
+    emit([sweep.store_status(args.store)], args.format)
+    return 0
+
+
+def export(args) -> int:
+    from theorylab.cli._output import render
+    from theorylab.sim import sweep
+    from theorylab.sim.store import COLUMNS
+
+    text = render(sweep.export_rows(args.store), args.format, columns=list(COLUMNS))
+    if args.output:
+        _write_atomic(args.output, text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+def _write_atomic(path: str, text: str) -> None:
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
