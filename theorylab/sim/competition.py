@@ -1,0 +1,396 @@
+"""Monte Carlo of the PSA reduced Gaussian score model (Numba; PSA §6.6-6.8, §10).
+
+One sample is one query: a target with score gap ``Delta(g, dk)`` (plus optional
+noise ``sigma0 z_t``) competes with ``m = T - 2`` distractors whose scores are
+centred Gaussians of variance ``sigma^2(g)``. Its target softmax mass is
+``1 / (1 + sum_j exp(x_j - Delta - sigma0 z_t))``; :func:`simulate_mass` averages it
+over samples for a whole grid of g **from one set of draws** and
+:func:`mc_gamma_c` finds the root of ``M(g) = 1/2``.
+
+Common random numbers (CRN) over a g grid
+-----------------------------------------
+Each distractor draws one pair of standard normals ``(z_a, z_b)`` from the
+counter-based stream of :mod:`theorylab.sim.rng` and builds its score from the
+model's channels::
+
+    x_j(g) = a(g) z_a + b(g) z_b,     a(g)^2 + b(g)^2 == sigma^2(g) for every g,
+
+with polynomial loadings (:data:`LOADINGS`, checked against the ScoreModel's variance
+polynomial by :func:`loading_variance_poly`):
+
+* t4-only: ``x = 2 g^2 z_a`` (T4 alone);
+* t3-inclusive: ``x = sqrt2 (g + g^2) z_a + sqrt2 g^2 z_b`` -- T3 = sqrt2 g z_a and
+  T4 = sqrt2 g^2 (z_a + z_b), so Var T3 = 2g^2, Var T4 = 4g^4, Cov = 2g^3;
+* key-only: ``x = z_a + sqrt2 g z_b`` (T1 + T3);
+* symmetric-key-convention: ``x = z_a + 2 g^2 z_b`` (T1 + T4).
+
+So one draw is one *physical* configuration of channel noises, evaluated at every g;
+along g each channel scales with its own power of g (for t3-inclusive the correlation
+between x(g) and x(g') is not 1, unlike the shortcut ``x = sigma(g) z``, which would
+reproduce the marginal variance but not the channel structure).
+
+Numerics: float32 by default (float64 on request); a branch-free polynomial exp with
+clipped argument (``[-87, 60]`` in float32, ``[-700, 600]`` in float64) that LLVM
+vectorises (the PyPI Numba has no SVML). Clipping at the top only matters when one
+term alone exceeds e^60, where the mass is below 1e-26 either way.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.psa.scoremodel import VARIANTS, distractors, head_width, context_length, score_model
+from theorylab.sim.rng import TARGET_INDEX, normal_pair, sample_key
+
+_R2 = math.sqrt(2.0)
+LOADINGS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "t4-only": ((0.0, 0.0, 2.0), (0.0,)),
+    "t3-inclusive": ((0.0, _R2, _R2), (0.0, 0.0, _R2)),
+    "key-only": ((1.0,), (0.0, _R2)),
+    "symmetric-key-convention": ((1.0,), (0.0, 0.0, 2.0)),
+}
+"""Polynomial loadings (lowest degree first) ``(a(g), b(g))`` of the two normals of a distractor."""
+
+BATCHES = 20
+"""Contiguous sample batches kept by :func:`simulate_mass` (batch means for confidence intervals)."""
+
+CHUNK = 2048
+"""Samples per kernel call (fixed, so results never depend on the thread count)."""
+
+
+def loading_variance_poly(variant: str) -> np.ndarray:
+    """Coefficients of ``a(g)^2 + b(g)^2`` (lowest degree first): must equal ``sigma^2(g)``."""
+    P = np.polynomial.polynomial
+    a, b = LOADINGS[choice("variant", variant, VARIANTS)]
+    return P.polyadd(P.polymul(a, a), P.polymul(b, b))
+
+
+def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
+    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g."""
+    a, b = LOADINGS[choice("variant", variant, VARIANTS)]
+    P = np.polynomial.polynomial
+    return P.polyval(g, a), P.polyval(g, b)
+
+
+# --- vectorisable exp -------------------------------------------------------------
+
+@intrinsic
+def _bits_as_float(typingctx, bits):
+    """Reinterpret an int32 (int64) as float32 (float64)."""
+    if bits == types.int32:
+        sig, llty = types.float32(types.int32), ir.FloatType()
+    elif bits == types.int64:
+        sig, llty = types.float64(types.int64), ir.DoubleType()
+    else:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llty)
+    return sig, codegen
+
+
+_F32 = np.float32
+_LOG2E32, _HALF32 = _F32(1.4426950408889634), _F32(0.5)
+_C1_32, _C2_32 = _F32(0.693359375), _F32(-2.12194440e-4)
+_P32 = tuple(_F32(c) for c in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
+                                 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1))
+_ONE32, _LO32, _HI32 = _F32(1.0), _F32(-87.0), _F32(60.0)
+
+
+@nb.njit(inline="always", cache=True, fastmath=True)
+def exp32(x):
+    """exp of a float32 clipped to [-87, 60] (Cephes expf polynomial; rel. error ~1e-7)."""
+    x = min(max(x, _LO32), _HI32)
+    n = np.floor(x * _LOG2E32 + _HALF32)
+    r = x - n * _C1_32 - n * _C2_32
+    p = ((((_P32[0] * r + _P32[1]) * r + _P32[2]) * r + _P32[3]) * r + _P32[4]) * r + _P32[5]
+    p = p * r * r + r + _ONE32
+    return p * _bits_as_float(np.int32((np.int64(n) + 127) << 23))
+
+
+_C1_64, _C2_64 = 6.93145751953125e-1, 1.42860682030941723212e-6
+_INV_FACT = tuple(1.0 / math.factorial(k) for k in range(13))
+
+
+@nb.njit(inline="always", cache=True, fastmath=True)
+def exp64(x):
+    """exp of a float64 clipped to [-700, 600] (degree-12 Taylor on |r| <= ln2/2; rel. error ~1e-15)."""
+    x = min(max(x, -700.0), 600.0)
+    n = np.floor(x * 1.4426950408889634 + 0.5)
+    r = x - n * _C1_64 - n * _C2_64
+    p = _INV_FACT[12]
+    for k in range(11, -1, -1):
+        p = p * r + _INV_FACT[k]
+    return p * _bits_as_float((np.int64(n) + 1023) << 52)
+
+
+# --- kernels ------------------------------------------------------------------------
+
+@nb.njit(parallel=True, cache=True, fastmath=True)
+def _kernel32(seed, start, out, m, a, b, delta, sigma0):
+    n, G = out.shape
+    for i in nb.prange(n):
+        key = sample_key(seed, start + i)
+        za = np.empty(m, np.float32)
+        zb = np.empty(m, np.float32)
+        for j in range(m):
+            z0, z1 = normal_pair(key, j)
+            za[j] = z0
+            zb[j] = z1
+        shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
+        for k in range(G):
+            ak, bk, dk = np.float32(a[k]), np.float32(b[k]), np.float32(delta[k] + shift)
+            acc = np.float32(0.0)
+            for j in range(m):
+                acc += exp32(ak * za[j] + bk * zb[j] - dk)
+            out[i, k] = 1.0 / (1.0 + np.float64(acc))
+
+
+@nb.njit(parallel=True, cache=True, fastmath=True)
+def _kernel64(seed, start, out, m, a, b, delta, sigma0):
+    n, G = out.shape
+    for i in nb.prange(n):
+        key = sample_key(seed, start + i)
+        za = np.empty(m)
+        zb = np.empty(m)
+        for j in range(m):
+            za[j], zb[j] = normal_pair(key, j)
+        shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
+        for k in range(G):
+            ak, bk, dk = a[k], b[k], delta[k] + shift
+            acc = 0.0
+            for j in range(m):
+                acc += exp64(ak * za[j] + bk * zb[j] - dk)
+            out[i, k] = 1.0 / (1.0 + acc)
+
+
+_KERNELS = {"float32": _kernel32, "float64": _kernel64}
+
+
+def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
+                    sigma0: float = 0.0, dtype: str = "float32") -> np.ndarray:
+    """Target mass of samples ``start .. start+count-1`` at every g: shape ``(count, G)``.
+
+    Sample ``s`` is the same configuration in every call (counter-based draws).
+    """
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
+    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    start, count = positive_int("start", start, low=0), positive_int("count", count)
+    return _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count)
+
+
+def _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
+    a, b = loadings(variant, g)
+    delta = score_model(variant).gap(g, dk)
+    out = np.empty((count, g.size))
+    _KERNELS[dtype](seed, start, out, m, a, b, delta, sigma0)
+    return out
+
+
+def _validate(variant, dk, T, gammas, seed, sigma0):
+    choice("variant", variant, VARIANTS)
+    g = real_array("gamma", gammas, low=0, high=1e3).ravel()
+    dk = float(head_width(dk))
+    T = context_length(T)
+    if not float(T).is_integer() or T > 2**31:
+        raise ParameterError(f"T must be an integer >= 3 and <= 2^31 (got {float(T):g})")
+    m = int(distractors(T))
+    seed = positive_int("seed", seed, low=0)
+    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    return g, dk, m, seed, sigma0
+
+
+@dataclass(frozen=True)
+class MassCurve:
+    """Mean target softmax mass M(g) of the reduced model over a g grid, one set of draws.
+
+    Attributes
+    ----------
+    variant, dk, T, samples, seed, sigma0 : the simulated model and its stream.
+    gamma : the grid of couplings g.
+    mass : sample mean of the target mass at each g.
+    se : its standard error (sample standard deviation / sqrt(samples)).
+    batch_mass : shape ``(batches, G)``: means over contiguous sample batches
+        (for batch-means confidence intervals).
+    dtype : arithmetic of the kernel ("float32" or "float64").
+    """
+
+    variant: str
+    dk: float
+    T: int
+    samples: int
+    seed: int
+    sigma0: float
+    gamma: np.ndarray
+    mass: np.ndarray
+    se: np.ndarray
+    batch_mass: np.ndarray = field(repr=False, default=None)
+    dtype: str = "float32"
+
+
+def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
+                  sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None) -> MassCurve:
+    """Monte Carlo mean target mass ``M(g) = E[1/(1 + sum_j exp(x_j - Delta))]`` on a g grid.
+
+    Parameters
+    ----------
+    variant : score-model variant (:data:`theorylab.psa.scoremodel.VARIANTS`).
+    dk : head width (> 0).  T : context length (integer >= 3); ``m = T - 2`` distractors.
+    gammas : couplings g (>= 0), all evaluated on the same draws (common random numbers).
+    samples : number of independent queries.  seed : stream seed (>= 0).
+    sigma0 : standard deviation of the target's own score noise (default 0).
+    dtype : "float32" (default) or "float64" kernel arithmetic.
+    progress : show a progress bar (None: only when the run is expected to exceed ~2 s).
+
+    Returns
+    -------
+    MassCurve
+        Identical for any thread count with the same seed.
+    """
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
+    samples = positive_int("samples", samples)
+    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    if progress is None:
+        progress = samples * m * g.size > 2.0 * _RATE_GUESS
+    batch = np.minimum(np.arange(samples) * BATCHES // samples, BATCHES - 1)
+    sums = np.zeros((BATCHES, g.size))
+    counts = np.bincount(batch, minlength=BATCHES).astype(float)
+    sq = np.zeros(g.size)
+    bar = _bar(samples, progress)
+    for start in range(0, samples, CHUNK):
+        count = min(CHUNK, samples - start)
+        out = _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count)
+        np.add.at(sums, batch[start:start + count], out)
+        sq += np.einsum("ij,ij->j", out, out)
+        if bar is not None:
+            bar.update(count)
+    if bar is not None:
+        bar.close()
+    mass = sums.sum(axis=0) / samples
+    var = np.maximum(sq / samples - mass**2, 0.0) * samples / max(samples - 1, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        batch_mass = sums / counts[:, None]
+    return MassCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mass, np.sqrt(var / samples),
+                     batch_mass[counts > 0], dtype)
+
+
+_RATE_GUESS = 2e9
+"""Rough distractor evaluations per second, only to decide whether to show a progress bar."""
+
+
+def _bar(total, enabled):
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(total=total, unit="sample", file=sys.stderr, leave=False, desc="simulate")
+
+
+__all__ = ["LOADINGS", "MassCurve", "simulate_mass", "per_sample_mass", "loadings",
+           "loading_variance_poly", "exp32", "exp64"]
+
+
+@dataclass(frozen=True)
+class MCGammaC:
+    """gamma_c of the reduced model from simulation: the first upward crossing of M(g) = level.
+
+    Attributes
+    ----------
+    variant, dk, T, samples, seed : the simulated model and its stream.
+    gamma_c : root of the full-sample mean curve (NaN if M stays below ``level`` for g <= g_max).
+    ci_low, ci_high : confidence interval by batch means: the root of each of
+        :data:`BATCHES` contiguous-batch curves, ``gamma_c -/+ t_{B-1} sd / sqrt(B)``.
+    confidence : the interval's nominal coverage.  ci_method : "batch-means".
+    batch_gamma_c : the per-batch roots (NaN where a batch curve does not cross).
+    curve : the fine-grid :class:`MassCurve` the root was read from.
+    level : the mass level (1/2).
+    """
+
+    variant: str
+    dk: float
+    T: int
+    samples: int
+    seed: int
+    gamma_c: float
+    ci_low: float
+    ci_high: float
+    confidence: float = 0.95
+    ci_method: str = "batch-means"
+    batch_gamma_c: np.ndarray = field(repr=False, default=None)
+    curve: MassCurve = field(repr=False, default=None)
+    level: float = 0.5
+
+
+def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> float:
+    """First upward crossing of ``level`` by a sampled curve (monotone cubic interpolant); NaN if none."""
+    from scipy.interpolate import PchipInterpolator
+    from scipy.optimize import brentq
+
+    above = mass >= level
+    hits = np.flatnonzero(~above[:-1] & above[1:])
+    if above[0] or hits.size == 0 or not np.all(np.isfinite(mass)):
+        return float("nan")
+    i = hits[0]
+    curve = PchipInterpolator(gamma, mass - level)
+    return float(brentq(curve, gamma[i], gamma[i + 1], xtol=1e-14))
+
+
+_COARSE = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 10.0, 24)])
+
+
+def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: int = 0, level: float = 0.5,
+               confidence: float = 0.95, fine_points: int = 32, sigma0: float = 0.0, dtype: str = "float32",
+               progress: bool | None = None) -> MCGammaC:
+    """Simulated gamma_c: the first g where the Monte Carlo mean mass reaches ``level`` (1/2).
+
+    Two passes on the same stream (seed): a coarse scan of g in [0, 10] (step 0.1 up to
+    4, 0.25 beyond) with ``min(samples, 2000)`` samples finds the bracket; a fine grid
+    of ``fine_points`` values over the bracket widened by one coarse step, with all
+    ``samples``, gives the common-random-number curve whose monotone cubic interpolant
+    is solved for the root. The confidence interval comes from batch means (the same
+    root on each of :data:`BATCHES` contiguous sample batches; Student t quantile).
+    """
+    from scipy.stats import t as student_t
+
+    samples = positive_int("samples", samples)
+    level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
+    confidence = float(real_array("confidence", confidence, low=0, high=1, low_inclusive=False,
+                                  high_inclusive=False))
+    fine_points = positive_int("fine_points", fine_points, low=4)
+    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress)
+    coarse = simulate_mass(variant, dk, T, _COARSE, samples=min(samples, 2000), **kw)
+    nan = float("nan")
+    above = coarse.mass >= level
+    hits = np.flatnonzero(~above[:-1] & above[1:])
+    if hits.size == 0:
+        return MCGammaC(variant, coarse.dk, coarse.T, samples, seed, nan, nan, nan, confidence,
+                        batch_gamma_c=np.full(BATCHES, nan), curve=coarse, level=level)
+    i = hits[0]
+    lo = _COARSE[max(i - 1, 0)]
+    hi = _COARSE[min(i + 2, _COARSE.size - 1)]
+    curve = simulate_mass(variant, dk, T, np.linspace(lo, hi, fine_points), samples=samples, **kw)
+    root = first_crossing(curve.gamma, curve.mass, level)
+    batch_roots = np.array([first_crossing(curve.gamma, b, level) for b in curve.batch_mass])
+    ok = batch_roots[np.isfinite(batch_roots)]
+    if ok.size >= 2 and np.isfinite(root):
+        half = student_t.ppf(0.5 + confidence / 2.0, ok.size - 1) * ok.std(ddof=1) / np.sqrt(ok.size)
+        ci = (root - half, root + half)
+    else:
+        ci = (nan, nan)
+    return MCGammaC(variant, curve.dk, curve.T, samples, seed, root, ci[0], ci[1], confidence,
+                    batch_gamma_c=batch_roots, curve=curve, level=level)
+
+
+__all__ += ["MCGammaC", "mc_gamma_c", "first_crossing"]

@@ -1,0 +1,159 @@
+"""Exact (quadrature) mean target mass of the PSA reduced score model; its gamma_c.
+
+For a target with gap Delta against ``m = T - 2`` i.i.d. distractors ``x ~ N(0, sigma^2)``
+(spec/psa-reduced-model.md, "Beyond the paper")::
+
+    M = E[1 / (1 + S)],   S = sum_j exp(x_j - Delta)
+      = integral_0^inf e^-u phi(u)^m du,   phi(u) = E exp(-u e^(x - Delta))
+
+(from ``1/(1+S) = int_0^inf e^-u(1+S) du`` and independence). With ``u = e^t``,
+``M = int exp(t - e^t) exp(m log1p(-(1 - phi)))  dt``; ``1 - phi`` is computed directly
+(never as 1 minus a rounded phi), so ``m (1 - phi)`` keeps full relative precision even
+for T = 100,000:
+
+* ``1 - phi = E h(Y)``, ``h(y) = -expm1(-e^y)``, ``Y = x + t - Delta ~ N(mu, sigma^2)``;
+* small sigma (<= 0.5): Gauss-Hermite in the standard normal (h is entire and varies on
+  a scale >= 1/sigma >= 2);
+* larger sigma (the integrand's step narrows like 1/sigma in z, where Gauss-Hermite
+  fails): split at y = 0,
+  ``E h(Y) = P(Y > 0) - E[e^(-e^Y); Y > 0] + E[h(Y); Y < 0]``, with ``P(Y > 0)`` by
+  ``ndtr``, the two remaining pieces by composite Gauss-Legendre in y over the window
+  [-36, 4.6] where they live, and the far left tail (h(y) = e^y to 1e-16)
+  in closed form ``exp(mu + sigma^2/2) Phi((y_lo - mu - sigma^2)/sigma)``.
+
+The outer t integral is composite Gauss-Legendre on [-45, 5] (the weight
+``exp(t - e^t)`` is below 3e-20 outside). Target noise ``sigma0`` adds an outer
+Gauss-Hermite average over ``Delta + sigma0 z``. Absolute error: below 1e-12 in the
+tests' node-doubling checks (docs/simulation.md).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import log_ndtr, ndtr
+
+from theorylab.errors import choice, real_array
+from theorylab.psa.scoremodel import VARIANTS, context_length, distractors, head_width, log_count, score_model
+
+_SWITCH = 0.5
+_Y_LO, _Y_HI = -36.0, 4.6
+_T_LO, _T_HI = -45.0, 5.0
+
+
+@lru_cache(maxsize=None)
+def _gauss_legendre(lo: float, hi: float, panels: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    edges = np.linspace(lo, hi, panels + 1)
+    half = np.diff(edges) / 2.0
+    mid = (edges[:-1] + edges[1:]) / 2.0
+    return (mid[:, None] + half[:, None] * x).ravel(), (half[:, None] * w).ravel()
+
+
+@lru_cache(maxsize=None)
+def _gauss_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights for E f(Z), Z ~ N(0, 1)."""
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    return x, w / np.sqrt(2.0 * np.pi)
+
+
+def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarray:
+    """``1 - phi(e^t) = E[1 - exp(-e^(t + x - Delta))]``, x ~ N(0, sigma^2), for an array of t.
+
+    ``refine`` multiplies the number of quadrature nodes (for convergence checks).
+    """
+    t = np.asarray(t, float)
+    mu = t - delta
+    if sigma <= _SWITCH:
+        z, w = _gauss_hermite(64 * refine)
+        y = sigma * z[:, None] + mu[None, :]
+        return w @ -np.expm1(-np.exp(y))
+    s2 = sigma * sigma
+    yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
+    yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
+
+    def density(y):
+        return np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+
+    above = ndtr(mu / sigma)
+    B = (wB * np.exp(-np.exp(yB))) @ density(yB)
+    A = (wA * -np.expm1(-np.exp(yA))) @ density(yA)
+    tail = np.exp(mu + s2 / 2.0 + log_ndtr((_Y_LO - mu - s2) / sigma))
+    return above - B + A + tail
+
+
+def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> float:
+    """``E[1/(1 + sum_{j<=m} exp(x_j - delta))]`` for x_j ~ N(0, sigma^2) i.i.d. (quadrature)."""
+    t, w = _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)
+    q = np.clip(one_minus_phi(t, delta, sigma, refine=refine), 0.0, 1.0)
+    with np.errstate(divide="ignore"):  # q == 1 (phi underflowed): phi^m = 0
+        return float(w @ np.exp(t - np.exp(t) + m * np.log1p(-q)))
+
+
+def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1) -> np.ndarray:
+    """Mean target softmax mass M(g) of the reduced model, by quadrature (no sampling noise).
+
+    Parameters
+    ----------
+    variant : score-model variant.  dk : head width (> 0).  T : context length (>= 3).
+    gammas : couplings g >= 0.  sigma0 : target-noise standard deviation (>= 0).
+    refine : node multiplier (1 = default accuracy).
+
+    Returns
+    -------
+    ndarray of M(g), same shape as ``gammas``.
+    """
+    model = score_model(choice("variant", variant, VARIANTS))
+    g = real_array("gamma", gammas, low=0, high=1e3)
+    dk = float(head_width(dk))
+    m = float(distractors(T))
+    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    z, w = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
+    delta = model.gap(g, dk).ravel()
+    sigma = np.sqrt(model.variance(g)).ravel()
+    out = np.array([sum(wi * mass_given(d + sigma0 * zi, s, m, refine=refine) for zi, wi in zip(z, w))
+                    for d, s in zip(delta, sigma)])
+    return out.reshape(g.shape)
+
+
+_SCAN = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 10.0, 24)])
+
+
+def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: float = 1e-12) -> float:
+    """Reduced-model gamma_c: the smallest g where the exact mean mass crosses ``level`` upwards.
+
+    Scans g in [0, 10] (step 0.1 up to 4, 0.25 beyond) and polishes the first bracket
+    by Brent's method. NaN where M(g) stays below ``level`` on [0, 10].
+    """
+    choice("variant", variant, VARIANTS)
+    dk, T = float(head_width(dk)), float(context_length(T))
+    level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
+
+    def f(g):
+        return float(exact_mass(variant, dk, T, g)) - level
+
+    prev_g, prev_f = _SCAN[0], f(_SCAN[0])
+    for g in _SCAN[1:]:
+        fg = f(g)
+        if prev_f < 0 <= fg:
+            return brentq(f, prev_g, g, xtol=xtol, rtol=4 * np.finfo(float).eps)
+        prev_g, prev_f = g, fg
+    return float("nan")
+
+
+def argmax_limit(variant: str, dk, T) -> np.ndarray:
+    """Large-g limit of the mean mass for a noiseless target: ``P(target is the argmax)``.
+
+    The leading powers of g dominate: ``Delta ~ gap_lead g^p sqrt(dk)``, distractor
+    ``sd ~ sqrt(var_lead) g^p`` (p = 2 for the T4 variants, 1 for key-only), so
+    ``M -> Phi(r)^m`` with ``r = gap_lead sqrt(dk) / sqrt(var_lead)``; for t4-only
+    ``r = sqrt(dk)/2`` (PSA §6.7's argmax plateau).
+    """
+    model = score_model(choice("variant", variant, VARIANTS))
+    dk, T = np.broadcast_arrays(head_width(dk), context_length(T))
+    r = model.gap_poly[-1] * np.sqrt(dk) / np.sqrt(model.var_poly[-1])
+    return np.exp(distractors(T) * log_ndtr(r))
+
+
+__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given"]
