@@ -624,3 +624,31 @@ def export_rows(store_path: str) -> list[dict]:
             if r[k] is not None and float(r[k]).is_integer():
                 r[k] = int(r[k])
     return rows
+
+
+# ----------------------------------------------------------------------------- comparison
+
+ROUTES = {"law": "law_gamma_c", "exact": "exact_gamma_c", "mc": "mc_gamma_c"}
+
+
+def agreement(predicted, simulated) -> dict:
+    """Agreement of predicted with simulated gamma_c over the points where both exist.
+
+    Returns ``n`` (points used), ``pearson_r`` and the median and maximum relative error
+    ``|predicted - simulated| / simulated`` (the paper's statistics, PSA §7.9-7.10).
+    """
+    p = np.asarray([np.nan if v is None else v for v in predicted], float)
+    s = np.asarray([np.nan if v is None else v for v in simulated], float)
+    ok = np.isfinite(p) & np.isfinite(s) & (s != 0)
+    n = int(ok.sum())
+    rel = np.abs(p[ok] - s[ok]) / np.abs(s[ok])
+    r = float(np.corrcoef(p[ok], s[ok])[0, 1]) if n >= 3 and np.ptp(p[ok]) > 0 and np.ptp(s[ok]) > 0 else float("nan")
+    return {"n": n, "pearson_r": r, "median_rel_err": float(np.median(rel)) if n else float("nan"),
+            "max_rel_err": float(rel.max()) if n else float("nan")}
+
+
+def compare_rows(rows: Sequence[Mapping], predicted: str = "law", simulated: str = "mc") -> dict:
+    """:func:`agreement` of two stored routes (``law``, ``exact`` or ``mc``)."""
+    p, s = (ROUTES[choice(name, v, tuple(ROUTES))] for name, v in (("predicted", predicted),
+                                                                  ("simulated", simulated)))
+    return agreement([r.get(p) for r in rows], [r.get(s) for r in rows])

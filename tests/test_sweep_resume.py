@@ -1,0 +1,71 @@
+"""Crash and resume: a sweep killed mid-run (SIGKILL) and restarted loses and repeats nothing."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from theorylab.cli import main
+from theorylab.sim import sweep
+from test_sweep_specs import RESULT_FIELDS, small_spec_text
+
+# The child runs the real CLI with the serial executor; each task is slowed down by a
+# sleep so that the parent can kill it between (or during) chunk writes.
+CHILD = """
+import sys, time
+import theorylab.sim.sweep as sw
+real = sw.compute_chunk
+def slow(spec, chunk):
+    time.sleep(0.12)
+    return real(spec, chunk)
+sw.compute_chunk = slow
+from theorylab.cli import main
+sys.exit(main(["sweep", "run", sys.argv[1], "--store", sys.argv[2], "--workers", "0", "--no-progress"]))
+"""
+
+
+def _count(store: str) -> int:
+    try:
+        with sqlite3.connect(store, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+    except sqlite3.OperationalError:  # table not created yet
+        return 0
+
+
+def test_killed_sweep_resumes_without_loss_or_repeat(tmp_path, capsys):
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(small_spec_text())
+    spec = sweep.load_spec(str(spec_path))
+    total = spec.n_points()
+    store = str(tmp_path / "killed.db")
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(spec_path), store], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while _count(store) < 4 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    before = _count(store)
+    assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-500:]
+    assert 0 < before < total, f"kill landed outside the run ({before}/{total} points stored)"
+
+    assert main(["sweep", "run", str(spec_path), "--store", store, "--workers", "0", "--no-progress",
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)[0]
+    assert report["already_done"] == before and report["computed"] == total - before
+
+    reference = str(tmp_path / "reference.db")
+    sweep.run_sweep(spec, reference, executor=sweep.SerialExecutor(), progress=False)
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM points").fetchone() == (total, total)
+    resumed = {r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(store)}
+    uninterrupted = {r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(reference)}
+    assert resumed.keys() == {p.key for p in sweep.points(spec)}
+    assert resumed == uninterrupted

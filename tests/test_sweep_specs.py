@@ -1,0 +1,28 @@
+"""Shared small sweep specs for the sweep tests (and a check that they stay small)."""
+from __future__ import annotations
+
+from theorylab.sim import sweep
+
+RESULT_FIELDS = ("idx", "variant", "dk", "T", "gamma", "seed", "law_gamma_c", "law_branch", "exact_gamma_c",
+                 "mc_gamma_c", "mc_ci_low", "mc_ci_high", "exact_mass", "mc_mass", "mc_se", "mc_samples")
+
+
+def small_spec_text(compute=("annealed",)) -> str:
+    """A 24-point gamma_c sweep over two variants, chunks of two points."""
+    return f"""
+[sweep]
+name = "small"
+seed = 11
+samples = 1000
+compute = {list(compute)!r}
+chunk_size = 2
+[grid]
+variant = ["t4-only", "key-only"]
+dk = [32, 64, 128, 256]
+T = [16, 64, 512]
+"""
+
+
+def test_small_spec_is_small():
+    spec = sweep.spec_from_dict(__import__("tomllib").loads(small_spec_text()))
+    assert spec.n_points() == 24 and len(sweep.chunks(spec, sweep.points(spec))) == 12

@@ -1,0 +1,57 @@
+"""``theorylab plot``: the standard figures of a sweep store (PNG)."""
+from __future__ import annotations
+
+import argparse
+
+from theorylab.cli._output import add_format_option, emit
+
+KINDS = ("compare", "gamma-c", "mass")
+HELP = """\
+Standard figures of a sweep store (docs/sweeps.md):
+
+  compare   predicted vs simulated gamma_c with the identity line; prints n, Pearson r,
+            median and max relative error (--predicted law|exact, --simulated mc|exact)
+  gamma-c   gamma_c along dk or T (--axis), law / exact / Monte Carlo
+  mass      mean target mass M(g) of a mass sweep, exact and Monte Carlo +- 2 se"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("plot", help="standard figures of a sweep store (PNG)", description=HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kind", choices=KINDS, help="which figure")
+    p.add_argument("--store", required=True, help="SQLite sweep store")
+    p.add_argument("--out", "-o", required=True, help="output PNG path (written atomically)")
+    p.add_argument("--variant", nargs="+", help="only these variants")
+    p.add_argument("--predicted", default="law", choices=("law", "exact"), help="compare: predicted route")
+    p.add_argument("--simulated", default="mc", choices=("mc", "exact"), help="compare: simulated route")
+    p.add_argument("--axis", default="dk", choices=("dk", "T"), help="gamma-c: horizontal axis")
+    p.add_argument("--title", default=None, help="figure title (default: the sweep name)")
+    add_format_option(p)
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from theorylab.plots import save
+    from theorylab.plots import sweep as plots
+    from theorylab.sim import sweep
+
+    spec = sweep.spec_of_store(args.store)
+    rows = sweep.export_rows(args.store)
+    if args.variant:
+        from theorylab.errors import choice
+        wanted = {choice("--variant", v, spec.variants) for v in args.variant}
+        rows = [r for r in rows if r["variant"] in wanted]
+    title = args.title if args.title is not None else spec.name
+    summary = {"figure": args.out, "points": len(rows)}
+    if args.kind == "compare":
+        stats = sweep.compare_rows(rows, args.predicted, args.simulated)
+        fig = plots.predicted_vs_simulated(rows, sweep.ROUTES[args.predicted], sweep.ROUTES[args.simulated],
+                                           stats=stats, title=title)
+        summary.update(stats)
+    elif args.kind == "gamma-c":
+        fig = plots.gamma_c_along(rows, axis=args.axis, title=title)
+    else:
+        fig = plots.mass_curves(rows, title=title)
+    save(fig, args.out)
+    emit([summary], args.format)
+    return 0
