@@ -164,6 +164,37 @@ def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
     return out
 
 
+def nonlinear_shear(q, p, f) -> tuple:
+    """Nonlinear upper shear ``(q, p) -> (q + f(p), p)`` for a map ``f`` of the momentum (PSA §4.6)."""
+    return q + f(p), p
+
+
+def shear_jacobian(dfdp) -> np.ndarray:
+    """Jacobian ``[[I, Df], [0, I]]`` of :func:`nonlinear_shear` at a point where ``Df = dfdp`` (d x d)."""
+    F = np.asarray(dfdp)
+    if F.ndim != 2 or F.shape[0] != F.shape[1]:
+        raise ParameterError(f"dfdp must be a square d x d matrix (got shape {F.shape})")
+    d = F.shape[0]
+    out = np.zeros((2 * d, 2 * d), dtype=object if F.dtype == object else np.result_type(F, int))
+    if out.dtype == object:
+        out[:] = 0
+    out[:d, :d] = np.eye(d, dtype=int)
+    out[d:, d:] = np.eye(d, dtype=int)
+    out[:d, d:] = F
+    return out
+
+
+def symplectic_shear_codimension(dk) -> int:
+    """Codimension ``dk (dk - 1) / 2`` of the symmetric-Jacobian condition on nonlinear shears.
+
+    ``(q, p) -> (q + f(p), p)`` is symplectic iff ``Df`` is symmetric everywhere: one
+    linear condition per pair ``i < j`` (PSA §4.6: 2016 at dk = 64).
+    """
+    from theorylab.errors import positive_int
+    dk = positive_int("dk", dk)
+    return dk * (dk - 1) // 2
+
+
 # ---------------------------------------------------------------- stream filter (P4)
 def stream_taps(g) -> tuple:
     """Taps ``(b_0, b_1)`` of the per-stream causal filter ``H(z) = b_0 + b_1 z^-1 = (1+g) - g z^-1``."""
@@ -303,7 +334,27 @@ def score_channels(q, k, g_q, g_k, scaled: bool = True) -> tuple[np.ndarray, ...
     return chans
 
 
-__all__ = ["LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "symplectic_form",
+def coupling_split(q, k, g_q, g_k) -> dict[str, np.ndarray]:
+    """Regroup the (unscaled) sheared score by coupling structure (PSA §4.8).
+
+    With ``gbar = (g_q + g_k)/2`` and ``delta = (g_q - g_k)/2``::
+
+        base      = q.k                          (T1)
+        increment = gbar (p_q.k + q.p_k)         (the Leibniz increment of q.k, transported by gbar)
+        bias      = delta (p_q.k - q.p_k)        (zero iff g_q = g_k; antisymmetric in q <-> k)
+        coherence = g_q g_k p_q.p_k              (T4)
+
+    Equal couplings leave base + transported increment + pure coherence; unequal
+    couplings add the linear score bias. Pure arithmetic (exact route).
+    """
+    t1, t2, t3, t4 = score_channels(q, k, 1, 1, scaled=False)
+    g_q, g_k = _coupling("g_q", g_q), _coupling("g_k", g_k)
+    gbar, delta = (g_q + g_k) / 2, (g_q - g_k) / 2
+    return {"base": t1, "increment": gbar * (t2 + t3), "bias": delta * (t2 - t3), "coherence": g_q * g_k * t4}
+
+
+__all__ = ["nonlinear_shear", "shear_jacobian", "symplectic_shear_codimension", "coupling_split",
+           "LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "symplectic_form",
            "upper_shear_matrix", "lower_shear_matrix", "lattice_couplings", "lattice_matrix", "stream_taps",
            "stream_gain_sq", "rope_frequencies", "rope_tables", "rotate_pairs", "rope", "place_shear",
            "sheared_stream", "coriolis_term", "score_channels"]

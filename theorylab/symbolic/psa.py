@@ -1,6 +1,7 @@
 """Symbolic forms of the PSA reduced score model (exact rational coefficients)."""
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from theorylab.psa.scoremodel import ScoreModel
@@ -20,3 +21,38 @@ def gap_expr(model: ScoreModel) -> sp.Expr:
 def variance_expr(model: ScoreModel) -> sp.Expr:
     """``sigma^2(g) = var_poly(g)`` with exact coefficients."""
     return _poly(model.var_poly)
+
+
+# ---------------------------------------------------------------- symbols and helpers for the shear certificates
+g_q, g_k = sp.symbols("g_q g_k", real=True)
+n = sp.Symbol("n", positive=True, integer=True)
+tan_half = sp.Symbol("u", real=True)
+"""``u = tan(theta/2)``: cos(theta) = (1 - u^2)/(1 + u^2), sin(theta) = 2u/(1 + u^2) (rational)."""
+
+
+def jacobian(outputs, inputs) -> sp.Matrix:
+    """Jacobian matrix of a flat object array of expressions with respect to flat input symbols."""
+    outs = [sp.sympify(v) for v in np.asarray(outputs, dtype=object).flat]
+    ins = [sp.sympify(v) for v in np.asarray(inputs, dtype=object).flat]
+    return sp.Matrix(outs).jacobian(ins)
+
+
+def lift(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Symbolic phase-space point ``(q, p)`` of width d (object arrays)."""
+    from theorylab.symbolic.exact import symbol_array
+    return symbol_array("q", d), symbol_array("p", d)
+
+
+def rational_rotation(T: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """RoPE tables ``(cos, sin)`` of shape ``(T, d/2)`` for angle ``t * theta`` at position t, exactly.
+
+    Every rotation plane turns by theta per position; ``cos(t theta) + i sin(t theta) = w^t``
+    with ``w = (1 - u^2 + 2iu)/(1 + u^2)``, ``u = tan(theta/2)``: rational functions of u.
+    """
+    w = (1 - tan_half**2 + 2 * sp.I * tan_half) / (1 + tan_half**2)
+    cos = np.empty((T, d // 2), dtype=object)
+    sin = np.empty((T, d // 2), dtype=object)
+    for t in range(T):
+        z = sp.expand(w**t, complex=True)
+        cos[t, :], sin[t, :] = sp.cancel(sp.re(z)), sp.cancel(sp.im(z))
+    return cos, sin
