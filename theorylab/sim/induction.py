@@ -1,0 +1,405 @@
+"""Vector-level induction simulation through the four score channels (PSA §4.1, §5.3, §6.2, §6.5).
+
+The canonical induction model at the vector level
+-------------------------------------------------
+A sample is a stream of ``T`` random isotropic token embeddings ``x_t ~ N(0, I_dk)``
+(positions 0..T-1). The query sits at the last position ``t = T-1`` and repeats the
+token ``A = x_{j-1}``; the target key is position ``j`` (uniform on 1..T-3), whose
+predecessor is ``A``. The keys are positions 0..T-2 (the query's own position is not a
+key), so there are ``m = T - 2`` distractors, as in the reduced model.
+Queries and keys are the rotated stream (``W_Q = W_K = I``); RoPE rotates pair
+``(2i, 2i+1)`` at position t by ``t * freqs[i]`` (:mod:`theorylab.psa.shear`).
+
+Because ``q' = q + g p_q`` and ``k' = k + g p_k``, the score of the symmetric shear is
+the polynomial ``s(g) = c1 + g c2 + g c3 + g^2 c4`` in the coupling, with the four
+unit-coupling channels (all over sqrt(dk))::
+
+    c1 = q.k,   c2 = p_q.k,   c3 = q.p_k,   c4 = p_q.p_k      (T_i = g^{deg} c_i)
+
+so the channels are computed once per sample and any g grid is evaluated for free.
+
+Conventions (ours; docs/plga.md, "induction simulation")
+--------------------------------------------------------
+* **Head sign.** With ``p_t = x_t - x_{t-1}`` the predecessor match enters ``c3`` and
+  ``c4`` as ``-A.A``: under the bilinear form ``+I`` the shear *repels* the target. The
+  simulated head uses the form ``-I`` (``HEAD_SIGN = -1``; the hand-built induction
+  head that also suppresses the previous occurrence of A), so the gaps are positive
+  and equal in magnitude to the reduced model's ``g sqrt(dk)`` and ``g^2 sqrt(dk)``.
+* **Placement.** ``post`` (the paper's): momentum of the rotated stream; ``pre``:
+  rotate the momentum of the raw stream (PSA §5.3); the difference is the Coriolis term.
+* **RoPE.** ``theta`` is one per-step angle shared by every plane (monochromatic, the
+  PSA §5.3 Coriolis setting); an array gives one frequency per plane; ``theta = 0``
+  switches RoPE off.
+* Gaps are measured against the mean of the sample's own distractors; variances and
+  covariances are within-sample (over distractors, ddof = 1) averaged over samples.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.psa import shear
+from theorylab.psa.scoremodel import score_model
+
+HEAD_SIGN: float = -1.0
+PLACEMENTS: dict[str, str] = {"post": "post-rope", "pre": "pre-rope"}
+CHANNELS: tuple[str, ...] = ("T1", "T2", "T3", "T4")
+DEGREE: tuple[int, ...] = (0, 1, 1, 2)
+"""Power of g carried by each channel in the symmetric shear."""
+_CHUNK = 64
+
+
+# ----------------------------------------------------------------------------- reduced model
+@dataclass(frozen=True)
+class ChannelModel:
+    """Per-channel moments the reduced model assumes, as coefficient tuples in g (lowest first).
+
+    ``gap[c]`` multiplies sqrt(dk); ``var[c]`` is the distractor variance; ``cov34`` is
+    Cov(T3, T4). Derived from :func:`theorylab.psa.scoremodel.score_model` (see
+    :func:`reduced_channel_model`), never typed in here.
+    """
+
+    gap: dict[str, tuple[float, ...]]
+    var: dict[str, tuple[float, ...]]
+    cov34: tuple[float, ...]
+
+    def gap_at(self, channel: str, g, dk) -> np.ndarray:
+        return np.sqrt(dk) * np.polynomial.polynomial.polyval(g, self.gap[channel])
+
+    def var_at(self, channel: str, g) -> np.ndarray:
+        return np.polynomial.polynomial.polyval(g, self.var[channel])
+
+    def cov34_at(self, g) -> np.ndarray:
+        return np.polynomial.polynomial.polyval(g, self.cov34)
+
+
+def reduced_channel_model() -> ChannelModel:
+    """Per-channel gaps/variances from the score-model variants (spec psa-reduced-model.md).
+
+    * T4: the t4-only variant (gap g^2, variance 4g^4);
+    * T3 gap: t3-inclusive gap minus t4-only gap; T3 variance: key-only variance minus
+      its base term (the T1 variance, its constant coefficient);
+    * Cov(T3, T4): half of (t3-inclusive variance - T3 variance - T4 variance);
+    * T1: gap 0, variance = the key-only base term; T2: gap 0 and, by the query/key
+      exchange symmetry of isotropic embeddings, the T3 variance (no variant carries T2).
+    """
+    P = np.polynomial.polynomial
+    t4, t34, key = score_model("t4-only"), score_model("t3-inclusive"), score_model("key-only")
+    base = (key.var_poly[0],)
+    var3 = tuple(P.polysub(key.var_poly, base))
+    var4 = tuple(t4.var_poly)
+    cov = tuple(0.5 * P.polysub(P.polysub(t34.var_poly, var3), var4))
+    gap3 = tuple(P.polysub(t34.gap_poly, t4.gap_poly))
+    return ChannelModel(gap={"T1": (0.0,), "T2": (0.0,), "T3": gap3, "T4": tuple(t4.gap_poly)},
+                        var={"T1": base, "T2": var3, "T3": var3, "T4": var4}, cov34=cov)
+
+
+# ----------------------------------------------------------------------------- RoPE and sampling
+def frequencies(dk: int, theta=0.0) -> np.ndarray:
+    """Per-plane RoPE frequencies: a scalar ``theta`` for every plane, or an array of dk/2."""
+    dk = positive_int("dk", dk, low=2)
+    if dk % 2:
+        raise ParameterError(f"dk must be an even integer >= 2 (got {dk})")
+    th = real_array("theta", theta, low=-np.pi, high=np.pi)
+    if th.ndim == 0:
+        return np.full(dk // 2, float(th))
+    if th.shape != (dk // 2,):
+        raise ParameterError(f"theta must be a scalar or an array of dk/2 = {dk // 2} frequencies (got {th.shape})")
+    return th
+
+
+def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)``."""
+    x = rng.standard_normal((n, T, dk))                               # (n, T, dk) isotropic tokens
+    j = rng.integers(1, T - 2, size=n)                                # target in 1..T-3
+    x[:, T - 1] = x[np.arange(n), j - 1]                              # query token A = predecessor of target
+    return x, j
+
+
+def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
+    """Unit-coupling channels ``(c1, c2, c3, c4)`` of the last-position query: shape (n, 4, T-1).
+
+    ``x`` is (n, T, dk). Includes :data:`HEAD_SIGN` and the 1/sqrt(dk) scale.
+    """
+    placement = PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))]
+    x = np.asarray(x, dtype=float)
+    T, dk = x.shape[-2], x.shape[-1]
+    cos, sin = shear.rope_tables(T, freqs)
+    X = shear.rotate_pairs(x, cos, sin)                               # (n, T, dk) rotated stream
+    if placement == "post-rope":
+        P = shear.momentum(X)                                         # momentum of the rotated stream
+    else:
+        P = shear.rotate_pairs(shear.momentum(x), cos, sin)           # rotated momentum of the raw stream
+    q, pq = X[:, -1], P[:, -1]                                        # (n, dk) query and its momentum
+    K, PK = X[:, :-1], P[:, :-1]                                      # (n, T-1, dk) keys and momenta
+    c = np.stack([np.einsum("nd,ntd->nt", q, K), np.einsum("nd,ntd->nt", pq, K),
+                  np.einsum("nd,ntd->nt", q, PK), np.einsum("nd,ntd->nt", pq, PK)], axis=1)
+    return HEAD_SIGN * c / np.sqrt(dk)                                # (n, 4, T-1)
+
+
+@dataclass(frozen=True, eq=False)
+class InductionSample:
+    """Raw simulation output: ``channels`` (n, 4, T-1) and ``target`` (n,) key positions."""
+
+    channels: np.ndarray
+    target: np.ndarray
+    dk: int
+    T: int
+    freqs: np.ndarray
+    placement: str
+    seed: int
+
+
+def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: int = 0,
+             placement: str = "post") -> InductionSample:
+    """Simulate ``samples`` canonical induction queries and keep their four channels.
+
+    Deterministic: chunk ``c`` of 64 samples draws from ``default_rng([seed, c])``, so
+    the first n samples are the same for any total and any machine.
+    """
+    dk = positive_int("dk", dk, low=2)
+    T = positive_int("T", T, low=5)
+    freqs = frequencies(dk, theta)
+    samples = positive_int("samples", samples, low=2)
+    seed = positive_int("seed", seed, low=0)
+    choice("placement", placement, tuple(PLACEMENTS))
+    chans, targets = [], []
+    for c in range((samples + _CHUNK - 1) // _CHUNK):
+        x, j = induction_batch(np.random.default_rng([seed, c]), _CHUNK, T, dk)
+        chans.append(stream_channels(x, freqs, placement))
+        targets.append(j)
+    return InductionSample(np.concatenate(chans)[:samples], np.concatenate(targets)[:samples], dk, T, freqs,
+                           placement, seed)
+
+
+# ----------------------------------------------------------------------------- moments
+@dataclass(frozen=True, eq=False)
+class ChannelMoments:
+    """Measured unit-coupling channel moments (multiply by g^deg, g^2deg, g^3 for T_i).
+
+    Arrays are indexed by channel T1..T4; ``*_se`` are standard errors over samples.
+    ``bulk_*`` use only distractors away from the special positions (key 0, the
+    predecessor j-1 of the target, its successor j+1, the query's predecessor T-2).
+    ``lag1`` is the correlation of neighbouring bulk distractors (0 in the reduced model).
+    ``special`` maps a special position to the mean excess of each channel over the
+    bulk distractor mean.
+    """
+
+    n: int
+    gap: np.ndarray
+    gap_se: np.ndarray
+    var: np.ndarray
+    var_se: np.ndarray
+    cov34: float
+    cov34_se: float
+    bulk_var: np.ndarray
+    bulk_cov34: float
+    lag1: np.ndarray
+    special: dict[str, np.ndarray]
+    quenched_var_cv: np.ndarray
+
+
+def _se(a, axis=0):
+    return np.std(a, axis=axis, ddof=1) / np.sqrt(a.shape[axis])
+
+
+def channel_moments(sample: InductionSample) -> ChannelMoments:
+    """Target gaps, distractor variances, Cov(c3, c4), neighbour correlations, special positions."""
+    C, j = sample.channels, sample.target                             # (n, 4, K), (n,)
+    n, _, K = C.shape
+    rows = np.arange(n)
+    pos = np.arange(K)[None, :]
+    distr = pos != j[:, None]                                         # (n, K) all T-2 distractors
+    special = {"key 0": np.zeros(n, int), "target predecessor j-1": j - 1,
+               "target successor j+1": j + 1, "query predecessor T-2": np.full(n, K - 1)}
+    bulk = distr.copy()
+    for p in special.values():
+        bulk[rows, p] = False
+
+    def masked_stats(mask):
+        w = mask[:, None, :].astype(float)                            # (n, 1, K)
+        cnt = w.sum(-1)                                               # (n, 1)
+        mean = (C * w).sum(-1) / cnt                                  # (n, 4)
+        dev = (C - mean[..., None]) * w                               # (n, 4, K)
+        var = (dev ** 2).sum(-1) / (cnt - 1)                          # (n, 4)
+        cov = (dev[:, 2] * dev[:, 3]).sum(-1) / (cnt[:, 0] - 1)       # (n,)
+        return mean, dev, var, cov
+
+    mean, _, var, cov = masked_stats(distr)
+    bmean, bdev, bvar, bcov = masked_stats(bulk)
+    gap = C[rows, :, j] - mean                                        # (n, 4) per-sample gaps
+    both = bulk[:, 1:] & bulk[:, :-1]                                 # neighbouring bulk pairs
+    num = (bdev[..., 1:] * bdev[..., :-1] * both[:, None]).sum((0, 2))
+    den = (bdev ** 2).sum((0, 2)) * both.sum() / bulk.sum()
+    excess = {name: (C[rows, :, p] - bmean).mean(0) for name, p in special.items()}
+    return ChannelMoments(n=n, gap=gap.mean(0), gap_se=_se(gap), var=var.mean(0), var_se=_se(var),
+                          cov34=float(cov.mean()), cov34_se=float(_se(cov)), bulk_var=bvar.mean(0),
+                          bulk_cov34=float(bcov.mean()), lag1=num / den, special=excess,
+                          quenched_var_cv=np.std(bvar, 0, ddof=1) / bvar.mean(0))
+
+
+def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
+    """Mean over target positions j (1..T-3) and planes of ``cos(offset * theta_a)``.
+
+    The predecessor match ``A.R A`` in c3/c4 is ``|A|^2 cos(offset theta)`` per plane, at
+    offset ``T - j`` (post) or ``T - 1 - j`` (pre); isotropy weights the planes equally.
+    This is our RoPE correction of the reduced model's gap, not a paper formula.
+    """
+    T = positive_int("T", T, low=5)
+    freqs = real_array("freqs", freqs)
+    j = np.arange(1, T - 2)
+    off = (T - j) if PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))] == "post-rope" else (T - 1 - j)
+    return float(np.mean(np.cos(np.multiply.outer(off, freqs))))
+
+
+MEMBERS: tuple[str, ...] = tuple(shear.LATTICE)
+MASS_VARIANT: dict[str, str | None] = {"symmetric": "t3-inclusive", "key-only": "key-only",
+                                       "query-only": None, "standard": None}
+"""The reduced-model variant whose mean target mass is set beside each lattice member's."""
+
+
+def scores_at(sample: InductionSample, g, member: str = "symmetric") -> np.ndarray:
+    """Scores ``c1 + g_q c2 + g_k c3 + g_q g_k c4`` of a lattice member, shape (len(g), n, T-1)."""
+    g = np.atleast_1d(real_array("g", g, low=0))
+    a, b = shear.lattice_couplings(choice("member", member, MEMBERS), 1)
+    C = sample.channels
+    gq, gk = (a * g)[:, None, None], (b * g)[:, None, None]
+    return C[None, :, 0] + gq * C[None, :, 1] + gk * C[None, :, 2] + gq * gk * C[None, :, 3]
+
+
+def target_mass(sample: InductionSample, g, member: str = "symmetric"
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per g: mean target softmax mass, its SE, and argmax accuracy (over all T-1 keys)."""
+    s = scores_at(sample, g, member)
+    s = s - s.max(-1, keepdims=True)
+    p = np.exp(s)
+    rows = np.arange(s.shape[1])
+    mass = p[:, rows, sample.target] / p.sum(-1)                      # (G, n)
+    acc = (np.argmax(s, -1) == sample.target[None]).mean(-1)
+    return mass.mean(-1), _se(mass, axis=1), acc
+
+
+def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dict]:
+    """Per g: measured target mass (+SE), accuracy, and the matching reduced model's exact mass."""
+    from theorylab.sim.exact import exact_mass
+
+    g = np.atleast_1d(real_array("g", g, low=0))
+    mass, se, acc = target_mass(sample, g, member)
+    variant = MASS_VARIANT[member]
+    model = exact_mass(variant, sample.dk, sample.T, g) if variant else np.full(g.shape, np.nan)
+    return [{"g": float(gv), "member": member, "target_mass": float(mass[i]), "target_mass_se": float(se[i]),
+             "accuracy": float(acc[i]), "mass_model": float(model[i]), "model_variant": variant}
+            for i, gv in enumerate(g)]
+
+
+def comparison_rows(sample: InductionSample, g, moments: ChannelMoments | None = None) -> list[dict]:
+    """Per g and channel: measured gap/variance beside the reduced model's; one row for Cov(T3, T4).
+
+    Measured T_i moments are the unit-channel moments times ``g^deg`` (gap),
+    ``g^(2 deg)`` (variance), ``g^3`` (covariance): exact, since T_i = g^deg c_i.
+    """
+    g = np.atleast_1d(real_array("g", g, low=0))
+    m = moments or channel_moments(sample)
+    model = reduced_channel_model()
+    rope = rope_match_factor(sample.T, sample.freqs, sample.placement)
+    rows = []
+    for gv in g:
+        for c, name in enumerate(CHANNELS):
+            d = DEGREE[c]
+            gap_model = float(model.gap_at(name, gv, sample.dk))
+            rows.append({"g": float(gv), "channel": name, "gap": float(m.gap[c] * gv ** d),
+                         "gap_se": float(m.gap_se[c] * gv ** d), "gap_model": gap_model,
+                         "gap_model_rope": gap_model * (rope if name in ("T3", "T4") else 1.0),
+                         "var": float(m.var[c] * gv ** (2 * d)), "var_se": float(m.var_se[c] * gv ** (2 * d)),
+                         "var_bulk": float(m.bulk_var[c] * gv ** (2 * d)),
+                         "var_model": float(model.var_at(name, gv)), "lag1": float(m.lag1[c])})
+        rows.append({"g": float(gv), "channel": "cov(T3,T4)", "gap": None, "gap_se": None, "gap_model": None,
+                     "gap_model_rope": None, "var": float(m.cov34 * gv ** 3), "var_se": float(m.cov34_se * gv ** 3),
+                     "var_bulk": float(m.bulk_cov34 * gv ** 3), "var_model": float(model.cov34_at(gv)),
+                     "lag1": None})
+    return rows
+
+
+# ----------------------------------------------------------------------------- Coriolis (P9)
+def coriolis_gain(theta) -> np.ndarray:
+    """``2 |sin(theta/2)|``: norm of ``R_theta - I`` on a plane, the Coriolis factor (PSA §5.3)."""
+    return 2.0 * np.abs(np.sin(0.5 * real_array("theta", theta)))
+
+
+def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
+                         coriolis=shear.coriolis_term) -> np.ndarray:
+    """Measured per-plane ``||post - pre||_a / (|g| ||x_{t-1}||_a)`` for every position t >= 1.
+
+    The post-minus-pre difference comes from ``coriolis`` (default: the library's
+    placement difference). Returns (T-1, dk/2): one ratio per position and plane.
+    """
+    dk = positive_int("dk", dk, low=2)
+    T = positive_int("T", T, low=2)
+    freqs = real_array("freqs", freqs)
+    if freqs.shape != (dk // 2,):
+        raise ParameterError(f"freqs must have dk/2 = {dk // 2} entries (got {freqs.shape})")
+    g = float(real_array("g", g))
+    if g == 0:
+        raise ParameterError("g must be nonzero for a Coriolis ratio (got 0)")
+    x = np.random.default_rng(positive_int("seed", seed, low=0)).standard_normal((T, dk))
+    cos, sin = shear.rope_tables(T, freqs)
+    diff = np.asarray(coriolis(x, g, cos, sin))[1:]                  # (T-1, dk)
+    plane = lambda v: np.sqrt(v[:, 0::2] ** 2 + v[:, 1::2] ** 2)      # noqa: E731  (T-1, dk/2)
+    return plane(diff) / (abs(g) * plane(x[:-1]))
+
+
+# ----------------------------------------------------------------------------- Cesaro (P13)
+def cesaro_averages(N: int, freqs, channel: str = "T3", part: str = "positional", seed: int = 0,
+                    momentum=shear.momentum) -> np.ndarray:
+    """Running Cesaro means of a g-linear channel over N positions, normalised (PSA §6.5).
+
+    ``part = "positional"``: a constant content vector ``x`` on every position, so the
+    rotated stream is ``R_n x`` and its momentum ``(R_n - R_{n-1}) x`` is purely
+    positional. ``part = "content"``: iid isotropic content (the candidate-wise part).
+    ``channel = "T3"``: fixed query ``R_0 q`` against key momenta at positions 1..N;
+    ``"T2"``: query momenta at 1..N against a fixed key ``R_0 k``.
+    Returns ``a[N'-1] = (1/N') sum_{n=1}^{N'} c(n) / (|q| |x| / sqrt(dk))`` for N' = 1..N.
+    """
+    N = positive_int("N", N)
+    freqs = real_array("freqs", freqs)
+    choice("channel", channel, ("T2", "T3"))
+    choice("part", part, ("positional", "content"))
+    dk = 2 * freqs.size
+    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    other, content = rng.standard_normal(dk), rng.standard_normal(dk)
+    x = (np.broadcast_to(content, (N + 1, dk)) if part == "positional"
+         else rng.standard_normal((N + 1, dk)))
+    stream = shear.rope(x, freqs)                                      # (N+1, dk) rotated stream
+    p = np.asarray(momentum(stream))[1:]                               # (N, dk) positions 1..N
+    c = p @ other / np.sqrt(dk)                                        # T3: q.p_k ; T2: p_q.k (same form)
+    scale = np.linalg.norm(other) * np.linalg.norm(content) / np.sqrt(dk)
+    return np.cumsum(c) / np.arange(1, N + 1) / scale
+
+
+def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log-log slope of the dyadic-block envelope ``max_{N' in [N, 2N)} |a(N')|``.
+
+    Returns ``(slope, N_blocks, envelope)``; blocks start at ``start`` and double.
+    """
+    a = np.abs(real_array("averages", averages))
+    start = positive_int("start", start)
+    Ns, env = [], []
+    lo = start
+    while 2 * lo <= a.size:
+        Ns.append(lo)
+        env.append(a[lo - 1:2 * lo - 1].max())
+        lo *= 2
+    if len(Ns) < 3:
+        raise ParameterError(f"averages must have at least {8 * start} entries for a slope (got {a.size})")
+    Ns, env = np.array(Ns, float), np.array(env)
+    if np.any(env == 0):
+        return -np.inf, Ns, env
+    return float(np.polyfit(np.log(Ns), np.log(env), 1)[0]), Ns, env
+
+
+__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "ChannelModel", "reduced_channel_model", "frequencies",
+           "induction_batch", "stream_channels", "InductionSample", "simulate", "ChannelMoments", "channel_moments",
+           "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows", "coriolis_gain",
+           "coriolis_band_ratios", "cesaro_averages", "envelope_slope"]
