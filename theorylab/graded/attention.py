@@ -1,0 +1,40 @@
+"""Exponentially graded attention (EG-MHSA, GLLM paper §3.1): the grading matrix and its geometry.
+
+``M_{q,lambda} = diag(lambda^q_1, ..., lambda^q_dk)``; the graded head uses ``Q' = Q M``,
+``K' = K M``, ``V' = V M`` so that ``Q' K'^T = Q M^2 K^T`` (Eq. 12) and the grading is absorbed
+into the projections by ``W~ = W M`` (Rem. 1, Cor. 1).  Prop. 5: at a Frobenius budget B the
+graded constraint set on the effective weights, ``||W~ M^-1||_F <= B``, is an ellipsoid with
+semi-axis ``B lambda^q_j`` along ``e_j``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.errors import ParameterError, real_array
+
+
+def grading_matrix(q, lam: float) -> np.ndarray:
+    """The grading matrix ``M = diag(lambda^q)`` of one head (Eq. 10), shape (dk, dk).
+
+    Parameters
+    ----------
+    q : 1-D array of real grades (the paper takes q >= 0; any real q gives an invertible M).
+    lam : base lambda > 0 (the paper uses lambda > 1, e.g. e^(1/dk)).
+    """
+    q = real_array("q", q)
+    if q.ndim != 1:
+        raise ParameterError(f"q must be a 1-D vector of grades (got shape {q.shape})")
+    lam = float(real_array("lam", lam, low=0.0, low_inclusive=False))
+    return np.diag(lam ** q)
+
+
+def grade(X, q, lam: float) -> np.ndarray:
+    """``X M``: grade the rows of ``X`` (n, dk) (queries, keys or values, Eq. 11)."""
+    X = real_array("X", X)
+    return X @ grading_matrix(q, lam)
+
+
+def ellipsoid_semi_axes(q, lam: float, B: float) -> np.ndarray:
+    """Semi-axes ``B lambda^q_j`` of the graded constraint ellipsoid (Prop. 5)."""
+    B = float(real_array("B", B, low=0.0, low_inclusive=False))
+    return B * np.diag(grading_matrix(q, lam))

@@ -1,0 +1,197 @@
+"""Minimax envelopes of graded linear classes (GLLM paper §4.3: Lem. 3, Lem. 4, Thm. 4.1).
+
+Setting (level-stratified Gaussian design): ``y = <w, x> + xi``, ``x ~ N(0, Sigma)`` with
+``Sigma = diag(sigma_j^2)`` constant on each level ``V_l`` (``sigma_(l)^2``), ``xi ~ N(0, sigma_xi^2)``,
+m samples, loss ``||Sigma^(1/2)(w_hat - w)||^2``.  Class ``F(B, D) = {w : ||D w||_2 <= B}`` with
+``D`` diagonal and constant on levels (``D_l``).
+
+* ``cap_l = sigma_(l)^2 B^2 / D_l^2``, ``eps^2 = sigma_xi^2 / m``;
+* envelope ``M(m) = sum_l min(cap_l, d_l eps^2)``;
+* Lem. 3: the minimax risk is ``>= c M`` for every ``m >= 1`` (the constant is built from the
+  packing constants c_0, c_5 of the proof, which the paper does not evaluate; we report the
+  implied constant measured against a computed lower bound) and ``<= UPPER_CONSTANT * M`` for
+  ``m >= 2 sum_{l in S} d_l + 4`` with ``S = {l : d_l eps^2 <= cap_l}`` (levels worth estimating);
+* Lem. 4: ``m_sat = d_0 sigma_xi^2 / cap_0^unif = d^2 sigma_xi^2 / (L^2 s_0)``,
+  window ``W = {m : 4 <= m <= m_sat / 2}``, cap ratio ``cap_0^gr/cap_0^unif = g_0^2 sum_k a_k g_k^-2``;
+* Thm. 4.1: on W the minimax ratio is within ``[c_4 (1-r), (c_4 (1-mu))^-1] * Lambda(g)``,
+  ``r = sqrt(mu/nu)``; the deterministic part ``(1-r) <= cap ratio / Lambda <= 1/(1-mu)`` is
+  what we check, c_4 being unevaluated in the paper.
+
+Conventions (named; see docs/graded.md): ``StratifiedModel`` takes equal level sizes
+``d_l = d/L``, total data variance ``sum_j sigma_j^2 = 1`` (so ``sigma_j^2 = tau_j``), a unit-norm
+target with energy profile alpha (``B_unif = ||w*|| = 1``), and the graded budget at the
+representation of that target, ``B_gr = ||G^-1 w*|| = (sum_l a_l g_l^-2)^(1/2)`` (Prop. 7's
+"fix the target, not the budget").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.graded import grades
+
+UPPER_CONSTANT = 3.0
+"""Lem. 3(ii): minimax risk <= 3 * envelope for m >= 2 sum_{l in S} d_l + 4."""
+WINDOW_LOW = 4
+"""Lem. 4: the window starts at m = 4 (the upper bound's regime with S empty)."""
+
+
+def caps(sigma2, D, B: float) -> np.ndarray:
+    """``cap_l = sigma_(l)^2 B^2 / D_l^2`` (per level)."""
+    sigma2 = real_array("sigma2", sigma2, low=0.0, low_inclusive=False)
+    D = real_array("D", D, low=0.0, low_inclusive=False)
+    B = float(real_array("B", B, low=0.0, low_inclusive=False))
+    return sigma2 * B ** 2 / D ** 2
+
+
+def eps2(sigma_xi: float, m) -> np.ndarray:
+    """``eps^2 = sigma_xi^2 / m``."""
+    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    return sigma_xi ** 2 / real_array("m", m, low=1.0)
+
+
+def _levels(cap, dims):
+    cap = real_array("caps", cap, low=0.0, low_inclusive=False)
+    dims = real_array("dims", dims, low=1.0)
+    if cap.shape != dims.shape or cap.ndim != 1:
+        raise ParameterError(f"caps and dims must be 1-D of the same length (got {cap.shape} and {dims.shape})")
+    return cap, dims
+
+
+def envelope(cap, dims, sigma_xi: float, m) -> np.ndarray:
+    """``M(m) = sum_l min(cap_l, d_l eps^2)`` (Lem. 3), vectorised over m."""
+    cap, dims = _levels(cap, dims)
+    e2 = np.asarray(eps2(sigma_xi, m))[..., None]
+    return np.sum(np.minimum(cap, dims * e2), axis=-1)
+
+
+def worth_estimating(cap, dims, sigma_xi: float, m) -> np.ndarray:
+    """Boolean mask (..., L) of ``S = {l : d_l eps^2 <= cap_l}``."""
+    cap, dims = _levels(cap, dims)
+    return dims * np.asarray(eps2(sigma_xi, m))[..., None] <= cap
+
+
+def upper_regime(cap, dims, sigma_xi: float, m) -> np.ndarray:
+    """Whether Lem. 3(ii) applies: ``m >= 2 sum_{l in S} d_l + 4``."""
+    cap, dims = _levels(cap, dims)
+    S = worth_estimating(cap, dims, sigma_xi, m)
+    return np.asarray(m, float) >= 2 * np.sum(np.where(S, dims, 0.0), axis=-1) + 4
+
+
+def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
+    """Saturation size ``m_sat = d_0 sigma_xi^2 / cap_0^unif`` (Lem. 4)."""
+    d0 = float(real_array("d0", d0, low=1.0))
+    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    return d0 * sigma_xi ** 2 / float(real_array("cap0_unif", cap0_unif, low=0.0, low_inclusive=False))
+
+
+def window(msat: float) -> tuple[int, int] | None:
+    """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8)."""
+    last = int(np.floor(float(real_array("m_sat", msat, low=0.0)) / 2))
+    return (WINDOW_LOW, last) if last >= WINDOW_LOW else None
+
+
+def cap_ratio(g, a) -> float:
+    """``cap_0^gr / cap_0^unif = g_0^2 sum_k a_k g_k^-2`` (Lem. 4(iv)), level grades g, target masses a."""
+    a = grades.profile("a", a)
+    g = real_array("g", g, low=0.0, low_inclusive=False)
+    if g.shape != a.shape:
+        raise ParameterError(f"g must have one grade per level ({a.size}), got shape {g.shape}")
+    return float(g[0] ** 2 * np.sum(a / g ** 2))
+
+
+def grade_condition(g, nu: float, mu: float) -> bool:
+    """Lem. 4's grade condition: ``1 <= g_0 <= ... <= g_(L-1)`` and ``g_(l+1)/g_l <= (nu mu)^(-1/4)``."""
+    g = real_array("g", g, low=0.0, low_inclusive=False)
+    ratio = g[1:] / g[:-1]
+    tol = 1e-12
+    return bool(g[0] >= 1 - tol and np.all(ratio >= 1 - tol) and np.all(ratio <= (nu * mu) ** -0.25 + tol))
+
+
+def theorem41_factors(nu: float, mu: float) -> tuple[float, float]:
+    """Deterministic factors of Thm. 4.1: ``(1 - r, 1/(1 - mu))`` with ``r = sqrt(mu/nu)``;
+    ``c_{mu,nu} = c_4 (1 - r)`` and ``C_{mu,nu} = (c_4 (1 - mu))^-1``."""
+    nu = float(real_array("nu", nu, low=0.0, low_inclusive=False))
+    mu = float(real_array("mu", mu, low=0.0, low_inclusive=False, high=1.0, high_inclusive=False))
+    return 1.0 - np.sqrt(mu / nu), 1.0 / (1.0 - mu)
+
+
+@dataclass(frozen=True)
+class LinearClass:
+    """One class ``F(B, D)`` in the stratified design: per-level sigma^2, D, and budget B."""
+
+    name: str
+    dims: np.ndarray
+    sigma2: np.ndarray
+    D: np.ndarray
+    B: float
+
+    @property
+    def caps(self) -> np.ndarray:
+        return caps(self.sigma2, self.D, self.B)
+
+    def coords(self, per_level) -> np.ndarray:
+        """Expand a per-level vector to the d coordinates."""
+        return np.repeat(np.asarray(per_level, float), self.dims)
+
+
+@dataclass(frozen=True)
+class StratifiedModel:
+    """Geometric level-stratified design of Lem. 4 / Thm. 4.1 with its uniform and graded classes."""
+
+    nu: float
+    mu: float
+    levels: int
+    d: int
+    sigma_xi: float
+    g: np.ndarray
+    a: np.ndarray
+    s: np.ndarray
+    uniform: LinearClass
+    graded: LinearClass
+
+    @property
+    def dims(self) -> np.ndarray:
+        return self.uniform.dims
+
+    @property
+    def m_sat(self) -> float:
+        return m_sat(self.dims[0], self.sigma_xi, self.uniform.caps[0])
+
+    @property
+    def window(self):
+        return window(self.m_sat)
+
+    @property
+    def cap_ratio(self) -> float:
+        return cap_ratio(self.g, self.a)
+
+    @property
+    def Lambda(self) -> float:
+        return float(grades.Lambda(self.g, self.a, self.s))
+
+    def target(self) -> np.ndarray:
+        """The unit-norm target ``w*_j = sqrt(alpha_j)`` with energy profile alpha."""
+        return np.sqrt(self.uniform.coords(self.a / self.dims))
+
+
+def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float = 1.0, g=None,
+                     C: float = 2.0) -> StratifiedModel:
+    """Build the design of Lem. 4 (see the module conventions).  ``g`` are level grades; by
+    default the clipped optimum g*_C of the level program at clip ``C`` (Prop. 10-11)."""
+    L = positive_int("levels", levels)
+    d = positive_int("d", d)
+    if d % L:
+        raise ParameterError(f"d must be a multiple of levels (equal level sizes d_l = d/L); got d={d}, levels={L}")
+    a, s = grades.geometric_profiles(nu, mu, L)
+    g = grades.clipped_grades(a, s, C).g if g is None else real_array("g", g, low=0.0, low_inclusive=False)
+    if g.shape != (L,):
+        raise ParameterError(f"g must have one grade per level ({L}), got shape {g.shape}")
+    dims = np.full(L, d // L)
+    sigma2 = s / dims
+    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    uniform = LinearClass("uniform", dims, sigma2, np.ones(L), 1.0)
+    graded = LinearClass("graded", dims, sigma2, 1.0 / g, float(np.sqrt(np.sum(a / g ** 2))))
+    return StratifiedModel(float(nu), float(mu), L, d, sigma_xi, g, a, s, uniform, graded)

@@ -1,0 +1,279 @@
+"""Grades of a graded linear model: profiles, the ratio Lambda, optimal and clipped grades.
+
+GLLM paper (gllm-hierarchical-grading.md) §4.2 (Def. 2, Prop. 7-8, Cor. 3), §6.2-6.4
+(Cor. 4, Prop. 10-11), §6.7 (Prop. 12), §7.5-7.6 (Table 3).
+
+Conventions the paper leaves open, named here and explained in docs/graded.md:
+
+* ``GAUGE``: Lambda is invariant under g -> c g, so optimal grades are a ray (unclipped)
+  or a segment along 1 (clipped).  We report the representative with ``min_j g_j = 1``
+  (q >= 0 with min q = 0, Prop. 8(i)); for the increasing level profiles of Cor. 3 this
+  is ``g_0 = 1`` as printed in Table 3.
+* ``PROFILE_SUM_RTOL``: a profile must sum to 1 within this relative tolerance (so that
+  numbers read from a file with a few printed digits are accepted); it is then divided
+  by its sum, so every profile used downstream sums to 1 in floating point.
+* The clip: ``lambda^q in [1, C]`` i.e. ``g in [1, C]^d``; in the variables
+  ``u = 2 log g`` the box is ``[0, 2 log C]``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+
+GAUGE = "min-grade-one"
+PROFILE_SUM_RTOL = 1e-6
+
+
+# --------------------------------------------------------------------------- profiles
+def profile(name: str, value) -> np.ndarray:
+    """Validate a profile (alpha or tau, Def. 2): a 1-D probability vector with full support.
+
+    Returns the vector divided by its sum (see ``PROFILE_SUM_RTOL``).
+    """
+    p = real_array(name, value, low=0.0, low_inclusive=False)
+    if p.ndim != 1:
+        raise ParameterError(f"{name} must be a 1-D vector of positive numbers summing to 1 (got shape {p.shape})")
+    total = float(p.sum())
+    if abs(total - 1.0) > PROFILE_SUM_RTOL:
+        raise ParameterError(f"{name} must sum to 1 within {PROFILE_SUM_RTOL:g} (got sum {total:.10g})")
+    return p / total
+
+
+def profiles(alpha, tau) -> tuple[np.ndarray, np.ndarray]:
+    """Validate the pair (alpha, tau): both profiles, same length."""
+    a, t = profile("alpha", alpha), profile("tau", tau)
+    if a.shape != t.shape:
+        raise ParameterError(f"alpha and tau must have the same length (got {a.size} and {t.size})")
+    return a, t
+
+
+def geometric_profiles(nu: float, mu: float, levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Level profiles of Cor. 3: ``a_l ~ nu^(L-1-l)`` (target) and ``s_l ~ mu^l`` (data), l = 0..L-1.
+
+    Parameters
+    ----------
+    nu, mu : positive reals (the paper's regime is 0 < mu < nu < 1).
+    levels : L >= 1.
+    """
+    nu = float(real_array("nu", nu, low=0.0, low_inclusive=False))
+    mu = float(real_array("mu", mu, low=0.0, low_inclusive=False))
+    L = positive_int("levels", levels)
+    l = np.arange(L)
+    a, s = nu ** (L - 1 - l), mu ** l
+    return a / a.sum(), s / s.sum()
+
+
+def expand_levels(level_profile, dims) -> np.ndarray:
+    """Coordinate profile of a level-stratified profile: ``alpha_j = a_l / d_l`` for j in V_l (Cor. 3)."""
+    a = profile("level profile", level_profile)
+    dims = np.array([positive_int("dims", d) for d in np.atleast_1d(dims)])
+    if dims.size != a.size:
+        raise ParameterError(f"dims must have one entry per level ({a.size}), got {dims.size}")
+    return np.repeat(a / dims, dims)
+
+
+def reduce_levels(coord_profile, dims) -> np.ndarray:
+    """Level masses ``a_l = sum_{j in V_l} alpha_j`` of a coordinate profile (Prop. 11)."""
+    p = profile("profile", coord_profile)
+    dims = np.array([positive_int("dims", d) for d in np.atleast_1d(dims)])
+    if dims.sum() != p.size:
+        raise ParameterError(f"dims must sum to the profile length {p.size} (got {dims.sum()})")
+    return np.add.reduceat(p, np.concatenate(([0], np.cumsum(dims)[:-1])))
+
+
+# --------------------------------------------------------------------------- Lambda, BC
+def _Lambda(alpha, tau, g):
+    """Kernel of Lambda over the last axis (no validation)."""
+    return np.sum(alpha * g ** -2.0, axis=-1) * np.sum(tau * g ** 2.0, axis=-1)
+
+
+def Lambda(g, alpha, tau):
+    """Sample-complexity ratio ``Lambda(g) = (sum_j alpha_j g_j^-2)(sum_j tau_j g_j^2)`` (Prop. 7).
+
+    ``g`` has shape (..., d) with positive entries; the result has shape (...).
+    """
+    a, t = profiles(alpha, tau)
+    g = real_array("g", g, low=0.0, low_inclusive=False)
+    if g.shape[-1:] != a.shape:
+        raise ParameterError(f"g must have last dimension {a.size} (got shape {g.shape})")
+    return _Lambda(a, t, g)
+
+
+def Lambda_q(q, alpha, tau, lam: float = np.e):
+    """``Lambda(q) = Lambda(lambda^q)`` with base ``lam > 1`` (Prop. 8)."""
+    lam = float(real_array("lam", lam, low=1.0, low_inclusive=False))
+    return Lambda(lam ** real_array("q", q), alpha, tau)
+
+
+def log_Lambda_u(u, alpha, tau):
+    """``Phi(u) = log A(u) + log T(u) = log Lambda`` in the variables ``u = 2 q log lambda`` (Prop. 8)."""
+    return np.log(Lambda(np.exp(real_array("u", u) / 2.0), alpha, tau))
+
+
+def bhattacharyya(alpha, tau) -> float:
+    """Bhattacharyya affinity ``BC(alpha, tau) = sum_j sqrt(alpha_j tau_j)`` (Prop. 7(iii))."""
+    a, t = profiles(alpha, tau)
+    return float(np.sum(np.sqrt(a * t)))
+
+
+def bc_geometric(nu: float, mu: float, levels: int) -> float:
+    """Closed form of Cor. 3:
+    ``BC(a, s) = nu^((L-1)/2) / sqrt(Z_a Z_s) * (1 - r^L)/(1 - r)``, ``r = sqrt(mu/nu)``,
+    ``Z_a = sum_k nu^k``, ``Z_s = sum_k mu^k`` (geometric sums, limits taken at ratio 1)."""
+    nu = float(real_array("nu", nu, low=0.0, low_inclusive=False))
+    mu = float(real_array("mu", mu, low=0.0, low_inclusive=False))
+    L = positive_int("levels", levels)
+    r = np.sqrt(mu / nu)
+    return float(nu ** ((L - 1) / 2) / np.sqrt(_geom(nu, L) * _geom(mu, L)) * _geom(r, L))
+
+
+def _geom(x: float, n: int) -> float:
+    """``sum_{k<n} x^k`` = (1 - x^n)/(1 - x), equal to n at x = 1."""
+    return float(n) if np.isclose(x, 1.0, rtol=0, atol=1e-12) else (1 - x ** n) / (1 - x)
+
+
+def tilted(p, u):
+    """Tilted profile ``p^(u)_j = p_j e^{u_j} / sum_k p_k e^{u_k}`` (moment map, Prop. 12)."""
+    w = np.asarray(p, float) * np.exp(np.asarray(u, float) - np.max(u))
+    return w / w.sum()
+
+
+def gradient_u(u, alpha, tau) -> np.ndarray:
+    """``grad_u Phi(u) = tau^(u) - alpha^(-u)`` with ``alpha^(-u)_j = alpha_j e^{-u_j}/A(u)``
+    (Prop. 8, Prop. 12(iii)); at ``u = 0`` it is ``tau - alpha``."""
+    a, t = profiles(alpha, tau)
+    u = real_array("u", u)
+    return tilted(t, u) - tilted(a, -u)
+
+
+def admissibility(q, alpha, tau) -> float:
+    """First-order criterion ``<q, alpha - tau>`` (Eq. 15): q enters the admissible cone to first
+    order iff this is positive.  Invariant under q -> q + c 1."""
+    a, t = profiles(alpha, tau)
+    q = real_array("q", q)
+    if q.shape != a.shape:
+        raise ParameterError(f"q must have length {a.size} (got shape {q.shape})")
+    return float(q @ (a - t))
+
+
+def boundary_polynomial(t, alpha, tau):
+    """``F(t) = prod_k t_k (Lambda - 1)`` with ``t_j = g_j^2 = lambda^(2 q_j)`` (Prop. 12(i)):
+    ``F(t) = (sum_j alpha_j prod_{k != j} t_k)(sum_j tau_j t_j) - prod_k t_k``; Q+ = {F < 0}."""
+    a, t_ = profiles(alpha, tau)
+    t = real_array("t", t, low=0.0, low_inclusive=False)
+    prod = np.prod(t, axis=-1)
+    return np.sum(a * prod[..., None] / t, axis=-1) * np.sum(t_ * t, axis=-1) - prod
+
+
+# --------------------------------------------------------------------------- optimal grades
+def optimal_grades(alpha, tau) -> np.ndarray:
+    """Unclipped optimum ``g*_j ~ (alpha_j/tau_j)^(1/4)`` (Prop. 7(iii)), gauge ``min g = 1``;
+    ``Lambda(g*) = BC(alpha, tau)^2``."""
+    a, t = profiles(alpha, tau)
+    g = (a / t) ** 0.25
+    return g / g.min()
+
+
+@dataclass(frozen=True)
+class ClippedOptimum:
+    """Solution of the clipped program ``min Lambda(g)`` over ``g in [1, C]^d`` (Prop. 10).
+
+    ``g``: gauge-fixed minimiser (``min g = 1``); ``Lambda``: the minimum; ``kappa``: the
+    common shift of the saturated form ``u_j = clip(rho_j + kappa, 0, 2 log C)`` with
+    ``rho_j = (1/2) log(alpha_j/tau_j)``; ``lower``/``upper``: coordinates at the clip bounds;
+    ``kkt_residual``: max violation of the KKT conditions at ``g``.
+    """
+
+    g: np.ndarray
+    Lambda: float
+    kappa: float
+    lower: np.ndarray
+    upper: np.ndarray
+    kkt_residual: float
+
+
+def clip_bound(C: float) -> float:
+    """Validate the clip C >= 1 (``lambda^q_max <= C``) and return it as a float."""
+    return float(real_array("C", C, low=1.0))
+
+
+def clipped_grades(alpha, tau, C: float) -> ClippedOptimum:
+    """Solve the clipped program of Prop. 10 on ``[1, C]^d`` reliably.
+
+    Method: by the KKT analysis of Prop. 10(ii) every minimiser has the saturated form
+    ``u(kappa) = clip(rho + kappa, 0, U)`` (``U = 2 log C``) with kappa a root of
+    ``h(kappa) = kappa - (1/2) log(T(u)/A(u))``.  ``h`` is continuous and nondecreasing
+    (``h' = 1 - (sum_free tau^(u) + sum_free alpha^(-u))/2 >= 0``), negative for small kappa and
+    positive for large kappa, so bisection finds a root; any root is a KKT point of a convex
+    problem, hence a global minimiser.  The gauge is then fixed by ``u <- u - min u``.
+    """
+    a, t = profiles(alpha, tau)
+    C = clip_bound(C)
+    U = 2.0 * np.log(C)
+    rho = 0.5 * (np.log(a) - np.log(t))
+
+    def h(kappa):
+        u = np.clip(rho + kappa, 0.0, U)
+        return kappa - 0.5 * (np.log(np.sum(t * np.exp(u))) - np.log(np.sum(a * np.exp(-u))))
+
+    lo, hi = -rho.max() - 1.0, U - rho.min() + 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if h(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 4 * np.finfo(float).eps * max(1.0, abs(mid)):
+            break
+    kappa = 0.5 * (lo + hi)
+    u = np.clip(rho + kappa, 0.0, U)
+    u = u - u.min()
+    g = np.exp(u / 2.0)
+    grad = gradient_u(u, a, t)
+    at_lo, at_hi = u <= 1e-12, u >= U - 1e-12
+    # KKT: grad = 0 on free coordinates, >= 0 at the lower bound, <= 0 at the upper bound
+    viol = np.where(at_lo & ~at_hi, np.minimum(grad, 0), np.where(at_hi & ~at_lo, np.maximum(grad, 0),
+                                                                 np.where(at_lo & at_hi, 0.0, grad)))
+    return ClippedOptimum(g, float(_Lambda(a, t, g)), float(kappa), np.flatnonzero(at_lo), np.flatnonzero(at_hi),
+                          float(np.max(np.abs(viol))))
+
+
+def clipped_lower_bound(alpha, tau, C: float) -> float:
+    """Prop. 10(iii): ``Lambda*_C >= max(BC(alpha, tau)^2, C^-2)``."""
+    return max(bhattacharyya(alpha, tau) ** 2, clip_bound(C) ** -2.0)
+
+
+# --------------------------------------------------------------------------- Table 3
+@dataclass(frozen=True)
+class GradeRow:
+    """One row of Table 3 (§7.6): geometric level profiles at L levels and clip C."""
+
+    nu: float
+    mu: float
+    levels: int
+    C: float
+    BC: float
+    Lambda_star: float
+    Lambda_star_C: float
+    token_gain: float
+    g_star_C: tuple
+    g_star: tuple
+    bound: float
+
+
+def table3_row(nu: float, mu: float, levels: int = 4, C: float = 2.0) -> GradeRow:
+    """Lambda* = BC(a, s)^2 (Cor. 3 closed form), Lambda*_C (the L-variable program of Prop. 11
+    on the box, Prop. 10), token gain 1/Lambda*_C, g*_C (gauge g_0 = 1) and the Prop. 10(iii) bound."""
+    a, s = geometric_profiles(nu, mu, levels)
+    bc = bc_geometric(nu, mu, levels)
+    opt = clipped_grades(a, s, C)
+    return GradeRow(float(nu), float(mu), int(levels), clip_bound(C), bc, bc ** 2, opt.Lambda, 1.0 / opt.Lambda,
+                    tuple(float(x) for x in opt.g), tuple(float(x) for x in optimal_grades(a, s)),
+                    clipped_lower_bound(a, s, C))
+
+
+TABLE3_PARAMETERS = ((0.5, 0.2), (0.6, 0.3), (0.7, 0.3), (0.8, 0.4))
+"""The (nu, mu) pairs of Table 3 (L = 4, C = 2)."""

@@ -1,0 +1,192 @@
+"""Monte Carlo of the excess risk of an explicit estimator over graded and uniform classes
+(GLLM paper §4.3: Lem. 3-4, Thm. 4.1), compared with the minimax envelope.
+
+Named choices (the paper leaves them open; see docs/graded.md):
+
+* ``ESTIMATOR``: level-selective least squares, the estimator behind the upper bound of
+  Lem. 3(ii): least squares on the coordinates of the levels worth estimating
+  ``S = {l : d_l eps^2 <= cap_l}``, zero elsewhere.  Where ``m < 2 D_S + 4`` (the band the lemma
+  does not cover) S is trimmed, most-worth-estimating level first, to the largest set with
+  ``m >= 2 D_S + 4`` so the estimator stays defined.  Its risk at a target w is exact:
+  ``b + (sigma_xi^2 + b) D_S / (m - D_S - 1)``, ``b = sum_{j not in S} sigma_j^2 w_j^2``
+  (omitted coordinates act as independent Gaussian noise; inverse-Wishart mean).
+* ``TARGETS``: the worst of a family of two targets on the boundary of the class: ``profile``
+  (the unit-norm target with energy profile alpha that fixes both budgets) and
+  ``least-favourable`` (the whole budget on one coordinate of the largest-cap level outside S,
+  which maximises the exact risk of this estimator over the class).
+* ``two_point_lower_bound``: a computed lower bound on the minimax risk of a class (over all
+  estimators): the Bayes risk of the two-point prior ``+-t e_j`` on the largest-cap coordinate,
+  maximised over ``t`` within the budget, by quadrature.  It is what the simulated risk is held
+  above, in place of Lem. 3(i)'s unevaluated packing constant.
+
+Reproducibility: the random stream of sample size ``m_values[i]`` is
+``SeedSequence(seed, spawn_key=(i,))``; the design and noise draws are shared by both classes and
+all targets (common random numbers), so the same seed gives the same numbers on any machine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.graded import envelope as env
+
+ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
+TARGETS = ("profile", "least-favourable")
+
+
+def estimable_levels(cls: env.LinearClass, sigma_xi: float, m: int) -> np.ndarray:
+    """Mask of the levels the estimator fits: S of Lem. 3, trimmed to ``2 D_S + 4 <= m``."""
+    S = env.worth_estimating(cls.caps, cls.dims, sigma_xi, m)
+    e2 = sigma_xi ** 2 / m
+    keep = np.zeros_like(S)
+    used = 0
+    for l in np.argsort(-(cls.caps / (cls.dims * e2)), kind="stable"):
+        if S[l] and 2 * (used + cls.dims[l]) + 4 <= m:
+            keep[l] = True
+            used += cls.dims[l]
+    return keep
+
+
+def exact_risk(cls: env.LinearClass, w, sigma_xi: float, m: int, levels_mask) -> float:
+    """Exact excess risk of level-selective least squares at target ``w`` (see module docstring)."""
+    mask = cls.coords(levels_mask).astype(bool)
+    sig2 = cls.coords(cls.sigma2)
+    b = float(np.sum(sig2[~mask] * np.asarray(w)[~mask] ** 2))
+    DS = int(mask.sum())
+    if DS == 0:
+        return b
+    if m <= DS + 1:
+        return float("inf")
+    return b + (sigma_xi ** 2 + b) * DS / (m - DS - 1)
+
+
+def least_favourable_target(cls: env.LinearClass, levels_mask, fallback) -> np.ndarray:
+    """Budget on the first coordinate of the largest-cap level outside S (``fallback`` if S is full)."""
+    outside = np.flatnonzero(~np.asarray(levels_mask, bool))
+    if outside.size == 0:
+        return np.asarray(fallback, float)
+    l = outside[np.argmax(cls.caps[outside])]
+    w = np.zeros(int(cls.dims.sum()))
+    w[int(cls.dims[:l].sum())] = cls.B / cls.D[l]
+    return w
+
+
+def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) -> float:
+    """Lower bound on the minimax risk of a class whose largest cap is ``cap``:
+    ``sup_{kappa^2 <= cap} kappa^2 E[sech^2(eta^2 + eta Z)]``, ``eta = kappa sqrt(chi2_m)/sigma_xi``,
+    the Bayes risk of the prior ``+-t e_j`` (``kappa = sigma_j t``) given the design.
+    Quadrature: Gauss-Hermite in Z, ``nodes`` chi-square quantile midpoints, a kappa grid."""
+    from numpy.polynomial.hermite_e import hermegauss
+    from scipy.stats import chi2
+
+    cap = float(real_array("cap", cap, low=0.0, low_inclusive=False))
+    m = positive_int("m", m)
+    z, wz = hermegauss(80)
+    wz = wz / wz.sum()
+    chi = chi2.ppf((np.arange(nodes) + 0.5) / nodes, m)
+    kappa = np.sqrt(cap) * np.geomspace(1e-3, 1.0, 200)
+    eta = kappa[:, None, None] * np.sqrt(chi)[None, :, None] / sigma_xi
+    x = np.abs(eta ** 2 + eta * z[None, None, :])
+    sech2 = 4 * np.exp(-2 * x) / (1 + np.exp(-2 * x)) ** 2
+    risk = kappa ** 2 * np.mean(sech2 @ wz, axis=1)
+    return float(risk.max())
+
+
+@dataclass(frozen=True)
+class RiskSimulation:
+    """Result of :func:`simulate`: one row per (m, class, target) plus one ratio row per m."""
+
+    rows: list
+    ratio_rows: list
+    summary: dict
+    losses: dict = field(repr=False)
+    seed: int = 0
+
+
+def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 0,
+             progress: bool = False) -> RiskSimulation:
+    """Monte Carlo risk of level-selective least squares for the uniform and graded classes.
+
+    For each m: the estimator's MC risk (mean of ``reps`` losses, standard error) at each target
+    of ``TARGETS``, its exact risk, the envelope ``M(m)``, whether Lem. 3(ii) applies and then
+    whether ``risk <= 3 M`` (exact risk, and MC mean minus 3 standard errors), the two-point lower
+    bound and the implied lower constant ``LB/M``.  Ratio rows: worst-of-family risk ratio
+    graded/uniform (exact and MC) beside the cap ratio and Lambda(g).
+    """
+    m_values = [positive_int("m", m) for m in np.atleast_1d(m_values)]
+    reps = positive_int("reps", reps, low=2)
+    seed = positive_int("seed", seed, low=0)
+    classes = (model.uniform, model.graded)
+    sd = np.sqrt(model.uniform.coords(model.uniform.sigma2))
+    wstar = model.target()
+    W = model.window
+    rows, ratio_rows, losses = [], [], {}
+    iterator = range(len(m_values))
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, desc="graded-sim", unit="m", delay=2.0)
+    for i in iterator:
+        m = m_values[i]
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+        setup = []
+        for cls in classes:
+            S = estimable_levels(cls, model.sigma_xi, m)
+            targets = {"profile": wstar, "least-favourable": least_favourable_target(cls, S, wstar)}
+            setup.append((cls, S, cls.coords(S).astype(bool), np.stack([targets[t] for t in TARGETS], axis=1)))
+        loss = np.empty((len(classes), len(TARGETS), reps))
+        for r in range(reps):
+            X = rng.standard_normal((m, model.d)) * sd
+            xi = model.sigma_xi * rng.standard_normal(m)
+            for c, (cls, S, mask, Wt) in enumerate(setup):
+                est = np.zeros_like(Wt)
+                if mask.any():
+                    est[mask] = np.linalg.lstsq(X[:, mask], X @ Wt + xi[:, None], rcond=None)[0]
+                loss[c, :, r] = np.sum((sd[:, None] * (est - Wt)) ** 2, axis=0)
+        worst = {}
+        for c, (cls, S, mask, Wt) in enumerate(setup):
+            M = float(env.envelope(cls.caps, cls.dims, model.sigma_xi, m))
+            applies = bool(env.upper_regime(cls.caps, cls.dims, model.sigma_xi, m))
+            lb = two_point_lower_bound(float(cls.caps.max()), model.sigma_xi, m)
+            per = []
+            first = len(rows)
+            for k, t in enumerate(TARGETS):
+                losses[f"m{m}_{cls.name}_{t}"] = loss[c, k]
+                mean, se = float(loss[c, k].mean()), float(loss[c, k].std(ddof=1) / np.sqrt(reps))
+                exact = exact_risk(cls, Wt[:, k], model.sigma_xi, m, S)
+                per.append((exact, mean, se))
+                rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]), "class": cls.name, "target": t,
+                             "S_levels": "".join(str(l) for l in np.flatnonzero(S)) or "-",
+                             "risk_mc": mean, "se": se, "risk_exact": exact, "envelope": M,
+                             "risk_over_envelope": mean / M, "upper_applies": applies,
+                             "upper_ok": (exact <= env.UPPER_CONSTANT * M and mean - 3 * se <= env.UPPER_CONSTANT * M)
+                             if applies else None,
+                             "lower_bound": lb, "lower_ok": None, "implied_c_lower": lb / M})
+            worst[cls.name] = max(per)
+            k = per.index(worst[cls.name])          # the lower bound is on the sup over the class:
+            exact, mean, se = worst[cls.name]      # it is checked on the worst target of the family
+            rows[first + k]["lower_ok"] = bool(mean + 3 * se >= lb and exact >= lb)
+        ex_u, mc_u, se_u = worst["uniform"]
+        ex_g, mc_g, se_g = worst["graded"]
+        ratio_rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]),
+                           "ratio_exact": ex_g / ex_u, "ratio_mc": mc_g / mc_u,
+                           "ratio_se": (mc_g / mc_u) * float(np.hypot(se_g / mc_g if mc_g else 0, se_u / mc_u)),
+                           "cap_ratio": model.cap_ratio, "Lambda": model.Lambda})
+    factors = env.theorem41_factors(model.nu, model.mu)
+    summary = {"estimator": ESTIMATOR, "targets": list(TARGETS), "reps": reps, "seed": seed,
+               "m_sat": model.m_sat, "window": list(W) if W else None, "g": model.g.tolist(),
+               "Lambda": model.Lambda, "cap_ratio": model.cap_ratio,
+               "cap_ratio_over_Lambda": model.cap_ratio / model.Lambda,
+               "thm41_factor_low": float(factors[0]), "thm41_factor_high": float(factors[1]),
+               "upper_constant": env.UPPER_CONSTANT}
+    return RiskSimulation(rows, ratio_rows, summary, losses, seed)
+
+
+def default_m_grid(model: env.StratifiedModel, points: int = 10) -> list[int]:
+    """Geometric grid of sample sizes from 4 to 8 m_sat (inside and outside W)."""
+    points = positive_int("points", points, low=2)
+    if model.m_sat * 8 <= 4:
+        raise ParameterError("m_sat is too small for a grid (increase d or sigma_xi)")
+    return sorted({int(round(x)) for x in np.geomspace(4, 8 * model.m_sat, points)})
