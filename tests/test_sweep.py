@@ -109,6 +109,10 @@ def test_store_is_complete_and_refuses_another_spec(spec_file, tmp_path, capsys)
     ("[sweep]\ncompute=['exact']\n[grid]\ndk=[64]\nT=[15]\ngamma={start=0, stop=1, num=3, spacing='log'}\n",
      "log range"),
     ("[sweep]\ncompute=['annealed']\n[grid]\ndk=[64]\nT=[15]\ngamma=[0.5]\n", "annealed"),
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15.5]\n", "grid.T must be integers"),
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nthreads = 2\n", "unknown key mc.threads"),
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nseed = 2\n", "mc.seed is set by the sweep"),
+    ("[sweep]\nlevel = 1.5\n[grid]\ndk=[64]\nT=[15]\n", "sweep.level"),
 ])
 def test_malformed_spec_is_one_line_exit_2(tmp_path, capsys, text, fragment):
     path = tmp_path / "bad.toml"
@@ -155,3 +159,43 @@ def test_agreement_statistics():
     assert stats["median_rel_err"] == pytest.approx(0.1 / 3.0)
     assert stats["max_rel_err"] == pytest.approx(0.2 / 2.2)
     assert stats["pearson_r"] == pytest.approx(statistics.correlation([1.0, 2.0, 3.1], [1.0, 2.2, 3.0]))
+
+
+MASS_SPEC = """
+[sweep]
+name = "mass"
+seed = 5
+samples = 3000
+compute = ["exact", "mc"]
+[grid]
+variant = ["t4-only", "t3-inclusive"]
+dk = [64]
+T = [64]
+gamma = [0.4, 0.6, 0.8, 1.0]
+"""
+
+
+def test_mass_sweep_curve_chunks_equal_single_points():
+    spec = sweep.spec_from_dict(__import__("tomllib").loads(MASS_SPEC))
+    pts = sweep.points(spec)
+    assert [len(c) for c in sweep.chunks(spec, pts)] == [4, 4]  # one curve per task, never split
+    by_curve = {r["key"]: r for c in sweep.chunks(spec, pts) for r in sweep.compute_chunk(spec, c)}
+    for p in pts[::3]:
+        single = sweep.compute_point(spec, p, p.seed)
+        assert single["mc_mass"] == by_curve[p.key]["mc_mass"] and single["mc_se"] == by_curve[p.key]["mc_se"]
+        assert single["exact_mass"] == by_curve[p.key]["exact_mass"]
+        # the estimate is honest: within 5 standard errors of the exact mass
+        assert abs(single["mc_mass"] - single["exact_mass"]) < 5 * single["mc_se"] + 1e-6
+
+
+def test_process_pool_equals_serial(tmp_path, capsys):
+    from test_sweep_specs import RESULT_FIELDS, small_spec_text
+    path = tmp_path / "spec.toml"
+    path.write_text(small_spec_text())
+    for name, workers in (("pool", "2"), ("serial", "0")):
+        assert main(["sweep", "run", str(path), "--store", str(tmp_path / f"{name}.db"), "--workers", workers,
+                     "--no-progress"]) == 0
+    pool, serial = ({r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(str(tmp_path / f"{n}.db"))}
+                    for n in ("pool", "serial"))
+    assert len(pool) == 24 and pool == serial
+    assert any(v[RESULT_FIELDS.index("mc_gamma_c")] is not None for v in pool.values())

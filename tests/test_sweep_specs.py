@@ -7,7 +7,7 @@ RESULT_FIELDS = ("idx", "variant", "dk", "T", "gamma", "seed", "law_gamma_c", "l
                  "mc_gamma_c", "mc_ci_low", "mc_ci_high", "exact_mass", "mc_mass", "mc_se", "mc_samples")
 
 
-def small_spec_text(compute=("annealed",)) -> str:
+def small_spec_text(compute=("annealed", "exact", "mc")) -> str:
     """A 24-point gamma_c sweep over two variants, chunks of two points."""
     return f"""
 [sweep]

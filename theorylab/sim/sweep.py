@@ -9,6 +9,7 @@ A sweep is a TOML file (see docs/sweeps.md)::
     compute = ["annealed", "exact", "mc"]
     chunk_size = 2                     # points per task (execution detail, not in the hash)
     # c = 0.741                        # condensation constant of the t4-only law (default: the library's)
+    # level = 0.5                      # gamma_c = first g where the mean target mass reaches this level
 
     [grid]
     variant = ["t4-only"]              # or "all"
@@ -58,7 +59,7 @@ from theorylab.sim.store import SweepStore, utc_now
 
 COMPUTE = ("annealed", "exact", "mc")
 _SECTIONS = {
-    "sweep": {"name", "seed", "samples", "compute", "chunk_size", "c"},
+    "sweep": {"name", "seed", "samples", "compute", "chunk_size", "c", "level"},
     "grid": {"variant", "dk", "T", "gamma"},
     "mc": None,  # validated against the Monte Carlo functions' signatures
 }
@@ -82,6 +83,7 @@ class SweepSpec:
     seed : the sweep seed.
     c : condensation constant used by the t4-only two-branch law (resolved at load time,
         so a later change of the library default cannot mix two laws in one store).
+    level : mass level defining the exact and Monte Carlo gamma_c (default 1/2).
     mc : extra keyword options of the Monte Carlo functions, as sorted (key, value) pairs.
     chunk_size : points per task, or ``None`` for the automatic choice (not hashed:
         chunking never changes results).
@@ -96,6 +98,7 @@ class SweepSpec:
     samples: int
     seed: int
     c: float
+    level: float = 0.5
     mc: tuple[tuple[str, Any], ...] = ()
     chunk_size: int | None = field(default=None, compare=False)
 
@@ -175,10 +178,16 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
             samples=positive_int("sweep.samples", sweep.get("samples", 20000)),
             seed=positive_int("sweep.seed", sweep.get("seed", 0), low=0),
             c=float(real_array("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False)),
+            level=float(real_array("sweep.level", sweep.get("level", 0.5), low=0, high=1, low_inclusive=False,
+                                   high_inclusive=False)),
             mc=tuple(sorted(_mc_options(data.get("mc", {}), gamma is None).items())),
             chunk_size=None if sweep.get("chunk_size") is None else positive_int("sweep.chunk_size",
                                                                                  sweep["chunk_size"]),
         )
+        if {"exact", "mc"} & set(compute) and not all(float(t).is_integer() for t in spec.T):
+            raise ParameterError("grid.T must be integers when computing exact or mc (m = T - 2 distractors)")
+        if spec.kind == "gamma_c" and "exact" in compute and dict(spec.mc).get("sigma0", 0):
+            raise ParameterError("mc.sigma0: the exact gamma_c has no target noise; drop 'exact' or sigma0")
     except ParameterError as exc:
         raise ParameterError(f"{source}: {exc}") from None
     return spec
@@ -226,7 +235,7 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
     """Check ``[mc]`` keys against the Monte Carlo function the sweep will call."""
     import inspect
 
-    reserved = {"variant", "dk", "T", "gammas", "samples", "seed", "progress"}
+    reserved = {"variant", "dk", "T", "gammas", "samples", "seed", "progress", "level"}
     bad = sorted(set(options) & reserved)
     if bad:
         raise ParameterError(f"mc.{bad[0]} is set by the sweep itself (use [sweep]/[grid])")
@@ -334,10 +343,11 @@ def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int
         out["law_branch"] = str(law.branch)
     if "exact" in spec.compute:
         from theorylab.sim.exact import exact_gamma_c
-        out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T))
+        out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=spec.level))
     if "mc" in spec.compute:
         from theorylab.sim.competition import mc_gamma_c
-        est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, **dict(spec.mc))
+        est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, level=spec.level, progress=False,
+                         **dict(spec.mc))
         out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),
                    mc_ci_high=_float(est.ci_high), mc_samples=spec.samples)
     return out
@@ -345,24 +355,27 @@ def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int
 
 def compute_curve(spec: SweepSpec, variant: str, dk: float, T: float, gammas: Sequence[float],
                   seed: int) -> list[dict]:
-    """Mass-sweep results for several g of one (variant, dk, T) from one set of draws.
+    """Mass-sweep results at several g of one (variant, dk, T).
 
-    The Monte Carlo random numbers are a pure function of (seed, sample, distractor), so
-    this equals one :func:`compute_point` call per g.
+    Every value is read off the curve over the spec's **whole** gamma axis (one set of
+    draws: common random numbers), so a point's result is bit-for-bit the same whichever
+    chunk it is computed in.
     """
-    gammas = list(gammas)
+    axis = list(spec.gamma)
+    where = [axis.index(float(g)) for g in gammas]
     rows: list[dict] = [{} for _ in gammas]
     mc = dict(spec.mc)
     if "exact" in spec.compute:
         from theorylab.sim.exact import exact_mass
         kw = {"sigma0": mc["sigma0"]} if "sigma0" in mc else {}
-        for row, m in zip(rows, np.atleast_1d(exact_mass(variant, dk, T, gammas, **kw))):
-            row["exact_mass"] = _float(m)
+        mass = np.atleast_1d(exact_mass(variant, dk, T, axis, **kw))
+        for row, i in zip(rows, where):
+            row["exact_mass"] = _float(mass[i])
     if "mc" in spec.compute:
         from theorylab.sim.competition import simulate_mass
-        curve = simulate_mass(variant, dk, T, gammas, samples=spec.samples, seed=seed, **mc)
-        for row, m, se in zip(rows, np.atleast_1d(curve.mass), np.atleast_1d(curve.se)):
-            row.update(mc_mass=_float(m), mc_se=_float(se), mc_samples=spec.samples)
+        curve = simulate_mass(variant, dk, T, axis, samples=spec.samples, seed=seed, progress=False, **mc)
+        for row, i in zip(rows, where):
+            row.update(mc_mass=_float(curve.mass[i]), mc_se=_float(curve.se[i]), mc_samples=spec.samples)
     return rows
 
 
@@ -599,7 +612,7 @@ def store_status(store_path: str) -> dict:
 
 def _toml_shape(canonical: Mapping) -> dict:
     """Rebuild the TOML-shaped dict from a stored canonical spec."""
-    sweep = {k: canonical[k] for k in ("name", "seed", "samples", "compute", "c")}
+    sweep = {k: canonical[k] for k in ("name", "seed", "samples", "compute", "c", "level")}
     grid = {"variant": canonical["variants"], "dk": canonical["dk"], "T": canonical["T"]}
     if canonical.get("gamma") is not None:
         grid["gamma"] = canonical["gamma"]
