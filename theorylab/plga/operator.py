@@ -121,8 +121,13 @@ def _check_eps(eps, eps_ln) -> None:
     real_array("eps_ln", eps_ln, low=0)
 
 
+def _is_exact(x) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == object
+
+
 def _square(name: str, M) -> np.ndarray:
-    M = real_array(name, M)
+    """A square matrix or stack; object arrays (symbols, the exact route) pass unvalidated."""
+    M = M if _is_exact(M) else real_array(name, M)
     if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
         raise ParameterError(f"{name} must be a square matrix (or a stack of them) (got shape {M.shape})")
     return M
@@ -136,10 +141,21 @@ def _queries(name: str, q) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- forward (3.2)-(3.7)
+def sigmoid(u) -> np.ndarray:
+    """Logistic ``1/(1 + e^-u)``, as ``(1 + tanh(u/2))/2`` (overflow-free); object arrays (exact route)
+    get the SymPy expression ``1/(1 + exp(-u))``."""
+    if _is_exact(u):
+        import sympy as sp
+
+        return np.vectorize(lambda v: 1 / (1 + sp.exp(-v)), otypes=[object])(u)
+    u = np.asarray(u, dtype=float)
+    return 0.5 * (1.0 + np.tanh(0.5 * u))
+
+
 def iswiglu(u) -> np.ndarray:
     """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free."""
-    u = np.asarray(u, dtype=float)
-    return u * u * 0.5 * (1.0 + np.tanh(0.5 * u))
+    u = u if _is_exact(u) else np.asarray(u, dtype=float)
+    return u * u * sigmoid(u)
 
 
 def density_operator(q_rot) -> np.ndarray:
@@ -180,8 +196,8 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
 
 def silu(u) -> np.ndarray:
     """``silu(u) = u sigmoid(u)`` (overflow-free)."""
-    u = np.asarray(u, dtype=float)
-    return u * 0.5 * (1.0 + np.tanh(0.5 * u))
+    u = u if _is_exact(u) else np.asarray(u, dtype=float)
+    return u * sigmoid(u)
 
 
 def metric_learner(x, params: PLGAParams) -> np.ndarray:
@@ -291,6 +307,15 @@ def perron_frobenius(M) -> PerronPair:
     rho = float(np.abs(vals[lead]))
     second = float(np.abs(vals[order[1]])) if len(vals) > 1 else 0.0
     return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))))
+
+
+def collatz_wielandt_bounds(M, v=None) -> tuple[float, float]:
+    """``(min_i (M v)_i / v_i, max_i (M v)_i / v_i)``: they bracket the Perron root of a nonnegative
+    ``M`` for every positive ``v`` (Collatz-Wielandt); ``v = 1`` gives the row-sum bounds."""
+    M = _square("M", M)
+    v = np.ones(M.shape[-1]) if v is None else real_array("v", v, low=0, low_inclusive=False)
+    r = (M @ v) / v
+    return float(r.min()), float(r.max())
 
 
 @dataclass(frozen=True, eq=False)
@@ -432,9 +457,10 @@ def twirl_constant(freqs) -> float:
 
 
 def rms(X) -> float:
-    """``||X||_rms = sqrt(mean(X^2))``."""
+    """``||X||_rms = sqrt(mean(X^2))``, scaled by max|X| first so it neither under- nor overflows."""
     X = np.asarray(X, dtype=float)
-    return float(np.sqrt(np.mean(X * X))) if X.size else 0.0
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    return 0.0 if top == 0 else top * float(np.sqrt(np.mean((X / top) ** 2)))
 
 
 def order_parameter(D1, D2) -> float:
@@ -485,7 +511,8 @@ __all__ = [
     "EPS", "EPS_LN", "J2", "ResidualUnit", "PLGAParams", "init_params", "sdpa_params",
     "iswiglu", "silu", "density_operator", "cumulative_density_operators", "layer_norm", "metric_learner",
     "PLGAStages", "stages_from_density", "plga_stages", "g_lm", "g_lm_cumulative", "scores",
-    "PositivityMargins", "positivity_margins", "PerronPair", "perron_frobenius",
+    "PositivityMargins", "positivity_margins", "PerronPair", "perron_frobenius", "collatz_wielandt_bounds",
+    "sigmoid",
     "NotearsValue", "walk_terms", "notears_h", "dag_floor",
     "commutant_projection", "off_commutant_residual", "plane_rotations", "position_twirl", "twirl_constant",
     "rms", "order_parameter", "DensityReport", "density_report", "ln_scale_error",
