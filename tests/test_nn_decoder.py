@@ -1,0 +1,209 @@
+"""The minimal decoder: cache equivalence for every head, speculative rollback, prefix
+consistency (PLGA Remark 4.9), grading compile-out (GLLM Cor. 1), PLGA G-cache and the
+counterexamples of PLGA Prop. 5.2."""
+import numpy as np
+import pytest
+
+from theorylab import ParameterError
+from theorylab.nn import attention as A
+from theorylab.nn import decoder as D
+from theorylab.plga import operator as plga
+
+DK = 8  # head width of the test decoders (d = 16, 2 heads)
+
+
+def plga_head(gram, **override):
+    def make(layer, h):
+        p = plga.init_params(DK, seed=10 * layer + h)
+        for name, value in override.items():
+            p = plga.PLGAParams(**{**p.__dict__, name: value})
+        return A.PLGA(p, gram)
+    return make
+
+
+G_STAR = np.random.default_rng(7).normal(size=(DK, DK))
+
+HEADS = {
+    "sdpa": A.SDPA(),
+    "nope": A.SDPA(base=None),
+    "psa-symmetric": A.PSA.member("symmetric", 0.8),
+    "psa-key-only": A.PSA.member("key-only", 0.8),
+    "psa-query-only": A.PSA.member("query-only", 0.8),
+    "psa-unequal": A.PSA(0.3, 1.2),
+    "psa-pre-rope": A.PSA(0.6, 0.6, "pre-rope"),
+    "graded-clipped": lambda layer, h: A.Graded(np.linspace(0, 6, DK) * (h + 1), np.e ** (1 / DK), clip=1.5),
+    "plga-cumulative": plga_head("cumulative"),
+    "plga-invariant-G": plga_head("global", a=np.zeros((DK, DK)), b_a=G_STAR),
+}
+
+
+def tokens(T=14, seed=1, vocab=32):
+    return np.random.default_rng(seed).integers(0, vocab, T)
+
+
+def close(a, b):
+    """Cache equivalence: max |a - b| <= 1e-12 on the logit scale (float64)."""
+    return np.max(np.abs(a - b)) <= 1e-12 * max(1.0, np.max(np.abs(b)))
+
+
+@pytest.mark.parametrize("name", HEADS)
+def test_cached_decoding_equals_full_forward(name):
+    model = D.random_decoder(head=HEADS[name], seed=3)
+    x = tokens()
+    full = D.forward(model, x)
+    assert close(D.decode(model, x, prompt=5), full)
+    assert close(D.decode(model, x, prompt=1), full)
+
+
+@pytest.mark.parametrize("name", HEADS)
+def test_speculative_rollback_restores_the_cache(name):
+    """Prompt, a speculative block of 5 drafts, 2 accepted, rollback, corrected continuation."""
+    model = D.random_decoder(head=HEADS[name], seed=4)
+    x = tokens(16, seed=2)
+    drafts = (x[6:11] + 5) % 32                                           # mostly wrong drafts
+    _, cache = D.extend(model, D.empty_cache(model), x[:6])
+    spec_logits, spec_cache = D.extend(model, D.commit(cache), np.concatenate([x[6:8], drafts[2:]]))
+    cache = D.commit(D.rollback(spec_cache, 8))                          # accept x[6:8]
+    rest, cache = D.extend(model, cache, x[8:])
+    full = D.forward(model, x)
+    assert close(spec_logits[:2], full[6:8])
+    assert close(rest, full[8:])
+    assert cache.length == len(x)
+
+
+def test_rollback_whole_block_and_bounds():
+    model = D.random_decoder(head=HEADS["psa-symmetric"], seed=5)
+    x = tokens(10)
+    _, cache = D.extend(model, D.empty_cache(model), x[:4])
+    _, spec = D.extend(model, D.commit(cache), x[4:8])
+    back = D.rollback(spec, 4)                                           # undo the whole block
+    logits, _ = D.extend(model, back, x[4:])
+    assert close(logits, D.forward(model, x)[4:])
+    with pytest.raises(ParameterError, match="length"):
+        D.rollback(spec, 3)                                              # before the open block
+    with pytest.raises(ParameterError, match="length"):
+        D.rollback(D.commit(spec), 6)                                    # block already committed
+
+
+def test_extra_state_is_two_raw_vectors_per_layer():
+    """PSA §8.3: cache the sheared keys; the only extra state is 2 raw d-vectors per layer."""
+    model = D.random_decoder(d=16, n_layer=3, head=HEADS["psa-symmetric"], seed=6)
+    x = tokens(20)
+    cache = D.empty_cache(model)
+    for t in range(len(x)):
+        _, cache = D.extend(model, D.commit(cache), x[t:t + 1])
+    floats = D.cache_floats(D.commit(cache))
+    assert floats["extra"] == 2 * model.d * len(model.layers)
+    assert floats["kv"] == 2 * len(x) * model.d * len(model.layers)
+
+
+def test_cache_keys_are_the_sheared_keys():
+    """What the cache holds is the sheared post-RoPE key, never recomputed."""
+    spec = HEADS["psa-symmetric"]
+    model = D.random_decoder(n_layer=1, head=spec, seed=8)
+    x = tokens(9)
+    logits, cache = D.extend(model, D.empty_cache(model), x[:4])
+    for t in range(4, 9):
+        _, cache = D.extend(model, D.commit(cache), x[t:t + 1])
+    layer = model.layers[0]
+    q, k, v = D.projections(layer, D.layer_norm(model.wte[x], layer.ln1))
+    for h in range(model.n_head):
+        _, ks, _ = A.streams(spec, q[h], k[h], v[h])
+        np.testing.assert_allclose(cache.layers[0].keys[h], ks, rtol=0, atol=1e-13)
+
+
+def test_wrong_insertion_breaks_equivalence():
+    """Mutations: a block sheared without the retained vector, or raw keys cached."""
+    model = D.random_decoder(head=HEADS["psa-symmetric"], seed=3)
+    x = tokens()
+    full = D.forward(model, x)
+
+    def forgetful(spec, q, k, v, start=0, prev=None):                   # momentum restarts per block
+        return A.streams(spec, q, k, v, 0, None)
+
+    def raw_keys(spec, q, k, v, start=0, prev=None):                    # caches unsheared keys
+        qs, _, vs = A.streams(spec, q, k, v, start, prev)
+        return qs, A.streams(A.SDPA(spec.base), q, k, v, start)[1], vs
+
+    for wrong in (forgetful, raw_keys):
+        assert not close(D.decode(model, x, prompt=5, streams=wrong), full)
+
+
+# ------------------------------------------------------------------ prefix consistency (PLGA §4.5)
+@pytest.mark.parametrize("name", ["sdpa", "psa-symmetric", "graded-clipped", "plga-cumulative", "plga-invariant-G"])
+def test_prefix_consistency_holds(name):
+    model = D.random_decoder(head=HEADS[name], seed=9)
+    assert D.prefix_consistency_gap(model, tokens(10)) <= 1e-12 * 100
+
+
+def test_global_gram_breaks_prefix_consistency():
+    """PLGA Remark 4.9: with the global Gram, F(x_1:S)_r != F(x_1:r)_r on a constructed example."""
+    model = D.random_decoder(n_layer=1, head=plga_head("global"), seed=9)
+    x = np.array([3, 17, 3, 5, 29, 11, 3, 8])
+    assert D.prefix_consistency_gap(model, x) > 1e-2
+
+
+# ------------------------------------------------------------------ G-cache and Prop. 5.2 counterexamples
+def first_layer_stages(model, x, h=0):
+    layer = model.layers[0]
+    q, k, v = D.projections(layer, D.layer_norm(model.wte[x], layer.ln1))
+    qs, _, _ = A.streams(layer.heads[h], q[h], k[h], v[h])
+    return plga.plga_stages(qs, layer.heads[h].params)
+
+
+def test_g_cache_exact_under_invariance_a_zero():
+    """a = 0, b_a = G*: A, A_LM, A_P vary with the input, G_LM == G*, and the G-cache is exact."""
+    model = D.random_decoder(head=HEADS["plga-invariant-G"], seed=11)
+    x, y = tokens(12, seed=1), tokens(12, seed=2)
+    sx, sy = first_layer_stages(model, x), first_layer_stages(model, y)
+    assert plga.order_parameter(sx.A_LM, sy.A_LM) > 1e-2
+    assert plga.order_parameter(sx.G, sy.G) == 0.0
+    assert close(D.decode(model, x, prompt=4), D.prefix_logits(model, x))
+
+
+def test_g_cache_exact_when_keys_vanish():
+    """W_K = 0: every score row is zero, attention uniform; G_LM varies (m > 0) yet the G-cache is exact."""
+    base = D.random_decoder(head=plga_head("global"), seed=12)
+    model = D.Decoder(base.wte, tuple(D.Layer(**{**l.__dict__, "w_k": np.zeros_like(l.w_k)})
+                                      for l in base.layers), base.ln_f)
+    x, y = tokens(12, seed=1), tokens(12, seed=2)
+    assert plga.order_parameter(first_layer_stages(model, x).G, first_layer_stages(model, y).G) > 1e-2
+    assert close(D.decode(model, x, prompt=4), D.prefix_logits(model, x))
+
+
+def test_g_cache_not_exact_in_general():
+    """Contrast: an input-dependent G_LM makes the prompt-frozen G-cache differ from recomputation."""
+    model = D.random_decoder(head=plga_head("global"), seed=12)
+    x = tokens(12)
+    assert np.max(np.abs(D.decode(model, x, prompt=4) - D.prefix_logits(model, x))) > 1e-3
+
+
+# ------------------------------------------------------------------ PLGA contains SDPA (A1), compile-out (G1)
+def test_plga_with_identity_operator_is_sdpa():
+    sdpa = D.random_decoder(head=A.SDPA(), seed=13)
+    layers = tuple(D.Layer(**{**l.__dict__, "heads": tuple(A.PLGA(plga.sdpa_params(plga.init_params(DK, seed=h)))
+                                                           for h in range(2))}) for l in sdpa.layers)
+    as_plga = D.Decoder(sdpa.wte, layers, sdpa.ln_f)
+    x = tokens()
+    assert np.array_equal(D.forward(as_plga, x), D.forward(sdpa, x))
+
+
+@pytest.mark.parametrize("clip", [None, 1.5])
+def test_grading_compiles_out(clip):
+    graded = D.random_decoder(head=lambda l, h: A.Graded(np.linspace(0, 8, DK), np.e ** (1 / DK), clip), seed=14)
+    compiled = D.compile_grading(graded)
+    assert all(isinstance(s, A.SDPA) for layer in compiled.layers for s in layer.heads)
+    x = tokens()
+    assert close(D.forward(compiled, x), D.forward(graded, x))
+
+
+def test_compile_with_wrong_clip_differs():
+    graded = D.random_decoder(head=lambda l, h: A.Graded(np.linspace(0, 8, DK), np.e ** (1 / DK), 1.5), seed=14)
+    unclipped = D.compile_grading(graded, diag=lambda s: s.lam ** s.grades)
+    x = tokens()
+    assert not close(D.forward(unclipped, x), D.forward(graded, x))
+
+
+def test_random_decoder_validates():
+    with pytest.raises(ParameterError, match="n_head"):
+        D.random_decoder(d=10, n_head=4)

@@ -1,0 +1,202 @@
+"""One attention-head interface for SDPA, PSA, EG-MHSA and PLGA (pure NumPy, one head at a time).
+
+A head is described by a frozen *spec* (:class:`SDPA`, :class:`PSA`, :class:`Graded`,
+:class:`PLGA`) and computed in three steps shared by the full forward pass and the
+cached decoder (``theorylab.nn.decoder``):
+
+1. :func:`streams` -- the score-bearing query/key streams and the value stream of the
+   rows at positions ``start, start+1, ...``: grading (EG-MHSA), RoPE, the shear (PSA).
+   ``prev`` carries the raw projections of position ``start-1`` (the two retained raw
+   vectors of PSA §8.3), so a block computed alone equals the same rows of a full pass.
+2. :func:`scores` -- ``q G k^T / sqrt(dk)`` with ``G = I`` except for PLGA (eq. 3.7).
+3. :func:`attend` -- causal softmax and the value average.
+
+Conventions (named here, explained in docs/transformer.md)
+----------------------------------------------------------
+* Inputs ``q, k, v`` of a head are its *raw projections* ``x W`` (shape ``(T, dk)``).
+* RoPE (``theorylab.psa.shear.rope``): interleaved pairs, ``base = 10000`` unless the
+  spec's ``base`` says otherwise; ``base=None`` means no RoPE (NoPE).
+* PSA: couplings ``(g_q, g_k)`` (symmetric ``g_q = g_k``, key-only ``g_q = 0``,
+  query-only ``g_k = 0``), placement ``post-rope`` (paper) or ``pre-rope``; momentum zero
+  at position 0. The value stream is never sheared (PSA §4.7).
+* EG-MHSA (GLLM §3.1): ``q M, k M, v M`` with ``M = diag(lam^q_j)``, grades clipped so
+  that ``lam^q <= clip`` when a clip is given; grading acts on the projections, *before*
+  RoPE, so it is absorbed by ``W -> W M`` (Rem. 1, Cor. 1) whatever the grades.
+* PLGA: ``G_LM`` from ``theorylab.plga.operator`` on the rotated queries; ``gram`` is
+  ``"global"`` (the paper's implemented operator, eq. 3.2: one G for the whole call) or
+  ``"cumulative"`` (eq. 4.16: row t uses the Gram of rows <= t).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import ParameterError, choice, real_array
+from theorylab.graded.attention import grading_matrix
+from theorylab.graded.grades import clip_bound
+from theorylab.plga import operator as plga
+from theorylab.psa import shear as psa
+
+GRAMS = ("global", "cumulative")
+
+
+# ------------------------------------------------------------------------------ head specs
+@dataclass(frozen=True)
+class SDPA:
+    """Scaled dot-product attention with RoPE: ``softmax(R q (R k)^T / sqrt(dk)) v``."""
+
+    base: float | None = 10000.0
+
+
+@dataclass(frozen=True)
+class PSA:
+    """Phase Space Attention (PSA §4): sheared post-RoPE streams ``x + g p``.
+
+    ``g_q``, ``g_k`` are the query and key couplings; build the lattice members with
+    :meth:`member`. ``placement`` is ``"post-rope"`` (the paper's) or ``"pre-rope"``.
+    """
+
+    g_q: float = 0.0
+    g_k: float = 0.0
+    placement: str = "post-rope"
+    base: float | None = 10000.0
+
+    def __post_init__(self):
+        real_array("g_q", self.g_q)
+        real_array("g_k", self.g_k)
+        choice("placement", self.placement, psa.PLACEMENTS)
+
+    @classmethod
+    def member(cls, name: str, g: float, placement: str = "post-rope", base: float | None = 10000.0) -> "PSA":
+        """Order-lattice member ``name`` (standard, query-only, key-only, symmetric) at coupling g."""
+        g_q, g_k = psa.lattice_couplings(name, float(g))
+        return cls(float(g_q), float(g_k), placement, base)
+
+
+@dataclass(frozen=True, eq=False)
+class Graded:
+    """One EG-MHSA head (GLLM §3.1): grades ``q`` (dk,), base ``lam > 1``, optional clip ``C >= 1``."""
+
+    grades: np.ndarray
+    lam: float
+    clip: float | None = None
+    base: float | None = 10000.0
+
+    def __post_init__(self):
+        real_array("grades", self.grades, low=0)
+        real_array("lam", self.lam, low=1, low_inclusive=False)
+        if self.clip is not None:
+            clip_bound(self.clip)
+
+    @property
+    def diag(self) -> np.ndarray:
+        """Diagonal of ``M = diag(lam^q)``, clipped to ``lam^q <= clip`` (GLLM §3.1, §8.1.1)."""
+        return grading_diag(self.grades, self.lam, self.clip)
+
+
+@dataclass(frozen=True, eq=False)
+class PLGA:
+    """One PLGA head (PLGA eqs. 3.2-3.9): parameters of ``G_LM`` and the Gram convention."""
+
+    params: plga.PLGAParams
+    gram: str = "global"
+    base: float | None = 10000.0
+
+    def __post_init__(self):
+        choice("gram", self.gram, GRAMS)
+
+
+HeadSpec = SDPA | PSA | Graded | PLGA
+
+
+def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
+    """Diagonal of ``graded.attention.grading_matrix`` with grades clipped so that ``lam^q <= clip``.
+
+    The clip (GLLM §3.1, §8.1.1: ``lambda^q_max <= C``) caps each grade at ``log_lam(C)``.
+    """
+    q = real_array("grades", grades, low=0)
+    lam = float(real_array("lam", lam, low=1, low_inclusive=False))
+    if clip is not None:
+        q = np.minimum(q, np.log(clip_bound(clip)) / np.log(lam))
+    return np.diag(grading_matrix(q, lam))
+
+
+# ------------------------------------------------------------------------------ the three steps
+def _rope(x, positions, base):
+    return x if base is None else psa.rope(x, base, positions)
+
+
+def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None):
+    """Score-bearing query and key streams and the value stream of one head.
+
+    Parameters
+    ----------
+    spec : the head.
+    q, k, v : raw projections ``(..., n, dk)`` of the rows at positions ``start .. start+n-1``
+        (leading batch axes are allowed except for PLGA).
+    start : position of the first row.
+    prev : ``(q_raw, k_raw)`` of position ``start - 1`` (required by PSA when start > 0:
+        the two retained raw vectors); ignored by the other heads.
+
+    Returns
+    -------
+    ``(qs, ks, vs)``, each ``(n, dk)``.
+    """
+    n = q.shape[-2]                                                     # rows in this block
+    pos = np.arange(start, start + n, dtype=float)                      # [n] positions
+    if isinstance(spec, Graded):
+        m = spec.diag                                                   # [dk] diag(lam^q)
+        return _rope(q * m, pos, spec.base), _rope(k * m, pos, spec.base), v * m
+    if not isinstance(spec, PSA):                                       # SDPA, PLGA
+        return _rope(q, pos, spec.base), _rope(k, pos, spec.base), v
+    if start > 0:                                                       # prepend position start-1
+        if prev is None:
+            raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA block with start > 0")
+        q = np.concatenate([np.asarray(prev[0])[..., None, :], q], axis=-2)     # [n+1, dk]
+        k = np.concatenate([np.asarray(prev[1])[..., None, :], k], axis=-2)     # [n+1, dk]
+        pos = np.arange(start - 1, start + n, dtype=float)              # [n+1]
+    qs = _sheared(q, spec.g_q, pos, spec)                               # [n(+1), dk]
+    ks = _sheared(k, spec.g_k, pos, spec)                               # [n(+1), dk]
+    return qs[..., -n:, :], ks[..., -n:, :], v                          # drop the retained row
+
+
+def _sheared(x, g, pos, spec: PSA):
+    if spec.base is None:                                               # no RoPE: placements coincide
+        return psa.shear(x, g)
+    freqs = psa.rope_frequencies(x.shape[-1], spec.base)                # [dk/2]
+    return psa.place_shear(x, g, *psa.rope_tables(len(pos), freqs, pos), placement=spec.placement)
+
+
+def scores(qs, ks, G=None):
+    """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``."""
+    if G is None:
+        return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])     # [n, m]
+    return plga.scores(qs, ks, G)                                       # [n, m] (PLGA eq. 3.7)
+
+
+def attend(s, vs):
+    """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
+    n, m = s.shape[-2:]
+    future = np.arange(m)[None, :] > np.arange(m - n, m)[:, None]       # [n, m] keys after the query
+    s = np.where(future, -np.inf, s)                                    # [n, m]
+    w = np.exp(s - s.max(axis=-1, keepdims=True))                       # [n, m]
+    return (w / w.sum(axis=-1, keepdims=True)) @ vs                     # [n, dv]
+
+
+def plga_operator(spec: PLGA, qs):
+    """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative."""
+    if spec.gram == "global":
+        return plga.g_lm(qs, spec.params)                               # [dk, dk]
+    return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
+
+
+def head(spec: HeadSpec, q, k, v):
+    """Full causal forward pass of one head over raw projections ``q, k, v`` (T, dk) -> (T, dk)."""
+    qs, ks, vs = streams(spec, q, k, v)                                 # [T, dk] x3
+    G = plga_operator(spec, qs) if isinstance(spec, PLGA) else None     # None | [dk, dk] | [T, dk, dk]
+    return attend(scores(qs, ks, G), vs)                                # [T, dk]
+
+
+__all__ = ["GRAMS", "SDPA", "PSA", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams", "scores", "attend",
+           "plga_operator", "head"]

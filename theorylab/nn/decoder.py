@@ -1,0 +1,303 @@
+"""A minimal decoder-only transformer in NumPy, with a KV cache that is exact for every head.
+
+Pre-LayerNorm GPT blocks (picoGPT layout) with RoPE inside the heads::
+
+    x = wte[tokens]
+    for each layer:  x = x + attention(LN1(x));  x = x + MLP(LN2(x))
+    logits = LN_f(x) @ wte^T
+
+Two routes compute the same logits:
+
+* :func:`forward` -- the whole sequence at once, each head by ``attention.head``.
+* :func:`extend` -- incremental decoding over a :class:`Cache`. The cache stores the
+  *score-bearing* keys: for PSA the **sheared** post-RoPE keys, computed once at insertion
+  from the new raw key and the retained raw key of the previous position, never
+  recomputed (PSA §8.3). Persistent extra state: the raw query and key projections of the
+  last position -- two raw d-vectors per layer. :func:`rollback` rewinds a speculative
+  block (PSA §8.5) by truncation; the raw vectors of the restore point are the ones the
+  block's own verification pass produced (kept until :func:`commit`), so nothing is
+  recomputed. PLGA heads keep either the running cumulative Gram (``gram="cumulative"``,
+  PLGA eq. 4.16) or a **G-cache**: ``G_LM`` of the prompt, frozen (``gram="global"``, PLGA
+  §4.4), which is exact with respect to full recomputation only when ``G_LM`` is input
+  invariant (PLGA Prop. 5.2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int
+from theorylab.nn import attention
+from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
+from theorylab.plga import operator as plga
+
+LN_EPS = 1e-5
+
+
+# ------------------------------------------------------------------------------ parameters
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """One block: attention projections (d, d), MLP (d, 4d), (4d, d), two LayerNorms, the heads."""
+
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+    w_o: np.ndarray
+    w_fc: np.ndarray
+    b_fc: np.ndarray
+    w_proj: np.ndarray
+    b_proj: np.ndarray
+    ln1: tuple[np.ndarray, np.ndarray]
+    ln2: tuple[np.ndarray, np.ndarray]
+    heads: tuple[HeadSpec, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Decoder:
+    """Token embedding ``wte`` (V, d) (tied with the output), the layers, the final LayerNorm."""
+
+    wte: np.ndarray
+    layers: tuple[Layer, ...]
+    ln_f: tuple[np.ndarray, np.ndarray]
+
+    @property
+    def n_head(self) -> int:
+        return len(self.layers[0].heads)
+
+    @property
+    def d(self) -> int:
+        return self.wte.shape[1]
+
+
+def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int = 2,
+                   head: HeadSpec | Callable[[int, int], HeadSpec] = SDPA(), seed: int = 0) -> Decoder:
+    """A decoder with Gaussian weights (std 1/sqrt(fan-in)) and random LayerNorm affines.
+
+    ``head`` is one spec for every head, or a function ``(layer, head) -> spec``.
+    """
+    vocab, d = positive_int("vocab", vocab), positive_int("d", d)
+    n_head, n_layer = positive_int("n_head", n_head), positive_int("n_layer", n_layer)
+    if d % n_head or (d // n_head) % 2:
+        raise ParameterError(f"d must be a multiple of n_head with an even head width (got d={d}, n_head={n_head})")
+    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    spec = head if callable(head) else (lambda layer, h: head)
+
+    def w(m, n):
+        return rng.normal(0.0, 1.0 / np.sqrt(m), (m, n))
+
+    def ln():
+        return 1.0 + 0.1 * rng.normal(size=d), 0.1 * rng.normal(size=d)
+
+    layers = tuple(Layer(w(d, d), w(d, d), w(d, d), w(d, d), w(d, 4 * d), 0.1 * rng.normal(size=4 * d),
+                         w(4 * d, d), 0.1 * rng.normal(size=d), ln(), ln(),
+                         tuple(spec(i, h) for h in range(n_head))) for i in range(n_layer))
+    return Decoder(rng.normal(size=(vocab, d)), layers, ln())
+
+
+# ------------------------------------------------------------------------------ building blocks
+def layer_norm(x, affine):
+    return plga.layer_norm(x, affine[0], affine[1], eps=LN_EPS)             # [n, d]
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def mlp(layer: Layer, x):
+    return gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
+
+
+def split_heads(x, n_head: int):
+    return x.reshape(len(x), n_head, -1).transpose(1, 0, 2)                 # [n, d] -> [H, n, dk]
+
+
+def merge_heads(x):
+    return x.transpose(1, 0, 2).reshape(x.shape[1], -1)                     # [H, n, dk] -> [n, d]
+
+
+def projections(layer: Layer, x):
+    H = len(layer.heads)
+    return (split_heads(x @ layer.w_q, H), split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
+            split_heads(x @ layer.w_v, H))
+
+
+# ------------------------------------------------------------------------------ full forward
+def forward(model: Decoder, tokens) -> np.ndarray:
+    """Logits (T, V) of every position, computed without a cache."""
+    x = model.wte[np.asarray(tokens)]                                       # [T, d]
+    for layer in model.layers:
+        q, k, v = projections(layer, layer_norm(x, layer.ln1))              # [H, T, dk] x3
+        heads = [attention.head(s, q[h], k[h], v[h]) for h, s in enumerate(layer.heads)]
+        x = x + merge_heads(np.stack(heads)) @ layer.w_o                    # [T, d]
+        x = x + mlp(layer, layer_norm(x, layer.ln2))                        # [T, d]
+    return layer_norm(x, model.ln_f) @ model.wte.T                          # [T, V]
+
+
+def prefix_logits(model: Decoder, tokens) -> np.ndarray:
+    """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8)."""
+    tokens = np.asarray(tokens)
+    return np.stack([forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
+
+
+def prefix_consistency_gap(model: Decoder, tokens) -> float:
+    """``max_r |F(x_1:S)_r - F(x_1:r)_r|``: zero iff historical-row prefix consistency holds (PLGA Def. 4.8)."""
+    return float(np.max(np.abs(forward(model, tokens) - prefix_logits(model, tokens))))
+
+
+# ------------------------------------------------------------------------------ the cache
+@dataclass(frozen=True, eq=False)
+class LayerCache:
+    """Per-layer cache.
+
+    keys, values : ``(H, t, dk)`` score-bearing keys (sheared for PSA) and values.
+    raw_q, raw_k : ``(H, r, dk)`` raw projections of the last r positions (PSA layers only;
+        r = 1 after :func:`commit`: the two retained raw vectors; up to block+1 while a
+        speculative block is open).
+    gram : ``(H, r, dk, dk)`` cumulative Grams at those positions (PLGA cumulative heads).
+    G : ``(H, dk, dk)`` frozen ``G_LM`` of the prompt (PLGA global heads: the G-cache).
+    """
+
+    keys: np.ndarray
+    values: np.ndarray
+    raw_q: np.ndarray
+    raw_k: np.ndarray
+    gram: np.ndarray
+    G: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Cache:
+    length: int
+    layers: tuple[LayerCache, ...]
+
+
+def empty_cache(model: Decoder) -> Cache:
+    """The cache of the empty prefix."""
+    H, dk = model.n_head, model.d // model.n_head
+    z = np.zeros((H, 0, dk))
+    return Cache(0, tuple(LayerCache(z, z, z, z, np.zeros((H, 0, dk, dk)), np.zeros((H, 0, dk, dk)))
+                          for _ in model.layers))
+
+
+def _is_global(spec: HeadSpec) -> bool:
+    return isinstance(spec, PLGA) and spec.gram == "global"
+
+
+def _has(layer: Layer, kind) -> bool:
+    return any(isinstance(s, kind) for s in layer.heads)
+
+
+def _cached_layer(layer: Layer, lc: LayerCache, x, start: int, streams):
+    """Attention output (n, d) for the new rows ``x`` at positions start.. and the updated layer cache."""
+    q, k, v = projections(layer, x)                                         # [H, n, dk] x3
+    dk = q.shape[-1]
+    outs, new_k, new_v, grams, Gs = [], [], [], [], []
+    cumulative = any(isinstance(s, PLGA) and s.gram == "cumulative" for s in layer.heads)
+    frozen = any(_is_global(s) for s in layer.heads)
+    for h, spec in enumerate(layer.heads):
+        prev = (lc.raw_q[h, -1], lc.raw_k[h, -1]) if lc.raw_q.shape[1] else None
+        qs, ks, vs = streams(spec, q[h], k[h], v[h], start, prev)           # [n, dk] x3
+        K = np.concatenate([lc.keys[h], ks])                                # [t+n, dk] cached + inserted
+        V = np.concatenate([lc.values[h], vs])                              # [t+n, dk]
+        G = None
+        if cumulative:                                                      # running Gram of every head
+            D0 = lc.gram[h, -1] if start else np.zeros((dk, dk))            # [dk, dk]
+            D = np.cumsum(np.concatenate([D0[None], np.einsum("ni,nj->nij", qs, qs)]), axis=0)  # [n+1, dk, dk]
+            grams.append(D)
+            if isinstance(spec, PLGA) and spec.gram == "cumulative":
+                G = plga.stages_from_density(D[1:], spec.params).G          # [n, dk, dk]
+        if frozen:                                                          # G-cache of every head
+            Gs.append(lc.G[h] if start else attention.plga_operator(spec, qs) if _is_global(spec) else np.eye(dk))
+            G = Gs[-1] if _is_global(spec) else G                           # [dk, dk]
+        outs.append(attention.attend(attention.scores(qs, K, G), V))        # [n, dk]
+        new_k.append(K)
+        new_v.append(V)
+    keep = 1 if start else 0                                                # raw row of position start-1
+    raw_q = np.concatenate([lc.raw_q[:, lc.raw_q.shape[1] - keep:], q], axis=1) if _has(layer, PSA) else lc.raw_q
+    raw_k = np.concatenate([lc.raw_k[:, lc.raw_k.shape[1] - keep:], k], axis=1) if _has(layer, PSA) else lc.raw_k
+    gram = np.stack(grams)[:, 1 - keep:] if grams else lc.gram              # [H, n+keep, dk, dk]
+    G_cache = np.stack(Gs) if Gs else lc.G
+    cache = LayerCache(np.stack(new_k), np.stack(new_v), raw_q, raw_k, gram, G_cache)
+    return merge_heads(np.stack(outs)) @ layer.w_o, cache                   # [n, d]
+
+
+def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> tuple[np.ndarray, Cache]:
+    """Append ``tokens`` (n,) to the cached prefix: logits (n, V) of the new positions and the new cache.
+
+    ``streams`` is the head-stream function (``attention.streams``); it is a parameter only
+    so that mutation tests can inject a wrong cache insertion.
+    """
+    tokens = np.atleast_1d(np.asarray(tokens))
+    x = model.wte[tokens]                                                   # [n, d]
+    layers = []
+    for layer, lc in zip(model.layers, cache.layers):
+        a, lc = _cached_layer(layer, lc, layer_norm(x, layer.ln1), cache.length, streams)
+        x = x + a                                                           # [n, d]
+        x = x + mlp(layer, layer_norm(x, layer.ln2))                        # [n, d]
+        layers.append(lc)
+    return layer_norm(x, model.ln_f) @ model.wte.T, Cache(cache.length + len(tokens), tuple(layers))
+
+
+def decode(model: Decoder, tokens, prompt: int, streams=attention.streams) -> np.ndarray:
+    """Logits (T, V): prefill the first ``prompt`` tokens, then one cached step per token."""
+    tokens = np.asarray(tokens)
+    logits, cache = extend(model, empty_cache(model), tokens[:prompt], streams)
+    rows = [logits]
+    for t in range(prompt, len(tokens)):
+        step, cache = extend(model, commit(cache), tokens[t:t + 1], streams)
+        rows.append(step)
+    return np.concatenate(rows)
+
+
+def commit(cache: Cache) -> Cache:
+    """Close a speculative block: keep only the raw vectors (and Gram) of the last position."""
+    return Cache(cache.length, tuple(replace(lc, raw_q=lc.raw_q[:, -1:], raw_k=lc.raw_k[:, -1:],
+                                             gram=lc.gram[:, -1:]) for lc in cache.layers))
+
+
+def rollback(cache: Cache, length: int) -> Cache:
+    """Rewind the cache to ``length`` positions inside the last :func:`extend` block (PSA §8.5).
+
+    Keys and values are truncated; the retained raw vectors (and cumulative Gram) of
+    position ``length - 1`` are the ones recorded by the block itself. Nothing is recomputed.
+    """
+    length = positive_int("length", length, low=0)
+    r = max(lc.raw_q.shape[1] for lc in cache.layers) or max(lc.gram.shape[1] for lc in cache.layers)
+    lowest = 0 if r == 0 or r >= cache.length else cache.length - r + 1
+    if not lowest <= length <= cache.length:
+        raise ParameterError(f"length must lie in [{lowest}, {cache.length}] (the open block; got {length})")
+    drop = cache.length - length
+    return Cache(length, tuple(LayerCache(lc.keys[:, :length], lc.values[:, :length],
+                                          lc.raw_q[:, :lc.raw_q.shape[1] - drop], lc.raw_k[:, :lc.raw_k.shape[1] - drop],
+                                          lc.gram[:, :lc.gram.shape[1] - drop], lc.G) for lc in cache.layers))
+
+
+def cache_floats(cache: Cache) -> dict[str, int]:
+    """Floats held by the cache: ``kv`` (keys + values) and ``extra`` (raw vectors, Grams, G-cache)."""
+    kv = sum(lc.keys.size + lc.values.size for lc in cache.layers)
+    extra = sum(lc.raw_q.size + lc.raw_k.size + lc.gram.size + lc.G.size for lc in cache.layers)
+    return {"kv": int(kv), "extra": int(extra)}
+
+
+# ------------------------------------------------------------------------------ grading compile-out
+def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
+    """The standard transformer computing the same function as a graded one (GLLM Rem. 1, Cor. 1).
+
+    Every :class:`Graded` head h becomes an :class:`SDPA` head with ``W~ = W M_h`` for
+    ``W in {W_Q, W_K, W_V}`` (its columns scaled by ``diag(M_h)``). ``diag`` maps a
+    graded spec to its diagonal (a parameter for mutation tests only).
+    """
+    layers = []
+    for layer in model.layers:
+        m = np.concatenate([diag(s) if isinstance(s, Graded) else np.ones(layer.w_q.shape[1] // len(layer.heads))
+                            for s in layer.heads])                          # [d] column scales
+        heads = tuple(SDPA(s.base) if isinstance(s, Graded) else s for s in layer.heads)
+        layers.append(replace(layer, w_q=layer.w_q * m, w_k=layer.w_k * m, w_v=layer.w_v * m, heads=heads))
+    return replace(model, layers=tuple(layers))
+
+
+__all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "prefix_consistency_gap",
+           "LayerCache", "Cache", "empty_cache", "extend", "decode", "commit", "rollback", "cache_floats",
+           "compile_grading"]

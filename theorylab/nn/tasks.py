@@ -1,0 +1,123 @@
+"""Canonical induction sequences and a hand-constructed single-layer PSA induction head (PSA §2.2, §6.8).
+
+Canonical induction model (our concrete reading of PSA §2.2 and §6.8)
+-------------------------------------------------------------------
+A sequence of T tokens, all distinct except one repeat: the last token (the query,
+position T-1) is ``A``; ``A`` also sits at position ``j-1`` and the *target* is position
+``j`` (token ``B``), with ``j`` uniform on ``1 .. T-2``. The head is right when the query's
+attention argmax over the keys ``0 .. T-1`` is the target (a tie among k maximisers counts
+``1/k``). Besides the target there are ``T - 2`` distractor keys other than the query
+itself; a key-side order-zero score cannot tell the target from them, so its accuracy is at
+most ``1/(T - 2)`` (attained by suppressing the two ``A`` keys).
+
+The hand-constructed head
+-------------------------
+Token embeddings are isotropic Gaussian (unit variance per coordinate). The head reads the
+content of each token into the slow RoPE planes only (those with ``theta_i (T-1) <= 1``,
+where rotation barely moves a vector over the whole context): ``W_Q = P``, ``W_K = -P``.
+With key coupling g the sheared key of position j is ``-(1+g) P e_j + g P e_{j-1}``, so the
+query ``P e_A`` scores ``g |P e_A|^2`` at the target, ``-(1+g) |P e_A|^2`` at the A key and
+O(sqrt(dk)) noise elsewhere: key-only PSA solves induction. The symmetric member adds the
+query ghost ``-g P e_{T-2}``, which gives the key at position T-2 the same expected score as
+the target (a structural tie, so about 1/2); the query-only member keeps key-side order zero.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.nn import attention
+from theorylab.psa import shear as psa
+
+
+@dataclass(frozen=True, eq=False)
+class InductionBatch:
+    """``tokens`` (N, T) and ``target`` (N,) positions j; ``tokens[:, j-1] == tokens[:, -1]``."""
+
+    tokens: np.ndarray
+    target: np.ndarray
+
+    @property
+    def T(self) -> int:
+        return self.tokens.shape[1]
+
+
+def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionBatch:
+    """``n`` canonical induction sequences of length T over a vocabulary of ``vocab >= T - 1`` tokens."""
+    n, T = positive_int("n", n), positive_int("T", T, low=4)
+    vocab = positive_int("vocab", vocab, low=T - 1)
+    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    tokens = np.argsort(rng.random((n, vocab)), axis=1)[:, :T].copy()   # [n, T] distinct tokens
+    target = rng.integers(1, T - 1, size=n)                              # [n] j in 1..T-2
+    tokens[:, -1] = tokens[np.arange(n), target - 1]                     # query token A repeats at j-1
+    return InductionBatch(tokens, target)
+
+
+def embeddings(vocab: int, dk: int, seed: int = 0) -> np.ndarray:
+    """Isotropic Gaussian token embeddings ``(vocab, dk)``, unit variance per coordinate."""
+    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    return rng.normal(size=(positive_int("vocab", vocab), positive_int("dk", dk)))
+
+
+def slow_planes(dk: int, T: int, base: float = 10000.0) -> np.ndarray:
+    """0/1 mask (dk,) of the RoPE planes with ``theta_i (T - 1) <= 1`` (the content planes)."""
+    theta = psa.rope_frequencies(dk, base)                               # [dk/2]
+    mask = np.repeat(theta * (positive_int("T", T) - 1) <= 1.0, 2).astype(float)
+    if not mask.any():
+        raise ParameterError(f"dk = {dk} has no RoPE plane with theta (T-1) <= 1 at T = {T}, base = {base:g}")
+    return mask
+
+
+@dataclass(frozen=True, eq=False)
+class InductionHead:
+    """A single-layer head: spec, query and key maps ``(dk, dk)`` (applied to embeddings)."""
+
+    spec: attention.HeadSpec
+    w_q: np.ndarray
+    w_k: np.ndarray
+
+
+def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0,
+                   placement: str = "post-rope") -> InductionHead:
+    """The hand-constructed head: ``W_Q = P``, ``W_K = -P`` on the slow planes, PSA ``member`` at g."""
+    P = np.diag(slow_planes(dk, T, base))                                # [dk, dk]
+    return InductionHead(attention.PSA.member(member, real_array("g", g, low=0).item(), placement, base), P, -P)
+
+
+def query_scores(head: InductionHead, E: np.ndarray, batch: InductionBatch, streams=attention.streams) -> np.ndarray:
+    """Scores ``(N, T)`` of the last position (the query) against every key."""
+    x = E[batch.tokens]                                                  # [N, T, dk]
+    qs, ks, _ = streams(head.spec, x @ head.w_q, x @ head.w_k, x)       # [N, T, dk] x2
+    return attention.scores(qs[:, -1:], ks)[:, 0]                       # [N, T]
+
+
+def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per-sequence credit: ``1/k`` if the target is among the k argmax keys of scores ``s`` (N, T), else 0."""
+    top = s == s.max(axis=1, keepdims=True)                             # [N, T]
+    return top[np.arange(len(s)), target] / top.sum(axis=1)             # [N]
+
+
+def induction_accuracy(head: InductionHead, E: np.ndarray, batch: InductionBatch,
+                       streams=attention.streams) -> np.ndarray:
+    """Per-sequence induction credit (N,) of ``head`` on ``batch`` (the mean is the accuracy)."""
+    return induction_hits(query_scores(head, E, batch, streams), batch.target)
+
+
+def ceiling(T) -> np.ndarray:
+    """Accuracy ceiling ``1/(T - 2)`` of a key-side order-zero score (PSA §2.2, §6.8)."""
+    return 1.0 / (real_array("T", T, low=3, low_inclusive=False) - 2)
+
+
+def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``hits / n`` (default z: 99 % two-sided)."""
+    n = positive_int("n", n)
+    p = float(real_array("hits", hits, low=0, high=n)) / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+__all__ = ["InductionBatch", "induction_sequences", "embeddings", "slow_planes", "InductionHead", "induction_head",
+           "query_scores", "induction_hits", "induction_accuracy", "ceiling", "wilson_interval"]

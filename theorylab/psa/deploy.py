@@ -1,0 +1,79 @@
+"""What the PSA shear costs an inference engine (PSA §8): cache size, FLOPs, INT8 headroom.
+
+Accounting conventions (named here, explained in docs/transformer.md)
+---------------------------------------------------------------------
+* ``d`` is the model width (all heads of a layer together); the KV cache of one layer
+  holds ``2 T d`` numbers (keys and values of T positions).
+* The shear is applied at insertion (PSA §8.3): the cache holds sheared keys, and the
+  only extra persistent state is the raw query and raw key of the last position, two
+  d-vectors per layer, so the extra fraction is ``2 d / (2 T d) = 1/T``
+  (0.0244 % at T = 4096, the paper's "0.024 %").
+* FLOPs count one add, subtract or multiply as one FLOP. Per stream and token the
+  insertion ``x + g (x - x_prev)`` costs ``3d``; the query and key streams give ``6d``
+  per token per layer (PSA §8.4).
+* INT8 headroom: a sheared key ``(1 + g) x_t - g x_{t-1}`` has range at most ``(1 + 2g)``
+  times the raw range, so at fixed relative precision it needs at most
+  ``log2(1 + 2g)`` extra bits; an alternating stream attains it (PSA §8.6).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.psa import shear as psa
+
+
+def kv_cache_floats(T, d, layers=1):
+    """Numbers held by the baseline KV cache: ``2 T d`` per layer (keys and values)."""
+    return 2 * real_array("T", T, low=1) * real_array("d", d, low=1) * real_array("layers", layers, low=1)
+
+
+def extra_state_floats(d, layers=1):
+    """Extra persistent state of PSA: two retained raw d-vectors per layer (PSA §8.3)."""
+    return 2 * real_array("d", d, low=1) * real_array("layers", layers, low=1)
+
+
+def extra_state_fraction(T):
+    """Extra state over the KV cache, ``2 d / (2 T d) = 1/T`` (independent of d and depth)."""
+    return 1.0 / real_array("T", T, low=1)
+
+
+def shear_flops(d):
+    """FLOPs added per token per layer: ``3d`` per stream (subtract, scale, add), two streams: ``6d``."""
+    return 6 * real_array("d", d, low=1)
+
+
+def insert_sheared(x_prev, x, g):
+    """The insertion kernel ``x + g (x - x_prev)``: the sheared vector of the newest position.
+
+    Equals the last row of ``shear.shear([..., x_prev, x], g)`` (a causal two-tap filter),
+    computed from the new vector and the one retained raw vector only.
+    """
+    return x + g * (x - x_prev)
+
+
+def int8_headroom_bits(g):
+    """Upper bound ``log2(1 + 2g)`` on the extra bits a sheared key needs (PSA §8.6), g >= 0."""
+    return np.log2(1 + 2 * real_array("g", g, low=0))
+
+
+def range_growth(stream, g):
+    """``max|shear(stream, g)| / max|stream|`` of a stream ``(T, d)``; object arrays give it exactly."""
+    x = np.asarray(stream)
+    if x.dtype != object:
+        x = real_array("stream", x)
+    top = np.max(np.abs(x))
+    if top == 0:
+        raise ParameterError("stream must not be identically zero")
+    return np.max(np.abs(psa.shear(x, g))) / top
+
+
+def alternating_stream(T: int, d: int = 1, dtype=float) -> np.ndarray:
+    """The stream ``x_t = (-1)^t (1, ..., 1)`` that attains the INT8 bound (PSA §8.6)."""
+    T, d = positive_int("T", T), positive_int("d", d)
+    signs = np.array([(-1) ** t for t in range(T)], dtype=dtype)
+    return np.repeat(signs[:, None], d, axis=1)
+
+
+__all__ = ["kv_cache_floats", "extra_state_floats", "extra_state_fraction", "shear_flops", "insert_sheared",
+           "int8_headroom_bits", "range_growth", "alternating_stream"]
