@@ -44,13 +44,10 @@ from dataclasses import dataclass, field
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, distractors, head_width, context_length, score_model
-from theorylab.sim.rng import TARGET_INDEX, normal_pair, sample_key
+from theorylab.sim.rng import TARGET_INDEX, bits_as_float as _bits_as_float, fill_normals32, normal_pair, sample_key
 
 _R2 = math.sqrt(2.0)
 LOADINGS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
@@ -83,21 +80,6 @@ def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --- vectorisable exp -------------------------------------------------------------
-
-@intrinsic
-def _bits_as_float(typingctx, bits):
-    """Reinterpret an int32 (int64) as float32 (float64)."""
-    if bits == types.int32:
-        sig, llty = types.float32(types.int32), ir.FloatType()
-    elif bits == types.int64:
-        sig, llty = types.float64(types.int64), ir.DoubleType()
-    else:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], llty)
-    return sig, codegen
-
 
 _F32 = np.float32
 _LOG2E32, _HALF32 = _F32(1.4426950408889634), _F32(0.5)
@@ -143,10 +125,7 @@ def _kernel32(seed, start, out, m, a, b, delta, sigma0):
         key = sample_key(seed, start + i)
         za = np.empty(m, np.float32)
         zb = np.empty(m, np.float32)
-        for j in range(m):
-            z0, z1 = normal_pair(key, j)
-            za[j] = z0
-            zb[j] = z1
+        fill_normals32(key, za, zb)
         shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
         for k in range(G):
             ak, bk, dk = np.float32(a[k]), np.float32(b[k]), np.float32(delta[k] + shift)

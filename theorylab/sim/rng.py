@@ -26,6 +26,9 @@ import math
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from theorylab.errors import positive_int, real_array
 
@@ -59,7 +62,7 @@ def sample_key(seed, s):
 @nb.njit(inline="always", cache=True)
 def uniform_pair(key, j):
     """Two uniforms of index ``j``: ``u1`` in (0, 1) (never 0) and ``u2`` in [0, 1)."""
-    w = mix64(key ^ (np.uint64(j) * GOLDEN))
+    w = mix64(np.uint64(key) ^ (np.uint64(j) * GOLDEN))
     u1 = (np.float64(w >> _S32) + 0.5) * _TWO_M32
     u2 = np.float64(w & _LOW32) * _TWO_M32
     return u1, u2
@@ -72,6 +75,96 @@ def normal_pair(key, j):
     r = math.sqrt(-2.0 * math.log(u1))
     angle = _TWO_PI * u2
     return r * math.cos(angle), r * math.sin(angle)
+
+
+@intrinsic
+def bits_as_float(typingctx, bits):
+    """Reinterpret an int32 (int64) as float32 (float64)."""
+    if bits == types.int32:
+        sig, llty = types.float32(types.int32), ir.FloatType()
+    elif bits == types.int64:
+        sig, llty = types.float64(types.int64), ir.DoubleType()
+    else:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llty)
+    return sig, codegen
+
+
+@intrinsic
+def float_as_bits(typingctx, x):
+    """Reinterpret a float32 as int32."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.int32(types.float32), codegen
+
+
+_F = np.float32
+_LOGP = tuple(_F(c) for c in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                              1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                              3.3333331174e-1))
+_SQRTH, _LN2A, _LN2B = _F(0.70710678118654752), _F(0.693359375), _F(-2.12194440e-4)
+_SINP = tuple(_F(c) for c in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
+_COSP = tuple(_F(c) for c in (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2))
+_HALF, _ONE, _TWO, _FOUR = _F(0.5), _F(1.0), _F(2.0), _F(4.0)
+_QUARTER_PI, _TWO_M32F = _F(math.pi / 2.0), _F(2.0 ** -32)
+
+
+@nb.njit(inline="always", cache=True, fastmath=True)
+def log32(x):
+    """Natural log of a positive normal float32 (Cephes logf polynomial; branch-free)."""
+    bits = float_as_bits(x)
+    e = np.float32((bits >> 23) - 127)
+    f = bits_as_float(np.int32((bits & 0x7FFFFF) | 0x3F800000))  # mantissa in [1, 2)
+    big = f > _SQRTH * _TWO
+    f = f * _HALF if big else f
+    e = e + _ONE if big else e
+    f = f - _ONE
+    z = f * f
+    y = _LOGP[0]
+    for c in _LOGP[1:]:
+        y = y * f + c
+    y = y * f * z + _LN2B * e - _HALF * z
+    return f + y + _LN2A * e
+
+
+@nb.njit(inline="always", cache=True, fastmath=True)
+def normal_pair32(key, j):
+    """float32 Box-Muller pair of index ``j``: the same uniforms as :func:`normal_pair`.
+
+    Uses ``theta = 2 pi (u2 - 1/2)`` (the float64 angle minus pi, undone by negating
+    both outputs) reduced to quarter turns, and branch-free polynomial log/sin/cos, so
+    that LLVM vectorises the loop over j. Agrees with :func:`normal_pair` to ~5e-6.
+    """
+    w = mix64(np.uint64(key) ^ (np.uint64(j) * GOLDEN))
+    u1 = (np.float32(np.int64(w >> _S32)) + _HALF) * _TWO_M32F
+    r = math.sqrt(-_TWO * log32(u1))
+    v = np.float32(np.int64(w & _LOW32)) * _TWO_M32F - _HALF   # in [-1/2, 1/2]
+    qf = np.floor(v * _FOUR + _HALF)                             # quarter turns, in -2..2
+    x = (v * _FOUR - qf) * _QUARTER_PI                          # in [-pi/4, pi/4]
+    z = x * x
+    sn = ((_SINP[0] * z + _SINP[1]) * z + _SINP[2]) * z * x + x
+    cs = ((_COSP[0] * z + _COSP[1]) * z + _COSP[2]) * z * z - _HALF * z + _ONE
+    # rotate (cos x, sin x) by qf quarter turns with selects only (LLVM vectorises selects)
+    half_turn = (qf == _TWO) | (qf == -_TWO)
+    c = -sn if qf == _ONE else (sn if qf == -_ONE else cs)
+    s = cs if qf == _ONE else (-cs if qf == -_ONE else sn)
+    c = -c if half_turn else c
+    s = -s if half_turn else s
+    return -r * c, -r * s
+
+
+@nb.njit(cache=True, fastmath=True)
+def fill_normals32(key, za, zb):
+    """``za[j], zb[j] = normal_pair32(key, j)`` for every j (a vectorised loop)."""
+    for j in range(za.size):
+        a, b = normal_pair32(key, j)
+        za[j] = a
+        zb[j] = b
 
 
 @nb.njit(cache=True)
@@ -103,4 +196,5 @@ def normals(seed: int, samples, indices) -> np.ndarray:
     return out
 
 
-__all__ = ["GOLDEN", "TARGET_INDEX", "mix64", "sample_key", "uniform_pair", "normal_pair", "normals"]
+__all__ = ["GOLDEN", "TARGET_INDEX", "mix64", "sample_key", "uniform_pair", "normal_pair", "normal_pair32",
+           "normals", "fill_normals32", "log32", "bits_as_float", "float_as_bits"]
