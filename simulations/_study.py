@@ -1,0 +1,102 @@
+"""Shared plumbing of the study scripts: options, running a sweep, writing CSV/PNG/JSON.
+
+Every study builds a sweep spec (the same TOML-shaped dict a user would write), runs it
+with :func:`theorylab.sim.sweep.run_sweep` into a store ``results/<study>-<hash>.db``
+(so an interrupted study resumes and a re-run is instant), then writes a small CSV, a
+PNG and a JSON summary into ``results/`` and prints the summary.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+from theorylab.cli._output import emit, jsonable, render
+from theorylab.errors import ParameterError
+from theorylab.sim import sweep
+
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+
+
+def parser(description: str, samples: int, paper_samples: int) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--samples", type=int, default=None,
+                   help=f"Monte Carlo draws per point (default {samples}; --paper-scale: {paper_samples})")
+    p.add_argument("--paper-scale", action="store_true", help=f"paper-scale run ({paper_samples} draws per point)")
+    p.add_argument("--seed", type=int, default=1, help="sweep seed (default 1)")
+    p.add_argument("--out", default=RESULTS, help="output folder (default: results/ of the repository)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None, help="local processes (0 = this process)")
+    where.add_argument("--scheduler", help="Dask scheduler tcp://host:port")
+    where.add_argument("--local-cluster", type=int, metavar="N", help="fresh Dask LocalCluster of N workers")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(default_samples=samples, paper_samples=paper_samples)
+    return p
+
+
+def samples_of(args) -> int:
+    if args.samples is not None:
+        return args.samples
+    return args.paper_samples if args.paper_scale else args.default_samples
+
+
+def run(study: str, spec_dict: dict, args) -> tuple[sweep.SweepSpec, list[dict]]:
+    """Run (or resume) the sweep of ``study``; return the spec and its stored rows."""
+    spec = sweep.spec_from_dict(spec_dict, source=study)
+    store = os.path.join(args.out, f"{study}-{spec.hash[:12]}.db")
+    executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster,
+                                   workers=0 if args.workers is None and spec.n_points() <= 4 else args.workers)
+    try:
+        report = sweep.run_sweep(spec, store, executor=executor, progress=not args.no_progress)
+    finally:
+        executor.close()
+    print(f"{study}: {report.total} points ({report.computed} computed now, {report.already_done} from the "
+          f"store {os.path.relpath(store)}) in {report.seconds:.1f} s on {report.executor}")
+    return spec, sweep.export_rows(store)
+
+
+def write_csv(path: str, rows: list[dict], columns: list[str]) -> str:
+    _atomic(path, render(rows, "csv", columns=columns) + "\n")
+    return path
+
+
+def write_summary(path: str, summary: dict) -> None:
+    _atomic(path, json.dumps(jsonable(summary), indent=2, allow_nan=False) + "\n")
+
+
+def report(title: str, rows: list[dict], columns: list[str], summary: dict) -> None:
+    print(f"\n{title}")
+    emit(rows, "table", columns=columns)
+    print()
+    for k, v in summary.items():
+        if not isinstance(v, (dict, list)):
+            print(f"{k}: {v:.4g}" if isinstance(v, float) else f"{k}: {v}")
+
+
+def rel_err(a, b):
+    """``|a - b| / b`` or None."""
+    return None if a is None or b is None else abs(a - b) / abs(b)
+
+
+def _atomic(path: str, text: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def main(fn) -> None:
+    """Run a study's ``fn()``; a ParameterError is one line on stderr and exit 2."""
+    try:
+        fn()
+    except ParameterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
