@@ -11,7 +11,13 @@ per (dk, T, variant) over the full cross product. Conventions: m = T - 2 distrac
 L = ln(T - 1). Variants: t4-only (two-branch law: mean-field root for dk >= 8L,
 condensed branch c (L/2)^(1/4) below), t3-inclusive, key-only and
 symmetric-key-convention (annealed root; gamma_c is null with branch 'none' where no
-root exists)."""
+root exists).
+
+--method chooses the route: 'annealed' (default, the closed-form law above), 'exact'
+(the reduced model's own root of mean target mass = 1/2, by quadrature) or 'mc'
+(the same root from Monte Carlo with --samples and --seed, plus its 95 % batch-means
+confidence interval ci_low, ci_high). 'branch' always names the law's branch at
+that point; with exact/mc it is 'none' where the mass never reaches 1/2 for g <= 10."""
 
 
 def register(sub) -> None:
@@ -27,6 +33,11 @@ def register(sub) -> None:
     p.add_argument("--c", type=float, default=None,
                    help="condensation constant of the t4-only condensed branch "
                         "(default: the library's CONDENSATION_C)")
+    p.add_argument("--method", choices=("annealed", "exact", "mc"), default="annealed",
+                   help="annealed closed form (default), exact quadrature, or mc simulation")
+    p.add_argument("--samples", type=int, default=20000,
+                   help="Monte Carlo samples per point with --method mc (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed with --method mc (default 0)")
     add_format_option(p)
     p.set_defaults(handler=run)
 
@@ -57,7 +68,48 @@ def _num(x: float):
     return int(x) if float(x).is_integer() else float(x)
 
 
+def method_rows(rows: list[dict], method: str, samples: int, seed: int) -> list[dict]:
+    """Replace each row's gamma_c by the exact or Monte Carlo root (adding method, CI, samples, seed)."""
+    import math
+
+    from theorylab.errors import positive_int
+
+    if method == "annealed":
+        return [{**r, "method": "annealed"} for r in rows]
+    if method == "mc":
+        samples = positive_int("--samples", samples)
+        seed = positive_int("--seed", seed, low=0)
+    out = []
+    for r in rows:
+        if method == "exact":
+            from theorylab.sim.exact import exact_gamma_c
+            g = exact_gamma_c(r["variant"], r["dk"], r["T"])
+            extra = {}
+        else:
+            from theorylab.sim.competition import mc_gamma_c
+            res = mc_gamma_c(r["variant"], r["dk"], _int_T(r["T"]), samples=samples, seed=seed)
+            g = res.gamma_c
+            extra = {"ci_low": res.ci_low, "ci_high": res.ci_high, "samples": samples, "seed": seed}
+        branch = r["branch"] if math.isfinite(g) else "none"
+        out.append({**r, "gamma_c": g, "branch": branch, "method": method, **extra})
+    return out
+
+
+def _int_T(T):
+    from theorylab.errors import ParameterError
+    if not float(T).is_integer():
+        raise ParameterError(f"T must be an integer >= 3 with --method mc (got {T:g})")
+    return int(T)
+
+
 def run(args) -> int:
     rows = gamma_c_rows(args.dk, args.T, args.variant, args.c)
-    emit(rows, args.format, columns=["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper"])
+    if args.method == "mc":
+        for r in rows:
+            _int_T(r["T"])
+    rows = method_rows(rows, args.method, args.samples, args.seed)
+    columns = ["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper", "method"]
+    if args.method == "mc":
+        columns += ["ci_low", "ci_high", "samples", "seed"]
+    emit(rows, args.format, columns=columns)
     return 0
