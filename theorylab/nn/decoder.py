@@ -123,10 +123,19 @@ def projections(layer: Layer, x):
             split_heads(x @ layer.w_v, H))
 
 
+def token_ids(model: Decoder, tokens) -> np.ndarray:
+    """``tokens`` as a non-empty 1-D integer array of ids in ``[0, vocab)``."""
+    t = np.atleast_1d(np.asarray(tokens))
+    vocab = len(model.wte)
+    if t.ndim != 1 or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 or t.max() >= vocab:
+        raise ParameterError(f"tokens must be a non-empty 1-D array of integer ids in [0, {vocab}) (got {t!r})")
+    return t
+
+
 # ------------------------------------------------------------------------------ full forward
 def forward(model: Decoder, tokens) -> np.ndarray:
     """Logits (T, V) of every position, computed without a cache."""
-    x = model.wte[np.asarray(tokens)]                                       # [T, d]
+    x = model.wte[token_ids(model, tokens)]                                 # [T, d]
     for layer in model.layers:
         q, k, v = projections(layer, layer_norm(x, layer.ln1))              # [H, T, dk] x3
         heads = [attention.head(s, q[h], k[h], v[h]) for h, s in enumerate(layer.heads)]
@@ -137,7 +146,7 @@ def forward(model: Decoder, tokens) -> np.ndarray:
 
 def prefix_logits(model: Decoder, tokens) -> np.ndarray:
     """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8)."""
-    tokens = np.asarray(tokens)
+    tokens = token_ids(model, tokens)
     return np.stack([forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
 
 
@@ -229,7 +238,7 @@ def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> t
     ``streams`` is the head-stream function (``attention.streams``); it is a parameter only
     so that mutation tests can inject a wrong cache insertion.
     """
-    tokens = np.atleast_1d(np.asarray(tokens))
+    tokens = token_ids(model, tokens)
     x = model.wte[tokens]                                                   # [n, d]
     layers = []
     for layer, lc in zip(model.layers, cache.layers):
@@ -242,7 +251,10 @@ def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> t
 
 def decode(model: Decoder, tokens, prompt: int, streams=attention.streams) -> np.ndarray:
     """Logits (T, V): prefill the first ``prompt`` tokens, then one cached step per token."""
-    tokens = np.asarray(tokens)
+    tokens = token_ids(model, tokens)
+    prompt = positive_int("prompt", prompt)
+    if prompt > len(tokens):
+        raise ParameterError(f"prompt must be <= the number of tokens ({len(tokens)}; got {prompt})")
     logits, cache = extend(model, empty_cache(model), tokens[:prompt], streams)
     rows = [logits]
     for t in range(prompt, len(tokens)):
@@ -299,5 +311,5 @@ def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
 
 
 __all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "prefix_consistency_gap",
-           "LayerCache", "Cache", "empty_cache", "extend", "decode", "commit", "rollback", "cache_floats",
+           "token_ids", "LayerCache", "Cache", "empty_cache", "extend", "decode", "commit", "rollback", "cache_floats",
            "compile_grading"]

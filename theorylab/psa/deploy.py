@@ -52,6 +52,29 @@ def insert_sheared(x_prev, x, g):
     return x + g * (x - x_prev)
 
 
+class _FlopCounter(np.ndarray):
+    """An array that adds one FLOP per output element of +, - and * to ``count``."""
+
+    count = 0
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        out = getattr(ufunc, method)(*(np.asarray(x) if isinstance(x, _FlopCounter) else x for x in inputs), **kwargs)
+        if ufunc in (np.add, np.subtract, np.multiply):
+            _FlopCounter.count += np.size(out)
+        return np.asarray(out).view(_FlopCounter)
+
+
+def count_flops(fn, *arrays, **kwargs) -> int:
+    """FLOPs (adds, subtracts, multiplies; one per output element) that ``fn(*arrays, **kwargs)`` performs.
+
+    Counted by running ``fn`` on instrumented arrays: an independent route to the
+    closed-form count of :func:`shear_flops`.
+    """
+    _FlopCounter.count = 0
+    fn(*(np.asarray(a, dtype=float).view(_FlopCounter) for a in arrays), **kwargs)
+    return int(_FlopCounter.count)
+
+
 def int8_headroom_bits(g):
     """Upper bound ``log2(1 + 2g)`` on the extra bits a sheared key needs (PSA §8.6), g >= 0."""
     return np.log2(1 + 2 * real_array("g", g, low=0))
@@ -65,6 +88,8 @@ def range_growth(stream, g):
     top = np.max(np.abs(x))
     if top == 0:
         raise ParameterError("stream must not be identically zero")
+    if x.dtype == object:
+        g = np.array(g, dtype=object)                                    # keep an exact coupling exact
     return np.max(np.abs(psa.shear(x, g))) / top
 
 
@@ -75,5 +100,5 @@ def alternating_stream(T: int, d: int = 1, dtype=float) -> np.ndarray:
     return np.repeat(signs[:, None], d, axis=1)
 
 
-__all__ = ["kv_cache_floats", "extra_state_floats", "extra_state_fraction", "shear_flops", "insert_sheared",
+__all__ = ["kv_cache_floats", "extra_state_floats", "extra_state_fraction", "shear_flops", "insert_sheared", "count_flops",
            "int8_headroom_bits", "range_growth", "alternating_stream"]

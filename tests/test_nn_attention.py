@@ -1,0 +1,105 @@
+"""The head interface: each head computes what its paper says, blocks equal full passes."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from theorylab import ParameterError
+from theorylab.graded.attention import grading_matrix
+from theorylab.nn import attention as A
+from theorylab.plga import operator as plga
+from theorylab.psa import shear as psa
+
+
+def qkv(T=10, dk=8, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(T, dk)), rng.normal(size=(T, dk)), rng.normal(size=(T, dk))
+
+
+def test_psa_at_zero_coupling_is_sdpa_bitwise():
+    q, k, v = qkv()
+    assert np.array_equal(A.head(A.PSA(0.0, 0.0), q, k, v), A.head(A.SDPA(), q, k, v))
+
+
+def test_psa_scores_are_the_sheared_post_rope_scores():
+    q, k, v = qkv()
+    spec = A.PSA(0.4, 0.9)
+    qs, ks, vs = A.streams(spec, q, k, v)
+    assert np.array_equal(qs, psa.shear(psa.rope(q), 0.4)) and np.array_equal(ks, psa.shear(psa.rope(k), 0.9))
+    assert vs is v                                                       # values never sheared (PSA §4.7)
+    assert np.array_equal(A.streams(A.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], psa.rope(psa.shear(q, 0.4)))
+
+
+def test_lattice_members():
+    assert (A.PSA.member("key-only", 2.0).g_q, A.PSA.member("key-only", 2.0).g_k) == (0.0, 2.0)
+    assert (A.PSA.member("query-only", 2.0).g_q, A.PSA.member("query-only", 2.0).g_k) == (2.0, 0.0)
+    assert A.PSA.member("symmetric", 2.0) == A.PSA(2.0, 2.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(split=st.integers(1, 9), g_q=st.floats(0, 3), g_k=st.floats(0, 3), pre=st.booleans())
+def test_block_with_retained_vectors_equals_full_rows(split, g_q, g_k, pre):
+    """A block computed from the retained raw vectors equals the same rows of the full pass, bitwise."""
+    q, k, v = qkv()
+    spec = A.PSA(g_q, g_k, "pre-rope" if pre else "post-rope")
+    full = A.streams(spec, q, k, v)
+    block = A.streams(spec, q[split:], k[split:], v[split:], start=split, prev=(q[split - 1], k[split - 1]))
+    for f, b in zip(full, block):
+        assert np.array_equal(f[split:], b)
+
+
+def test_psa_block_needs_retained_vectors():
+    q, k, v = qkv()
+    with pytest.raises(ParameterError, match="prev"):
+        A.streams(A.PSA(1.0, 1.0), q[3:], k[3:], v[3:], start=3)
+
+
+def test_graded_scores_are_q_m2_kT():
+    """GLLM Eq. 12: Q'K'^T = Q M^2 K^T (no RoPE, so the identity is direct)."""
+    q, k, v = qkv()
+    grades = np.linspace(0, 3, 8)
+    spec = A.Graded(grades, 1.5, base=None)
+    qs, ks, vs = A.streams(spec, q, k, v)
+    M = grading_matrix(grades, 1.5)
+    np.testing.assert_allclose(A.scores(qs, ks), q @ M @ M @ k.T / np.sqrt(8), rtol=1e-13)
+    np.testing.assert_allclose(vs, v @ M, rtol=1e-15)
+
+
+def test_grading_clip():
+    d = A.grading_diag([0.0, 1.0, 5.0], np.e, clip=np.e ** 2)
+    np.testing.assert_allclose(d, [1.0, np.e, np.e ** 2])
+    with pytest.raises(ParameterError, match="C"):
+        A.Graded(np.zeros(4), 1.1, clip=0.5)
+
+
+def test_plga_head_uses_g_lm_of_rotated_queries():
+    q, k, v = qkv()
+    params = plga.init_params(8, seed=3)
+    spec = A.PLGA(params)
+    G = plga.g_lm(psa.rope(q), params)
+    expected = A.attend(psa.rope(q) @ G @ psa.rope(k).T / np.sqrt(8), v)
+    np.testing.assert_allclose(A.head(spec, q, k, v), expected, rtol=1e-13)
+    np.testing.assert_array_equal(A.head(A.PLGA(plga.sdpa_params(params)), q, k, v), A.head(A.SDPA(), q, k, v))
+
+
+def test_plga_cumulative_rows_use_their_own_gram():
+    q, k, v = qkv()
+    params = plga.init_params(8, seed=3)
+    out = A.head(A.PLGA(params, "cumulative"), q, k, v)
+    for t in (0, 4, 9):
+        last = A.head(A.PLGA(params, "global"), q[:t + 1], k[:t + 1], v[:t + 1])[-1]
+        np.testing.assert_allclose(out[t], last, rtol=1e-12, atol=1e-13)
+
+
+def test_attend_is_causal():
+    rng = np.random.default_rng(0)
+    s, v = rng.normal(size=(4, 6)), rng.normal(size=(6, 3))
+    out = A.attend(s, v)                                                 # rows are positions 2..5
+    w = np.exp(s[0, :3]) / np.exp(s[0, :3]).sum()
+    np.testing.assert_allclose(out[0], w @ v[:3])
+
+
+@pytest.mark.parametrize("bad", [lambda: A.PSA(0.5, 0.5, "mid-rope"), lambda: A.PLGA(plga.init_params(4), "rolling"),
+                                 lambda: A.Graded(np.zeros(4), 1.0), lambda: A.PSA(float("nan"), 0.0)])
+def test_bad_specs_raise(bad):
+    with pytest.raises(ParameterError):
+        bad()
