@@ -109,8 +109,15 @@ def Lambda_q(q, alpha, tau, lam: float = np.e):
 
 
 def log_Lambda_u(u, alpha, tau):
-    """``Phi(u) = log A(u) + log T(u) = log Lambda`` in the variables ``u = 2 q log lambda`` (Prop. 8)."""
-    return np.log(Lambda(np.exp(real_array("u", u) / 2.0), alpha, tau))
+    """``Phi(u) = log A(u) + log T(u) = log Lambda`` in the variables ``u = 2 q log lambda`` (Prop. 8),
+    ``A = sum alpha_j e^{-u_j}``, ``T = sum tau_j e^{u_j}``; evaluated with log-sum-exp (no overflow)."""
+    from scipy.special import logsumexp
+
+    a, t = profiles(alpha, tau)
+    u = real_array("u", u)
+    if u.shape[-1:] != a.shape:
+        raise ParameterError(f"u must have last dimension {a.size} (got shape {u.shape})")
+    return logsumexp(np.log(a) - u, axis=-1) + logsumexp(np.log(t) + u, axis=-1)
 
 
 def bhattacharyya(alpha, tau) -> float:

@@ -1,0 +1,113 @@
+"""Rigorous interval enclosures of the Table 3 quantities (GLLM §7.6), with mpmath ``iv``.
+
+The clipped optimum is enclosed through its KKT characterisation (Prop. 10(ii)): the minimiser
+is ``u(kappa) = clip(rho + kappa, 0, U)`` at a root of ``h(kappa) = kappa - (1/2) log(T/A)``,
+``rho = (1/2) log(a/s)``, ``U = 2 log C``.  Given a guess (the float solution's kappa and its
+active pattern) we take ``K = [kappa - b, kappa + b]`` and verify in interval
+arithmetic (after tightening K by bisection on certified signs) that (i) the clip pattern is the same for every kappa in K (each free coordinate
+stays in [0, U], each clipped one stays beyond its bound), (ii) ``h < 0`` at the left end of K and ``h > 0`` at the right end.
+Then h, continuous, has a root in K (intermediate values); at that root
+the KKT conditions hold, so by convexity it is the global minimiser, and every quantity
+evaluated over K in interval arithmetic encloses the true one.  Parameters nu, mu are
+enclosed from their decimal strings, so the proof is about the decimal values as printed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from mpmath import iv, mpf
+
+from theorylab.errors import positive_int
+
+
+@dataclass(frozen=True)
+class Table3Enclosure:
+    """Interval enclosures (mpmath ``iv.mpf``) of one Table 3 row; ``verified`` is False when the
+    interval argument could not be closed (then the intervals are meaningless)."""
+
+    verified: bool
+    BC2: object
+    Lambda_star_C: object
+    token_gain: object
+    g_star_C: tuple
+    bound: object
+    reason: str = ""
+
+
+def _dec(x) -> object:
+    return iv.mpf(str(Decimal(str(x))))
+
+
+def enclose_table3_row(nu, mu, levels: int, C, kappa: float, lower, upper, prec: int = 113,
+                       bracket: float = 1e-9) -> Table3Enclosure:
+    """Enclose BC^2, Lambda*_C, 1/Lambda*_C, g*_C and max(BC^2, C^-2) for geometric profiles.
+
+    ``kappa``, ``lower``, ``upper``: the guess (kappa within ``bracket``) (common shift and indices of the coordinates at the
+    lower/upper clip bound), e.g. from :func:`theorylab.graded.grades.clipped_grades`.
+    The gauge is ``g_0 = 1`` and requires coordinate 0 to be at the lower bound (true for the
+    increasing optima of Cor. 3 profiles); otherwise ``verified`` is False.
+    """
+    L = positive_int("levels", levels)
+    lower, upper = {int(j) for j in lower}, {int(j) for j in upper}
+    old = iv.prec
+    iv.prec = prec
+    try:
+        nu_i, mu_i, C_i = _dec(nu), _dec(mu), _dec(C)
+        Za = sum(nu_i ** (L - 1 - l) for l in range(L))
+        Zs = sum(mu_i ** l for l in range(L))
+        a = [nu_i ** (L - 1 - l) / Za for l in range(L)]
+        s = [mu_i ** l / Zs for l in range(L)]
+        bc = sum(iv.sqrt(x * y) for x, y in zip(a, s))
+        BC2 = bc ** 2
+        cinv = 1 / C_i ** 2
+        bound = iv.mpf([max(BC2.a, cinv.a), max(BC2.b, cinv.b)])   # encloses max(BC^2, C^-2)
+        U = 2 * iv.log(C_i)
+        rho = [(iv.log(x) - iv.log(y)) / 2 for x, y in zip(a, s)]
+        K = iv.mpf([mpf(kappa) - mpf(bracket), mpf(kappa) + mpf(bracket)])
+
+        def u_of(k):
+            return [iv.mpf(0) if j in lower else U if j in upper else rho[j] + k for j in range(L)]
+
+        for j in range(L):
+            v = rho[j] + K
+            ok = (v.b <= 0) if j in lower else (v.a >= U.b) if j in upper else (v.a >= 0 and v.b <= U.a)
+            if not ok:
+                return Table3Enclosure(False, BC2, None, None, (), bound, f"clip pattern not constant at level {j}")
+
+        def h(k):
+            u = u_of(k)
+            T = sum(y * iv.exp(x) for y, x in zip(s, u))
+            A = sum(y * iv.exp(-x) for y, x in zip(a, u))
+            return k - (iv.log(T) - iv.log(A)) / 2
+
+        k_lo, k_hi = K.a, K.b               # tighten by bisection on certified signs of h
+        for _ in range(4 * prec):
+            mid = (k_lo + k_hi) / 2
+            hm = h(iv.mpf(mid))
+            if hm.b < 0:
+                k_lo = mid
+            elif hm.a > 0:
+                k_hi = mid
+            else:
+                break
+        K = iv.mpf([k_lo, k_hi])
+        lo, hi = h(iv.mpf(K.a)), h(iv.mpf(K.b))
+        if not (lo.b < 0 and hi.a > 0):
+            return Table3Enclosure(False, BC2, None, None, (), bound, "no sign change of h over the bracket")
+        if 0 not in lower:
+            return Table3Enclosure(False, BC2, None, None, (), bound, "gauge g_0 = 1 needs level 0 at the lower clip")
+        u = u_of(K)
+        lam = sum(x * iv.exp(-y) for x, y in zip(a, u)) * sum(x * iv.exp(y) for x, y in zip(s, u))
+        g = tuple(iv.exp(x / 2) for x in u)
+        return Table3Enclosure(True, BC2, lam, 1 / lam, g, bound)
+    finally:
+        iv.prec = old
+
+
+def rounds_to(x, printed: str) -> bool:
+    """True iff every point of the interval ``x`` rounds (half-up, at the printed number of
+    decimals) to ``printed``: ``x`` lies strictly inside ``(p - h, p + h)``, ``h = 0.5 ulp``."""
+    p = Decimal(printed)
+    half = Decimal(1).scaleb(p.as_tuple().exponent) / 2
+    return bool(iv.mpf(str(p - half)).b < x.a and x.b < iv.mpf(str(p + half)).a)

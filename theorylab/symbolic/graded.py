@@ -1,0 +1,177 @@
+"""Symbolic forms of the GLLM grading identities (Prop. 5, 7, 8, 11, 12; Cor. 3; Eq. 12).
+
+Every function returns SymPy objects; identities are decided by the caller with exact
+polynomial arithmetic (:func:`is_zero_rational`), never by ``simplify``.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+
+def is_zero_rational(expr) -> bool:
+    """Decide ``expr == 0`` for a rational function of its symbols: the numerator of
+    ``together(expr)`` must be the zero polynomial.  Raises if the numerator is not a polynomial
+    in the free symbols (undecidable here -> the certificate reports ERROR)."""
+    num, _ = sp.fraction(sp.together(sp.expand(expr)))
+    num = sp.expand(num)
+    if num == 0:
+        return True
+    gens = sorted(num.free_symbols, key=str)
+    if not gens:
+        return bool(sp.nsimplify(num) == 0) if num.is_number and num.is_rational else _raise(num)
+    return sp.Poly(num, *gens).is_zero
+
+
+def _raise(expr):
+    raise ValueError(f"cannot decide exactly whether {expr} is zero")
+
+
+def matrix_is_zero(M: sp.Matrix) -> bool:
+    """Every entry of M is the zero rational function."""
+    return all(is_zero_rational(e) for e in M)
+
+
+def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
+    """A matrix of independent real symbols ``name_i_j``."""
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}_{j}", real=True))
+
+
+def to_exact(A) -> sp.Matrix:
+    """A float array as an exact rational SymPy matrix (floats are dyadic rationals, so exact)."""
+    import numpy as np
+
+    A = np.atleast_2d(np.asarray(A, float))
+    return sp.Matrix(A.shape[0], A.shape[1], lambda i, j: sp.Rational(float(A[i, j])))
+
+
+# ----------------------------------------------------------------- EG-MHSA (Eq. 12, Rem. 1)
+def graded_logits_residual(M: sp.Matrix, M2: sp.Matrix, n: int = 3) -> sp.Matrix:
+    """``(Q M)(K M)^T - Q M2 K^T`` for symbolic Q, K (n, dk): zero iff the graded logits are
+    ``Q M2 K^T``.  With ``Q = X W_Q`` this is also the absorption ``W~ = W M`` (Rem. 1)."""
+    dk = M.shape[0]
+    Q, K = symbol_matrix("q", n, dk), symbol_matrix("k", n, dk)
+    return (Q * M) * (K * M).T - Q * M2 * K.T
+
+
+def squared_grading(q, lam) -> sp.Matrix:
+    """``M^2 = diag(lambda^(2 q_j))`` as the paper writes it (Eq. 12)."""
+    return sp.diag(*[sp.Integer(lam) ** (2 * int(qj)) if float(qj).is_integer() else lam ** (2 * qj) for qj in q])
+
+
+# ----------------------------------------------------------------- Lambda and BC (Prop. 7)
+def symbols(prefix: str, d: int):
+    return sp.symbols(f"{prefix}0:{d}", positive=True)
+
+
+def Lambda_expr(alpha, tau, g) -> sp.Expr:
+    """``(sum alpha_j g_j^-2)(sum tau_j g_j^2)``."""
+    return sum(a / x ** 2 for a, x in zip(alpha, g)) * sum(t * x ** 2 for t, x in zip(tau, g))
+
+
+def lagrange_residual(d: int) -> sp.Expr:
+    """With ``alpha_j = x_j^2``, ``tau_j = y_j^2``: ``Lambda(g) - BC^2 - (1/2) sum_{j,k}
+    (x_j y_k g_k/g_j - x_k y_j g_j/g_k)^2`` (Lagrange's identity; zero identically).
+    It proves ``Lambda >= BC^2`` with equality iff ``g_j^2 ~ x_j / y_j = sqrt(alpha_j / tau_j)``."""
+    x, y, g = symbols("x", d), symbols("y", d), symbols("g", d)
+    lam = Lambda_expr([xi ** 2 for xi in x], [yi ** 2 for yi in y], g)
+    bc = sum(xi * yi for xi, yi in zip(x, y))
+    squares = sum((x[j] * y[k] * g[k] / g[j] - x[k] * y[j] * g[j] / g[k]) ** 2 for j in range(d) for k in range(d))
+    return lam - bc ** 2 - squares / 2
+
+
+def scale_residual(d: int) -> sp.Expr:
+    """``Lambda(c g) - Lambda(g)`` for symbolic profiles, grades and c."""
+    a, t, g = symbols("a", d), symbols("t", d), symbols("g", d)
+    c = sp.Symbol("c", positive=True)
+    return Lambda_expr(a, t, [c * x for x in g]) - Lambda_expr(a, t, g)
+
+
+def unit_residual(d: int) -> sp.Expr:
+    """``Lambda(1) - 1`` on the simplex (last coordinates eliminated by the sum constraints)."""
+    a, t = list(symbols("a", d - 1)), list(symbols("t", d - 1))
+    a.append(1 - sum(a))
+    t.append(1 - sum(t))
+    return Lambda_expr(a, t, [sp.Integer(1)] * d) - 1
+
+
+# ----------------------------------------------------------------- Prop. 8: Hessian, gradient
+def hessian_residual(d: int) -> sp.Matrix:
+    """``Hess_u (log A + log T) - (C(alpha^(-u)) + C(tau^(u)))`` with ``C(p) = diag p - p p^T``."""
+    a, t, u = symbols("a", d), symbols("t", d), sp.symbols(f"u0:{d}", real=True)
+    A = sum(ai * sp.exp(-ui) for ai, ui in zip(a, u))
+    T = sum(ti * sp.exp(ui) for ti, ui in zip(t, u))
+    phi = sp.log(A) + sp.log(T)
+    pa = sp.Matrix([ai * sp.exp(-ui) / A for ai, ui in zip(a, u)])
+    pt = sp.Matrix([ti * sp.exp(ui) / T for ti, ui in zip(t, u)])
+    cov = sp.diag(*pa) - pa * pa.T + sp.diag(*pt) - pt * pt.T
+    H = sp.hessian(phi, u)
+    # exponentials become independent positive symbols e_j = exp(u_j): a rational identity in them
+    e = symbols("e", d)
+    sub = {sp.exp(ui): ei for ui, ei in zip(u, e)} | {sp.exp(-ui): 1 / ei for ui, ei in zip(u, e)}
+    return (H - cov).applyfunc(lambda z: sp.expand(z).subs(sub))
+
+
+def variance_residual(d: int) -> sp.Expr:
+    """``v^T C(p) v - sum_j p_j (v_j - <p, v>)^2`` on the simplex (so C(p) is PSD: a variance)."""
+    p, v = list(symbols("p", d - 1)), sp.symbols(f"v0:{d}", real=True)
+    p.append(1 - sum(p))
+    P = sp.Matrix(p)
+    V = sp.Matrix(v)
+    mean = (P.T * V)[0]
+    return (V.T * (sp.diag(*p) - P * P.T) * V)[0] - sum(pj * (vj - mean) ** 2 for pj, vj in zip(p, v))
+
+
+def gradient_at_zero_residual(d: int) -> sp.Matrix:
+    """``grad_q log Lambda(q)|_{q=0} - 2 log(lambda) (tau - alpha)`` on the simplex."""
+    a, t = list(symbols("a", d - 1)), list(symbols("t", d - 1))
+    a.append(1 - sum(a))
+    t.append(1 - sum(t))
+    q, lam = sp.symbols(f"q0:{d}", real=True), sp.Symbol("lambda", positive=True)
+    f = sp.log(Lambda_expr(a, t, [lam ** qi for qi in q]))
+    grad = sp.Matrix([sp.diff(f, qi) for qi in q]).subs({qi: 0 for qi in q})
+    return (grad - 2 * sp.log(lam) * (sp.Matrix(t) - sp.Matrix(a))).applyfunc(lambda z: sp.expand(z / sp.log(lam)))
+
+
+# ----------------------------------------------------------------- Prop. 11, Cor. 3
+def level_reduction_residual(dims) -> sp.Expr:
+    """``BC(alpha, tau) - BC(a, s)`` with ``alpha_j = a_l/d_l``, ``tau_j = s_l/d_l`` (symbolic a, s)."""
+    L = len(dims)
+    a, s = symbols("a", L), symbols("s", L)
+    coord = sum(d * sp.sqrt((al / d) * (sl / d)) for al, sl, d in zip(a, s, dims))
+    return sp.expand(coord - sum(sp.sqrt(al * sl) for al, sl in zip(a, s)))
+
+
+def geometric_profiles_exact(nu, mu, L: int):
+    """Exact level profiles of Cor. 3 for rational or symbolic nu, mu."""
+    a = [nu ** (L - 1 - l) for l in range(L)]
+    s = [mu ** l for l in range(L)]
+    return [x / sum(a) for x in a], [x / sum(s) for x in s]
+
+
+def cor3_residual(L: int) -> sp.Expr:
+    """Cor. 3 closed form minus the direct sum, with ``nu = x^2``, ``mu = y^2`` (both times
+    ``sqrt(Z_a Z_s)``): ``x^(L-1) (1 - r^L)/(1 - r) - sum_l x^(L-1-l) y^l``, ``r = y/x``."""
+    x, y = sp.symbols("x y", positive=True)
+    r = y / x
+    return x ** (L - 1) * (1 - r ** L) / (1 - r) - sum(x ** (L - 1 - l) * y ** l for l in range(L))
+
+
+def bc_geometric_exact(nu, mu, L: int) -> sp.Expr:
+    """``BC(a, s)`` of the geometric profiles, as an exact SymPy number/expression."""
+    a, s = geometric_profiles_exact(nu, mu, L)
+    return sum(sp.sqrt(x * y) for x, y in zip(a, s))
+
+
+# ----------------------------------------------------------------- Prop. 12
+def boundary_polynomial_expr(alpha, tau, t):
+    """``F(t) = prod_k t_k (Lambda - 1)`` with ``g_j^2 = t_j``: returns (F, is_polynomial)."""
+    prod = sp.Mul(*t)
+    F = sp.cancel(prod * (sum(a / tj for a, tj in zip(alpha, t)) * sum(b * tj for b, tj in zip(tau, t)) - 1))
+    _, den = sp.fraction(sp.together(F))
+    return sp.expand(F), den.free_symbols.isdisjoint(t)
+
+
+def tilted_exact(p, u_exp):
+    """``p_j e^{u_j} / sum_k p_k e^{u_k}`` given the exact values ``e^{u_j}``."""
+    w = [pj * ej for pj, ej in zip(p, u_exp)]
+    return [x / sum(w) for x in w]
