@@ -134,7 +134,7 @@ def _square(name: str, M) -> np.ndarray:
 
 
 def _queries(name: str, q) -> np.ndarray:
-    q = real_array(name, q)
+    q = q if _is_exact(q) else real_array(name, q)
     if q.ndim != 2:
         raise ParameterError(f"{name} must be a 2-d array of shape (S, dk) (got shape {q.shape})")
     return q
@@ -142,14 +142,15 @@ def _queries(name: str, q) -> np.ndarray:
 
 # --------------------------------------------------------------------------- forward (3.2)-(3.7)
 def sigmoid(u) -> np.ndarray:
-    """Logistic ``1/(1 + e^-u)``, as ``(1 + tanh(u/2))/2`` (overflow-free); object arrays (exact route)
-    get the SymPy expression ``1/(1 + exp(-u))``."""
+    """Logistic ``1/(1 + e^-u)``, evaluated as ``e^u/(1 + e^u)`` for u < 0 (no overflow, full relative
+    accuracy in both tails); object arrays (exact route) get the SymPy expression ``1/(1 + exp(-u))``."""
     if _is_exact(u):
         import sympy as sp
 
         return np.vectorize(lambda v: 1 / (1 + sp.exp(-v)), otypes=[object])(u)
     u = np.asarray(u, dtype=float)
-    return 0.5 * (1.0 + np.tanh(0.5 * u))
+    e = np.exp(-np.abs(u))                          # <= 1: no overflow; full relative accuracy both sides
+    return np.where(u >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def iswiglu(u) -> np.ndarray:
@@ -181,12 +182,13 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     """Row-wise LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis.
 
     Population variance; ``eps = 0`` gives the exactly scale-invariant map (Lemma 5.11).
+    Object arrays (e.g. of ``mpmath.mpf``) are evaluated in their own arithmetic.
     """
-    x = np.asarray(x, dtype=float)
+    x = x if _is_exact(x) else np.asarray(x, dtype=float)
     eps = float(real_array("eps", eps, low=0))
     centred = x - x.mean(axis=-1, keepdims=True)
     var = np.mean(centred * centred, axis=-1, keepdims=True)
-    out = centred / np.sqrt(var + eps)
+    out = centred / (var + eps) ** 0.5          # ** 0.5: also high-precision (mpmath) object arrays
     if gamma is not None:
         out = out * gamma
     if beta is not None:
@@ -502,8 +504,8 @@ def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
 
     No proxy: both LayerNorms are evaluated and subtracted (no affine gamma, beta).
     """
-    D = real_array("D", D)
-    S = real_array("S", S, low=0, low_inclusive=False)
+    D = D if _is_exact(D) else real_array("D", D)
+    S = float(real_array("S", S, low=0, low_inclusive=False))
     return layer_norm(D, eps=eps) - layer_norm(D / S, eps=eps)
 
 

@@ -1,0 +1,471 @@
+"""Certificates of the PLGA operator's structure (PLGA §3-5; claims A2-A7, A10-A13).
+
+Symbolic parts feed SymPy symbols through the library (``theorylab.plga.operator`` has
+an exact route for object arrays) and decide identities with
+``theorylab.symbolic.exact``; numeric parts compare the float library with an
+independent route (SciPy, mpmath at 40 digits, Collatz-Wielandt brackets, exact Haar
+moments) at the tolerances stated in each evidence line. Keyword defaults are the
+library functions under test; ``tests/test_plga_certificates.py`` replaces them with
+deliberately wrong ones and sees FAIL.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import sympy as sp
+from sympy.polys.matrices import DomainMatrix
+
+from theorylab.certify import Outcome, bound, certificate, computed, proxy
+from theorylab.plga import operator as op
+from theorylab.psa import softmax as psoftmax
+from theorylab.psa.shear import rope_frequencies
+from theorylab.symbolic import exact as ex
+from theorylab.symbolic import plga as sy
+from theorylab.symbolic import softmax as ssoftmax
+
+DK, S = 16, 32
+
+
+def _queries(seed: int, S: int = S, dk: int = DK, scale: float = 1.0) -> np.ndarray:
+    return scale * np.random.default_rng(seed).standard_normal((S, dk))
+
+
+def _obj(a) -> np.ndarray:
+    out = np.empty(np.shape(a), dtype=object)
+    out[...] = a
+    return out
+
+
+# ----------------------------------------------------------------------------------------- A2
+@certificate("A2.symbolic", title="iSwiGLU(u) = silu(u) u = u^2 sigmoid(u) >= 0; powers of positives are positive",
+             paper="PLGA §3.1 eq. 3.1, 3.4-3.5",
+             claim="iSwiGLU(u) = u^2 sigmoid(u) >= 0 for real u, so A_LM = iSwiGLU + eps > 0 and A_P = A_LM^P > 0.",
+             method="exact")
+def iswiglu_exact(iswiglu=op.iswiglu, silu=op.silu) -> Outcome:
+    """Library iSwiGLU on a symbol, with ``exp(-u) -> y > 0``: a rational function of (u, y)."""
+    u = sp.Symbol("u", real=True)
+    y, eps, p = sp.Symbol("y", positive=True), sp.Symbol("epsilon", positive=True), sp.Symbol("p", real=True)
+    to_y = {sp.exp(-u): y}
+    f = sp.sympify(iswiglu(_obj([u]))[0]).subs(to_y)
+    g = sp.sympify((silu(_obj([u])) * u)[0]).subs(to_y)
+    is_u2_sigmoid = ex.is_zero(f - u**2 / (1 + y), (u, y))
+    is_silu_u = ex.is_zero(f - g, (u, y))
+    nonneg = f.is_nonnegative is True
+    a_lm_pos = (f + eps).is_positive is True
+    a_p_pos = ((f + eps) ** p).is_positive is True
+    return Outcome(is_u2_sigmoid and is_silu_u and nonneg and a_lm_pos and a_p_pos,
+                   (computed("iSwiGLU(u) - u^2/(1 + e^-u) == 0", is_u2_sigmoid),
+                    computed("iSwiGLU(u) - silu(u) u == 0", is_silu_u),
+                    computed("iSwiGLU(u) >= 0 (u real)", nonneg),
+                    computed("iSwiGLU(u) + eps > 0 (eps > 0)", a_lm_pos),
+                    computed("(iSwiGLU(u) + eps)^p > 0 (p real)", a_p_pos)))
+
+
+@certificate("A2.numeric", title="A_LM >= eps and A_P > 0 entrywise for random and adversarial heads",
+             paper="PLGA §3.1-3.2",
+             claim="iSwiGLU >= 0 in float64 over |u| <= 800; every A_LM entry >= eps and every A_P entry > 0.",
+             method="numeric")
+def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=op.init_params) -> Outcome:
+    """iSwiGLU vs u^2 expit(u) (SciPy); margins on 5 random heads, the zero head (U = 0) and b_W = -50."""
+    from scipy.special import expit
+
+    u = np.concatenate([np.linspace(-800, 800, 16001), [0.0, 1e-200, -1e-200]])
+    f = iswiglu(u)
+    ref = u * u * expit(u)
+    normal = ref >= np.finfo(float).tiny * 1e10            # relative accuracy is only defined off the subnormals
+    rel = float(np.max(np.abs(f - ref)[normal] / ref[normal]))
+    sub = float(np.max(np.abs(f - ref)[~normal]))
+    nonneg = bool(np.all(f >= 0) and np.all(np.isfinite(f)))
+    mins, seeds = [], {}
+    for seed in range(5):
+        params = init(DK, seed)
+        st = stages(op.density_operator(_queries(100 + seed)), params)
+        mins.append((float(st.A_LM.min()) - params.eps, float(st.A_P.min())))
+        seeds[f"head{seed}"] = seed
+    base = init(DK, 7)
+    zero = dataclasses.replace(base, W=np.zeros((DK, DK)))                          # U = 0: iSwiGLU = 0
+    neg = dataclasses.replace(base, W=np.zeros((DK, DK)), b_W=np.full((DK, DK), -50.0))
+    D = op.density_operator(_queries(7))
+    z, n = stages(D, zero), stages(D, neg)
+    floor_attained = bool(np.all(z.A_LM >= zero.eps) and np.max(np.abs(z.A_LM - zero.eps)) == 0)
+    adversarial = bool(z.A_P.min() > 0 and n.A_LM.min() >= neg.eps and n.A_P.min() > 0)
+    random_ok = all(a >= 0 and p > 0 for a, p in mins)
+    ok = rel <= 1e-13 and sub <= 1e-290 and nonneg and random_ok and floor_attained and adversarial
+    return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
+                                 tolerance=1e-13),
+                        computed("max abs difference below 2.2e-298 (subnormal tail)", sub, tolerance=1e-290),
+                        computed("iSwiGLU >= 0 and finite on the grid", nonneg),
+                        computed("min (A_LM - eps), min A_P over 5 random heads",
+                                 [min(a for a, _ in mins), min(p for _, p in mins)]),
+                        computed("zero head: A_LM == eps exactly (floor attained), A_P > 0", floor_attained),
+                        computed("b_W = -50 head: A_LM >= eps, A_P > 0", adversarial),
+                        computed("min A_P of the zero head (eps^P)", float(z.A_P.min()))),
+                   seeds=seeds)
+
+
+# ----------------------------------------------------------------------------------------- A3
+@certificate("A3", title="Perron-Frobenius on A_LM; rank-one A = 1 alpha^T has spectral radius sum(alpha)",
+             paper="PLGA Prop. 3.9, 3.12",
+             claim="A_LM > 0 has a simple positive spectral radius with a positive eigenvector; a rank-one matrix "
+                   "with identical rows alpha^T has spectral radius equal to the common row sum.", method="numeric")
+def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.init_params,
+           bounds=op.collatz_wielandt_bounds) -> Outcome:
+    """Eigen route vs Collatz-Wielandt brackets (v = 1 and v = the Perron vector) on 5 random heads."""
+    worst_gap, worst_resid, worst_cw, positive, bracket = np.inf, 0.0, 0.0, True, True
+    for seed in range(5):
+        A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
+        pf = perron(A)
+        lo, hi = bounds(A)
+        bracket &= lo <= pf.rho * (1 + 1e-12) and pf.rho <= hi * (1 + 1e-12)
+        positive &= bool(np.all(pf.vector > 0))
+        if np.all(pf.vector > 0):
+            lo2, hi2 = bounds(A, pf.vector)
+            worst_cw = max(worst_cw, (hi2 - lo2) / pf.rho)
+        else:
+            worst_cw = np.inf
+        worst_gap = min(worst_gap, (pf.rho - pf.second) / pf.rho)
+        worst_resid = max(worst_resid, pf.residual / pf.rho)
+    alpha = np.random.default_rng(9).uniform(0.1, 2.0, DK)
+    R1 = np.outer(np.ones(DK), alpha)
+    pf1 = perron(R1)
+    rank_one = abs(pf1.rho - alpha.sum()) / alpha.sum()
+    flat = float(np.max(np.abs(pf1.vector - 1.0 / DK)))
+    ok = positive and bracket and worst_gap > 1e-6 and worst_resid <= 1e-10 and worst_cw <= 1e-9 \
+        and rank_one <= 1e-12 and flat <= 1e-12
+    return Outcome(ok, (computed("Perron vector > 0 (5 heads)", positive),
+                        computed("min row sum <= rho <= max row sum", bracket),
+                        computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
+                        computed("max ||A v - rho v||/rho", worst_resid, tolerance=1e-10),
+                        computed("max Collatz-Wielandt width at the Perron vector / rho", worst_cw, tolerance=1e-9),
+                        computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
+                        computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
+                                 tolerance=1e-12)),
+                   seeds={"heads": 200, "alpha": 9})
+
+
+# ----------------------------------------------------------------------------------------- A4
+@certificate("A4", title="Entrywise positive is not positive semidefinite: [[1,10],[1,1]]",
+             paper="PLGA §3.1", claim="[[1,10],[1,1]] > 0 entrywise, yet its symmetric part has eigenvalues 6.5 "
+                                      "and -4.5.", method="exact")
+def positive_not_psd(spectrum=sy.symmetric_part_eigenvalues) -> Outcome:
+    """Exact eigenvalues of the symmetric part (rational arithmetic)."""
+    M = sp.Matrix([[1, 10], [1, 1]])
+    ev = spectrum(M)
+    expected = {sp.Rational(13, 2): 1, sp.Rational(-9, 2): 1}
+    positive = all(v > 0 for v in M)
+    ok = positive and ev == expected and min(ev) < 0
+    return Outcome(ok, (computed("entrywise positive", positive),
+                        computed("eigenvalues of (M + M^T)/2", {str(k): v for k, v in ev.items()}),
+                        computed("smallest eigenvalue < 0 (not PSD)", bool(min(ev) < 0))))
+
+
+# ----------------------------------------------------------------------------------------- A5
+@certificate("A5.symbolic", title="NOTEARS: tr((W o W)^k) counts weighted closed walks; DAG => h = 0",
+             paper="PLGA §4.3 (NOTEARS)",
+             claim="h(W) = sum_k tr((W o W)^k)/k! with tr((W o W)^k) the weighted closed k-walk sum (nonnegative "
+                   "coefficients); a DAG has h = 0; a positive W has h > 0.", method="exact")
+def notears_symbolic(trace_power=sy.trace_power, walks=sy.closed_walk_sum) -> Outcome:
+    """d = 3 symbolic weights, k = 1..4: trace power == walk enumeration; upper-triangular W is nilpotent."""
+    w = sy.symbol_matrix("w", 3, 3, real=True)
+    gens = tuple(w.flat)
+    M = sp.Matrix(w * w)                                   # W o W (Hadamard square)
+    counts = all(ex.is_zero(trace_power(M, k) - walks(M, k), gens) for k in range(1, 5))
+    nonneg = all(c > 0 for k in range(1, 5) for c in sp.Poly(trace_power(M, k), *gens).coeffs())
+    U = sp.Matrix(3, 3, lambda i, j: w[i, j] ** 2 if j > i else 0)
+    dag = all(ex.is_zero(trace_power(U, k), gens) for k in range(1, 5))
+    return Outcome(counts and nonneg and dag,
+                   (computed("tr((W o W)^k) == closed-walk sum, k = 1..4, d = 3", counts),
+                    computed("every coefficient of tr((W o W)^k) is positive", nonneg),
+                    computed("strictly upper-triangular (DAG) W: tr((W o W)^k) == 0, k = 1..4", dag)))
+
+
+@certificate("A5.numeric", title="NOTEARS h(W) evaluated overflow-safely matches direct and 40-digit routes",
+             paper="PLGA §4.3 (NOTEARS)",
+             claim="The library's h(W) equals tr expm(W o W) - d (SciPy) where that is representable, equals the "
+                   "40-digit mpmath value where it overflows, is 0 for a DAG and > 0 for positive W.",
+             method="numeric")
+def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
+    """rho(W o W) in {0.5, 3, 7, 20}: vs SciPy expm; rho ~ 800: log h vs mpmath expm at 40 digits."""
+    import mpmath as mp
+    from scipy.linalg import expm
+
+    rng = np.random.default_rng(11)
+    d = 6
+    base = rng.uniform(0.1, 1.0, (d, d))
+    rho0 = float(np.max(np.abs(np.linalg.eigvals(base * base))))
+    rels = []
+    for target in (0.5, 3.0, 7.0, 20.0):
+        W = base * np.sqrt(target / rho0)
+        direct = float(np.trace(expm(W * W))) - d
+        rels.append(abs(notears(W).h - direct) / direct)
+    Wm = base * np.sqrt(3.0 / rho0)
+    series = float(np.sum(np.exp(walk_terms(Wm, 60))))
+    series_rel = abs(series - notears(Wm).h) / notears(Wm).h
+    dag = np.triu(rng.uniform(0.5, 3.0, (d, d)), 1)
+    h_dag = notears(dag).h
+    big = base * np.sqrt(800.0 / rho0)
+    with mp.workdps(40):
+        Mm = mp.matrix([[mp.mpf(float(v)) ** 2 for v in row] for row in big])
+        log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
+    hv = notears(big)
+    log_err = abs(hv.log_h - log_ref)
+    ok = max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
+    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20", max(rels), tolerance=1e-10),
+                        computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
+                        computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
+                        computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
+                        computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h)),
+                   seeds={"W": 11})
+
+
+# ----------------------------------------------------------------------------------------- A6
+@certificate("A6", title="Commutant criterion: offset-only scores iff G is block-diagonal in span{I, J}",
+             paper="PLGA Prop. 4.1",
+             claim="For nonresonant frequencies, q^T R_t^T G R_s k depends only on s - t for all q, k iff G commutes "
+                   "with the rotations iff G is block-diagonal with 2x2 blocks c I + s J.", method="exact")
+def commutant(projection=op.commutant_projection, solutions=sy.commuting_solutions) -> Outcome:
+    """dk = 4, planes with u_a = tan(theta_a/2) symbolic: solve G R = R G over QQ(u1, u2)."""
+    generic = solutions((sy.u1, sy.u2))
+    basis = sy.commutant_basis(2)
+    same = len(generic) == 4 and sy.span_equal(generic, basis)
+    resonant = len(solutions((sy.u1, sy.u1)))                  # theta_1 = theta_2: a resonance
+    G = sy.symbol_matrix("g", 4, 4, real=True)
+    gens = tuple(G.flat) + (sy.u1, sy.u2)
+    PG = ex.matrix(projection(G))
+    R = sy.torus_rotation([sy.rational_plane(sy.u1), sy.rational_plane(sy.u2)])
+    commutes = ex.matrix_is_zero(PG * R - R * PG, gens)
+    fixes = all(ex.equal(ex.matrix(projection(_obj(np.array(B.tolist(), dtype=object)))), B, ()) for B in basis)
+    ok = same and commutes and fixes and resonant > 4
+    return Outcome(ok, (computed("dim {G : G R = R G} (nonresonant) and equals span{E_aa (x) I, E_aa (x) J}",
+                                 [len(generic), same]),
+                        computed("dim of the solution space when theta_1 = theta_2 (resonant)", resonant),
+                        computed("Pi(G) commutes with R for symbolic G", commutes),
+                        computed("Pi fixes every commutant basis element", fixes)))
+
+
+# ----------------------------------------------------------------------------------------- A7
+@certificate("A7", title="Softmax rows: same distribution iff scores differ by a common constant",
+             paper="PLGA Prop. 5.2(iii)",
+             claim="Two finite score rows give the same softmax distribution iff they differ by a common additive "
+                   "constant.", method="exact")
+def softmax_rows(probabilities=ssoftmax.probabilities, softmax=psoftmax.softmax) -> Outcome:
+    """u_i = e^{z_i}: shift = common factor w; equal distributions => u' in the kernel of a linear map."""
+    n = 3
+    u, _ = ssoftmax.symbols(n)
+    w = sp.Symbol("w", positive=True)
+    gens = tuple(u) + (w,)
+    sufficient = all(ex.is_zero(a - b, gens) for a, b in zip(probabilities(w * u), probabilities(u)))
+    up = np.array(sp.symbols(f"v0:{n}", positive=True), dtype=object)
+    eqs = [sp.expand(sp.fraction(sp.together(a - b))[0]) for a, b in zip(probabilities(up), probabilities(u))]
+    A = sp.Matrix([[e.coeff(v) for v in up] for e in eqs])
+    kernel = DomainMatrix.from_Matrix(A).to_field().nullspace().to_Matrix()        # exact, over QQ(u)
+    necessary = kernel.rows == 1 and ex.matrix_is_zero(kernel.row(0).T * u[0] - sp.Matrix(u) * kernel[0, 0],
+                                                       tuple(u))
+    z = np.random.default_rng(3).normal(size=8)
+    shift = float(np.max(np.abs(softmax(z + 123.456) - softmax(z))))
+    moved = float(np.max(np.abs(softmax(z + np.linspace(0, 1e-3, 8)) - softmax(z))))
+    ok = sufficient and necessary and shift <= 1e-15 and moved > 1e-6
+    return Outcome(ok, (computed("softmax(z + c) == softmax(z) (exact, n = 3)", sufficient),
+                        computed("equal distributions => e^{z'} = lambda e^{z} (kernel dim 1, spanned by u)",
+                                 necessary),
+                        computed("float: max |softmax(z + c) - softmax(z)|", shift, tolerance=1e-15),
+                        computed("float: a non-constant shift moves the distribution", moved)),
+                   seeds={"z": 3})
+
+
+# ----------------------------------------------------------------------------------------- A10
+@certificate("A10", title="Order parameter m(theta) = 0 iff the tensor is input-invariant",
+             paper="PLGA Def. 5.1, Prop. 5.2(ii)",
+             claim="m = ||D1 - D2||_rms / mean(||D1||_rms, ||D2||_rms) vanishes iff D1 == D2, including identically "
+                   "zero tensors (piecewise convention); with a = 0, b_a = G*, m(G_LM) = 0 while m(A_P) > 0.",
+             method="numeric")
+def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op.init_params) -> Outcome:
+    """Equal, zero, zero-mean-perturbed, tiny (1e-300) and huge (1e300) tensors; the a = 0 counterexample."""
+    rng = np.random.default_rng(5)
+    D = rng.normal(size=(DK, DK))
+    dz = rng.normal(size=(DK, DK))
+    dz -= dz.mean()                                                      # zero-mean perturbation
+    same, zero = m(D, D), m(np.zeros_like(D), np.zeros_like(D))
+    small = [m(s * D, s * (D + 1e-8 * dz)) for s in (1e-300, 1.0, 1e300)]
+    scale = abs(m(3.7 * D, 3.7 * (D + dz)) - m(D, D + dz)) / m(D, D + dz)
+    symmetric = m(D, D + dz) == m(D + dz, D)
+    params = init(DK, 4)
+    Gstar = rng.normal(size=(DK, DK))
+    cached = dataclasses.replace(params, a=np.zeros((DK, DK)), b_a=Gstar)
+    s1, s2 = (stages(op.density_operator(_queries(300 + i)), cached) for i in range(2))
+    m_G, m_AP = m(s1.G, s2.G), m(s1.A_P, s2.A_P)
+    r1, r2 = (stages(op.density_operator(_queries(300 + i)), params) for i in range(2))
+    m_G_random = m(r1.G, r2.G)
+    ok = same == 0 and zero == 0 and all(v > 0 and np.isfinite(v) for v in small) and scale <= 1e-12 \
+        and symmetric and m_G == 0 and m_AP > 0 and m_G_random > 0
+    return Outcome(ok, (computed("m(D, D)", same), computed("m(0, 0) (piecewise convention)", zero),
+                        computed("m(sD, s(D + 1e-8 dz)) at s = 1e-300, 1, 1e300 (dz zero-mean)", small),
+                        computed("|m(cD1, cD2) - m(D1, D2)| / m", scale, tolerance=1e-12),
+                        computed("a = 0, b_a = G*: m(G_LM)", m_G), computed("a = 0, b_a = G*: m(A_P)", m_AP),
+                        computed("random head: m(G_LM) for two inputs", m_G_random)),
+                   seeds={"tensors": 5, "queries": 300})
+
+
+# ----------------------------------------------------------------------------------------- A11
+@certificate("A11.symbolic", title="D_Q = Q^T Q is symmetric PSD with rank <= min(S, dk)",
+             paper="PLGA §3.2",
+             claim="D_Q = Q^T Q is symmetric, x^T D_Q x = |Q x|^2 >= 0, and det D_Q == 0 when S < dk.", method="exact")
+def density_symbolic(density=op.density_operator) -> Outcome:
+    """Symbolic Q (S = 2, dk = 3) and (S = 3, dk = 2) through the library's density_operator."""
+    Q = sy.symbol_matrix("q", 2, 3, real=True)
+    x = sy.symbol_matrix("x", 3, 1, real=True)
+    gens = tuple(Q.flat) + tuple(x.flat)
+    D = ex.matrix(density(Q))
+    sym = ex.matrix_is_zero(D - D.T, gens)
+    X, Qm = sp.Matrix(x), sp.Matrix(Q)
+    sos = ex.is_zero((X.T * D * X)[0] - sum(v**2 for v in Qm * X), gens)
+    rank = ex.is_zero(D.det(), gens)
+    Q2 = sy.symbol_matrix("r", 3, 2, real=True)
+    full = not ex.is_zero(ex.matrix(density(Q2)).det(), tuple(Q2.flat))
+    return Outcome(sym and sos and rank and full,
+                   (computed("D - D^T == 0", sym), computed("x^T D x == |Q x|^2 (sum of squares)", sos),
+                    computed("S = 2 < dk = 3: det D == 0 (rank <= S)", rank),
+                    computed("S = 3 > dk = 2: det D not identically 0 (rank min(S, dk) attainable)", full)))
+
+
+@certificate("A11.numeric", title="D_Q structure; LayerNorm scale invariance at eps = 0; eps-LN error computed "
+                                  "directly", paper="PLGA §3.2, Lemma 5.11",
+             claim="D_Q is PSD of rank min(S, dk) for generic Q; LN_0(cD) = LN_0(D); LN_eps(D) - LN_eps(D/S) is "
+                   "computed directly and agrees with a 40-digit evaluation of the same map.", method="numeric")
+def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error=op.ln_scale_error) -> Outcome:
+    """(S, dk) = (8, 32), (32, 32), (64, 32); LN at c = 1e-6, 1/64, 1e6; mpmath route for the eps error."""
+    import mpmath as mp
+
+    reports = [report(_queries(400 + S_, S_, 32)) for S_ in (8, 32, 64)]
+    structure = all(r.symmetry_error == 0 and r.min_eigenvalue >= -r.tol and r.rank == r.rank_bound
+                    for r in reports)
+    D = op.density_operator(_queries(410, 64, 32))
+    inv = max(float(np.max(np.abs(layer_norm(c * D, eps=0.0) - layer_norm(D, eps=0.0)))) for c in (1e-6, 1 / 64, 1e6))
+    errs, deviations = [], []
+    for scale in (1.0, 1e-3):                                       # typical rows and small-norm rows
+        Dq = op.density_operator(_queries(420, 64, 32, scale))
+        e = ln_error(Dq, 64, op.EPS_LN)
+        with mp.workdps(40):
+            em = ln_error(np.vectorize(mp.mpf, otypes=[object])(Dq), 64, op.EPS_LN)
+        errs.append(float(np.max(np.abs(e))))
+        deviations.append(float(np.max(np.abs(e - em.astype(float)))))
+    ok = structure and inv <= 1e-12 and max(deviations) <= 1e-12 and errs[1] > 1e-3
+    return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
+                                 [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports]),
+                        computed("max |LN_0(cD) - LN_0(D)|, c in {1e-6, 1/64, 1e6}", inv, tolerance=1e-12),
+                        computed("max |LN_eps(D) - LN_eps(D/S)|, S = 64, eps = 1e-6: typical rows, |q| ~ 1e-3",
+                                 errs),
+                        computed("max |float - 40-digit| of that error", max(deviations), tolerance=1e-12)),
+                   seeds={"queries": 400})
+
+
+# ----------------------------------------------------------------------------------------- A12
+@certificate("A12.symbolic", title="Rotary twirl = orthogonal projection onto the commutant (exact Haar average)",
+             paper="PLGA Lemma 5.9, §5.4.1",
+             claim="The Haar average of R^T G R over the rotation torus is the library's commutant projection, which "
+                   "is idempotent and self-adjoint (orthogonal).", method="exact")
+def twirl_symbolic(projection=op.commutant_projection, haar=sy.torus_haar_average) -> Outcome:
+    """dk = 4, symbolic G and H; circle moments E[c^i s^j] exactly."""
+    G = sy.symbol_matrix("g", 4, 4, real=True)
+    H = sy.symbol_matrix("h", 4, 4, real=True)
+    gens = tuple(G.flat) + tuple(H.flat)
+    PG, PH = ex.matrix(projection(G)), ex.matrix(projection(H))
+    average = ex.equal(haar(sp.Matrix(G)), PG, gens)
+    idem = ex.equal(ex.matrix(projection(_obj(np.array(PG.tolist(), dtype=object)))), PG, gens)
+    selfadj = ex.is_zero((PG.T * sp.Matrix(H)).trace() - (sp.Matrix(G).T * PH).trace(), gens)
+    return Outcome(average and idem and selfadj,
+                   (computed("Haar average of R^T G R == Pi(G)", average), computed("Pi(Pi(G)) == Pi(G)", idem),
+                    computed("<Pi G, H> == <G, Pi H>", selfadj)))
+
+
+@certificate("A12.numeric", title="Position twirl converges to the commutant projection within C_Theta/S",
+             paper="PLGA Lemma 5.9, App. D",
+             claim="||(1/S) sum_n R_n M R_n^T - Pi(M)||_F <= (C_Theta/S) ||M||_F; the off-commutant residual "
+                   "||G - Pi G||/||G|| of the operator is reported.", method="numeric")
+def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, constant=op.twirl_constant,
+                  residual=op.off_commutant_residual, stages=op.stages_from_density, init=op.init_params) -> Outcome:
+    """dk = 8, frequencies base 10 (C_Theta ~ 14.6), S = 64..4096; residuals of random G and a PLGA G_LM."""
+    freqs = rope_frequencies(8, 10.0)
+    M = np.random.default_rng(12).normal(size=(8, 8))
+    C = constant(freqs)
+    Ss = (64, 256, 1024, 4096)
+    errs = [float(np.linalg.norm(twirl(M, freqs, s) - projection(M))) for s in Ss]
+    bounds_ = [C / s * float(np.linalg.norm(M)) for s in Ss]
+    within = all(e <= b for e, b in zip(errs, bounds_))
+    slope = float(np.polyfit(np.log(Ss), np.log(errs), 1)[0])
+    G = stages(op.density_operator(_queries(500, 64, 8)), init(8, 3)).G
+    res_G, res_PG = float(residual(G)), float(residual(projection(G)))
+    ok = within and slope <= -0.8 and res_PG <= 1e-15
+    return Outcome(ok, (computed("C_Theta", C), computed("||twirl_S(M) - Pi M||_F, S = 64..4096", errs),
+                        bound("(C_Theta/S) ||M||_F", bounds_, formula="Lemma 5.9"),
+                        computed("log-log slope of the twirl error in S", slope),
+                        computed("off-commutant residual of a random-head G_LM", res_G),
+                        computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15)),
+                   seeds={"M": 12, "queries": 500})
+
+
+# ----------------------------------------------------------------------------------------- A13
+@certificate("A13.symbolic", title="DAG-loss floor: h(W) >= tr(W o W) >= dk eps^2 for entries >= eps",
+             paper="PLGA §4.3, §7",
+             claim="Every walk term of h is >= 0 and the k = 1 term is sum_i W_ii^2, so W_ii >= eps gives "
+                   "h >= dk eps^2; at W = eps 1 1^T, tr((W o W)^k) = (dk eps^2)^k and h = e^{dk eps^2} - 1.",
+             method="exact")
+def dag_floor_symbolic(trace_power=sy.trace_power, floor=op.dag_floor) -> Outcome:
+    """d = 3: the k = 1 term; the all-eps matrix for k = 1..5; the library floor at symbolic eps."""
+    w = sy.symbol_matrix("w", 3, 3, real=True)
+    gens = tuple(w.flat)
+    first = ex.is_zero(trace_power(sp.Matrix(w * w), 1) - sum(w[i, i] ** 2 for i in range(3)), gens)
+    eps = sp.Symbol("epsilon", positive=True)
+    Mall = sp.Matrix(3, 3, lambda i, j: eps**2)
+    closed = all(ex.is_zero(trace_power(Mall, k) - (3 * eps**2) ** k, (eps,)) for k in range(1, 6))
+    lib_floor = ex.is_zero(sp.sympify(floor(3, 1.0)) * eps**2 - trace_power(Mall, 1), (eps,))
+    return Outcome(first and closed and lib_floor,
+                   (computed("tr(W o W) == sum_i W_ii^2", first),
+                    computed("all-eps W: tr((W o W)^k) == (3 eps^2)^k, k = 1..5", closed),
+                    computed("dag_floor(3, 1) eps^2 == tr(eps^2 J) (the floor is the k = 1 term)", lib_floor)))
+
+
+@certificate("A13.numeric", title="DAG-loss floor dk eps^2 holds and is attained, evaluated overflow-safely",
+             paper="PLGA §4.3, §7",
+             claim="For A_LM (entries >= eps) h >= dk eps^2, attained to 1e-10 at A_LM = eps 1 1^T (dk = 64, "
+                   "eps = 1e-9) where the naive tr expm - d cancels to 0; h stays finite in log form where expm "
+                   "overflows.", method="numeric")
+def dag_floor_numeric(notears=op.notears_h, floor=op.dag_floor, stages=op.stages_from_density,
+                      init=op.init_params) -> Outcome:
+    """All-eps 64 x 64; the zero head's A_LM; random heads; 8 x 8 all-10 matrix (h ~ e^800) vs mpmath."""
+    import mpmath as mp
+    from scipy.linalg import expm
+
+    dk, eps = 64, op.EPS
+    flat = np.full((dk, dk), eps)
+    h_flat = notears(flat).h
+    fl = float(floor(dk, eps))
+    attained = abs(h_flat / fl - 1)
+    naive = float(np.trace(expm(flat * flat))) - dk
+    heads = []
+    for seed in range(3):
+        A = stages(op.density_operator(_queries(600 + seed)), init(DK, seed)).A_LM
+        heads.append(notears(A).h / float(floor(DK, eps)))
+    zero_head = dataclasses.replace(init(DK, 1), W=np.zeros((DK, DK)))
+    A0 = stages(op.density_operator(_queries(610)), zero_head).A_LM
+    ratio0 = notears(A0).h / float(floor(DK, eps))
+    big = np.full((8, 8), 10.0)
+    hv = notears(big)
+    with mp.workdps(40):
+        Mm = mp.matrix([[mp.mpf(100)] * 8 for _ in range(8)])          # W o W at 40 digits
+        log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(8)) - 8))
+    with np.errstate(over="ignore"):
+        naive_big = float(np.trace(expm(big * big))) - 8
+    ok = h_flat >= fl * (1 - 1e-12) and attained <= 1e-10 and min(heads) >= 1 and abs(ratio0 - 1) <= 1e-10 \
+        and abs(hv.log_h - log_ref) <= 1e-9
+    return Outcome(ok, (computed("h(eps 1 1^T), dk = 64, eps = 1e-9", h_flat), bound("dk eps^2", fl, formula="A13"),
+                        computed("|h / (dk eps^2) - 1| at the floor", attained, tolerance=1e-10),
+                        proxy("naive tr expm(W o W) - d at the floor", naive, formula="cancels in float64"),
+                        computed("h / floor for 3 random heads' A_LM (>= 1)", heads),
+                        computed("zero head (A_LM = eps): h / floor", ratio0, tolerance=1e-10),
+                        computed("all-10 8x8: log h (library)", hv.log_h),
+                        computed("all-10 8x8: |log h - log(tr expm - 8)| (mpmath, 40 digits)", abs(hv.log_h - log_ref),
+                                 tolerance=1e-9),
+                        proxy("naive tr expm - d at all-10 8x8", naive_big, formula="overflows to inf")),
+                   seeds={"heads": 600})
