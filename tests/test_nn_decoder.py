@@ -109,7 +109,7 @@ def test_cache_keys_are_the_sheared_keys():
     q, k, v = D.projections(layer, D.layer_norm(model.wte[x], layer.ln1))
     for h in range(model.n_head):
         _, ks, _ = A.streams(spec, q[h], k[h], v[h])
-        np.testing.assert_allclose(cache.layers[0].keys[h], ks, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(cache.layers[0][h].keys, ks, rtol=0, atol=1e-13)
 
 
 def test_wrong_insertion_breaks_equivalence():

@@ -157,15 +157,15 @@ def prefix_consistency_gap(model: Decoder, tokens) -> float:
 
 # ------------------------------------------------------------------------------ the cache
 @dataclass(frozen=True, eq=False)
-class LayerCache:
-    """Per-layer cache.
+class HeadCache:
+    """What one head keeps between calls.
 
-    keys, values : ``(H, t, dk)`` score-bearing keys (sheared for PSA) and values.
-    raw_q, raw_k : ``(H, r, dk)`` raw projections of the last r positions (PSA layers only;
-        r = 1 after :func:`commit`: the two retained raw vectors; up to block+1 while a
-        speculative block is open).
-    gram : ``(H, r, dk, dk)`` cumulative Grams at those positions (PLGA cumulative heads).
-    G : ``(H, dk, dk)`` frozen ``G_LM`` of the prompt (PLGA global heads: the G-cache).
+    keys, values : ``(t, dk)`` score-bearing keys (sheared, post-RoPE for PSA) and values.
+    raw_q, raw_k : ``(r, dk)`` raw projections of the last r positions (PSA heads only):
+        r = 1 after :func:`commit` -- the two retained raw vectors -- and the open block's
+        rows plus one while a speculative block is open.
+    gram : ``(r, dk, dk)`` cumulative Grams at those positions (PLGA ``gram="cumulative"``).
+    G : ``(dk, dk)`` ``G_LM`` of the prompt, frozen: the G-cache (PLGA ``gram="global"``).
     """
 
     keys: np.ndarray
@@ -173,63 +173,53 @@ class LayerCache:
     raw_q: np.ndarray
     raw_k: np.ndarray
     gram: np.ndarray
-    G: np.ndarray
+    G: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
 class Cache:
+    """The cached prefix: its length and ``layers[l][h]``, one :class:`HeadCache` per head."""
+
     length: int
-    layers: tuple[LayerCache, ...]
+    layers: tuple[tuple[HeadCache, ...], ...]
 
 
 def empty_cache(model: Decoder) -> Cache:
     """The cache of the empty prefix."""
-    H, dk = model.n_head, model.d // model.n_head
-    z = np.zeros((H, 0, dk))
-    return Cache(0, tuple(LayerCache(z, z, z, z, np.zeros((H, 0, dk, dk)), np.zeros((H, 0, dk, dk)))
-                          for _ in model.layers))
+    dk = model.d // model.n_head
+    empty = HeadCache(np.zeros((0, dk)), np.zeros((0, dk)), np.zeros((0, dk)), np.zeros((0, dk)), np.zeros((0, dk, dk)))
+    return Cache(0, tuple((empty,) * model.n_head for _ in model.layers))
 
 
-def _is_global(spec: HeadSpec) -> bool:
-    return isinstance(spec, PLGA) and spec.gram == "global"
+def _tail(rows, keep: int):
+    return rows[len(rows) - keep:]                                          # the last `keep` rows
 
 
-def _has(layer: Layer, kind) -> bool:
-    return any(isinstance(s, kind) for s in layer.heads)
+def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int, streams=attention.streams):
+    """One head over new raw rows ``q, k, v`` (n, dk) at positions start..: output (n, dk) and new cache."""
+    prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
+    qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
+    K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new
+    keep = min(start, 1)                                                    # keep the row of position start-1
+    raw_q, raw_k, gram, frozen, G = hc.raw_q, hc.raw_k, hc.gram, hc.G, None
+    if isinstance(spec, PSA):
+        raw_q, raw_k = np.concatenate([_tail(raw_q, keep), q]), np.concatenate([_tail(raw_k, keep), k])  # [n+keep, dk]
+    if isinstance(spec, PLGA) and spec.gram == "cumulative":
+        D0 = hc.gram[-1] if start else np.zeros(hc.gram.shape[1:])         # [dk, dk] running Gram
+        D = np.cumsum(np.concatenate([D0[None], np.einsum("ni,nj->nij", qs, qs)]), axis=0)  # [n+1, dk, dk]
+        gram, G = D[1 - keep:], plga.stages_from_density(D[1:], spec.params).G            # G: [n, dk, dk]
+    elif isinstance(spec, PLGA):
+        G = frozen = hc.G if start else attention.plga_operator(spec, qs)  # [dk, dk] frozen at the prompt
+    out = attention.attend(attention.scores(qs, K, G), V)                   # [n, dk]
+    return out, HeadCache(K, V, raw_q, raw_k, gram, frozen)
 
 
-def _cached_layer(layer: Layer, lc: LayerCache, x, start: int, streams):
-    """Attention output (n, d) for the new rows ``x`` at positions start.. and the updated layer cache."""
+def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int, streams=attention.streams):
+    """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
     q, k, v = projections(layer, x)                                         # [H, n, dk] x3
-    dk = q.shape[-1]
-    outs, new_k, new_v, grams, Gs = [], [], [], [], []
-    cumulative = any(isinstance(s, PLGA) and s.gram == "cumulative" for s in layer.heads)
-    frozen = any(_is_global(s) for s in layer.heads)
-    for h, spec in enumerate(layer.heads):
-        prev = (lc.raw_q[h, -1], lc.raw_k[h, -1]) if lc.raw_q.shape[1] else None
-        qs, ks, vs = streams(spec, q[h], k[h], v[h], start, prev)           # [n, dk] x3
-        K = np.concatenate([lc.keys[h], ks])                                # [t+n, dk] cached + inserted
-        V = np.concatenate([lc.values[h], vs])                              # [t+n, dk]
-        G = None
-        if cumulative:                                                      # running Gram of every head
-            D0 = lc.gram[h, -1] if start else np.zeros((dk, dk))            # [dk, dk]
-            D = np.cumsum(np.concatenate([D0[None], np.einsum("ni,nj->nij", qs, qs)]), axis=0)  # [n+1, dk, dk]
-            grams.append(D)
-            if isinstance(spec, PLGA) and spec.gram == "cumulative":
-                G = plga.stages_from_density(D[1:], spec.params).G          # [n, dk, dk]
-        if frozen:                                                          # G-cache of every head
-            Gs.append(lc.G[h] if start else attention.plga_operator(spec, qs) if _is_global(spec) else np.eye(dk))
-            G = Gs[-1] if _is_global(spec) else G                           # [dk, dk]
-        outs.append(attention.attend(attention.scores(qs, K, G), V))        # [n, dk]
-        new_k.append(K)
-        new_v.append(V)
-    keep = 1 if start else 0                                                # raw row of position start-1
-    raw_q = np.concatenate([lc.raw_q[:, lc.raw_q.shape[1] - keep:], q], axis=1) if _has(layer, PSA) else lc.raw_q
-    raw_k = np.concatenate([lc.raw_k[:, lc.raw_k.shape[1] - keep:], k], axis=1) if _has(layer, PSA) else lc.raw_k
-    gram = np.stack(grams)[:, 1 - keep:] if grams else lc.gram              # [H, n+keep, dk, dk]
-    G_cache = np.stack(Gs) if Gs else lc.G
-    cache = LayerCache(np.stack(new_k), np.stack(new_v), raw_q, raw_k, gram, G_cache)
-    return merge_heads(np.stack(outs)) @ layer.w_o, cache                   # [n, d]
+    outs, caches = zip(*(cached_head(s, hc, q[h], k[h], v[h], start, streams)
+                         for h, (s, hc) in enumerate(zip(layer.heads, caches))))
+    return merge_heads(np.stack(outs)) @ layer.w_o, tuple(caches)           # [n, d]
 
 
 def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> tuple[np.ndarray, Cache]:
@@ -242,7 +232,7 @@ def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> t
     x = model.wte[tokens]                                                   # [n, d]
     layers = []
     for layer, lc in zip(model.layers, cache.layers):
-        a, lc = _cached_layer(layer, lc, layer_norm(x, layer.ln1), cache.length, streams)
+        a, lc = cached_attention(layer, lc, layer_norm(x, layer.ln1), cache.length, streams)
         x = x + a                                                           # [n, d]
         x = x + mlp(layer, layer_norm(x, layer.ln2))                        # [n, d]
         layers.append(lc)
@@ -265,31 +255,32 @@ def decode(model: Decoder, tokens, prompt: int, streams=attention.streams) -> np
 
 def commit(cache: Cache) -> Cache:
     """Close a speculative block: keep only the raw vectors (and Gram) of the last position."""
-    return Cache(cache.length, tuple(replace(lc, raw_q=lc.raw_q[:, -1:], raw_k=lc.raw_k[:, -1:],
-                                             gram=lc.gram[:, -1:]) for lc in cache.layers))
+    return Cache(cache.length, tuple(tuple(replace(hc, raw_q=hc.raw_q[-1:], raw_k=hc.raw_k[-1:], gram=hc.gram[-1:])
+                                           for hc in heads) for heads in cache.layers))
 
 
 def rollback(cache: Cache, length: int) -> Cache:
-    """Rewind the cache to ``length`` positions inside the last :func:`extend` block (PSA §8.5).
+    """Rewind the cache to ``length`` positions inside the open block (PSA §8.5).
 
     Keys and values are truncated; the retained raw vectors (and cumulative Gram) of
     position ``length - 1`` are the ones recorded by the block itself. Nothing is recomputed.
     """
     length = positive_int("length", length, low=0)
-    r = max(lc.raw_q.shape[1] for lc in cache.layers) or max(lc.gram.shape[1] for lc in cache.layers)
+    r = max(max(len(hc.raw_q), len(hc.gram)) for heads in cache.layers for hc in heads)
     lowest = 0 if r == 0 or r >= cache.length else cache.length - r + 1
     if not lowest <= length <= cache.length:
         raise ParameterError(f"length must lie in [{lowest}, {cache.length}] (the open block; got {length})")
     drop = cache.length - length
-    return Cache(length, tuple(LayerCache(lc.keys[:, :length], lc.values[:, :length],
-                                          lc.raw_q[:, :lc.raw_q.shape[1] - drop], lc.raw_k[:, :lc.raw_k.shape[1] - drop],
-                                          lc.gram[:, :lc.gram.shape[1] - drop], lc.G) for lc in cache.layers))
+    return Cache(length, tuple(tuple(HeadCache(hc.keys[:length], hc.values[:length], hc.raw_q[:len(hc.raw_q) - drop],
+                                               hc.raw_k[:len(hc.raw_k) - drop], hc.gram[:len(hc.gram) - drop], hc.G)
+                                     for hc in heads) for heads in cache.layers))
 
 
 def cache_floats(cache: Cache) -> dict[str, int]:
     """Floats held by the cache: ``kv`` (keys + values) and ``extra`` (raw vectors, Grams, G-cache)."""
-    kv = sum(lc.keys.size + lc.values.size for lc in cache.layers)
-    extra = sum(lc.raw_q.size + lc.raw_k.size + lc.gram.size + lc.G.size for lc in cache.layers)
+    heads = [hc for layer in cache.layers for hc in layer]
+    kv = sum(hc.keys.size + hc.values.size for hc in heads)
+    extra = sum(hc.raw_q.size + hc.raw_k.size + hc.gram.size + (0 if hc.G is None else hc.G.size) for hc in heads)
     return {"kv": int(kv), "extra": int(extra)}
 
 
@@ -311,5 +302,5 @@ def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
 
 
 __all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "prefix_consistency_gap",
-           "token_ids", "LayerCache", "Cache", "empty_cache", "extend", "decode", "commit", "rollback", "cache_floats",
+           "token_ids", "HeadCache", "Cache", "empty_cache", "cached_head", "cached_attention", "extend", "decode", "commit", "rollback", "cache_floats",
            "compile_grading"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
 
@@ -80,9 +80,14 @@ class InductionHead:
 
 
 def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0,
-                   placement: str = "post-rope") -> InductionHead:
-    """The hand-constructed head: ``W_Q = P``, ``W_K = -P`` on the slow planes, PSA ``member`` at g."""
-    P = np.diag(slow_planes(dk, T, base))                                # [dk, dk]
+                   placement: str = "post-rope", planes: str = "slow") -> InductionHead:
+    """The hand-constructed head: ``W_Q = P``, ``W_K = -P``, PSA ``member`` at coupling g.
+
+    ``planes="slow"`` (default): P projects onto the slow RoPE planes (:func:`slow_planes`);
+    ``planes="all"``: P = I, so content also rides the fast planes (placement matters there).
+    """
+    mask = slow_planes(dk, T, base) if choice("planes", planes, ("slow", "all")) == "slow" else np.ones(dk)
+    P = np.diag(mask)                                                    # [dk, dk]
     return InductionHead(attention.PSA.member(member, real_array("g", g, low=0).item(), placement, base), P, -P)
 
 
