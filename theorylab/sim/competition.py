@@ -249,7 +249,9 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     for start in range(0, samples, CHUNK):
         count = min(CHUNK, samples - start)
         out = _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count)
-        np.add.at(sums, batch[start:start + count], out)
+        ids = batch[start:start + count]
+        cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
         sq += np.einsum("ij,ij->j", out, out)
         if bar is not None:
             bar.update(count)
