@@ -648,15 +648,18 @@ def agreement(predicted, simulated) -> dict:
     """Agreement of predicted with simulated gamma_c over the points where both exist.
 
     Returns ``n`` (points used), ``pearson_r`` and the median and maximum relative error
-    ``|predicted - simulated| / simulated`` (the paper's statistics, PSA §7.9-7.10).
+    ``|predicted - simulated| / simulated`` (the paper's statistics, PSA §7.9-7.10),
+    computed by :func:`theorylab.compare.pearson_r` and :func:`theorylab.compare.relative_error`.
     """
+    from theorylab.compare import pearson_r, relative_error
+
     p = np.asarray([np.nan if v is None else v for v in predicted], float)
     s = np.asarray([np.nan if v is None else v for v in simulated], float)
     ok = np.isfinite(p) & np.isfinite(s) & (s != 0)
+    rel = relative_error(p[ok], s[ok])
     n = int(ok.sum())
-    rel = np.abs(p[ok] - s[ok]) / np.abs(s[ok])
-    r = float(np.corrcoef(p[ok], s[ok])[0, 1]) if n >= 3 and np.ptp(p[ok]) > 0 and np.ptp(s[ok]) > 0 else float("nan")
-    return {"n": n, "pearson_r": r, "median_rel_err": float(np.median(rel)) if n else float("nan"),
+    return {"n": n, "pearson_r": pearson_r(p[ok], s[ok]),
+            "median_rel_err": float(np.median(rel)) if n else float("nan"),
             "max_rel_err": float(rel.max()) if n else float("nan")}
 
 
