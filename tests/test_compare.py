@@ -1,0 +1,107 @@
+"""Prediction vs simulation: grid handling, statistics, the compare / simulate / gamma-c CLIs."""
+import json
+
+import numpy as np
+import pytest
+
+from theorylab.cli import main
+from theorylab.compare import PAPER_GRID, compare_grid, pearson_r, read_grid, relative_error, validate_grid
+from theorylab.errors import ParameterError
+from theorylab.psa.transition import crossover_dk
+from theorylab.sim.exact import exact_gamma_c
+
+
+def test_paper_grid_is_nine_mean_field_points():
+    assert len(PAPER_GRID) == 9 and len(set(PAPER_GRID)) == 9
+    assert all(dk >= crossover_dk(T) for dk, T in PAPER_GRID)
+
+
+def test_statistics():
+    assert pearson_r([1, 2, 3, np.nan], [2, 4, 6.5, 1]) == pytest.approx(np.corrcoef([1, 2, 3], [2, 4, 6.5])[0, 1])
+    assert np.isnan(pearson_r([1, 2], [1, 2]))
+    assert np.allclose(relative_error([1.1, 2.0], [1.0, 2.5]), [0.1, 0.2])
+
+
+def test_read_grid_csv_and_json(tmp_path):
+    (tmp_path / "g.csv").write_text("dk,T\n64,512\n128,64\n")
+    (tmp_path / "g.json").write_text(json.dumps([[64, 512], {"dk": 128, "T": 64}]))
+    assert read_grid(str(tmp_path / "g.csv")) == read_grid(str(tmp_path / "g.json")) == [(64.0, 512), (128.0, 64)]
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ParameterError, match="dk and T"):
+        read_grid(str(tmp_path / "bad.csv"))
+    with pytest.raises(ParameterError, match="grid"):
+        read_grid(str(tmp_path / "missing.csv"))
+    with pytest.raises(ParameterError, match="T"):
+        validate_grid([(64, 2)])
+
+
+def test_compare_grid_rows_and_summary():
+    res = compare_grid("t4-only", [(128, 512), (256, 64), (64, 512)], samples=3000, seed=3)
+    assert [r["seed"] for r in res.rows] == [3, 4, 5]
+    for r in res.rows:
+        assert r["mc_ci_low"] < r["mc_gamma_c"] < r["mc_ci_high"]
+        assert abs(r["exact_gamma_c"] - r["mc_gamma_c"]) < 3 * (r["mc_ci_high"] - r["mc_ci_low"])
+    assert res.exact_pearson_r > 0.999 and res.pearson_r > 0.99
+    assert res.median_rel_err == pytest.approx(np.median([r["rel_err_law"] for r in res.rows]))
+
+
+def _run(capsys, *argv):
+    status = main(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_simulate_cli(capsys):
+    status, out, _ = _run(capsys, "simulate", "--dk", "128", "--T", "512", "--variant", "t4-only", "--gamma", "0.7",
+                          "0.8", "0.9", "--samples", "2000", "--seed", "1", "--exact", "--format", "json")
+    rows = json.loads(out)
+    assert status == 0 and [r["gamma"] for r in rows] == [0.7, 0.8, 0.9]
+    assert all({"gamma", "mass", "se", "exact_mass", "z"} <= set(r) for r in rows)
+    assert all(abs(r["z"]) < 4 for r in rows)
+
+
+def test_gamma_c_methods_cli(capsys):
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "128", "--T", "512", "--variant", "t4-only", "--format", "json")
+    annealed = json.loads(out)[0]
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "128", "--T", "512", "--variant", "t4-only", "--method", "exact",
+                     "--format", "json")
+    exact = json.loads(out)[0]
+    assert set(annealed) <= set(exact) and exact["method"] == "exact"
+    assert exact["gamma_c"] == pytest.approx(exact_gamma_c("t4-only", 128, 512), abs=1e-12)
+    assert exact["band_upper"] == annealed["band_upper"] and exact["branch"] == "mean-field"
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "128", "--T", "512", "--variant", "t4-only", "--method", "mc",
+                     "--samples", "2000", "--seed", "3", "--format", "json")
+    mc = json.loads(out)[0]
+    assert mc["ci_low"] < exact["gamma_c"] < mc["ci_high"] and mc["samples"] == 2000 and mc["seed"] == 3
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "512", "--variant", "t4-only", "--method", "exact",
+                     "--format", "json")
+    assert json.loads(out)[0]["gamma_c"] is None and json.loads(out)[0]["branch"] == "none"
+
+
+def test_compare_cli_with_file_and_plot(capsys, tmp_path):
+    grid = tmp_path / "grid.csv"
+    grid.write_text("dk,T\n128,512\n256,64\n64,512\n")
+    png = tmp_path / "out.png"
+    status, out, _ = _run(capsys, "compare", "--variant", "t4-only", "--grid", str(grid), "--samples", "2000",
+                          "--plot", str(png), "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and len(data["rows"]) == 3
+    assert {"rows", "pearson_r", "median_rel_err"} <= set(data)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--dk", "128", "--T", "512", "--gamma", "0.5", "--samples", "0"],
+    ["simulate", "--dk", "128", "--T", "512", "--gamma"],
+    ["simulate", "--dk", "128", "--T", "512", "--gamma", "-0.5"],
+    ["simulate", "--dk", "128", "--T", "2", "--gamma", "0.5"],
+    ["gamma-c", "--dk", "128", "--T", "512", "--method", "mc", "--samples", "0"],
+    ["gamma-c", "--dk", "128", "--T", "512.5", "--method", "mc"],
+    ["compare", "--grid", "no-such-file.csv"],
+    ["compare", "--samples", "-3"],
+    ["compare", "--plot", "out.txt"]])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = _run(capsys, *argv)
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
