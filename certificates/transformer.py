@@ -57,19 +57,23 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
 # ------------------------------------------------------------------------------ P20
 @certificate("P20.numeric", title="Cached sheared keys equal recomputation; 2 raw vectors/layer; 6d FLOPs",
              paper="PSA §8.3-8.5", method="numeric",
-             claim="Caching sheared keys at insertion (with two retained raw vectors per layer, speculative "
-                   "rollback by truncation) gives the full-recomputation logits; extra state is 1/T of the KV "
+             claim="Caching sheared keys at insertion (with two retained raw vectors per layer, prefix reuse, "
+                   "speculative rollback by truncation) gives the full-recomputation logits; extra state is 1/T of the KV "
                    "cache (0.024 % at T = 4096); the insertion costs 6d FLOPs per token per layer.")
 def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcome:
     """Symmetric post-RoPE PSA decoder: cached decode, speculative rollback, measured state and FLOPs."""
     model = decoder.random_decoder(d=16, n_head=2, n_layer=2, head=attention.PSA.member("symmetric", 0.8), seed=3)
     full = decoder.forward(model, TOKENS)
     err_decode = _max_error(decoder.decode(model, TOKENS, prompt=5, streams=streams), full)
-    _, cache = decoder.extend(model, decoder.empty_cache(model), TOKENS[:6], streams)
-    drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])
-    _, spec = decoder.extend(model, decoder.commit(cache), drafts, streams)
-    rest, cache = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:], streams)
+    _, prefix = decoder.extend(model, decoder.empty_cache(model), TOKENS[:6], streams)
+    drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
+    _, spec = decoder.extend(model, decoder.commit(prefix), drafts, streams)
+    rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:], streams)
     err_rollback = _max_error(rest, full[8:])
+    other = np.concatenate([TOKENS[:6], TOKENS[::-1][:5]])                # same prefix, other continuation
+    err_reuse = max(_max_error(decoder.extend(model, decoder.commit(prefix), other[6:], streams)[0],
+                               decoder.forward(model, other)[6:]),
+                    _max_error(decoder.extend(model, decoder.commit(prefix), TOKENS[6:], streams)[0], full[6:]))
     fractions = []
     for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
         _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1], streams)
@@ -80,11 +84,12 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
-    passed = (err_decode <= 1e-12 and err_rollback <= 1e-12 and all(m == f for m, f in fractions)
+    passed = (err_decode <= 1e-12 and err_rollback <= 1e-12 and err_reuse <= 1e-12 and all(m == f for m, f in fractions)
               and flops == deploy.shear_flops(d) and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("cached vs full, max |dlogit| / scale", err_decode, tolerance=1e-12),
         computed("speculative rollback vs full", err_rollback, tolerance=1e-12),
+        computed("prefix reuse (one prefix, two continuations) vs full", err_reuse, tolerance=1e-12),
         computed("extra/kv measured at T = 4, 9, 14", [m for m, _ in fractions]),
         computed("extra/kv formula 1/T at T = 4, 9, 14", [f for _, f in fractions]),
         computed("extra state at T = 4096 (%)", 100 * frac_4096),

@@ -3,6 +3,7 @@ consistency (PLGA Remark 4.9), grading compile-out (GLLM Cor. 1), PLGA G-cache a
 counterexamples of PLGA Prop. 5.2."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from theorylab import ParameterError
 from theorylab.nn import attention as A
@@ -69,6 +70,30 @@ def test_speculative_rollback_restores_the_cache(name):
     assert close(spec_logits[:2], full[6:8])
     assert close(rest, full[8:])
     assert cache.length == len(x)
+
+
+@settings(max_examples=15, deadline=None)
+@given(g_q=st.floats(0, 2), g_k=st.floats(0, 2), pre=st.booleans(),
+       cuts=st.lists(st.integers(1, 11), max_size=4, unique=True))
+def test_any_block_partition_equals_full_forward(g_q, g_k, pre, cuts):
+    """Feeding the tokens in arbitrary blocks (prefill, multi-token steps) gives the full-pass logits."""
+    model = D.random_decoder(head=A.PSA(g_q, g_k, "pre-rope" if pre else "post-rope"), seed=15)
+    x = tokens(12)
+    cache, rows = D.empty_cache(model), []
+    for a, b in zip([0] + sorted(cuts), sorted(cuts) + [12]):
+        logits, cache = D.extend(model, D.commit(cache), x[a:b])
+        rows.append(logits)
+    assert close(np.concatenate(rows), D.forward(model, x))
+
+
+def test_prefix_reuse():
+    """One cached prefix serves two continuations (PSA §8.5: sheared keys depend only on the past)."""
+    model = D.random_decoder(head=HEADS["psa-symmetric"], seed=16)
+    prefix, a, b = tokens(6, seed=1), tokens(4, seed=2), tokens(5, seed=3)
+    _, cache = D.extend(model, D.empty_cache(model), prefix)
+    for tail in (a, b):
+        logits, _ = D.extend(model, D.commit(cache), tail)
+        assert close(logits, D.forward(model, np.concatenate([prefix, tail]))[len(prefix):])
 
 
 def test_rollback_whole_block_and_bounds():

@@ -141,7 +141,7 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None):
 
     Returns
     -------
-    ``(qs, ks, vs)``, each ``(n, dk)``.
+    ``(qs, ks, vs)``, each ``(..., n, dk)``.
     """
     n = q.shape[-2]                                                     # rows in this block
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
