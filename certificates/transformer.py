@@ -44,6 +44,10 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
     runs = [("query-only", g) for g in (0.5, 1.0, 2.0, 3.0)] + [("key-only", 2.0), ("symmetric", 2.0)]
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 24")], {}, True
     for member, g in runs:
+        sensitivity = tasks.predecessor_sensitivity(head(member, g, dk, T), E, batch, i=T // 2)
+        evidence.append(computed(f"{member} g={g}: max |change of key score| when its predecessor changes",
+                                 sensitivity, tolerance=1e-9))
+        passed &= sensitivity == 0.0 if member == "query-only" else sensitivity > 1.0
         credit = accuracy(head(member, g, dk, T), E, batch)
         lo, hi = tasks.wilson_interval(credit.sum(), n)
         arrays[f"{member}@{g}"] = credit
@@ -51,7 +55,8 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
                      bound(f"{member} g={g} 99% CI", [lo, hi], formula="Wilson score interval, z = 2.5758")]
         passed &= lo <= ceiling if member == "query-only" else lo > (10 if member == "key-only" else 5) * ceiling
     return Outcome(bool(passed), tuple(evidence), arrays=arrays, seeds={"sequences": seed, "embeddings": seed + 1},
-                   note="pass: every query-only CI reaches down to the ceiling; key-only CI > 10x, symmetric > 5x it")
+                   note="pass: query-only key scores ignore the predecessor exactly (key-side order zero) and every "
+                        "query-only CI reaches down to the ceiling; key-only CI > 10x, symmetric > 5x the ceiling")
 
 
 # ------------------------------------------------------------------------------ P20

@@ -55,3 +55,15 @@ def test_key_only_solves_induction_query_only_respects_the_ceiling():
 def test_slow_planes_need_a_slow_plane():
     with pytest.raises(ParameterError, match="plane"):
         tasks.slow_planes(2, 4096, base=10.0)
+
+
+def test_key_side_order_zero_is_exact_for_query_only():
+    """Query-only: a key's score ignores its predecessor exactly; key-only: it does not."""
+    T, dk = 16, 32
+    batch = tasks.induction_sequences(50, T, 64, seed=1)
+    E = tasks.embeddings(64, dk, seed=2)
+    for g in (0.5, 3.0):
+        assert tasks.predecessor_sensitivity(tasks.induction_head("query-only", g, dk, T), E, batch, i=5) == 0.0
+        assert tasks.predecessor_sensitivity(tasks.induction_head("key-only", g, dk, T), E, batch, i=5) > 1.0
+    with pytest.raises(ParameterError, match="i must"):
+        tasks.predecessor_sensitivity(tasks.induction_head("key-only", 1.0, dk, T), E, batch, i=T - 3)

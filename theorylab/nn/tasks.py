@@ -110,6 +110,24 @@ def induction_accuracy(head: InductionHead, E: np.ndarray, batch: InductionBatch
     return induction_hits(query_scores(head, E, batch, streams), batch.target)
 
 
+def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: InductionBatch, i: int = 1,
+                            streams=attention.streams) -> float:
+    """``max |Delta s_{i+1}|``: how much the score of key ``i+1`` moves when the token at ``i`` changes.
+
+    Zero exactly for a key-side order-zero score (key ``i+1`` sees only its own token);
+    positive once the key stream carries its predecessor (key-only, symmetric). Requires
+    ``i <= T - 4`` so that the query and its predecessor are untouched.
+    """
+    i = positive_int("i", i, low=0)
+    if i > batch.T - 4:
+        raise ParameterError(f"i must be <= T - 4 = {batch.T - 4} (got {i})")
+    changed = batch.tokens.copy()
+    changed[:, i] = (changed[:, i] + 1) % len(E)                         # a different token at i
+    before = query_scores(head, E, batch, streams)[:, i + 1]             # [N]
+    after = query_scores(head, E, InductionBatch(changed, batch.target), streams)[:, i + 1]
+    return float(np.max(np.abs(after - before)))
+
+
 def ceiling(T) -> np.ndarray:
     """Accuracy ceiling ``1/(T - 2)`` of a key-side order-zero score (PSA §2.2, §6.8)."""
     return 1.0 / (real_array("T", T, low=3, low_inclusive=False) - 2)
@@ -125,4 +143,5 @@ def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, floa
 
 
 __all__ = ["InductionBatch", "induction_sequences", "embeddings", "slow_planes", "InductionHead", "induction_head",
-           "query_scores", "induction_hits", "induction_accuracy", "ceiling", "wilson_interval"]
+           "query_scores", "induction_hits", "induction_accuracy", "predecessor_sensitivity", "ceiling",
+           "wilson_interval"]
