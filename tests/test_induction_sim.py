@@ -141,3 +141,11 @@ def test_cli_table_and_bad_input(capsys, tmp_path):
     png = tmp_path / "no.png"
     assert main(["induction", "--dk", "9", "--plot", str(png)]) == 2
     assert "dk" in capsys.readouterr().err and not png.exists()
+
+
+def test_cli_rope_base(capsys):
+    assert main(["induction", "--dk", "16", "--T", "32", "--rope-base", "10000", "--samples", "20",
+                 "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rope_base"] == 10000 and 0 < out["rope_match_factor"] < 1
+    assert main(["induction", "--theta", "0.1", "--rope-base", "100"]) == 2

@@ -7,7 +7,8 @@ from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
 Vector-level canonical induction (PSA §4.1, §6.2): random isotropic token embeddings,
-RoPE with one per-step angle theta on every plane (0 = no RoPE), symmetric shear with
+RoPE with one per-step angle theta on every plane (0 = no RoPE) or the standard
+spectrum (--rope-base), symmetric shear with
 post-RoPE (default) or pre-RoPE placement, head sign -1 (so induction gaps are
 positive). The four score channels T1..T4 are computed once per sample and evaluated
 on the g grid. One row per (g, channel): measured target gap and distractor variance
@@ -23,7 +24,11 @@ def register(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dk", type=int, default=64, help="head width (even, >= 2; default 64)")
     p.add_argument("--T", type=int, default=512, help="context length (>= 5; default 512)")
-    p.add_argument("--theta", type=float, default=0.0, help="RoPE per-step angle in [-pi, pi] (default 0: no RoPE)")
+    rope = p.add_mutually_exclusive_group()
+    rope.add_argument("--theta", type=float, default=0.0,
+                      help="RoPE per-step angle in [-pi, pi] on every plane (default 0: no RoPE)")
+    rope.add_argument("--rope-base", type=float, default=None, metavar="B",
+                      help="standard RoPE spectrum instead: plane i turns by B^(-2i/dk) per step (B > 1)")
     p.add_argument("--gamma", type=float, nargs="+", default=[0.5, 1.0], metavar="G",
                    help="couplings g >= 0 (default 0.5 1.0)")
     p.add_argument("--samples", type=int, default=1000, help="number of sampled queries (>= 2; default 1000)")
@@ -39,11 +44,14 @@ def register(sub) -> None:
 def run(args) -> int:
     from theorylab.sim import induction as ind
 
-    sample = ind.simulate(args.dk, args.T, args.theta, args.samples, args.seed, args.placement)
+    from theorylab.psa.shear import rope_frequencies
+
+    theta = args.theta if args.rope_base is None else rope_frequencies(args.dk, args.rope_base)
+    sample = ind.simulate(args.dk, args.T, theta, args.samples, args.seed, args.placement)
     moments = ind.channel_moments(sample)
     rows = ind.comparison_rows(sample, args.gamma, moments)
     mass = ind.mass_rows(sample, args.gamma, args.member)
-    summary = {"dk": args.dk, "T": args.T, "theta": args.theta, "placement": args.placement,
+    summary = {"dk": args.dk, "T": args.T, "theta": args.theta, "rope_base": args.rope_base, "placement": args.placement,
                "samples": args.samples, "seed": args.seed, "head_sign": ind.HEAD_SIGN,
                "rope_match_factor": ind.rope_match_factor(args.T, sample.freqs, args.placement),
                "special_excess": {k: dict(zip(ind.CHANNELS, v)) for k, v in moments.special.items()},
@@ -51,7 +59,8 @@ def run(args) -> int:
     if args.plot:
         from theorylab.plots.induction import channel_figure
 
-        channel_figure(rows, mass, args.plot, title=f"dk={args.dk} T={args.T} theta={args.theta} "
+        spectrum = f"theta={args.theta}" if args.rope_base is None else f"RoPE base {args.rope_base:g}"
+        channel_figure(rows, mass, args.plot, title=f"dk={args.dk} T={args.T} {spectrum} "
                                                      f"{args.placement}-RoPE, {args.samples} samples, seed {args.seed}")
     if args.format == "json":
         emit(rows, "json", summary={"mass": mass, **summary})
