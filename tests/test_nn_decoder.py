@@ -232,3 +232,18 @@ def test_compile_with_wrong_clip_differs():
 def test_random_decoder_validates():
     with pytest.raises(ParameterError, match="n_head"):
         D.random_decoder(d=10, n_head=4)
+
+
+@pytest.mark.parametrize("bad", [[], [0, 32], [[1, 2]], [1.5, 2.0], [-1]])
+def test_tokens_are_validated(bad):
+    model = D.random_decoder(seed=0)
+    with pytest.raises(ParameterError, match="tokens"):
+        D.forward(model, bad)
+    with pytest.raises(ParameterError, match="tokens"):
+        D.extend(model, D.empty_cache(model), bad)
+
+
+def test_decode_validates_prompt():
+    model = D.random_decoder(seed=0)
+    with pytest.raises(ParameterError, match="prompt"):
+        D.decode(model, tokens(5), prompt=6)

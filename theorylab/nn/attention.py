@@ -127,7 +127,7 @@ def _rope(x, positions, base):
     return x if base is None else psa.rope(x, base, positions)
 
 
-def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None):
+def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Score-bearing query and key streams and the value stream of one head.
 
     Parameters
@@ -168,14 +168,14 @@ def _sheared(x, g, pos, spec: PSA):
     return psa.place_shear(x, g, *psa.rope_tables(len(pos), freqs, pos), placement=spec.placement)
 
 
-def scores(qs, ks, G=None):
+def scores(qs, ks, G=None) -> np.ndarray:
     """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``."""
     if G is None:
         return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])     # [n, m]
     return plga.scores(qs, ks, G)                                       # [n, m] (PLGA eq. 3.7)
 
 
-def attend(s, vs):
+def attend(s, vs) -> np.ndarray:
     """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
     n, m = s.shape[-2:]
     future = np.arange(m)[None, :] > np.arange(m - n, m)[:, None]       # [n, m] keys after the query
@@ -184,14 +184,14 @@ def attend(s, vs):
     return (w / w.sum(axis=-1, keepdims=True)) @ vs                     # [n, dv]
 
 
-def plga_operator(spec: PLGA, qs):
+def plga_operator(spec: PLGA, qs) -> np.ndarray:
     """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative."""
     if spec.gram == "global":
         return plga.g_lm(qs, spec.params)                               # [dk, dk]
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
 
 
-def head(spec: HeadSpec, q, k, v):
+def head(spec: HeadSpec, q, k, v) -> np.ndarray:
     """Full causal forward pass of one head over raw projections ``q, k, v`` (T, dk) -> (T, dk)."""
     qs, ks, vs = streams(spec, q, k, v)                                 # [T, dk] x3
     G = plga_operator(spec, qs) if isinstance(spec, PLGA) else None     # None | [dk, dk] | [T, dk, dk]

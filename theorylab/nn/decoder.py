@@ -97,27 +97,27 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
 
 
 # ------------------------------------------------------------------------------ building blocks
-def layer_norm(x, affine):
+def layer_norm(x, affine) -> np.ndarray:
     return plga.layer_norm(x, affine[0], affine[1], eps=LN_EPS)             # [n, d]
 
 
-def gelu(x):
+def gelu(x) -> np.ndarray:
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
-def mlp(layer: Layer, x):
+def mlp(layer: Layer, x) -> np.ndarray:
     return gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
 
 
-def split_heads(x, n_head: int):
+def split_heads(x, n_head: int) -> np.ndarray:
     return x.reshape(len(x), n_head, -1).transpose(1, 0, 2)                 # [n, d] -> [H, n, dk]
 
 
-def merge_heads(x):
+def merge_heads(x) -> np.ndarray:
     return x.transpose(1, 0, 2).reshape(x.shape[1], -1)                     # [H, n, dk] -> [n, d]
 
 
-def projections(layer: Layer, x):
+def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     H = len(layer.heads)
     return (split_heads(x @ layer.w_q, H), split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
             split_heads(x @ layer.w_v, H))
@@ -195,7 +195,8 @@ def _tail(rows, keep: int):
     return rows[len(rows) - keep:]                                          # the last `keep` rows
 
 
-def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int, streams=attention.streams):
+def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
+                streams=attention.streams) -> tuple[np.ndarray, HeadCache]:
     """One head over new raw rows ``q, k, v`` (n, dk) at positions start..: output (n, dk) and new cache."""
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
     qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
@@ -214,7 +215,8 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int, streams=atte
     return out, HeadCache(K, V, raw_q, raw_k, gram, frozen)
 
 
-def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int, streams=attention.streams):
+def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int,
+                     streams=attention.streams) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
     """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
     q, k, v = projections(layer, x)                                         # [H, n, dk] x3
     outs, caches = zip(*(cached_head(s, hc, q[h], k[h], v[h], start, streams)
