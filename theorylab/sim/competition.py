@@ -46,7 +46,7 @@ import numba as nb
 import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
-from theorylab.psa.scoremodel import VARIANTS, distractors, head_width, context_length, score_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 from theorylab.sim.rng import TARGET_INDEX, bits_as_float as _bits_as_float, fill_normals32, normal_pair, sample_key
 
 _R2 = math.sqrt(2.0)
@@ -157,20 +157,34 @@ _KERNELS = {"float32": _kernel32, "float64": _kernel64}
 
 
 def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
-                    sigma0: float = 0.0, dtype: str = "float32") -> np.ndarray:
+                    sigma0: float = 0.0, dtype: str = "float32", model: ScoreModel | None = None) -> np.ndarray:
     """Target mass of samples ``start .. start+count-1`` at every g: shape ``(count, G)``.
 
     Sample ``s`` is the same configuration in every call (counter-based draws).
     """
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
+    model = resolve_model(variant, model)
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     start, count = positive_int("start", start, low=0), positive_int("count", count)
-    return _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count)
+    return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
 
 
-def _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
+def resolve_model(variant: str, model: ScoreModel | None) -> ScoreModel:
+    """The ScoreModel to simulate: ``score_model(variant)``, or ``model`` if its variance
+    polynomial equals the variant's loadings (a way to feed a deliberately altered gap)."""
+    if model is None:
+        return score_model(variant)
+    want = np.trim_zeros(np.asarray(model.var_poly, float), "b")
+    got = np.trim_zeros(loading_variance_poly(variant), "b")
+    if want.shape != got.shape or not np.allclose(want, got, rtol=1e-12, atol=1e-14):
+        raise ParameterError(f"model's variance polynomial must equal the {variant} loadings "
+                             f"(got {tuple(model.var_poly)})")
+    return model
+
+
+def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
     a, b = loadings(variant, g)
-    delta = score_model(variant).gap(g, dk)
+    delta = model.gap(g, dk)
     out = np.empty((count, g.size))
     _KERNELS[dtype](seed, start, out, m, a, b, delta, sigma0)
     return out
@@ -218,7 +232,8 @@ class MassCurve:
 
 
 def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
-                  sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None) -> MassCurve:
+                  sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
+                  model: ScoreModel | None = None) -> MassCurve:
     """Monte Carlo mean target mass ``M(g) = E[1/(1 + sum_j exp(x_j - Delta))]`` on a g grid.
 
     Parameters
@@ -230,6 +245,8 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     sigma0 : standard deviation of the target's own score noise (default 0).
     dtype : "float32" (default) or "float64" kernel arithmetic.
     progress : show a progress bar (None: only when the run is expected to exceed ~2 s).
+    model : optional ScoreModel replacing ``score_model(variant)`` (same variance
+        polynomial required; used by mutation tests to feed an altered gap).
 
     Returns
     -------
@@ -237,6 +254,7 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
         Identical for any thread count with the same seed.
     """
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
+    model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     if progress is None:
@@ -248,7 +266,7 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     bar = _bar(samples, progress)
     for start in range(0, samples, CHUNK):
         count = min(CHUNK, samples - start)
-        out = _run_chunk(variant, g, dk, m, seed, sigma0, dtype, start, count)
+        out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
         ids = batch[start:start + count]
         cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
         sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
@@ -280,7 +298,7 @@ def _bar(total, enabled):
 
 
 __all__ = ["LOADINGS", "MassCurve", "simulate_mass", "per_sample_mass", "loadings",
-           "loading_variance_poly", "exp32", "exp64"]
+           "loading_variance_poly", "resolve_model", "exp32", "exp64"]
 
 
 @dataclass(frozen=True)
@@ -333,7 +351,7 @@ _COARSE = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 10.0, 24)
 
 def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: int = 0, level: float = 0.5,
                confidence: float = 0.95, fine_points: int = 32, sigma0: float = 0.0, dtype: str = "float32",
-               progress: bool | None = None) -> MCGammaC:
+               progress: bool | None = None, model: ScoreModel | None = None) -> MCGammaC:
     """Simulated gamma_c: the first g where the Monte Carlo mean mass reaches ``level`` (1/2).
 
     Two passes on the same stream (seed): a coarse scan of g in [0, 10] (step 0.1 up to
@@ -350,7 +368,7 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     confidence = float(real_array("confidence", confidence, low=0, high=1, low_inclusive=False,
                                   high_inclusive=False))
     fine_points = positive_int("fine_points", fine_points, low=4)
-    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress)
+    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
     coarse = simulate_mass(variant, dk, T, _COARSE, samples=min(samples, 2000), **kw)
     nan = float("nan")
     above = coarse.mass >= level

@@ -35,7 +35,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from theorylab.errors import choice, real_array
-from theorylab.psa.scoremodel import VARIANTS, context_length, distractors, head_width, log_count, score_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, log_count, score_model
 
 _SWITCH = 0.5
 _Y_LO, _Y_HI = -36.0, 4.6
@@ -91,7 +91,8 @@ def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> floa
         return float(w @ np.exp(t - np.exp(t) + m * np.log1p(-q)))
 
 
-def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1) -> np.ndarray:
+def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
+               model: ScoreModel | None = None) -> np.ndarray:
     """Mean target softmax mass M(g) of the reduced model, by quadrature (no sampling noise).
 
     Parameters
@@ -99,12 +100,14 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
     variant : score-model variant.  dk : head width (> 0).  T : context length (>= 3).
     gammas : couplings g >= 0.  sigma0 : target-noise standard deviation (>= 0).
     refine : node multiplier (1 = default accuracy).
+    model : optional ScoreModel replacing ``score_model(variant)`` (mutation tests).
 
     Returns
     -------
     ndarray of M(g), same shape as ``gammas``.
     """
-    model = score_model(choice("variant", variant, VARIANTS))
+    choice("variant", variant, VARIANTS)
+    model = model or score_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
     dk = float(head_width(dk))
     m = float(distractors(T))
@@ -120,7 +123,8 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
 _SCAN = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 10.0, 24)])
 
 
-def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: float = 1e-12) -> float:
+def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: float = 1e-12,
+                  model: ScoreModel | None = None) -> float:
     """Reduced-model gamma_c: the smallest g where the exact mean mass crosses ``level`` upwards.
 
     Scans g in [0, 10] (step 0.1 up to 4, 0.25 beyond) and polishes the first bracket
@@ -131,7 +135,7 @@ def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: 
     level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
 
     def f(g):
-        return float(exact_mass(variant, dk, T, g)) - level
+        return float(exact_mass(variant, dk, T, g, model=model)) - level
 
     prev_g, prev_f = _SCAN[0], f(_SCAN[0])
     for g in _SCAN[1:]:
