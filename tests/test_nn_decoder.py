@@ -247,3 +247,19 @@ def test_decode_validates_prompt():
     model = D.random_decoder(seed=0)
     with pytest.raises(ParameterError, match="prompt"):
         D.decode(model, tokens(5), prompt=6)
+
+
+def test_cached_keys_obey_the_int8_range_bound():
+    """PSA §8.6 in the decoder: |cached sheared key| <= (1 + 2g) max |rotated raw key|, tight when alternating."""
+    g = 0.8
+    model = D.random_decoder(head=A.PSA.member("symmetric", g), seed=17)
+    x = tokens(12)
+    _, cache = D.extend(model, D.empty_cache(model), x)
+    layer = model.layers[0]
+    q, k, v = D.projections(layer, D.layer_norm(model.wte[x], layer.ln1))
+    for h in range(model.n_head):
+        rotated = A.streams(A.SDPA(), q[h], k[h], v[h])[1]
+        assert np.max(np.abs(cache.layers[0][h].keys)) <= (1 + 2 * g) * np.max(np.abs(rotated)) * (1 + 1e-15)
+    alternating = np.repeat(((-1.0) ** np.arange(8))[:, None], 4, axis=1)      # NoPE, k_t = (-1)^t (1,..,1)
+    ks = A.streams(A.PSA(0.0, g, base=None), alternating, alternating, alternating)[1]
+    assert np.max(np.abs(ks)) == 1 + 2 * g
