@@ -307,6 +307,41 @@ def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op
                    seeds={"tensors": 5, "queries": 300})
 
 
+@certificate("A10.stability", title="Softmax is 1-Lipschitz; an operator change dG moves attention rows boundedly",
+             paper="PLGA §5.3 (quantitative stability of the collapse)",
+             claim="||softmax(z) - softmax(z')||_2 <= ||z - z'||_2, so attention row t moves by at most "
+                   "||q_t|| ||K||_2 ||G - G'||_2 / sqrt(dk) when G_LM is replaced by G'.", method="numeric")
+def stability(softmax=psoftmax.softmax, row_bound=op.row_perturbation_bound, stages=op.stages_from_density,
+              init=op.init_params) -> Outcome:
+    """2000 random score pairs at scales 0.1..100; rows of two PLGA heads' G_LM on the same keys."""
+    rng = np.random.default_rng(21)
+    ratios = []
+    for scale in (0.1, 1.0, 10.0, 100.0):
+        z = scale * rng.normal(size=(500, 12))
+        z2 = z + scale * rng.normal(size=(500, 12)) * rng.uniform(0, 1, (500, 1))
+        ratios.append(np.linalg.norm(softmax(z) - softmax(z2), axis=1) / np.linalg.norm(z - z2, axis=1))
+    sharp = np.full(12, -60.0)
+    sharp[:2] = 0.0                                       # two-point distribution: Jacobian norm 1/2 attained
+    step = np.zeros(12)
+    step[:2] = (1e-6, -1e-6)
+    ratios.append(np.atleast_1d(np.linalg.norm(softmax(sharp + step) - softmax(sharp)) / np.linalg.norm(step)))
+    lipschitz = float(np.max(np.concatenate(ratios)))
+    q, K = _queries(22), _queries(23)
+    G1 = stages(op.density_operator(q), init(DK, 5)).G
+    G2 = stages(op.density_operator(_queries(24)), init(DK, 5)).G
+    rows = []
+    for t in range(0, S, 4):
+        change = np.linalg.norm(softmax(q[t] @ G1 @ K.T / np.sqrt(DK)) - softmax(q[t] @ G2 @ K.T / np.sqrt(DK)))
+        rows.append(change / row_bound(q[t], K, G1 - G2))
+    worst = float(max(rows))
+    return Outcome(lipschitz <= 1.0 and worst <= 1.0,
+                   (computed("max ||softmax(z) - softmax(z')|| / ||z - z'|| over 2000 pairs + a two-point pair "
+                             "(sharp constant 1/2)", lipschitz),
+                    bound("row change / (||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)), worst of 8 rows", worst,
+                          formula="PLGA §5.3; must be <= 1"),),
+                   seeds={"scores": 21, "queries": 22})
+
+
 # ----------------------------------------------------------------------------------------- A11
 @certificate("A11.symbolic", title="D_Q = Q^T Q is symmetric PSD with rank <= min(S, dk)",
              paper="PLGA §3.2",

@@ -7,9 +7,10 @@ import sympy as sp
 
 from theorylab.certify import run_one, select
 from theorylab.plga import operator as op
+from theorylab.psa.softmax import softmax as op_softmax
 from theorylab.symbolic import plga as sy
 
-IDS = ["A2.symbolic", "A2.numeric", "A3", "A4", "A5.symbolic", "A5.numeric", "A6", "A7", "A10",
+IDS = ["A2.symbolic", "A2.numeric", "A3", "A4", "A5.symbolic", "A5.numeric", "A6", "A7", "A10", "A10.stability",
        "A11.symbolic", "A11.numeric", "A12.symbolic", "A12.numeric", "A13.symbolic", "A13.numeric"]
 
 
@@ -67,6 +68,10 @@ MUTANTS = {
     "A10: order parameter without the piecewise zero convention": ("A10", dict(m=_no_convention)),
     "A10: mean instead of rms (zero-mean differences invisible)":
         ("A10", dict(m=lambda a, b: abs(float(np.mean(np.asarray(a) - np.asarray(b)))))),
+    "A10.stability: bound shrunk 1000x":
+        ("A10.stability", dict(row_bound=lambda q, K, dG: 1e-3 * op.row_perturbation_bound(q, K, dG))),
+    "A10.stability: sharpened softmax (temperature 1/4, Lipschitz 2)":
+        ("A10.stability", dict(softmax=lambda z: op_softmax(4 * np.asarray(z)))),
     "A11.symbolic: Q Q^T instead of Q^T Q": ("A11.symbolic", dict(density=lambda Q: Q @ Q.T)),
     "A11.numeric: eps-LN error by proxy (assumed scale invariant)":
         ("A11.numeric", dict(ln_error=lambda D, S, eps=op.EPS_LN: np.zeros(np.shape(D)))),

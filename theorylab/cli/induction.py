@@ -8,14 +8,14 @@ from theorylab.cli._output import add_format_option, emit
 HELP = """\
 Vector-level canonical induction (PSA §4.1, §6.2): random isotropic token embeddings,
 RoPE with one per-step angle theta on every plane (0 = no RoPE) or the standard
-spectrum (--rope-base), symmetric shear with
-post-RoPE (default) or pre-RoPE placement, head sign -1 (so induction gaps are
-positive). The four score channels T1..T4 are computed once per sample and evaluated
-on the g grid. One row per (g, channel): measured target gap and distractor variance
-(with standard errors over samples; 'var_bulk' excludes the special keys 0, j-1, j+1,
-T-2) beside the reduced model's (T3 gap g sqrt(dk), T4 gap g^2 sqrt(dk), variances
-1, 2g^2, 2g^2, 4g^4, Cov(T3,T4) 2g^3; 'gap_model_rope' multiplies T3/T4 by the mean
-RoPE match factor). A second table: target mass and accuracy per g beside the reduced
+spectrum (--rope-base), symmetric shear placed post-RoPE (default) or pre-RoPE, head
+sign -1 (so induction gaps are positive). The four score channels T1..T4 are computed
+once per sample and evaluated on the g grid. One row per (g, channel): measured target
+gap and distractor variance (standard errors over samples; 'var_bulk' excludes the
+special keys 0, j-1, j+1, T-2; 'lag1' is the correlation of neighbouring distractors)
+beside the reduced model's (T3 gap g sqrt(dk), T4 gap g^2 sqrt(dk), variances 1, 2g^2,
+2g^2, 4g^4, Cov(T3,T4) 2g^3; 'gap_model_rope' multiplies T3/T4 by the mean RoPE match
+factor). A second table: target mass and accuracy per g for --member beside the reduced
 model's exact mass. JSON: {"rows": [...], "mass": [...], ...summary}."""
 
 

@@ -259,6 +259,14 @@ def scores(q_rot, k_rot, G) -> np.ndarray:
     return np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)           # row t uses G^(t)
 
 
+def row_perturbation_bound(q_t, K, dG) -> float:
+    """``||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)``: bound on the l2 change of attention row t when G_LM moves
+    by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score)."""
+    q_t = real_array("q_t", q_t)
+    K, dG = _queries("K", K), _square("dG", dG)
+    return float(np.linalg.norm(q_t) * np.linalg.norm(K, 2) * np.linalg.norm(dG, 2) / np.sqrt(q_t.size))
+
+
 # --------------------------------------------------------------------------- structural quantities
 @dataclass(frozen=True)
 class PositivityMargins:
@@ -513,6 +521,7 @@ __all__ = [
     "EPS", "EPS_LN", "J2", "ResidualUnit", "PLGAParams", "init_params", "sdpa_params",
     "iswiglu", "silu", "density_operator", "cumulative_density_operators", "layer_norm", "metric_learner",
     "PLGAStages", "stages_from_density", "plga_stages", "g_lm", "g_lm_cumulative", "scores",
+    "row_perturbation_bound",
     "PositivityMargins", "positivity_margins", "PerronPair", "perron_frobenius", "collatz_wielandt_bounds",
     "sigmoid",
     "NotearsValue", "walk_terms", "notears_h", "dag_floor",
