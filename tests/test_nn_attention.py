@@ -103,3 +103,11 @@ def test_attend_is_causal():
 def test_bad_specs_raise(bad):
     with pytest.raises(ParameterError):
         bad()
+
+
+@pytest.mark.parametrize("spec", [A.PSA(0.5, 0.9), A.PSA(0.5, 0.9, "pre-rope"), A.PSA(0.3, 2.0, base=None)])
+def test_unshear_keys_inverts_the_key_filter(spec):
+    q, k, v = qkv(12)
+    _, ks, _ = A.streams(spec, q, k, v)
+    np.testing.assert_allclose(A.unshear_keys(spec, ks), k, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(A.unshear_keys(spec, ks[5:], 5, k[4]), k[5:], rtol=0, atol=1e-14)

@@ -263,3 +263,17 @@ def test_cached_keys_obey_the_int8_range_bound():
     alternating = np.repeat(((-1.0) ** np.arange(8))[:, None], 4, axis=1)      # NoPE, k_t = (-1)^t (1,..,1)
     ks = A.streams(A.PSA(0.0, g, base=None), alternating, alternating, alternating)[1]
     assert np.max(np.abs(ks)) == 1 + 2 * g
+
+
+def test_one_anchored_raw_key_per_block_rebuilds_the_block_record():
+    """PSA §8.5: cached sheared keys + the raw key before the block give back the block's raw keys."""
+    spec = A.PSA.member("symmetric", 0.8)
+    model = D.random_decoder(head=spec, seed=18)
+    x = tokens(12)
+    _, cache = D.extend(model, D.empty_cache(model), x[:5])
+    anchor = [[hc.raw_k[-1] for hc in heads] for heads in cache.layers]    # one d-vector per layer
+    _, block = D.extend(model, D.commit(cache), x[5:10])
+    for l, heads in enumerate(block.layers):
+        for h, hc in enumerate(heads):
+            rebuilt = A.unshear_keys(spec, hc.keys[5:], 5, anchor[l][h])
+            np.testing.assert_allclose(rebuilt, hc.raw_k[1:], rtol=0, atol=1e-13)

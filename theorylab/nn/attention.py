@@ -168,6 +168,31 @@ def _sheared(x, g, pos, spec: PSA):
     return psa.place_shear(x, g, *psa.rope_tables(len(pos), freqs, pos), placement=spec.placement)
 
 
+def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
+    """Raw key projections ``(n, dk)`` rebuilt from cached sheared keys ``ks`` and one anchor.
+
+    Inverts the causal two-tap filter row by row, ``r_t = (k'_t + g r_{t-1}) / (1 + g)``
+    (post-RoPE: on rotated keys, then un-rotated; pre-RoPE: on un-rotated ``k'``), from the
+    raw key ``prev_k`` of position ``start - 1`` (unused when start = 0, where ``p_0 = 0``).
+    The recursion contracts errors by ``g/(1+g) < 1``. This is PSA §8.5's "one extra
+    d-vector per speculative block" for the key stream: the cached sheared keys plus one
+    anchored raw key give back every raw key of the block.
+    """
+    n = ks.shape[-2]                                                    # rows to rebuild
+    pos = np.arange(start, start + n, dtype=float)                      # [n] positions
+    g = spec.g_k
+    unrotate = (lambda x, p: x) if spec.base is None else (lambda x, p: psa.rope(x, spec.base, -p))
+    rotate = (lambda x, p: x) if spec.base is None else (lambda x, p: psa.rope(x, spec.base, p))
+    post = spec.placement == "post-rope"
+    y = ks if post else unrotate(ks, pos)                               # [n, dk] filtered stream
+    r = np.empty_like(y)
+    last = None if start == 0 else (rotate(np.asarray(prev_k)[None], pos[:1] - 1)[0] if post else prev_k)
+    for t in range(n):                                                  # invert (1+g) r_t - g r_{t-1}
+        r[t] = y[t] if last is None else (y[t] + g * last) / (1 + g)   # [dk]
+        last = r[t]
+    return unrotate(r, pos) if post else r                              # [n, dk] raw projections
+
+
 def scores(qs, ks, G=None) -> np.ndarray:
     """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``."""
     if G is None:
@@ -198,5 +223,6 @@ def head(spec: HeadSpec, q, k, v) -> np.ndarray:
     return attend(scores(qs, ks, G), vs)                                # [T, dk]
 
 
-__all__ = ["GRAMS", "SDPA", "PSA", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams", "scores", "attend",
+__all__ = ["GRAMS", "SDPA", "PSA", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams", "unshear_keys", "scores",
+           "attend",
            "plga_operator", "head"]
