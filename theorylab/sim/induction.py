@@ -359,7 +359,11 @@ def cesaro_averages(N: int, freqs, channel: str = "T3", part: str = "positional"
     rotated stream is ``R_n x`` and its momentum ``(R_n - R_{n-1}) x`` is purely
     positional. ``part = "content"``: iid isotropic content (the candidate-wise part).
     ``channel = "T3"``: fixed query ``R_0 q`` against key momenta at positions 1..N;
-    ``"T2"``: query momenta at 1..N against a fixed key ``R_0 k``.
+    ``"T2"``: query momenta at 1..N against a fixed key ``R_0 k`` -- the same bilinear form
+    with the roles exchanged, so for one seed both give the same numbers. Both parts
+    telescope (``sum_n p_n = R_N x_N - R_0 x_0``): the Cesaro mean over candidates
+    vanishes at O(1/N) whatever the content; what does not vanish is the candidate-wise
+    value (the target's own T3 gap).
     Returns ``a[N'-1] = (1/N') sum_{n=1}^{N'} c(n) / (|q| |x| / sqrt(dk))`` for N' = 1..N.
     """
     N = positive_int("N", N)
