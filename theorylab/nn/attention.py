@@ -115,16 +115,16 @@ def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
 
     The clip (GLLM §3.1, §8.1.1: ``lambda^q_max <= C``) caps each grade at ``log_lam(C)``.
     """
-    q = real_array("grades", grades, low=0)
+    q = real_array("grades", grades, low=0)                             # [dk] grades
     lam = float(real_array("lam", lam, low=1, low_inclusive=False))
     if clip is not None:
-        q = np.minimum(q, np.log(clip_bound(clip)) / np.log(lam))
-    return np.diag(grading_matrix(q, lam))
+        q = np.minimum(q, np.log(clip_bound(clip)) / np.log(lam))      # [dk] lam^q <= clip
+    return np.diag(grading_matrix(q, lam))                              # [dk] lam^q
 
 
 # ------------------------------------------------------------------------------ the three steps
 def _rope(x, positions, base):
-    return x if base is None else psa.rope(x, base, positions)
+    return x if base is None else psa.rope(x, base, positions)         # [..., n, dk] rotated rows
 
 
 def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -163,9 +163,10 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
 
 def _sheared(x, g, pos, spec: PSA):
     if spec.base is None:                                               # no RoPE: placements coincide
-        return psa.shear(x, g)
+        return psa.shear(x, g)                                          # [..., n, dk]
     freqs = psa.rope_frequencies(x.shape[-1], spec.base)                # [dk/2]
-    return psa.place_shear(x, g, *psa.rope_tables(len(pos), freqs, pos), placement=spec.placement)
+    cos, sin = psa.rope_tables(len(pos), freqs, pos)                    # [n, dk/2] x2
+    return psa.place_shear(x, g, cos, sin, placement=spec.placement)    # [..., n, dk]
 
 
 def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
