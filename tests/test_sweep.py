@@ -199,3 +199,10 @@ def test_process_pool_equals_serial(tmp_path, capsys):
                     for n in ("pool", "serial"))
     assert len(pool) == 24 and pool == serial
     assert any(v[RESULT_FIELDS.index("mc_gamma_c")] is not None for v in pool.values())
+
+
+def test_exact_route_is_the_library_root():
+    from theorylab.sim.exact import exact_gamma_c
+    spec = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "level": 0.4}, "grid": {"dk": [128], "T": [64]}})
+    p = sweep.points(spec)[0]
+    assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 128, 64, level=0.4)}

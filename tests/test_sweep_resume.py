@@ -55,6 +55,7 @@ def test_killed_sweep_resumes_without_loss_or_repeat(tmp_path, capsys):
     before = _count(store)
     assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()[-500:]
     assert 0 < before < total, f"kill landed outside the run ({before}/{total} points stored)"
+    assert before % 2 == 0, "a chunk (two points, one transaction) was stored in part"
 
     assert main(["sweep", "run", str(spec_path), "--store", store, "--workers", "0", "--no-progress",
                  "--format", "json"]) == 0
@@ -69,3 +70,46 @@ def test_killed_sweep_resumes_without_loss_or_repeat(tmp_path, capsys):
     uninterrupted = {r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(reference)}
     assert resumed.keys() == {p.key for p in sweep.points(spec)}
     assert resumed == uninterrupted
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie is dead
+        return fh.read().split(")")[-1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc and pgrep to follow worker processes")
+def test_killed_process_pool_leaves_no_workers_and_resumes(tmp_path):
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(small_spec_text(samples=20000))
+    spec = sweep.load_spec(str(spec_path))
+    store = str(tmp_path / "pool.db")
+    child = subprocess.Popen([sys.executable, "-m", "theorylab", "sweep", "run", str(spec_path), "--store", store,
+                              "--workers", "2", "--no-progress"], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _count(store) < 2 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    workers = [p for p in _children(child.pid)]
+    os.kill(child.pid, signal.SIGKILL)  # the coordinator only: its workers must notice and exit
+    child.wait()
+    before = _count(store)
+    assert 0 < before < spec.n_points(), f"kill landed outside the run ({before} points stored)"
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    leftover = [p for p in workers if _alive(p)]
+    for p in leftover:
+        os.kill(p, signal.SIGKILL)
+    assert not leftover, f"orphaned worker processes {leftover}"
+    # whole chunks only (two points per transaction), each row complete
+    rows = sweep.export_rows(store)
+    assert len(rows) % 2 == 0 and all(r["finished_at"] and r["law_gamma_c"] is not None for r in rows)

@@ -7,19 +7,19 @@ RESULT_FIELDS = ("idx", "variant", "dk", "T", "gamma", "seed", "law_gamma_c", "l
                  "mc_gamma_c", "mc_ci_low", "mc_ci_high", "exact_mass", "mc_mass", "mc_se", "mc_samples")
 
 
-def small_spec_text(compute=("annealed", "exact", "mc")) -> str:
+def small_spec_text(compute=("annealed", "mc"), samples: int = 1000) -> str:
     """A 24-point gamma_c sweep over two variants, chunks of two points."""
     return f"""
 [sweep]
 name = "small"
 seed = 11
-samples = 1000
+samples = {samples}
 compute = {list(compute)!r}
 chunk_size = 2
 [grid]
 variant = ["t4-only", "key-only"]
 dk = [32, 64, 128, 256]
-T = [16, 64, 512]
+T = [16, 64, 128]
 """
 
 

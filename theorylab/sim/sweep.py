@@ -449,8 +449,19 @@ class SerialExecutor:
         pass
 
 
-def _init_worker(threads: int) -> None:
+def _init_worker(threads: int, parent: int) -> None:
+    """Pool-worker setup: Numba thread count, and exit if the coordinator dies (even by
+    SIGKILL), so a killed sweep leaves no orphaned workers behind."""
+    import threading
+
     os.environ["NUMBA_NUM_THREADS"] = str(threads)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="theorylab-parent-watch", daemon=True).start()
 
 
 class ProcessExecutor:
@@ -465,7 +476,7 @@ class ProcessExecutor:
         self.workers = positive_int("--workers", workers if workers is not None else cpus)
         threads = max(1, cpus // self.workers)
         self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_init_worker, initargs=(threads,))
+                                        initializer=_init_worker, initargs=(threads, os.getpid()))
         self.description = f"local process pool ({self.workers} workers x {threads} threads)"
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
