@@ -277,3 +277,12 @@ def test_one_anchored_raw_key_per_block_rebuilds_the_block_record():
         for h, hc in enumerate(heads):
             rebuilt = A.unshear_keys(spec, hc.keys[5:], 5, anchor[l][h])
             np.testing.assert_allclose(rebuilt, hc.raw_k[1:], rtol=0, atol=1e-13)
+
+
+@settings(max_examples=10, deadline=None)
+@given(grades=st.lists(st.floats(0, 30), min_size=DK, max_size=DK), clip=st.one_of(st.none(), st.floats(1, 4)),
+       seed=st.integers(0, 1000))
+def test_grading_compiles_out_for_any_grades(grades, clip, seed):
+    graded = D.random_decoder(head=A.Graded(np.array(grades), np.e ** (1 / DK), clip), seed=seed)
+    x = tokens(8, seed=seed)
+    assert close(D.forward(D.compile_grading(graded), x), D.forward(graded, x))

@@ -16,8 +16,8 @@ Token embeddings are isotropic Gaussian (unit variance per coordinate). The head
 content of each token into the slow RoPE planes only (those with ``theta_i (T-1) <= 1``,
 where rotation barely moves a vector over the whole context): ``W_Q = P``, ``W_K = -P``.
 With key coupling g the sheared key of position j is ``-(1+g) P e_j + g P e_{j-1}``, so the
-query ``P e_A`` scores ``g |P e_A|^2`` at the target, ``-(1+g) |P e_A|^2`` at the A key and
-O(sqrt(dk)) noise elsewhere: key-only PSA solves induction. The symmetric member adds the
+query ``P e_A`` scores about ``g |P e_A|^2`` at the target, ``-(1+g) |P e_A|^2`` at the A key
+(up to the small slow-plane rotations) and O(sqrt(dk)) noise elsewhere: key-only PSA solves induction. The symmetric member adds the
 query ghost ``-g P e_{T-2}``, which gives the key at position T-2 the same expected score as
 the target (a structural tie, so about 1/2); the query-only member keeps key-side order zero.
 """
