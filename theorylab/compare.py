@@ -276,6 +276,9 @@ class Crossover:
     ci_low: float
     ci_high: float
     cov_ratio: float
+    cov_ratio_se: float
+    batch_sd: float
+    batches: int
 
 
 def t3_t4_crossover(dk: float = 64.0, T: int = 512, *, samples: int = 2000, seed: int = 0,
@@ -289,7 +292,7 @@ def t3_t4_crossover(dk: float = 64.0, T: int = 512, *, samples: int = 2000, seed
     t3-inclusive loadings split by degree); the crossover is where the two measured
     gap curves meet (batch means over 20 batches for the interval). Also returned: the
     measured Cov(T3, T4) / (2 g^3) at g = 1 (1 if the channels are correlated as the
-    spec says).
+    spec says) with its standard error, and the batch roots' standard deviation.
     """
     from scipy.stats import t as student_t
 
@@ -314,8 +317,10 @@ def t3_t4_crossover(dk: float = 64.0, T: int = 512, *, samples: int = 2000, seed
         roots.append((model.gap_poly[1] * sq - m3) / (model.gap_poly[2] * sq - m4))
     root, br = roots[0], np.array(roots[1:])
     half = student_t.ppf(0.975, br.size - 1) * br.std(ddof=1) / np.sqrt(br.size)
-    cov = float(np.mean((t3 - t3.mean()) * (t4 - t4.mean())) / 2.0)
-    return Crossover(float(closed), float(root), float(root - half), float(root + half), cov)
+    prod = (t3 - t3.mean()) * (t4 - t4.mean())
+    cov, cov_se = float(prod.mean() / 2.0), float(prod.std() / np.sqrt(prod.size) / 2.0)
+    return Crossover(float(closed), float(root), float(root - half), float(root + half), cov, cov_se,
+                     float(br.std(ddof=1)), int(br.size))
 
 
 __all__ = ["PAPER_GRID", "Comparison", "compare_grid", "pearson_r", "relative_error", "read_grid",
