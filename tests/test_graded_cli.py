@@ -63,3 +63,13 @@ def test_graded_sim_small_with_plot(tmp_path, capsys):
                          "--plot", str(png), "--no-progress", "--format", "json"])
     assert png.stat().st_size > 1000
     assert len(out["rows"]) == 8 and len(out["ratios"]) == 2 and out["seed"] == 3
+
+
+def test_grades_level_program_dims(capsys):
+    argv = ["grades", "--alpha", "0.05,0.05,0.1,0.1,0.35,0.35", "--tau", "0.3,0.3,0.15,0.15,0.05,0.05",
+            "--format", "json"]
+    full = _json(capsys, argv)
+    levels = _json(capsys, argv + ["--dims", "2", "2", "2"])
+    assert levels["Lambda_star_C"] == pytest.approx(full["Lambda_star_C"], rel=1e-12)
+    assert [r["g_star_C"] for r in levels["rows"]] == pytest.approx([r["g_star_C"] for r in full["rows"]], rel=1e-10)
+    assert levels["level_a"] == pytest.approx([0.1, 0.2, 0.7])

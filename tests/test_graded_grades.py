@@ -53,6 +53,11 @@ def test_level_reduction_prop11():
     assert full.Lambda == pytest.approx(reduced.Lambda, rel=1e-12)
     np.testing.assert_allclose(full.g, np.repeat(reduced.g, dims), rtol=1e-10)
     np.testing.assert_allclose(grades.reduce_levels(alpha, dims), a, rtol=1e-14)
+    lev, a2, s2 = grades.level_program(alpha, tau, dims, 2.0)
+    np.testing.assert_allclose(np.repeat(lev.g, dims), full.g, rtol=1e-10)
+    np.testing.assert_allclose(a2, a, rtol=1e-14)
+    with pytest.raises(ParameterError):
+        grades.level_program(np.array([0.1, 0.2, 0.3, 0.4]), np.full(4, 0.25), [2, 2], 2.0)
 
 
 def test_clipped_solver_against_generic_convex_solver():
@@ -99,6 +104,11 @@ def test_boundary_polynomial_and_moment_maps():
     target = np.sqrt(a * t) / grades.bhattacharyya(a, t)
     np.testing.assert_allclose(grades.tilted(a, -u), target, rtol=1e-12)
     np.testing.assert_allclose(grades.tilted(t, u), target, rtol=1e-12)
+    ma, mt = grades.moment_maps(a, t, u)
+    np.testing.assert_allclose(ma, mt, rtol=1e-12)
+    v = np.array([0.3, -1.2, 0.7, 0.0, 0.1])
+    slope = (grades.log_Lambda_u(800 * v, a, t) - grades.log_Lambda_u(400 * v, a, t)) / 400
+    assert slope == pytest.approx(grades.recession_slope(v), rel=1e-9)
 
 
 def test_affine_increasing_level_grades_are_admissible_rem9():

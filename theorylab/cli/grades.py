@@ -18,7 +18,9 @@ User profiles: --alpha SRC --tau SRC runs the selection procedure: per-coordinat
 grades g* ~ (alpha/tau)^(1/4) and clipped grades g*_C, with BC, Lambda*, Lambda*_C and the
 bound; --q SRC adds the admissibility <q, alpha - tau> (Eq. 15) and Lambda(q) at base --lam.
 SRC is a file (.json list, or numbers separated by commas/whitespace) or inline numbers
-such as 0.2,0.3,0.5. Profiles must be positive and sum to 1."""
+such as 0.2,0.3,0.5. Profiles must be positive and sum to 1. --dims d_0 ... d_(L-1) solves
+the clipped program on the level masses instead (Prop. 11; profiles constant on levels).
+Gauge: min g = 1."""
 
 
 def register(sub) -> None:
@@ -32,6 +34,9 @@ def register(sub) -> None:
     p.add_argument("--alpha", metavar="SRC", help="target-energy profile alpha (file or inline numbers)")
     p.add_argument("--tau", metavar="SRC", help="data-variance profile tau (file or inline numbers)")
     p.add_argument("--q", metavar="SRC", help="candidate grades q to certify (file or inline numbers)")
+    p.add_argument("--dims", type=float, nargs="+", metavar="D",
+                   help="level sizes d_l: solve the L-variable level program (Prop. 11; profiles must be "
+                        "constant on levels)")
     p.add_argument("--lam", type=float, default=2.718281828459045,
                    help="base lambda > 1 for Lambda(q) of the candidate (default e)")
     add_format_option(p)
@@ -82,12 +87,22 @@ def _run_profiles(args) -> int:
     from theorylab.graded.io import read_vector
 
     alpha, tau = grades.profiles(read_vector("alpha", args.alpha), read_vector("tau", args.tau))
-    opt = grades.clipped_grades(alpha, tau, args.clip)
+    if args.dims:
+        from theorylab.errors import positive_int
+
+        dims = [positive_int("dims", d) for d in args.dims]
+        opt, a, s = grades.level_program(alpha, tau, dims, args.clip)
+        opt_g = np.repeat(opt.g, dims)
+    else:
+        opt = grades.clipped_grades(alpha, tau, args.clip)
+        opt_g = opt.g
     gstar = grades.optimal_grades(alpha, tau)
     bc = grades.bhattacharyya(alpha, tau)
     summary = {"BC": bc, "Lambda_star": bc ** 2, "Lambda_star_C": opt.Lambda, "token_gain": 1.0 / opt.Lambda,
                "bound": grades.clipped_lower_bound(alpha, tau, args.clip), "C": float(args.clip),
                "kkt_residual": opt.kkt_residual}
+    if args.dims:
+        summary |= {"level_a": a.tolist(), "level_s": s.tolist(), "level_g_star_C": opt.g.tolist()}
     q = None
     if args.q is not None:
         q = read_vector("q", args.q)
@@ -96,7 +111,7 @@ def _run_profiles(args) -> int:
         summary["Lambda_q"] = float(grades.Lambda_q(q, alpha, tau, args.lam))
         summary["lam"] = float(args.lam)
     rows = [{"j": j, "alpha": float(alpha[j]), "tau": float(tau[j]), "g_star": float(gstar[j]),
-             "g_star_C": float(opt.g[j]), **({"q": float(q[j])} if q is not None else {})}
+             "g_star_C": float(opt_g[j]), **({"q": float(q[j])} if q is not None else {})}
             for j in range(alpha.size)]
     emit(rows, args.format, summary={k: (bool(v) if isinstance(v, np.bool_) else v) for k, v in summary.items()})
     return 0

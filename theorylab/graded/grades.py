@@ -248,6 +248,39 @@ def clipped_grades(alpha, tau, C: float) -> ClippedOptimum:
                           float(np.max(np.abs(viol))))
 
 
+def level_program(alpha, tau, dims, C: float) -> tuple[ClippedOptimum, np.ndarray, np.ndarray]:
+    """Prop. 11: for level-stratified profiles (constant on each level ``V_l`` of size ``d_l``)
+    solve the clipped program in L variables on the level masses ``(a, s)``.
+
+    Returns ``(optimum over levels, a, s)``; ``np.repeat(optimum.g, dims)`` is a minimiser of the
+    d-variable program (the minimiser is level-constant).  Raises ParameterError when a profile
+    is not constant on some level (relative tolerance 1e-9).
+    """
+    a_, t_ = profiles(alpha, tau)
+    a, s = reduce_levels(a_, dims), reduce_levels(t_, dims)
+    dims = np.array([int(d) for d in np.atleast_1d(dims)])
+    for name, p, m in (("alpha", a_, a), ("tau", t_, s)):
+        if not np.allclose(p, np.repeat(m / dims, dims), rtol=1e-9, atol=0):
+            raise ParameterError(f"{name} must be constant on each level of dims={dims.tolist()} "
+                                 f"(level-stratified, Prop. 11)")
+    return clipped_grades(a, s, C), a, s
+
+
+def moment_maps(alpha, tau, u) -> tuple[np.ndarray, np.ndarray]:
+    """The two moment maps of Prop. 12 at ``u``: ``(alpha^(-u), tau^(u))``; they coincide at the
+    optimum ``u* = 2 log g*``, where both equal ``sqrt(alpha tau)/BC``."""
+    a, t = profiles(alpha, tau)
+    u = real_array("u", u)
+    return tilted(a, -u), tilted(t, u)
+
+
+def recession_slope(v) -> float:
+    """Recession slope of ``Phi = log Lambda`` along ``v`` (Prop. 12(ii)): ``max v - min v``;
+    positive off the gauge direction, which is why the selection problem has a minimiser."""
+    v = real_array("v", v)
+    return float(v.max() - v.min())
+
+
 def clipped_lower_bound(alpha, tau, C: float) -> float:
     """Prop. 10(iii): ``Lambda*_C >= max(BC(alpha, tau)^2, C^-2)``."""
     return max(bhattacharyya(alpha, tau) ** 2, clip_bound(C) ** -2.0)
