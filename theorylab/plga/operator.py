@@ -433,17 +433,16 @@ def off_commutant_residual(G) -> np.ndarray:
 
 
 def plane_rotations(freqs, positions) -> np.ndarray:
-    """Block-diagonal RoPE rotations ``R_n`` (len(positions), dk, dk), planes (2j, 2j+1), angle n*theta_j."""
+    """RoPE rotations ``R_n`` as matrices, shape (len(positions), dk, dk): the library's
+    :func:`theorylab.psa.shear.rotate_pairs` (planes (2j, 2j+1), angle n*theta_j) applied to a basis."""
+    from theorylab.psa import shear
+
     freqs = real_array("freqs", freqs)
-    n = real_array("positions", positions)
-    ang = np.multiply.outer(np.atleast_1d(n), freqs)                   # (N, dk/2)
-    c, s = np.cos(ang), np.sin(ang)
+    n = np.atleast_1d(real_array("positions", positions))
     dk = 2 * freqs.size
-    R = np.zeros((ang.shape[0], dk, dk))
-    idx = np.arange(0, dk, 2)
-    R[:, idx, idx], R[:, idx, idx + 1] = c, -s
-    R[:, idx + 1, idx], R[:, idx + 1, idx + 1] = s, c
-    return R
+    cos, sin = shear.rope_tables(n.size, freqs, n)
+    basis = np.broadcast_to(np.eye(dk)[:, None, :], (dk, n.size, dk))      # basis[j, n] = e_j
+    return np.transpose(shear.rotate_pairs(basis, cos, sin), (1, 2, 0))      # [n, :, j] = R_n e_j
 
 
 def position_twirl(M, freqs, S: int) -> np.ndarray:
