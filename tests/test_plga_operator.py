@@ -185,3 +185,11 @@ def test_zero_head_counterexample_a_zero():
 def test_bad_input_raises_parameter_error(call):
     with pytest.raises(ParameterError):
         call()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 12), st.floats(1e-12, 1e-3))
+def test_dag_floor_holds_for_entries_at_least_eps(seed, d, eps):
+    rng = np.random.default_rng(seed)
+    W = eps + rng.exponential(eps * 10, (d, d)) * (rng.random((d, d)) < 0.5)
+    assert op.notears_h(W).h >= float(op.dag_floor(d, eps)) * (1 - 1e-12)
