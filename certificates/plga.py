@@ -18,11 +18,9 @@ from sympy.polys.matrices import DomainMatrix
 
 from theorylab.certify import Outcome, bound, certificate, computed, proxy
 from theorylab.plga import operator as op
-from theorylab.psa import softmax as psoftmax
 from theorylab.psa.shear import rope_frequencies
 from theorylab.symbolic import exact as ex
 from theorylab.symbolic import plga as sy
-from theorylab.symbolic import softmax as ssoftmax
 
 DK, S = 16, 32
 
@@ -249,8 +247,16 @@ def commutant(projection=op.commutant_projection, solutions=sy.commuting_solutio
              paper="PLGA Prop. 5.2(iii)",
              claim="Two finite score rows give the same softmax distribution iff they differ by a common additive "
                    "constant.", method="exact")
-def softmax_rows(probabilities=ssoftmax.probabilities, softmax=psoftmax.softmax) -> Outcome:
-    """u_i = e^{z_i}: shift = common factor w; equal distributions => u' in the kernel of a linear map."""
+def softmax_rows(probabilities=None, softmax=None) -> Outcome:
+    """u_i = e^{z_i}: shift = common factor w; equal distributions => u' in the kernel of a linear map.
+
+    Defaults (resolved here): ``theorylab.symbolic.softmax.probabilities``, ``theorylab.psa.softmax.softmax``.
+    """
+    from theorylab.psa import softmax as psoftmax
+    from theorylab.symbolic import softmax as ssoftmax
+
+    probabilities = probabilities or ssoftmax.probabilities
+    softmax = softmax or psoftmax.softmax
     n = 3
     u, _ = ssoftmax.symbols(n)
     w = sp.Symbol("w", positive=True)
@@ -311,9 +317,15 @@ def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op
              paper="PLGA §5.3 (quantitative stability of the collapse)",
              claim="||softmax(z) - softmax(z')||_2 <= ||z - z'||_2, so attention row t moves by at most "
                    "||q_t|| ||K||_2 ||G - G'||_2 / sqrt(dk) when G_LM is replaced by G'.", method="numeric")
-def stability(softmax=psoftmax.softmax, row_bound=op.row_perturbation_bound, stages=op.stages_from_density,
+def stability(softmax=None, row_bound=op.row_perturbation_bound, stages=op.stages_from_density,
               init=op.init_params) -> Outcome:
-    """2000 random score pairs at scales 0.1..100; rows of two PLGA heads' G_LM on the same keys."""
+    """2000 random score pairs at scales 0.1..100; rows of two PLGA heads' G_LM on the same keys.
+
+    ``softmax`` defaults to ``theorylab.psa.softmax.softmax`` (resolved here).
+    """
+    from theorylab.psa import softmax as psoftmax
+
+    softmax = softmax or psoftmax.softmax
     rng = np.random.default_rng(21)
     ratios = []
     for scale in (0.1, 1.0, 10.0, 100.0):
