@@ -51,7 +51,7 @@ def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.el
         axes = [B / sp.sqrt(Minv2[j, j]) for j in range(len(q))]
         lib = sg.to_exact(ellipsoid_semi_axes(np.array(q, float), lam, 3.0))
         off_diag_zero = all(Minv2[i, j] == 0 for i in range(len(q)) for j in range(len(q)) if i != j)
-        same_axes = all(sp.nsimplify(axes[j] - lib[j]) == 0 for j in range(len(q)))
+        same_axes = all(axes[j] == lib[j] for j in range(len(q)))   # exact rationals
         contains = all(Minv2[j, j] <= 1 for j in range(len(q)))
         strict = all((Minv2[j, j] < 1) == (q[j] > 0) for j in range(len(q)))
         # witness: B lambda^q_j e_j is on the ellipsoid and outside the ball when q_j > 0

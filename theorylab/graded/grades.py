@@ -144,7 +144,9 @@ def _geom(x: float, n: int) -> float:
 
 def tilted(p, u):
     """Tilted profile ``p^(u)_j = p_j e^{u_j} / sum_k p_k e^{u_k}`` (moment map, Prop. 12)."""
-    w = np.asarray(p, float) * np.exp(np.asarray(u, float) - np.max(u))
+    p = real_array("p", p, low=0.0, low_inclusive=False)
+    u = real_array("u", u)
+    w = p * np.exp(u - np.max(u))
     return w / w.sum()
 
 
