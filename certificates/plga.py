@@ -473,7 +473,8 @@ def dag_floor_symbolic(trace_power=sy.trace_power, floor=op.dag_floor) -> Outcom
     return Outcome(first and closed and lib_floor,
                    (computed("tr(W o W) == sum_i W_ii^2", first),
                     computed("all-eps W: tr((W o W)^k) == (3 eps^2)^k, k = 1..5", closed),
-                    computed("dag_floor(3, 2^-10) == tr(eps^2 J) at eps = 2^-10 (the floor is the k = 1 term)", lib_floor)))
+                    computed("dag_floor(3, 2^-10) == tr(eps^2 J) at eps = 2^-10 (the floor is the k = 1 term)",
+                             lib_floor)))
 
 
 @certificate("A13.numeric", title="DAG-loss floor dk eps^2 holds and is attained, evaluated overflow-safely",

@@ -51,7 +51,8 @@ def run(args) -> int:
     moments = ind.channel_moments(sample)
     rows = ind.comparison_rows(sample, args.gamma, moments)
     mass = ind.mass_rows(sample, args.gamma, args.member)
-    summary = {"dk": args.dk, "T": args.T, "theta": args.theta, "rope_base": args.rope_base, "placement": args.placement,
+    summary = {"dk": args.dk, "T": args.T, "theta": args.theta, "rope_base": args.rope_base,
+               "placement": args.placement,
                "samples": args.samples, "seed": args.seed, "head_sign": ind.HEAD_SIGN,
                "rope_match_factor": ind.rope_match_factor(args.T, sample.freqs, args.placement),
                "special_excess": {k: dict(zip(ind.CHANNELS, v)) for k, v in moments.special.items()},

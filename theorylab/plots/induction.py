@@ -34,7 +34,8 @@ def channel_figure(moment_rows: list[dict], mass_rows: list[dict], path: str, ti
                    yerr=[2 * r["target_mass_se"] for r in m], fmt="o", label="measured mass")
     ax[2].plot([r["g"] for r in m], [r["accuracy"] for r in m], "s", mfc="none", label="measured accuracy")
     if any(np.isfinite(r["mass_model"]) for r in m):
-        ax[2].plot([r["g"] for r in m], [r["mass_model"] for r in m], "-", label=f"reduced model ({m[0]['model_variant']})")
+        ax[2].plot([r["g"] for r in m], [r["mass_model"] for r in m], "-",
+                   label=f"reduced model ({m[0]['model_variant']})")
     ax[2].set(xlabel="g", ylabel="target mass", title=f"{m[0]['member']} member", ylim=(0, 1.02))
     for a in ax:
         a.legend(fontsize=7)

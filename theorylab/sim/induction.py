@@ -405,5 +405,6 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
 
 __all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "ChannelModel", "reduced_channel_model", "frequencies",
            "induction_batch", "stream_channels", "InductionSample", "simulate", "ChannelMoments", "channel_moments",
-           "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows", "coriolis_gain",
+           "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows",
+           "coriolis_gain",
            "coriolis_band_ratios", "cesaro_averages", "envelope_slope"]
