@@ -205,4 +205,17 @@ def test_exact_route_is_the_library_root():
     from theorylab.sim.exact import exact_gamma_c
     spec = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "level": 0.4}, "grid": {"dk": [128], "T": [64]}})
     p = sweep.points(spec)[0]
-    assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 128, 64, level=0.4)}
+    assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 128, 64, level=0.4),
+                                                     "level": 0.4}
+
+
+def test_half_plateau_level_is_half_the_argmax_limit():
+    from theorylab.sim.exact import argmax_limit, exact_gamma_c
+    spec = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "level": "half-plateau"},
+                                 "grid": {"dk": [16], "T": [64]}})
+    p = sweep.points(spec)[0]
+    level = float(argmax_limit("t4-only", 16, 64)) / 2
+    assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 16, 64, level=level),
+                                                     "level": level}
+    with pytest.raises(ParameterError, match="sweep.level"):
+        sweep.spec_from_dict({"sweep": {"level": "quarter"}, "grid": {"dk": [16], "T": [64]}})

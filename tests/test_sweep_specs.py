@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from theorylab.sim import sweep
 
-RESULT_FIELDS = ("idx", "variant", "dk", "T", "gamma", "seed", "law_gamma_c", "law_branch", "exact_gamma_c",
+RESULT_FIELDS = ("idx", "variant", "dk", "T", "gamma", "seed", "level", "law_gamma_c", "law_branch", "exact_gamma_c",
                  "mc_gamma_c", "mc_ci_low", "mc_ci_high", "exact_mass", "mc_mass", "mc_se", "mc_samples")
 
 

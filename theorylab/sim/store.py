@@ -36,6 +36,7 @@ RESULT_COLUMNS = (
     ("mc_mass", "REAL"),           # mass sweeps: Monte Carlo M(g)
     ("mc_se", "REAL"),             # its standard error
     ("mc_samples", "INTEGER"),
+    ("level", "REAL"),             # gamma_c sweeps: the mass level whose crossing defines gamma_c
 )
 RECORD_COLUMNS = (("code_version", "TEXT"), ("worker", "TEXT"), ("started_at", "TEXT"),
                   ("finished_at", "TEXT"), ("elapsed_s", "REAL"))
@@ -78,6 +79,10 @@ class SweepStore:
         with self._transaction():
             self.conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self.conn.execute(f"CREATE TABLE IF NOT EXISTS points (key TEXT PRIMARY KEY, {cols})")
+            have = {row[1] for row in self.conn.execute("PRAGMA table_info(points)")}
+            for name, kind in PARAMETER_COLUMNS + RESULT_COLUMNS + RECORD_COLUMNS:
+                if name not in have:  # a store written by an older theorylab: add the new column
+                    self.conn.execute(f"ALTER TABLE points ADD COLUMN {name} {kind.replace(' NOT NULL', '')}")
 
     @contextmanager
     def _transaction(self):

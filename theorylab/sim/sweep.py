@@ -9,7 +9,8 @@ A sweep is a TOML file (see docs/sweeps.md)::
     compute = ["annealed", "exact", "mc"]
     chunk_size = 2                     # points per task (execution detail, not in the hash)
     # c = 0.741                        # condensation constant of the t4-only law (default: the library's)
-    # level = 0.5                      # gamma_c = first g where the mean target mass reaches this level
+    # level = 0.5                      # gamma_c = first g where the mean target mass reaches this level,
+    #                                  # or "half-plateau": half the argmax plateau of each point
 
     [grid]
     variant = ["t4-only"]              # or "all"
@@ -83,7 +84,10 @@ class SweepSpec:
     seed : the sweep seed.
     c : condensation constant used by the t4-only two-branch law (resolved at load time,
         so a later change of the library default cannot mix two laws in one store).
-    level : mass level defining the exact and Monte Carlo gamma_c (default 1/2).
+    level : mass level defining the exact and Monte Carlo gamma_c (default 1/2), or
+        ``"half-plateau"``: per point half the argmax plateau
+        (:func:`theorylab.sim.exact.argmax_limit`), the observable theorylab calibrates the
+        condensation constant with (:class:`theorylab.compare.Calibration`).
     mc : extra keyword options of the Monte Carlo functions, as sorted (key, value) pairs.
     chunk_size : points per task, or ``None`` for the automatic choice (not hashed:
         chunking never changes results).
@@ -98,7 +102,7 @@ class SweepSpec:
     samples: int
     seed: int
     c: float
-    level: float = 0.5
+    level: float | str = 0.5
     mc: tuple[tuple[str, Any], ...] = ()
     chunk_size: int | None = field(default=None, compare=False)
 
@@ -178,8 +182,7 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
             samples=positive_int("sweep.samples", sweep.get("samples", 20000)),
             seed=positive_int("sweep.seed", sweep.get("seed", 0), low=0),
             c=float(real_array("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False)),
-            level=float(real_array("sweep.level", sweep.get("level", 0.5), low=0, high=1, low_inclusive=False,
-                                   high_inclusive=False)),
+            level=_level_option(sweep.get("level", 0.5)),
             mc=tuple(sorted(_mc_options(data.get("mc", {}), gamma is None).items())),
             chunk_size=None if sweep.get("chunk_size") is None else positive_int("sweep.chunk_size",
                                                                                  sweep["chunk_size"]),
@@ -191,6 +194,23 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
     except ParameterError as exc:
         raise ParameterError(f"{source}: {exc}") from None
     return spec
+
+
+HALF_PLATEAU = "half-plateau"
+
+
+def _level_option(value) -> float | str:
+    if isinstance(value, str):
+        return choice("sweep.level", value, (HALF_PLATEAU,))
+    return float(real_array("sweep.level", value, low=0, high=1, low_inclusive=False, high_inclusive=False))
+
+
+def point_level(spec: "SweepSpec", variant: str, dk: float, T: float) -> float:
+    """The mass level whose first upward crossing defines gamma_c at this point."""
+    if spec.level == HALF_PLATEAU:
+        from theorylab.sim.exact import argmax_limit
+        return float(argmax_limit(variant, dk, T)) / 2.0
+    return float(spec.level)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -336,6 +356,9 @@ def compute_point(spec: SweepSpec, point: Point, seed: int) -> dict:
 
 def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int) -> dict:
     out: dict[str, Any] = {}
+    level = point_level(spec, variant, dk, T) if {"exact", "mc"} & set(spec.compute) else None
+    if level is not None:
+        out["level"] = level
     if "annealed" in spec.compute:
         from theorylab.psa.transition import gamma_c
         law = gamma_c(variant, dk, T, c=spec.c)
@@ -343,10 +366,10 @@ def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int
         out["law_branch"] = str(law.branch)
     if "exact" in spec.compute:
         from theorylab.sim.exact import exact_gamma_c
-        out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=spec.level))
+        out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=level))
     if "mc" in spec.compute:
         from theorylab.sim.competition import mc_gamma_c
-        est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, level=spec.level, progress=False,
+        est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, level=level, progress=False,
                          **dict(spec.mc))
         out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),
                    mc_ci_high=_float(est.ci_high), mc_samples=spec.samples)
