@@ -48,8 +48,11 @@ def test_target_noise_matches_quadrature():
        g=st.floats(0.05, 3.0), seed=st.integers(0, 2**31))
 def test_mc_agrees_with_exact_anywhere(variant, dk, T, g, seed):
     curve = simulate_mass(variant, dk, T, [g], samples=1000, seed=seed)
-    exact = exact_mass(variant, dk, T, [g])
-    assert abs(curve.mass[0] - exact[0]) <= 5 * curve.se[0] + 1e-6
+    exact = exact_mass(variant, dk, T, [g])[0]
+    # the per-sample mass lies in [0, 1], so its variance is at most M(1 - M): this bounds the SE
+    # also in the rare-event regime (M within ~1e-5 of 1), where the sample SE underestimates it
+    se = max(curve.se[0], np.sqrt(exact * (1 - exact) / 1000))
+    assert abs(curve.mass[0] - exact) <= 5 * se
 
 
 def test_common_random_numbers_and_chunk_independence():
