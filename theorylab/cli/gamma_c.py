@@ -69,13 +69,15 @@ def _num(x: float):
 
 
 def method_rows(rows: list[dict], method: str, samples: int, seed: int) -> list[dict]:
-    """Replace each row's gamma_c by the exact or Monte Carlo root (adding method, CI, samples, seed)."""
+    """Replace each row's gamma_c by the exact or Monte Carlo root (adding method, CI, samples, seed).
+
+    With ``annealed`` the rows are returned unchanged (the command's original output)."""
     import math
 
     from theorylab.errors import positive_int
 
     if method == "annealed":
-        return [{**r, "method": "annealed"} for r in rows]
+        return rows
     if method == "mc":
         samples = positive_int("--samples", samples)
         seed = positive_int("--seed", seed, low=0)
@@ -108,8 +110,8 @@ def run(args) -> int:
         for r in rows:
             _int_T(r["T"])
     rows = method_rows(rows, args.method, args.samples, args.seed)
-    columns = ["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper", "method"]
-    if args.method == "mc":
-        columns += ["ci_low", "ci_high", "samples", "seed"]
+    columns = ["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper"]
+    if args.method != "annealed":
+        columns += ["method"] + (["ci_low", "ci_high", "samples", "seed"] if args.method == "mc" else [])
     emit(rows, args.format, columns=columns)
     return 0
