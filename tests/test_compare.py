@@ -105,3 +105,10 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, tmp_path, monkeypatch):
     status, out, err = _run(capsys, *argv)
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_mc_reports_its_ratio(capsys):
+    status, out, _ = _run(capsys, "bench", "mc", "--samples", "300", "--repeat", "1", "--no-cold", "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["speedup_vs_numpy"] > 0 and data["cold_jit_seconds"] is None
+    assert [r["implementation"] for r in data["rows"]] == ["numba float32", "numba float64", "numpy log-sum-exp float64"]
