@@ -130,8 +130,12 @@ def _kernel32(seed, start, out, m, a, b, delta, sigma0):
         for k in range(G):
             ak, bk, dk = np.float32(a[k]), np.float32(b[k]), np.float32(delta[k] + shift)
             acc = np.float32(0.0)
-            for j in range(m):
-                acc += exp32(ak * za[j] + bk * zb[j] - dk)
+            if bk == 0:  # one-channel variants (t4-only): skip the second normal
+                for j in range(m):
+                    acc += exp32(ak * za[j] - dk)
+            else:
+                for j in range(m):
+                    acc += exp32(ak * za[j] + bk * zb[j] - dk)
             out[i, k] = 1.0 / (1.0 + np.float64(acc))
 
 
