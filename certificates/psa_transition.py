@@ -1,0 +1,171 @@
+"""Interval certificates of the PSA critical couplings (PSA §6.7-6.8, §10): P14, P15, P16.
+
+Each check holds the LIBRARY's floats (``theorylab.psa.transition``) against a rigorous
+enclosure computed independently by ``theorylab.certify.interval`` from the crossing
+equation ``Delta = ln(T - 1) + sigma^2/2`` of the score model, and proves that the
+paper's quoted digits are what the enclosure rounds to. Quoted numbers appear here
+only as the claims under test (labelled "paper quotes").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.certify import interval as I
+from theorylab.psa import transition
+from theorylab.psa.scoremodel import score_model
+
+SLACK = 1e-13  # relative: a library float may differ from the enclosure by this much (a few ulp of 1)
+
+
+def _check_root(label, enc, lib_value, quote, evidence) -> bool:
+    """Library float inside the enclosure (up to SLACK) and, if quoted, the enclosure rounds to the quote."""
+    if enc is None:
+        evidence.append(computed(f"{label}: root exists (interval)", False))
+        return False
+    lib = float(np.asarray(lib_value))
+    inside = bool(np.isfinite(lib)) and enc.contains(lib, SLACK * max(1.0, abs(lib)))
+    rounds = enc.rounds_to(quote) if quote else True
+    name = f"{label}: enclosure" + (f" (paper quotes {quote})" if quote else "")
+    evidence.append(bound(name, enc.as_floats(), "certified simple root of Delta - L - sigma^2/2, mpmath iv"))
+    evidence.append(computed(f"{label}: library value", lib, tolerance=SLACK * max(1.0, abs(lib))))
+    return inside and rounds
+
+
+def _threshold_check(label, variant, model, T, lib_threshold, quote, law, evidence, rel=1e-6) -> bool:
+    """No root just below the library's threshold and a root just above (interval), NaN/finite in the library."""
+    lo, hi = lib_threshold * (1 - rel), lib_threshold * (1 + rel)
+    below, above = I.has_positive_root(model, lo, T), I.has_positive_root(model, hi, T)
+    lib_below, lib_above = float(np.asarray(law(variant, lo, T))), float(np.asarray(law(variant, hi, T)))
+    ok = (not below) and above and np.isnan(lib_below) and np.isfinite(lib_above)
+    if quote:
+        ok &= I.Enclosure(I.mpf(lo), I.mpf(hi)).rounds_to(quote)
+    evidence.append(bound(f"{label}: threshold in [dk(1-{rel}), dk(1+{rel})]" + (f" (paper quotes {quote})" if quote else ""),
+                          [lo, hi], "no root at the lower end, a root at the upper end (interval)"))
+    evidence.append(computed(f"{label}: library threshold", float(lib_threshold), tolerance=1e-12 * lib_threshold))
+    return bool(ok)
+
+
+def _converging(scaled: list[float], L: float) -> bool:
+    """Scaled errors bounded by 2L with shrinking successive steps (they settle to a constant)."""
+    steps = np.abs(np.diff(scaled))
+    return bool(all(v < 2 * L for v in scaled) and np.all(steps[1:] < steps[:-1]))
+
+
+@certificate("P14", title="T4-only two-branch law: band [0.7867, 2.245], 1.030, 0.602, d*_k = 8L = 49.9, asymptote",
+             paper="PSA §6.7",
+             claim="The T4-only annealed crossing has band [0.7867, 2.245] at (128, 512), gamma_c = 1.030 at (64, 512) "
+                   "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4).",
+             method="interval")
+def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, crossover=transition.crossover_dk,
+                  asymptote=transition.t4_asymptote, model=None) -> Outcome:
+    model = model or score_model("t4-only")
+    ev: list = []
+    roots = I.positive_roots(I.Crossing.of(model, 128, 512))
+    lower, upper = band(128, 512)
+    ok = len(roots) == 2
+    ev.append(computed("number of positive roots at (128, 512)", len(roots)))
+    if ok:
+        ok &= _check_root("band lower (128, 512)", roots[0], lower, "0.7867", ev)
+        ok &= _check_root("band upper (128, 512)", roots[1], upper, "2.245", ev)
+        ok &= _check_root("annealed gamma_c (128, 512)", roots[0], law("t4-only", 128, 512), "", ev)
+    for dk, T, quote in ((64, 512, "1.030"), (64, 15, "0.602")):
+        ok &= _check_root(f"gamma_c ({dk}, {T})", I.smallest_positive_root(model, dk, T),
+                          law("t4-only", dk, T), quote, ev)
+    ok &= _threshold_check("d*_k at T = 512", "t4-only", model, 512, float(crossover(512)), "49.9", law, ev)
+    # asymptote: dk * |gamma_c / (L^2/dk)^(1/4) - 1| stays bounded (the ratio tends to 1 like 1/dk)
+    scaled = []
+    for dk in (1e4, 1e6, 1e8):
+        enc = I.smallest_positive_root(model, dk, 512)
+        scaled.append(float(dk * abs((enc.hi + enc.lo) / 2 / float(asymptote(dk, 512)) - 1)))
+    asym_ok = _converging(scaled, float(np.log(511.0)))
+    ev.append(bound("dk |gamma_c / (L^2/dk)^(1/4) - 1| at dk = 1e4, 1e6, 1e8", scaled,
+                    "bounded by 2L and converging (shrinking steps) => ratio -> 1 like 1/dk", tolerance=1e-6))
+    return Outcome(bool(ok and asym_ok), tuple(ev))
+
+
+@certificate("P15", title="T3-inclusive law: 0.4132, 0.569, first root at dk = 31.5, asymptote L/sqrt(dk); T3 vs T4",
+             paper="PSA §10",
+             claim="With T3 restored gamma_c = 0.4132 at (128, 512) and 0.569 at (64, 512), roots first appear at "
+                   "dk = 31.5 (T = 512), gamma_c ~ L/sqrt(dk); T3's gap exceeds T4's exactly for g < 1; and the T4-only "
+                   "gamma_c exceeds 1 exactly on 8L <= dk < (L+2)^2 (checked for T >= 9, i.e. L >= 2).",
+             method="interval")
+def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asymptote,
+                 above_one=transition.t4_above_one_interval, model=None, t4_model=None) -> Outcome:
+    import sympy as sp
+
+    model = model or score_model("t3-inclusive")
+    t4_model = t4_model or score_model("t4-only")
+    ev: list = []
+    ok = True
+    for dk, quote in ((128, "0.4132"), (64, "0.569")):
+        ok &= _check_root(f"gamma_c ({dk}, 512)", I.smallest_positive_root(model, dk, 512),
+                          law("t3-inclusive", dk, 512), quote, ev)
+    if I.has_positive_root(model, 8.0, 512) or not I.has_positive_root(model, 128.0, 512):
+        lo = hi = float("nan")  # the first root is not in (8, 128): the claim fails
+        first_ok = False
+    else:
+        lo, hi = I.threshold(model, 512, 8.0, 128.0, rel=1e-6)
+        first = I.Enclosure(I.mpf(lo), I.mpf(hi))
+        lib_lo, lib_hi = (float(np.asarray(law("t3-inclusive", v, 512))) for v in (lo, hi))
+        first_ok = first.rounds_to("31.5") and np.isnan(lib_lo) and np.isfinite(lib_hi)
+    ev.append(bound("first dk with a root at T = 512 (paper quotes 31.5)", [lo, hi],
+                    "bisection in dk; no root at lo, root at hi (interval); library NaN at lo, finite at hi",
+                    tolerance=1e-4))
+    ok &= first_ok
+    L = float(np.log(511.0))
+    scaled = []
+    for dk in (1e4, 1e6, 1e8):
+        enc = I.smallest_positive_root(model, dk, 512)
+        scaled.append(float(np.sqrt(dk) * abs((enc.hi + enc.lo) / 2 / float(asymptote(dk, 512)) - 1)))
+    asym_ok = _converging(scaled, L)
+    ev.append(bound("sqrt(dk) |gamma_c / (L/sqrt(dk)) - 1| at dk = 1e4, 1e6, 1e8", scaled,
+                    "bounded by 2L and converging (shrinking steps) => ratio -> 1 like 1/sqrt(dk)", tolerance=1e-6))
+    ok &= asym_ok
+    # T3 gap (t3-inclusive minus t4-only) exceeds the T4 gap exactly on 0 < g < 1: exact real roots
+    x = sp.Symbol("x", real=True)
+    t3 = [a - b for a, b in zip(model.gap_poly, list(t4_model.gap_poly) + [0] * 9)]
+    diff = sp.Poly([sp.Rational(c) for c in reversed(t3)], x) - sp.Poly([sp.Rational(c) for c in reversed(t4_model.gap_poly)], x)
+    roots = sp.real_roots(diff)
+    sign_ok = sorted(set(roots)) == [0, 1] and diff.eval(sp.Rational(1, 2)) > 0 and diff.eval(2) < 0
+    ev.append(computed("real roots of gap_T3(g) - gap_T4(g)", [str(r) for r in sorted(set(roots))]))
+    ok &= sign_ok
+    # T4-only gamma_c > 1 exactly on [8L, (L+2)^2): probe both ends of the library's interval
+    t4_ok = True
+    for T in (15, 64, 512, 4096):
+        a, b = (float(v) for v in above_one(T))
+        probes = {"below 8L": (a * (1 - 1e-6), None), "just above 8L": (a * (1 + 1e-6), True),
+                  "middle": ((a + b) / 2, True), "just below (L+2)^2": (b * (1 - 1e-6), True),
+                  "just above (L+2)^2": (b * (1 + 1e-6), False)}
+        for name, (dk, expect) in probes.items():
+            enc = I.smallest_positive_root(t4_model, dk, T)
+            got = None if enc is None else bool(enc.lo > 1) if (enc.lo > 1 or enc.hi < 1) else "undecided"
+            t4_ok &= got == expect
+    ev.append(computed("T4-only gamma_c > 1 exactly on the library interval at T = 15, 64, 512, 4096", t4_ok))
+    ok &= t4_ok
+    # scope note: at T = 5 (L < 2) the library interval is non-empty but gamma_c < 1 inside it
+    a, b = (float(v) for v in above_one(5))
+    enc = I.smallest_positive_root(t4_model, (a + b) / 2, 5)
+    ev.append(bound("outside scope, T = 5: gamma_c at the middle of [8L, (L+2)^2)", enc.as_floats() if enc else None,
+                    "L = ln 4 < 2: the claim needs L >= 2 (then 8L >= 16 and the vertex sqrt(dk)/4 > 1)"))
+    return Outcome(bool(ok), tuple(ev))
+
+
+@certificate("P16", title="Key-only law real iff dk >= 4L + 2; symmetric in the key-only convention 0.664 at (64, 15)",
+             paper="PSA §6.8",
+             claim="The key-only crossing has a root iff dk >= 4L + 2, and the symmetric shear in the key-only "
+                   "convention gives gamma_c = 0.664 at (dk, T) = (64, 15).", method="interval")
+def key_only(law=transition.annealed_gamma_c, model=None, sym_model=None) -> Outcome:
+    model = model or score_model("key-only")
+    sym_model = sym_model or score_model("symmetric-key-convention")
+    ev: list = []
+    ok = True
+    for T in (15, 512, 4096):
+        L = I.log_count(T)
+        claimed = float((4 * L + 2).mid)  # the claim under test: 4L + 2 with L = ln(T - 1)
+        ok &= _threshold_check(f"key-only threshold 4L+2 at T = {T}", "key-only", model, T, claimed, "", law, ev)
+    ok &= _check_root("key-only gamma_c (64, 512)", I.smallest_positive_root(model, 64, 512),
+                      law("key-only", 64, 512), "", ev)
+    ok &= _check_root("symmetric, key-only convention (64, 15)", I.smallest_positive_root(sym_model, 64, 15),
+                      law("symmetric-key-convention", 64, 15), "0.664", ev)
+    return Outcome(bool(ok), tuple(ev))

@@ -1,0 +1,71 @@
+"""Certificates of the softmax linearisation (PSA §6.1, §6.4): P12.symbolic (exact), P12.numeric."""
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.certify import Outcome, bound, certificate, computed
+
+
+@certificate("P12.symbolic", title="Softmax linearisation dp = (diag p - pp^T) ds; 1.dp = 0; shift invisible",
+             paper="PSA §6.1, §6.4",
+             claim="The first derivative of softmax(s + eps d) at 0 is (diag p - p p^T) d = p (d - <p, d>); it sums to "
+                   "zero, annihilates a common shift, and the remainder is second order.", method="exact")
+def linearisation(jacobian=None, response=None) -> Outcome:
+    """Exact in u = exp(s) (positive symbols) for n = 4 scores."""
+    from theorylab.psa.softmax import softmax_jacobian, softmax_response
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import softmax as sm
+
+    jacobian, response = jacobian or softmax_jacobian, response or softmax_response
+    u, d = sm.symbols(4)
+    gens = tuple(u) + tuple(d)
+    p = sm.probabilities(u)
+    first = sm.derivative(u, d, 1)
+    jac_ok = ex.equal(jacobian(p) @ d, first, gens)
+    resp_ok = ex.equal(response(p, d), first, gens)
+    mass = ex.is_zero(sum(response(p, d)), gens)
+    shift = ex.matrix_is_zero(jacobian(p) @ np.ones(4, dtype=int), gens)
+    second = sm.derivative(u, d, 2)
+    nonzero = not ex.matrix_is_zero(second, gens)  # the remainder really is second order, not smaller
+    zeroth = ex.equal(sm.derivative(u, d, 0), p, gens)
+    ok = jac_ok and resp_ok and mass and shift and nonzero and zeroth
+    return Outcome(ok, (computed("d/deps softmax == softmax_jacobian(p) @ d", jac_ok),
+                        computed("softmax_response(p, d) == the derivative", resp_ok),
+                        computed("1 . dp == 0", mass), computed("softmax_jacobian(p) @ 1 == 0 (shift invisible)", shift),
+                        computed("second derivative not identically zero (remainder exactly 2nd order)", nonzero)))
+
+
+@certificate("P12.numeric", title="Softmax: common shifts invisible in floating point; remainder scales as eps^2",
+             paper="PSA §6.1",
+             claim="softmax(s + c) == softmax(s) to rounding for shifts up to 1e3, and "
+                   "|softmax(s + eps d) - p - eps dp| / eps^2 tends to |p''(0)|/2.", method="numeric")
+def linearisation_numeric(softmax=None, response=None) -> Outcome:
+    """Fixed-seed scores; the eps^2 constant is compared with the exact second derivative evaluated at them."""
+    from theorylab.psa.softmax import softmax as lib_softmax, softmax_response
+
+    softmax, response = softmax or lib_softmax, response or softmax_response
+    rng = np.random.default_rng(12)
+    s, d = rng.normal(size=(64, 16)), rng.normal(size=(64, 16))
+    shifts = rng.uniform(-1e3, 1e3, size=(64, 1))
+    p = softmax(s)
+    shift_err = float(np.max(np.abs(softmax(s + shifts) - p) / p))
+    mass_err = float(np.max(np.abs(response(p, d).sum(axis=-1))))
+    # exact second derivative (rational in u = exp(s)), evaluated in float: p * ((d - <p,d>)^2 - <p, (d - <p,d>)^2>)
+    from theorylab.symbolic import softmax as sm
+    import sympy as sp
+    u, dd = sm.symbols(3)
+    second = sp.lambdify(list(u) + list(dd), list(sm.derivative(u, dd, 2)))
+    s3, d3 = s[:, :3], d[:, :3]
+    p3 = softmax(s3)
+    exact2 = np.array([second(*np.exp(a - a.max()), *b) for a, b in zip(s3, d3)])
+    ratios = []
+    for eps in (1e-2, 1e-3):
+        r = softmax(s3 + eps * d3) - p3 - eps * response(p3, d3)
+        ratios.append(float(np.max(np.abs(r / eps**2 - exact2 / 2))))
+    ok = shift_err < 1e-12 and mass_err < 1e-15 and ratios[1] < 1e-2 and ratios[1] < ratios[0]
+    return Outcome(ok, (bound("max relative change under shifts |c| <= 1e3", shift_err, "must be < 1e-12",
+                              tolerance=1e-12),
+                        bound("max |1 . dp|", mass_err, "must be < 1e-15", tolerance=1e-15),
+                        bound("max |r(eps)/eps^2 - p''/2| at eps = 1e-2, 1e-3", ratios,
+                              "decreasing, < 1e-2 at 1e-3 (O(eps) + rounding/eps^2)", tolerance=1e-6)),
+                   seeds={"rng": 12})

@@ -1,0 +1,53 @@
+"""The softmax and its Frechet linearisation (PSA §6.1, §6.4).
+
+For scores ``s`` and ``p = softmax(s)``, a perturbation ``ds`` moves the distribution by
+
+    dp = (diag p - p p^T) ds = p * (ds - <p, ds>)        (first order),
+
+so only the AC part ``ds - <p, ds>`` of the perturbation acts (the DC part, a common
+shift, is invisible) and ``1.dp = 0`` (mass is redistributed, not created). The
+remainder ``softmax(s + ds) - p - dp`` is second order in ``ds``.
+
+``softmax_jacobian`` and ``softmax_response`` are pure arithmetic and also accept NumPy
+object arrays (the exact route used by ``theorylab.symbolic.softmax``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from theorylab.errors import ParameterError, real_array
+
+
+def _vector(name: str, x) -> np.ndarray:
+    arr = x if isinstance(x, np.ndarray) and x.dtype == object else real_array(name, x)
+    if arr.ndim < 1 or arr.shape[-1] == 0:
+        raise ParameterError(f"{name} must be a non-empty array along its last axis")
+    return arr
+
+
+def softmax(s, axis: int = -1) -> np.ndarray:
+    """``exp(s_i - max s) / sum_j exp(s_j - max s)`` along ``axis`` (stable for any finite shift)."""
+    s = real_array("s", s)
+    if s.ndim < 1:
+        raise ParameterError("s must be an array of scores (got a scalar)")
+    e = np.exp(s - s.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_jacobian(p) -> np.ndarray:
+    """``diag(p) - p p^T`` for a probability vector ``p`` (last axis; batched over leading axes)."""
+    p = _vector("p", p)
+    eye = np.eye(p.shape[-1], dtype=int)
+    return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]
+
+
+def softmax_response(p, ds) -> np.ndarray:
+    """First-order response ``dp = p * (ds - <p, ds>)`` to a score perturbation ``ds`` (last axis)."""
+    p, ds = _vector("p", p), _vector("ds", ds)
+    if p.shape[-1] != ds.shape[-1]:
+        raise ParameterError(f"p and ds must have the same length (got {p.shape[-1]} and {ds.shape[-1]})")
+    dc = (p * ds).sum(axis=-1, keepdims=True)
+    return p * (ds - dc)
+
+
+__all__ = ["softmax", "softmax_jacobian", "softmax_response"]
