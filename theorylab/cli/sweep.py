@@ -53,9 +53,13 @@ def run(args) -> int:
     spec = sweep.load_spec(args.spec)
     if args.workers is not None and args.workers < 0:
         raise ParameterError(f"--workers must be an integer >= 0 (got {args.workers})")
-    # bind (or refuse) the store before starting any worker
+    # refuse a store bound to another spec before starting any worker; a new store is
+    # created only once the executor is up (a failed --scheduler leaves no file behind)
+    import os
+
     from theorylab.sim.store import SweepStore
-    SweepStore(args.store, spec.canonical_json(), spec.hash).close()
+    if os.path.exists(args.store):
+        SweepStore(args.store, spec.canonical_json(), spec.hash).close()
     executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
     try:
         report = sweep.run_sweep(spec, args.store, executor=executor, progress=not args.no_progress)
