@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from theorylab.errors import ParameterError
-from theorylab.sim.rng import TARGET_INDEX, fill_normals32, normal_pair, normals, sample_key
+from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, normals, sample_key
 
 
 def test_each_draw_is_a_pure_function_of_seed_sample_index():
@@ -52,6 +52,23 @@ def test_float32_vectorised_pair_matches_the_float64_pair():
         za, zb, ref = _both(5, s, 4099)
         assert np.max(np.abs(za - ref[:, 0])) < 2e-5
         assert np.max(np.abs(zb - ref[:, 1])) < 2e-5
+
+
+@nb.njit
+def _both64(seed, s, m):
+    key = sample_key(seed, s)
+    za = np.empty(m)
+    zb = np.empty(m)
+    fill_normals64(key, za, zb)
+    ref = np.empty((m, 2))
+    for j in range(m):
+        ref[j, 0], ref[j, 1] = normal_pair(key, j)
+    return za, zb, ref
+
+
+def test_float64_vectorised_pair_matches_the_scalar_pair():
+    za, zb, ref = _both64(5, 3, 100_000)
+    assert np.max(np.abs(za - ref[:, 0])) < 1e-13 and np.max(np.abs(zb - ref[:, 1])) < 1e-13
 
 
 def test_bad_input_is_a_parameter_error():

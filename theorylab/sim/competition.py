@@ -47,7 +47,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
-from theorylab.sim.rng import TARGET_INDEX, bits_as_float as _bits_as_float, fill_normals32, normal_pair, sample_key
+from theorylab.sim.rng import TARGET_INDEX, bits_as_float as _bits_as_float, fill_normals32, fill_normals64, normal_pair, sample_key
 
 _R2 = math.sqrt(2.0)
 LOADINGS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
@@ -110,9 +110,7 @@ def exp64(x):
     x = min(max(x, -700.0), 600.0)
     n = np.floor(x * 1.4426950408889634 + 0.5)
     r = x - n * _C1_64 - n * _C2_64
-    p = _INV_FACT[12]
-    for k in range(11, -1, -1):
-        p = p * r + _INV_FACT[k]
+    p = ((((((((((((_INV_FACT[12]) * r + _INV_FACT[11]) * r + _INV_FACT[10]) * r + _INV_FACT[9]) * r + _INV_FACT[8]) * r + _INV_FACT[7]) * r + _INV_FACT[6]) * r + _INV_FACT[5]) * r + _INV_FACT[4]) * r + _INV_FACT[3]) * r + _INV_FACT[2]) * r + _INV_FACT[1]) * r + _INV_FACT[0]
     return p * _bits_as_float((np.int64(n) + 1023) << 52)
 
 
@@ -146,14 +144,17 @@ def _kernel64(seed, start, out, m, a, b, delta, sigma0):
         key = sample_key(seed, start + i)
         za = np.empty(m)
         zb = np.empty(m)
-        for j in range(m):
-            za[j], zb[j] = normal_pair(key, j)
+        fill_normals64(key, za, zb)
         shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
         for k in range(G):
             ak, bk, dk = a[k], b[k], delta[k] + shift
             acc = 0.0
-            for j in range(m):
-                acc += exp64(ak * za[j] + bk * zb[j] - dk)
+            if bk == 0:
+                for j in range(m):
+                    acc += exp64(ak * za[j] - dk)
+            else:
+                for j in range(m):
+                    acc += exp64(ak * za[j] + bk * zb[j] - dk)
             out[i, k] = 1.0 / (1.0 + acc)
 
 
