@@ -63,6 +63,14 @@ def run(args) -> int:
     executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
     try:
         report = sweep.run_sweep(spec, args.store, executor=executor, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        import sys
+
+        with SweepStore(args.store, spec.canonical_json(), spec.hash) as store:
+            done = store.count()
+        print(f"theorylab sweep: interrupted with {done} of {spec.n_points()} points stored; "
+              f"run the same command to resume", file=sys.stderr)
+        return 130
     finally:
         executor.close()
     emit([{"name": spec.name, "points_total": report.total, "already_done": report.already_done,

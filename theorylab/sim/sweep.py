@@ -475,9 +475,11 @@ class SerialExecutor:
 def _init_worker(threads: int, parent: int) -> None:
     """Pool-worker setup: Numba thread count, and exit if the coordinator dies (even by
     SIGKILL), so a killed sweep leaves no orphaned workers behind."""
+    import signal
     import threading
 
     os.environ["NUMBA_NUM_THREADS"] = str(threads)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -503,14 +505,24 @@ class ProcessExecutor:
         self.description = f"local process pool ({self.workers} workers x {threads} threads)"
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
-        from concurrent.futures import as_completed
+        """Results as tasks finish, with at most ``4 x workers`` tasks in flight."""
+        from concurrent.futures import FIRST_COMPLETED, wait
 
-        futures = [self.pool.submit(fn, *args) for args in tasks]
+        tasks = iter(tasks)
+        pending: set = set()
         try:
-            for fut in as_completed(futures):
-                yield fut.result()
+            while True:
+                for args in tasks:
+                    pending.add(self.pool.submit(fn, *args))
+                    if len(pending) >= 4 * self.workers:
+                        break
+                if not pending:
+                    return
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
         finally:
-            for fut in futures:
+            for fut in pending:
                 fut.cancel()
 
     def close(self) -> None:
@@ -549,14 +561,23 @@ class DaskExecutor:
         self.description = f"dask ({self.client.scheduler.address})"
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
+        """Results as tasks finish; at most ``4 x (worker threads)`` (>= 8) tasks in flight,
+        so a sweep of any size keeps the scheduler's queue short."""
         from distributed import as_completed
 
-        futures = [self.client.submit(fn, *args, pure=False) for args in tasks]
+        tasks = iter(tasks)
+        threads = sum(self.client.nthreads().values()) or 1
+        limit = max(8, 4 * threads)
+        queue = as_completed([self.client.submit(fn, *args, pure=False) for _, args in zip(range(limit), tasks)])
         try:
-            for fut in as_completed(futures):
+            for fut in queue:
                 yield fut.result()
+                fut.release()
+                nxt = next(tasks, None)
+                if nxt is not None:
+                    queue.add(self.client.submit(fn, *nxt, pure=False))
         finally:
-            self.client.cancel(futures)
+            queue.clear()
 
     def close(self) -> None:
         if self._owns_client:
