@@ -37,9 +37,7 @@ term alone exceeds e^60, where the mass is below 1e-26 either way.
 from __future__ import annotations
 
 import math
-import os
 import sys
-import time
 from dataclasses import dataclass, field
 
 import numba as nb
@@ -47,7 +45,8 @@ import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
-from theorylab.sim.rng import TARGET_INDEX, bits_as_float as _bits_as_float, fill_normals32, fill_normals64, normal_pair, sample_key
+from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
+from theorylab.sim.rng import bits_as_float as _bits_as_float
 
 _R2 = math.sqrt(2.0)
 LOADINGS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
@@ -101,7 +100,7 @@ def exp32(x):
 
 
 _C1_64, _C2_64 = 6.93145751953125e-1, 1.42860682030941723212e-6
-_INV_FACT = tuple(1.0 / math.factorial(k) for k in range(13))
+_INV_FACT_R = tuple(1.0 / math.factorial(k) for k in range(12, -1, -1))  # highest degree first
 
 
 @nb.njit(inline="always", cache=True, fastmath=True)
@@ -110,7 +109,9 @@ def exp64(x):
     x = min(max(x, -700.0), 600.0)
     n = np.floor(x * 1.4426950408889634 + 0.5)
     r = x - n * _C1_64 - n * _C2_64
-    p = ((((((((((((_INV_FACT[12]) * r + _INV_FACT[11]) * r + _INV_FACT[10]) * r + _INV_FACT[9]) * r + _INV_FACT[8]) * r + _INV_FACT[7]) * r + _INV_FACT[6]) * r + _INV_FACT[5]) * r + _INV_FACT[4]) * r + _INV_FACT[3]) * r + _INV_FACT[2]) * r + _INV_FACT[1]) * r + _INV_FACT[0]
+    p = _INV_FACT_R[0]
+    for c in _INV_FACT_R[1:]:
+        p = p * r + c
     return p * _bits_as_float((np.int64(n) + 1023) << 52)
 
 

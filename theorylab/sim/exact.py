@@ -35,7 +35,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from theorylab.errors import choice, real_array
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, log_count, score_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 
 _SWITCH = 0.5
 _Y_LO, _Y_HI = -36.0, 4.6

@@ -174,9 +174,10 @@ def fill_normals32(key, za, zb):
 _SQRT2 = math.sqrt(2.0)
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
 _MANT64, _ONE64_BITS = np.int64(0xFFFFFFFFFFFFF), np.int64(0x3FF0000000000000)
-_ATANH = tuple(1.0 / (2 * k + 1) for k in range(12))        # 2 atanh(s) = 2 sum s^(2k+1)/(2k+1)
-_SIN64 = tuple((-1.0) ** k / math.factorial(2 * k + 1) for k in range(9))
-_COS64 = tuple((-1.0) ** k / math.factorial(2 * k) for k in range(10))
+# polynomial coefficients, highest degree first (Horner): 2 atanh(s) = 2 sum s^(2k+1)/(2k+1), Taylor sin, cos
+_ATANH_R = tuple(1.0 / (2 * k + 1) for k in range(11, -1, -1))
+_SIN64_R = tuple((-1.0) ** k / math.factorial(2 * k + 1) for k in range(8, -1, -1))
+_COS64_R = tuple((-1.0) ** k / math.factorial(2 * k) for k in range(9, -1, -1))
 
 
 @nb.njit(inline="always", cache=True, fastmath=True, error_model="numpy")
@@ -191,7 +192,9 @@ def log64(x):
     e = e + 1.0 if big else e
     s = (f - 1.0) / (f + 1.0)
     z = s * s
-    p = (((((((((((_ATANH[11]) * z + _ATANH[10]) * z + _ATANH[9]) * z + _ATANH[8]) * z + _ATANH[7]) * z + _ATANH[6]) * z + _ATANH[5]) * z + _ATANH[4]) * z + _ATANH[3]) * z + _ATANH[2]) * z + _ATANH[1]) * z + _ATANH[0]
+    p = _ATANH_R[0]
+    for c in _ATANH_R[1:]:
+        p = p * z + c
     return e * _LN2_HI + (2.0 * s * p + e * _LN2_LO)
 
 
@@ -205,8 +208,13 @@ def normal_pair64(key, j):
     qf = np.floor(v * 4.0 + 0.5)
     x = (v * 4.0 - qf) * (math.pi / 2.0)
     z = x * x
-    sn = (((((((((_SIN64[8]) * z + _SIN64[7]) * z + _SIN64[6]) * z + _SIN64[5]) * z + _SIN64[4]) * z + _SIN64[3]) * z + _SIN64[2]) * z + _SIN64[1]) * z + _SIN64[0]) * x
-    cs = (((((((((_COS64[9]) * z + _COS64[8]) * z + _COS64[7]) * z + _COS64[6]) * z + _COS64[5]) * z + _COS64[4]) * z + _COS64[3]) * z + _COS64[2]) * z + _COS64[1]) * z + _COS64[0]
+    sn = _SIN64_R[0]
+    for c in _SIN64_R[1:]:
+        sn = sn * z + c
+    sn = sn * x
+    cs = _COS64_R[0]
+    for c in _COS64_R[1:]:
+        cs = cs * z + c
     half_turn = (qf == 2.0) | (qf == -2.0)
     c = -sn if qf == 1.0 else (sn if qf == -1.0 else cs)
     s = cs if qf == 1.0 else (-cs if qf == -1.0 else sn)
