@@ -113,3 +113,19 @@ def test_killed_process_pool_leaves_no_workers_and_resumes(tmp_path):
     # whole chunks only (two points per transaction), each row complete
     rows = sweep.export_rows(store)
     assert len(rows) % 2 == 0 and all(r["finished_at"] and r["law_gamma_c"] is not None for r in rows)
+
+
+def test_ctrl_c_stops_with_one_line_and_exit_130(tmp_path):
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(small_spec_text())
+    store = str(tmp_path / "interrupted.db")
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(spec_path), store], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while _count(store) < 2 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(child.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
+    err = child.communicate(timeout=60)[1]
+    assert child.returncode == 130, err[-500:]
+    assert err.count("\n") == 1 and "interrupted with" in err and "resume" in err
+    assert _count(store) % 2 == 0
