@@ -112,3 +112,21 @@ def test_bench_mc_reports_its_ratio(capsys):
     data = json.loads(out)
     assert status == 0 and data["speedup_vs_numpy"] > 0 and data["cold_jit_seconds"] is None
     assert [r["implementation"] for r in data["rows"]] == ["numba float32", "numba float64", "numpy log-sum-exp float64"]
+
+
+@pytest.mark.slow
+def test_paper_grid_at_full_samples():
+    res = compare_grid("t4-only", PAPER_GRID, samples=20000, seed=0)
+    assert res.pearson_r > 0.999 and res.median_rel_err < 0.01
+    for r in res.rows:
+        assert r["mc_ci_low"] <= r["exact_gamma_c"] <= r["mc_ci_high"]
+
+
+@pytest.mark.slow
+def test_condensation_constant_reproduces_at_full_samples():
+    from theorylab.compare import calibrate_condensation_c
+    from theorylab.psa.transition import CONDENSATION_C
+
+    cal = calibrate_condensation_c(samples=20000, seed=100)
+    assert cal.ci_low - 5e-4 <= CONDENSATION_C <= cal.ci_high + 5e-4
+    assert abs(cal.exact_c - CONDENSATION_C) < 5e-4
