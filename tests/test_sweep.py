@@ -188,6 +188,19 @@ def test_mass_sweep_curve_chunks_equal_single_points():
         assert abs(single["mc_mass"] - single["exact_mass"]) < 5 * single["mc_se"] + 1e-6
 
 
+def test_mass_plot_and_kind_checks(tmp_path, capsys):
+    spec = sweep.spec_from_dict(__import__("tomllib").loads(MASS_SPEC.replace("samples = 3000", "samples = 500")))
+    store = str(tmp_path / "mass.db")
+    sweep.run_sweep(spec, store, executor=sweep.SerialExecutor(), progress=False)
+    png = tmp_path / "m.png"
+    assert main(["plot", "mass", "--store", store, "--out", str(png), "--variant", "t4-only"]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert main(["plot", "compare", "--store", store, "--out", str(tmp_path / "c.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs a gamma_c sweep" in err
+    assert not (tmp_path / "c.png").exists()
+
+
 def test_process_pool_equals_serial(tmp_path, capsys):
     from test_sweep_specs import RESULT_FIELDS, small_spec_text
     path = tmp_path / "spec.toml"

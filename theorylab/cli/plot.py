@@ -41,6 +41,10 @@ def run(args) -> int:
         from theorylab.errors import choice
         wanted = {choice("--variant", v, spec.variants) for v in args.variant}
         rows = [r for r in rows if r["variant"] in wanted]
+    from theorylab.errors import ParameterError
+    needs = "mass" if args.kind == "mass" else "gamma_c"
+    if spec.kind != needs:
+        raise ParameterError(f"plot {args.kind} needs a {needs} sweep; {args.store!r} holds a {spec.kind} sweep")
     title = args.title if args.title is not None else spec.name
     summary = {"figure": args.out, "points": len(rows)}
     if args.kind == "compare":
