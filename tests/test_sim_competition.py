@@ -141,3 +141,11 @@ def test_bad_input(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ParameterError, match=match):
         simulate_mass(args.pop("variant"), args.pop("dk"), args.pop("T"), args.pop("gammas"), **args)
+
+
+@pytest.mark.slow
+def test_batch_means_interval_covers_the_exact_root():
+    gc = exact_gamma_c("t4-only", 128, 512)
+    hits = [mc_gamma_c("t4-only", 128, 512, samples=2000, seed=1000 + s) for s in range(60)]
+    coverage = np.mean([r.ci_low <= gc <= r.ci_high for r in hits])
+    assert 0.85 <= coverage <= 1.0  # nominal 0.95; binomial sd 0.028 for 60 draws
