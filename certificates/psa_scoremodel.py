@@ -10,9 +10,8 @@ from theorylab.symbolic.psa import dk, g, gap_expr, variance_expr
 
 @certificate("P11", title="T4-only score-gap SNR is sqrt(dk)/2 for every g", paper="PSA §6.3",
              claim="In the T4-only model Delta/sigma = sqrt(dk)/2, independent of g.", method="exact")
-def t4_snr(model=None) -> Outcome:
+def t4_snr(model=score_model("t4-only")) -> Outcome:
     """Decide ``Delta^2 - (dk/4) sigma^2 == 0`` as a polynomial identity in (g, dk)."""
-    model = model or score_model("t4-only")
     delta, var = gap_expr(model), variance_expr(model)
     residual = sp.Poly(sp.expand(delta**2 - dk / 4 * var), g, dk)
     ratio = sp.simplify(delta / sp.sqrt(var))

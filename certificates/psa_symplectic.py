@@ -194,26 +194,26 @@ def _residual_rank(jac, form, d: int) -> int:
 
 
 def _sparse_residual(M: np.ndarray, J: np.ndarray, d: int) -> dict:
-    """Nonzero entries of ``M^T J M - J`` for an integer M, computed exactly via sparse products."""
-    nz = np.nonzero(M)
-    cols: dict = {}
-    for r, c in zip(*nz):
-        cols.setdefault(c, []).append((r, int(M[r, c])))
-    JM = {}  # (row, col) -> value of J @ M
-    jnz = list(zip(*np.nonzero(J)))
-    jrow: dict = {}
-    for r, c in jnz:
-        jrow.setdefault(c, []).append((r, int(J[r, c])))
-    for c, entries in cols.items():
-        for r, v in entries:
-            for rr, jv in jrow.get(r, ()):
-                JM[(rr, c)] = JM.get((rr, c), 0) + jv * v
-    out: dict = {}
-    for (r, c), v in JM.items():  # (M^T JM)[i, c] = sum_r M[r, i] JM[r, c]
-        for i in np.nonzero(M[r])[0]:
-            out[(int(i), c)] = out.get((int(i), c), 0) + int(M[r, i]) * v
-    for r, c in jnz:
-        out[(int(r), int(c))] = out.get((int(r), int(c)), 0) - int(J[r, c])
+    """Nonzero entries of ``M^T J M - J`` for integer M and J, by exact sparse products."""
+    def rows_of(A):
+        out: dict = {}
+        for r, c in zip(*np.nonzero(A)):
+            out.setdefault(int(r), []).append((int(c), int(A[r, c])))
+        return out
+
+    m_rows, j_rows = rows_of(M), rows_of(J)
+    jm: dict = {}  # (J M)[r, c] = sum_k J[r, k] M[k, c]
+    for r, entries in j_rows.items():
+        for k, jv in entries:
+            for c, mv in m_rows.get(k, ()):
+                jm[(r, c)] = jm.get((r, c), 0) + jv * mv
+    out: dict = {}  # (M^T (J M))[i, c] = sum_r M[r, i] (J M)[r, c]
+    for (r, c), v in jm.items():
+        for i, mv in m_rows.get(r, ()):
+            out[(i, c)] = out.get((i, c), 0) + mv * v
+    for r, entries in j_rows.items():
+        for c, jv in entries:
+            out[(r, c)] = out.get((r, c), 0) - jv
     return out
 
 

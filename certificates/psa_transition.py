@@ -58,8 +58,7 @@ def _converging(scaled: list[float], L: float) -> bool:
                    "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4).",
              method="interval")
 def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, crossover=transition.crossover_dk,
-                  asymptote=transition.t4_asymptote, model=None) -> Outcome:
-    model = model or score_model("t4-only")
+                  asymptote=transition.t4_asymptote, model=score_model("t4-only")) -> Outcome:
     ev: list = []
     roots = I.positive_roots(I.Crossing.of(model, 128, 512))
     lower, upper = band(128, 512)
@@ -91,11 +90,10 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
                    "gamma_c exceeds 1 exactly on 8L <= dk < (L+2)^2 (checked for T >= 9, i.e. L >= 2).",
              method="interval")
 def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asymptote,
-                 above_one=transition.t4_above_one_interval, model=None, t4_model=None) -> Outcome:
+                 above_one=transition.t4_above_one_interval, model=score_model("t3-inclusive"),
+                 t4_model=score_model("t4-only")) -> Outcome:
     import sympy as sp
 
-    model = model or score_model("t3-inclusive")
-    t4_model = t4_model or score_model("t4-only")
     ev: list = []
     ok = True
     for dk, quote in ((128, "0.4132"), (64, "0.569")):
@@ -155,9 +153,8 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
              paper="PSA §6.8",
              claim="The key-only crossing has a root iff dk >= 4L + 2, and the symmetric shear in the key-only "
                    "convention gives gamma_c = 0.664 at (dk, T) = (64, 15).", method="interval")
-def key_only(law=transition.annealed_gamma_c, model=None, sym_model=None) -> Outcome:
-    model = model or score_model("key-only")
-    sym_model = sym_model or score_model("symmetric-key-convention")
+def key_only(law=transition.annealed_gamma_c, model=score_model("key-only"),
+             sym_model=score_model("symmetric-key-convention")) -> Outcome:
     ev: list = []
     ok = True
     for T in (15, 512, 4096):

@@ -4,19 +4,18 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, softmax_response
 
 
 @certificate("P12.symbolic", title="Softmax linearisation dp = (diag p - pp^T) ds; 1.dp = 0; shift invisible",
              paper="PSA §6.1, §6.4",
              claim="The first derivative of softmax(s + eps d) at 0 is (diag p - p p^T) d = p (d - <p, d>); it sums to "
                    "zero, annihilates a common shift, and the remainder is second order.", method="exact")
-def linearisation(jacobian=None, response=None) -> Outcome:
+def linearisation(jacobian=softmax_jacobian, response=softmax_response) -> Outcome:
     """Exact in u = exp(s) (positive symbols) for n = 4 scores."""
-    from theorylab.psa.softmax import softmax_jacobian, softmax_response
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic import softmax as sm
 
-    jacobian, response = jacobian or softmax_jacobian, response or softmax_response
     u, d = sm.symbols(4)
     gens = tuple(u) + tuple(d)
     p = sm.probabilities(u)
@@ -39,11 +38,8 @@ def linearisation(jacobian=None, response=None) -> Outcome:
              paper="PSA §6.1",
              claim="softmax(s + c) == softmax(s) to rounding for shifts up to 1e3, and "
                    "|softmax(s + eps d) - p - eps dp| / eps^2 tends to |p''(0)|/2.", method="numeric")
-def linearisation_numeric(softmax=None, response=None) -> Outcome:
+def linearisation_numeric(softmax=lib_softmax, response=softmax_response) -> Outcome:
     """Fixed-seed scores; the eps^2 constant is compared with the exact second derivative evaluated at them."""
-    from theorylab.psa.softmax import softmax as lib_softmax, softmax_response
-
-    softmax, response = softmax or lib_softmax, response or softmax_response
     rng = np.random.default_rng(12)
     s, d = rng.normal(size=(64, 16)), rng.normal(size=(64, 16))
     shifts = rng.uniform(-1e3, 1e3, size=(64, 1))

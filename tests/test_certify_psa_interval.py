@@ -14,7 +14,7 @@ def _status(cid, **overrides):
     return run_one(select([cid])[0], **overrides).status
 
 
-@pytest.mark.parametrize("cid", ["P12.symbolic", "P12.numeric", "P14", "P15", "P16"])
+@pytest.mark.parametrize("cid", ["P11", "P12.symbolic", "P12.numeric", "P14", "P15", "P16"])
 def test_library_passes(cid):
     assert _status(cid) == "PASS"
 
@@ -39,6 +39,8 @@ MUTANTS = {
     "P16: key-only law without the base term": ("P16", dict(law=lambda v, dk, T: tr.annealed_gamma_c(
         "t3-inclusive" if v == "key-only" else v, dk, T))),
     "P16: base term dropped in the symmetric model": ("P16", dict(sym_model=score_model("t4-only"))),
+    "P11: variance 2g^4 (wrong T4 variance)": ("P11", dict(model=ScoreModel("t4-only", (0., 0., 1.), (0., 0., 0., 0., 2.), "m"))),
+    "P11: T3-inclusive model (SNR depends on g)": ("P11", dict(model=score_model("t3-inclusive"))),
     "P12: Jacobian without the p p^T term": ("P12.symbolic", dict(jacobian=lambda p: p[:, None] * np.eye(len(p), dtype=int))),
     "P12: response without the DC subtraction": ("P12.symbolic", dict(response=lambda p, d: p * d)),
     "P12: naive softmax (overflows under shifts)": ("P12.numeric", dict(softmax=lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True))),

@@ -1,16 +1,24 @@
-"""``theorylab certify``: run the certificates of the claims catalogue."""
+"""``theorylab certify``: run, list, verify and document the certificates of the claims catalogue."""
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import sys
 import tempfile
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
 certificate with its status (PASS, FAIL, ERROR, SKIP), method and seconds, then a
-summary. Exit status 0 only if nothing FAILed or ERRORed."""
+summary. Exit status 0 only if nothing FAILed or ERRORed.
+
+--list shows catalogue coverage (covered / partial / pending, and why).
+--json PATH writes the machine-readable report (certificates with id, status, method,
+seconds, evidence, array SHA-256 and seeds; summary; environment).
+--verify REPORT re-runs the certificates a report lists and says what differs
+(status, evidence beyond its stated tolerance, array hashes, seeds; environment and
+versions are listed); exit 0 only if everything reproduces.
+--docs PATH writes the generated page docs/certificates.md (claim -> library function
+-> certificate -> method -> status) from this run."""
 
 
 def register(sub) -> None:
@@ -19,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--only", nargs="+", metavar="ID", help="certificate ids or catalogue rows (e.g. P14 G3)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
     p.add_argument("--json", metavar="PATH", help="write the machine-readable report to PATH")
+    p.add_argument("--verify", metavar="REPORT", help="re-run the certificates of a JSON report and compare")
+    p.add_argument("--docs", metavar="PATH", help="write the generated certificates page (Markdown) to PATH")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first FAIL or ERROR")
     p.add_argument("--verbose", "-v", action="store_true", help="print the evidence of every certificate")
     p.set_defaults(handler=run)
@@ -29,12 +39,15 @@ def run(args) -> int:
 
     if args.list:
         return _list()
+    if args.verify:
+        return _verify(args.verify)
     specs = select(args.only)
-    if args.json:
-        _check_writable(args.json)
+    for path in (args.json, args.docs):
+        if path:
+            _check_writable(path)
 
     def show(cert):
-        print(f"{cert.status:5s} {cert.id:12s} {cert.method:11s} {cert.seconds:7.2f}s  {cert.title}", flush=True)
+        print(f"{cert.status:5s} {cert.id:16s} {cert.method:11s} {cert.seconds:7.2f}s  {cert.title}", flush=True)
         if args.verbose or cert.status in ("FAIL", "ERROR"):
             for e in cert.evidence:
                 label = f" [{e.kind}{': ' + e.formula if e.formula else ''}]"
@@ -48,31 +61,59 @@ def run(args) -> int:
     print(f"\n{len(results)} certificates: " + ", ".join(f"{n} {s}" for s, n in counts.items())
           + f" in {total:.1f}s")
     if args.json:
+        env = environment()
+        env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
         report = {"certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
-                  "environment": environment()}
+                  "environment": env}
         _write_atomic(args.json, json.dumps(report, indent=2, default=str))
         print(f"report written to {args.json}")
+    if args.docs:
+        from theorylab.certify.docs import markdown
+
+        _write_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n"))
+        print(f"certificates page written to {args.docs}")
     return 0 if counts["FAIL"] == counts["ERROR"] == 0 else 1
 
 
 def _list() -> int:
-    from theorylab.certify import select
-    from theorylab.certify.catalogue import CATALOGUE, PENDING_WHERE
+    from theorylab.certify.docs import coverage
 
-    by_row: dict[str, list] = {}
-    for spec in select():
-        by_row.setdefault(spec.claim_id, []).append(spec)
-    for cid, (claim, method) in CATALOGUE.items():
-        specs = by_row.get(cid)
-        if specs:
-            where = ", ".join(f"{s.id} ({s.method})" for s in specs)
-            print(f"{cid:4s} covered  {where}")
-        else:
-            print(f"{cid:4s} pending  {PENDING_WHERE[cid[0]]}")
-    covered = sum(cid in by_row for cid in CATALOGUE)
-    print(f"\n{covered}/{len(CATALOGUE)} catalogue rows have certificates")
+    rows = coverage()
+    for row in rows:
+        certs = ", ".join(f"{s.id} ({s.method})" for s in row["certificates"])
+        detail = "  ".join(x for x in (certs, row["reason"] and f"[{row['reason']}]") if x)
+        print(f"{row['id']:4s} {row['status']:8s} {detail}")
+    n = {k: sum(r["status"] == k for r in rows) for k in ("covered", "partial", "pending")}
+    print(f"\n{n['covered']} covered, {n['partial']} partial, {n['pending']} pending of {len(rows)} catalogue rows")
     return 0
+
+
+def _verify(path: str) -> int:
+    from theorylab.certify.verify import load_report, verify
+
+    report = load_report(path)
+
+    def show(check):
+        verdict = "SAME" if check.same else "DIFFERS"
+        print(f"{verdict:7s} {check.id:16s} {check.recorded} -> {check.rerun or '-'}", flush=True)
+        for d in check.differences:
+            print(f"        {d}")
+
+    result = verify(report, on_check=show)
+    for problem in result.report_problems:
+        print(f"REPORT  {problem}")
+    if result.environment_differences:
+        print("\nenvironment differs from the report's (listed for judgement; not a failure by itself):")
+        for d in result.environment_differences:
+            print(f"        {d}")
+    else:
+        print("\nenvironment identical to the report's")
+    n_same = sum(c.same for c in result.checks)
+    print(f"{n_same}/{len(result.checks)} certificates reproduced"
+          + ("" if not result.report_problems else f"; {len(result.report_problems)} report problem(s)")
+          + (": report verified" if result.reproduced else ": report NOT verified"))
+    return 0 if result.reproduced else 1
 
 
 def _check_writable(path: str) -> None:
@@ -80,13 +121,19 @@ def _check_writable(path: str) -> None:
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise ParameterError(f"--json must be a path in an existing folder (no folder {folder})")
+        raise ParameterError(f"output path must be in an existing folder (no folder {folder}): {path}")
 
 
 def _write_atomic(path: str, text: str) -> None:
     """Write via a temporary file and rename, so nothing half-written is left on disk."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+

@@ -1,0 +1,175 @@
+"""Check a published certificate report by re-running it (``theorylab certify --verify REPORT.json``).
+
+A report is trusted only as far as it reproduces: every certificate it lists is re-run
+here and compared field by field --
+
+* the status must be the same;
+* every evidence item must come back with the same name, kind and formula, and a value
+  equal to the recorded one (exactly when its ``tolerance`` is None, else within that
+  absolute tolerance, elementwise for lists);
+* the SHA-256 of every raw array and every seed must match;
+
+and the report's own summary must agree with its certificate list. Differences of
+environment (Python, platform, library versions) are listed but do not by themselves
+make the verification fail: they are what a reader needs to judge a difference.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from theorylab.errors import ParameterError
+
+
+@dataclass(frozen=True)
+class CertificateCheck:
+    """The verdict on one listed certificate: ``same`` or the list of what differs."""
+
+    id: str
+    recorded: str
+    rerun: str | None
+    differences: tuple[str, ...] = ()
+
+    @property
+    def same(self) -> bool:
+        return not self.differences
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Result of :func:`verify`: per-certificate checks, report-level problems, environment diff."""
+
+    checks: tuple[CertificateCheck, ...]
+    report_problems: tuple[str, ...] = ()
+    environment_differences: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def reproduced(self) -> bool:
+        return not self.report_problems and all(c.same for c in self.checks)
+
+
+def load_report(path: str) -> dict:
+    """Read and shape-check a report written by ``theorylab certify --json``."""
+    try:
+        with open(path) as fh:
+            report = json.load(fh)
+    except FileNotFoundError:
+        raise ParameterError(f"--verify must name an existing report file (no file {path})") from None
+    except json.JSONDecodeError as exc:
+        raise ParameterError(f"--verify must name a JSON report ({path}: {exc.msg} at line {exc.lineno})") from None
+    if not isinstance(report, dict) or not isinstance(report.get("certificates"), list):
+        raise ParameterError(f"--verify report must hold a 'certificates' list ({path})")
+    for i, entry in enumerate(report["certificates"]):
+        if not isinstance(entry, dict) or not {"id", "status", "evidence"} <= set(entry):
+            raise ParameterError(f"--verify report entry {i} lacks id, status or evidence ({path})")
+    return report
+
+
+def _values_match(old, new, tol) -> bool:
+    if isinstance(old, list) and isinstance(new, list):
+        return len(old) == len(new) and all(_values_match(a, b, tol) for a, b in zip(old, new))
+    if tol is None or isinstance(old, (str, bool)) or isinstance(new, (str, bool)) or old is None or new is None:
+        return old == new
+    try:
+        a, b = float(old), float(new)
+    except (TypeError, ValueError):
+        return old == new
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= tol
+
+
+def _normalise(value):
+    """JSON round trip, so a fresh value compares like a recorded one (tuples -> lists, numpy -> Python)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def compare(recorded: dict, fresh: dict) -> tuple[str, ...]:
+    """What differs between a recorded certificate entry and a fresh one (both ``Certificate.as_dict()``)."""
+    diffs = []
+    if recorded["status"] != fresh["status"]:
+        diffs.append(f"status {recorded['status']} -> {fresh['status']}")
+    if recorded.get("method") is not None and recorded.get("method") != fresh["method"]:
+        diffs.append(f"method {recorded.get('method')} -> {fresh['method']}")
+    old_ev = {e["name"]: e for e in recorded["evidence"]}
+    new_ev = {e["name"]: e for e in _normalise(fresh["evidence"])}
+    for name in old_ev.keys() - new_ev.keys():
+        diffs.append(f"evidence '{name}' missing in the re-run")
+    for name in new_ev.keys() - old_ev.keys():
+        diffs.append(f"evidence '{name}' not in the report")
+    for name in old_ev.keys() & new_ev.keys():
+        o, n = old_ev[name], new_ev[name]
+        for key in ("kind", "formula", "tolerance"):
+            if o.get(key) != n.get(key):
+                diffs.append(f"evidence '{name}': {key} {o.get(key)!r} -> {n.get(key)!r}")
+        if not _values_match(o.get("value"), n.get("value"), o.get("tolerance")):
+            tol = "exactly" if o.get("tolerance") is None else f"within {o.get('tolerance')}"
+            diffs.append(f"evidence '{name}': {o.get('value')!r} -> {n.get('value')!r} (must agree {tol})")
+    old_h, new_h = recorded.get("array_sha256", {}), fresh.get("array_sha256", {})
+    for key in sorted(old_h.keys() | new_h.keys()):
+        if old_h.get(key) != new_h.get(key):
+            diffs.append(f"array '{key}' SHA-256 {str(old_h.get(key))[:12]}... -> {str(new_h.get(key))[:12]}...")
+    if _normalise(recorded.get("seeds", {})) != _normalise(fresh.get("seeds", {})):
+        diffs.append(f"seeds {recorded.get('seeds')} -> {fresh.get('seeds')}")
+    return tuple(diffs)
+
+
+def environment_differences(recorded: dict | None, current: dict) -> tuple[str, ...]:
+    """Keys of the environment block that differ (flattened, e.g. ``versions.numpy``).
+
+    The report's ``seeds`` entry is skipped here: seeds are compared per certificate.
+    """
+    def flat(d, prefix=""):
+        out = {}
+        for k, v in (d or {}).items():
+            if isinstance(v, dict):
+                out.update(flat(v, f"{prefix}{k}."))
+            else:
+                out[f"{prefix}{k}"] = v
+        return out
+
+    old, new = flat({k: v for k, v in (recorded or {}).items() if k != "seeds"}), flat(current)
+    return tuple(f"{k}: {old.get(k)!r} (report) vs {new.get(k)!r} (here)"
+                 for k in sorted(old.keys() | new.keys()) if old.get(k) != new.get(k))
+
+
+def report_problems(report: dict) -> tuple[str, ...]:
+    """Internal consistency of the report: summary counts and duplicate ids."""
+    problems = []
+    ids = [c["id"] for c in report["certificates"]]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        problems.append(f"duplicate certificate ids in the report: {', '.join(dupes)}")
+    summary = report.get("summary")
+    if isinstance(summary, dict):
+        for status in ("PASS", "FAIL", "ERROR", "SKIP"):
+            n = sum(c["status"] == status for c in report["certificates"])
+            if status in summary and summary[status] != n:
+                problems.append(f"summary says {summary[status]} {status}, the list holds {n}")
+        if "total" in summary and summary["total"] != len(ids):
+            problems.append(f"summary total {summary['total']} != {len(ids)} listed certificates")
+    else:
+        problems.append("report has no summary block")
+    return tuple(problems)
+
+
+def verify(report: dict, on_check=None) -> Verification:
+    """Re-run every certificate ``report`` lists and compare (see the module docstring)."""
+    from theorylab.certify.registry import discover
+    from theorylab.certify.runner import environment, run_one
+
+    registry = discover()
+    checks = []
+    for entry in report["certificates"]:
+        spec = registry.get(entry["id"])
+        if spec is None:
+            check = CertificateCheck(entry["id"], entry["status"], None, ("not registered in this installation",))
+        else:
+            fresh = run_one(spec).as_dict()
+            check = CertificateCheck(entry["id"], entry["status"], fresh["status"], compare(entry, fresh))
+        checks.append(check)
+        if on_check:
+            on_check(check)
+    return Verification(tuple(checks), report_problems(report),
+                        environment_differences(report.get("environment"), environment()))
