@@ -113,6 +113,9 @@ def test_store_is_complete_and_refuses_another_spec(spec_file, tmp_path, capsys)
     ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nthreads = 2\n", "unknown key mc.threads"),
     ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nseed = 2\n", "mc.seed is set by the sweep"),
     ("[sweep]\nlevel = 1.5\n[grid]\ndk=[64]\nT=[15]\n", "sweep.level"),
+    ("[sweep]\ncompute = 5\n[grid]\ndk=[64]\nT=[15]\n", "sweep.compute must be a name"),
+    ("[grid]\nvariant = [1]\ndk=[64]\nT=[15]\n", "grid.variant must be a name"),
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\ndtype = 'float128'\n", "[mc] dtype"),
 ])
 def test_malformed_spec_is_one_line_exit_2(tmp_path, capsys, text, fragment):
     path = tmp_path / "bad.toml"

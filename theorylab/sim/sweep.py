@@ -157,15 +157,13 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
         sweep, grid = data.get("sweep", {}), data.get("grid", {})
         if "dk" not in grid or "T" not in grid:
             raise ParameterError("[grid] needs dk and T")
-        variants = grid.get("variant", ["t4-only"])
-        variants = [variants] if isinstance(variants, str) else list(variants)
+        variants = _names("grid.variant", grid.get("variant", ["t4-only"]))
         if "all" in variants:
             variants = list(VARIANTS)
         variants = tuple(dict.fromkeys(choice("grid.variant", v, VARIANTS + ("all",)) for v in variants))
         if not variants:
             raise ParameterError("grid.variant must not be empty")
-        compute = sweep.get("compute", ["annealed"])
-        compute = [compute] if isinstance(compute, str) else list(compute)
+        compute = _names("sweep.compute", sweep.get("compute", ["annealed"]))
         compute = tuple(c for c in COMPUTE if c in {choice("sweep.compute", c, COMPUTE) for c in compute})
         if not compute:
             raise ParameterError("sweep.compute must name at least one of annealed, exact, mc")
@@ -211,6 +209,14 @@ def point_level(spec: "SweepSpec", variant: str, dk: float, T: float) -> float:
         from theorylab.sim.exact import argmax_limit
         return float(argmax_limit(variant, dk, T)) / 2.0
     return float(spec.level)
+
+
+def _names(key: str, value) -> list[str]:
+    """A name or a list of names."""
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ParameterError(f"{key} must be a name or a list of names (got {value!r})")
+    return values
 
 
 def _one_line(exc: BaseException) -> str:
@@ -267,6 +273,15 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
     extra = sorted(set(options) - accepted)
     if extra:
         raise ParameterError(f"unknown key mc.{extra[0]} (expected one of {', '.join(sorted(accepted))})")
+    try:  # a tiny dry run (one distractor, two samples) checks the values before any worker starts
+        if gamma_c_sweep:
+            fn("t4-only", 64.0, 3, samples=2, seed=0, progress=False, **options)
+        else:
+            fn("t4-only", 64.0, 3, [0.5], samples=2, seed=0, progress=False, **options)
+    except ParameterError as exc:
+        raise ParameterError(f"[mc] {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"[mc] options rejected: {_one_line(exc)}") from None
     return dict(options)
 
 
