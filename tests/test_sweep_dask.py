@@ -23,3 +23,16 @@ def test_dask_local_cluster_matches_serial(tmp_path):
     on_dask = {r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(str(tmp_path / "dask.db"))}
     serial = {r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(str(tmp_path / "serial.db"))}
     assert len(on_dask) == spec.n_points() and on_dask == serial
+
+
+@pytest.mark.slow
+def test_cli_local_cluster(tmp_path, capsys):
+    import json
+
+    from theorylab.cli import main
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(small_spec_text())
+    assert main(["sweep", "run", str(spec_path), "--store", str(tmp_path / "lc.db"), "--local-cluster", "2",
+                 "--no-progress", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)[0]
+    assert report["computed"] == 24 and report["executor"].startswith("dask (tcp://")
