@@ -450,11 +450,12 @@ def _float(x) -> float | None:
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """``theorylab`` version plus the git commit of the source tree (``+dirty`` if modified)."""
+    """``theorylab`` version plus the git commit of the source tree (``.dirty`` if tracked files of the
+    package are modified)."""
     import subprocess
 
     from theorylab import __version__
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the theorylab package
     try:
         commit = subprocess.run(["git", "-C", here, "rev-parse", "--short=12", "HEAD"], capture_output=True,
                                 text=True, timeout=10).stdout.strip()
