@@ -58,7 +58,8 @@ def _converging(scaled: list[float], L: float) -> bool:
                    "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4).",
              method="interval")
 def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, crossover=transition.crossover_dk,
-                  asymptote=transition.t4_asymptote, model=score_model("t4-only")) -> Outcome:
+                  asymptote=transition.t4_asymptote, two_branch=transition.gamma_c,
+                  freezing=transition.freezing_coupling, model=score_model("t4-only")) -> Outcome:
     ev: list = []
     roots = I.positive_roots(I.Crossing.of(model, 128, 512))
     lower, upper = band(128, 512)
@@ -72,6 +73,20 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
         ok &= _check_root(f"gamma_c ({dk}, {T})", I.smallest_positive_root(model, dk, T),
                           law("t4-only", dk, T), quote, ev)
     ok &= _threshold_check("d*_k at T = 512", "t4-only", model, 512, float(crossover(512)), "49.9", law, ev)
+    # two-branch law: mean-field root above d*_k; below it the condensed branch sits at REM freezing,
+    # sigma^2(g_f) = 2L, enclosed independently as the positive root of var(g) - 2L
+    law64, law32 = two_branch("t4-only", 64, 512), two_branch("t4-only", 32, 512)
+    branches = str(law64.branch[()]) == "mean-field" and str(law32.branch[()]) == "condensed"
+    ok &= branches and _check_root("two-branch gamma_c (64, 512)", I.smallest_positive_root(model, 64, 512),
+                                   law64.gamma_c, "", ev)
+    L = I.log_count(512)
+    with I._prec():
+        var_minus_2L = I.Crossing((model.var_poly[0] - 2 * L,) + tuple(I.iv.mpf(v) for v in model.var_poly[1:]))
+    frz = I.leftmost_root(var_minus_2L, 0, var_minus_2L.root_bound())
+    ok &= _check_root("freezing coupling (L/2)^(1/4) at T = 512", frz, freezing(512), "", ev)
+    ratio = float(np.asarray(law32.gamma_c)) / float(np.asarray(freezing(512)))
+    ev.append(computed("condensed branch at (32, 512) / freezing coupling (the constant c)", ratio, tolerance=1e-12))
+    ev.append(computed("branches at dk = 64 and 32 (T = 512)", f"{law64.branch[()]}, {law32.branch[()]}"))
     # asymptote: dk * |gamma_c / (L^2/dk)^(1/4) - 1| stays bounded (the ratio tends to 1 like 1/dk)
     scaled = []
     for dk in (1e4, 1e6, 1e8):

@@ -31,6 +31,9 @@ MUTANTS = {
     "P14: crossover 8 ln(T-2)": ("P14", dict(crossover=lambda T: 8 * np.log(np.asarray(T, float) - 2))),
     "P14: asymptote (L/dk)^(1/4)": ("P14", dict(asymptote=lambda dk, T: (np.log(np.asarray(T, float) - 1) / dk) ** .25)),
     "P14: variance sign flipped in the model": ("P14", dict(model=ScoreModel("t4-only", (0., 0., 1.), (0., 0., 0., 0., -4.), "m"))),
+    "P14: freezing coupling with L = ln(T-2)": ("P14", dict(freezing=_shifted_T(tr.freezing_coupling))),
+    "P14: two-branch law picks the wrong branch": ("P14", dict(two_branch=lambda v, dk, T: tr.gamma_c(
+        v, dk, np.asarray(T, float) * 1e3))),
     "P15: missing covariance term 4g^3": ("P15", dict(model=ScoreModel("t3-inclusive", (0., 1., 1.), (0., 0., 2., 0., 4.), "m"))),
     "P15: L = ln(T-2)": ("P15", dict(law=_shifted_T(tr.annealed_gamma_c))),
     "P15: asymptote with L = ln(T-2)": ("P15", dict(asymptote=_shifted_T(tr.t3_asymptote))),

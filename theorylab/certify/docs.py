@@ -65,6 +65,37 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+NOTES = """\
+## Conventions and scope of the PSA certificates (named here because the paper leaves them open)
+
+- **Streams and momentum** (`theorylab.psa.shear`): a stream is `(..., T, d)`; momentum is the first
+  difference along positions with `p_0 = 0`; the sheared stream is `(1+g) x_t - g x_{t-1}`. RoPE rotates
+  interleaved pairs `(2i, 2i+1)` by `t * base^(-2i/d)`. Placement `post-rope` = shear(rope(x)) (the paper's);
+  `pre-rope` = rope(shear(x)).
+- **Exact route**: the symbolic certificates feed SymPy symbols (NumPy object arrays) through the library's own
+  NumPy operators and decide identities with `theorylab.symbolic.exact` (numerator of one fraction is the zero
+  polynomial over QQ); a non-rational expression raises `Undecided` -> ERROR. Trigonometry enters only through
+  `u = tan(theta/2)` (cos, sin rational in u), so the Coriolis identity is a rational-function identity.
+- **P5 filter order** is read off the polynomial support of `q'_t . k'_s` in the raw stream symbols.
+- **P6**: "transported increment" is read as `gbar (p_q.k + q.p_k)` (the Leibniz increment of `q.k`) and the
+  linear score bias as `delta (p_q.k - q.p_k)`, `gbar, delta = (g_q +/- g_k)/2` (`shear.coupling_split`).
+- **P7 uniqueness** is proven for two-tap stream maps with scalar taps `(a, b)` (multiples of the identity, which
+  commute with every RoPE rotation): DC gain 1 forces `a = 1 - b`; strict high-pass forces `b < 0`; so the map is
+  the shear with `g = -b > 0`. Matrix-valued taps are outside this certificate.
+- **P8**: codimension is the exact rank of the linear constraints `Df^T = Df` (SymPy rank for d = 2..4, sparse
+  fraction-free elimination at d = 64); scale-uniformity is tested for polynomial `f` up to degree 4.
+- **P14-P16 (interval)**: `theorylab.certify.interval` rebuilds `f(g) = sqrt(dk) gap(g) - ln(T-1) - var(g)/2`
+  with outward-rounded mpmath intervals (120 bits) and isolates roots by exclusion; a root is certified simple
+  (strict endpoint sign change, derivative excluding 0). A quote such as `0.7867` is proven when the whole
+  enclosure rounds to it (here: inside `[0.78665, 0.78675)`). Thresholds (`d*_k`, `4L + 2`, the first T3-inclusive
+  root) are proven by "no positive root" just below and "a root" just above (relative 1e-6).
+- **P15 scope**: "T4-only gamma_c > 1 iff 8L <= dk < (L+2)^2" holds for `L >= 2` (T >= e^2 + 1 ~ 8.4; checked at
+  T = 15, 64, 512, 4096). For `L < 2` the interval is non-empty but gamma_c < 1 inside it (evidence at T = 5).
+- **P12** is proven with `u = exp(s)` as positive symbols: every eps-derivative of `softmax(s + eps d)` at 0 is
+  rational in `(u, d)`.
+"""
+
+
 def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec] | None = None) -> str:
     """The page: one table per paper, rows = certificates (and pending catalogue rows).
 
@@ -106,6 +137,7 @@ def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec
             if row["status"] == "partial":
                 lines.append(f"| | | | | | partial: {_cell(row['reason'])} |")
         lines.append("")
+    lines.append(NOTES)
     return "\n".join(lines).rstrip() + "\n"
 
 
