@@ -12,6 +12,7 @@ from theorylab.cli import main
 from theorylab.errors import ParameterError
 from theorylab.psa.transition import gamma_c
 from theorylab.sim import sweep
+from test_sweep_specs import spec_of
 
 SPEC = """
 [sweep]
@@ -179,7 +180,7 @@ gamma = [0.4, 0.6, 0.8, 1.0]
 
 
 def test_mass_sweep_curve_chunks_equal_single_points():
-    spec = sweep.spec_from_dict(__import__("tomllib").loads(MASS_SPEC))
+    spec = spec_of(MASS_SPEC)
     pts = sweep.points(spec)
     assert [len(c) for c in sweep.chunks(spec, pts)] == [4, 4]  # one curve per task, never split
     by_curve = {r["key"]: r for c in sweep.chunks(spec, pts) for r in sweep.compute_chunk(spec, c)}
@@ -192,7 +193,7 @@ def test_mass_sweep_curve_chunks_equal_single_points():
 
 
 def test_mass_plot_and_kind_checks(tmp_path, capsys):
-    spec = sweep.spec_from_dict(__import__("tomllib").loads(MASS_SPEC.replace("samples = 3000", "samples = 500")))
+    spec = spec_of(MASS_SPEC.replace("samples = 3000", "samples = 500"))
     store = str(tmp_path / "mass.db")
     sweep.run_sweep(spec, store, executor=sweep.SerialExecutor(), progress=False)
     png = tmp_path / "m.png"

@@ -3,6 +3,16 @@ from __future__ import annotations
 
 from theorylab.sim import sweep
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+
+def spec_of(text: str) -> sweep.SweepSpec:
+    """Parse and validate a spec given as TOML text."""
+    return sweep.spec_from_dict(tomllib.loads(text))
+
 RESULT_FIELDS = ("idx", "variant", "dk", "T", "gamma", "seed", "level", "law_gamma_c", "law_branch", "exact_gamma_c",
                  "mc_gamma_c", "mc_ci_low", "mc_ci_high", "exact_mass", "mc_mass", "mc_se", "mc_samples")
 
@@ -24,5 +34,5 @@ T = [16, 64, 128]
 
 
 def test_small_spec_is_small():
-    spec = sweep.spec_from_dict(__import__("tomllib").loads(small_spec_text()))
+    spec = spec_of(small_spec_text())
     assert spec.n_points() == 24 and len(sweep.chunks(spec, sweep.points(spec))) == 12
