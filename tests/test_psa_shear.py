@@ -64,3 +64,40 @@ def test_gain_dc_and_nyquist():
 def test_bad_input_raises_parameter_error(call):
     with pytest.raises(ParameterError):
         call()
+
+
+def test_matrices_and_lattice():
+    M = S.upper_shear_matrix(0.5, 2)
+    J = S.symplectic_form(2)
+    np.testing.assert_allclose(M.T @ J @ M, J)
+    assert M.dtype == float and S.upper_shear_matrix(2, 1).dtype.kind == "i"
+    assert S.lattice_couplings("key-only", 0.7) == (0.0, 0.7)
+    L = S.lattice_matrix(0.3, 0.9, 1)
+    np.testing.assert_allclose(L, [[1, .3, 0, 0], [0, 1, 0, 0], [0, 0, 1, .9], [0, 0, 0, 1]])
+    low = S.lower_shear_matrix(0.4, 1)
+    np.testing.assert_allclose(low, [[1, 0], [0.4, 1]])
+    assert S.symplectic_shear_codimension(64) == 2016
+    np.testing.assert_array_equal(S.shear_jacobian(np.array([[1, 2], [3, 4]]))[:2, 2:], [[1, 2], [3, 4]])
+
+
+def test_coupling_split_regroups_the_score():
+    q, k = RNG.normal(size=(6, 4)), RNG.normal(size=(6, 4))
+    parts = S.coupling_split(q, k, 0.2, 0.9)
+    np.testing.assert_allclose(sum(parts.values()), S.shear(q, 0.2) @ S.shear(k, 0.9).T, atol=1e-12)
+    assert np.all(S.coupling_split(q, k, 0.5, 0.5)["bias"] == 0)
+
+
+def test_exact_route_keeps_integers_exact():
+    x = np.array([[1], [3], [7]], dtype=object)
+    out = S.shear(x, 2)
+    assert out.dtype == object and list(out[:, 0]) == [1, 7, 15]
+
+
+@pytest.mark.parametrize("call", [lambda: S.shear_jacobian(np.ones((2, 3))), lambda: S.rope_frequencies(3),
+                                  lambda: S.symplectic_shear_codimension(0),
+                                  lambda: S.score_channels(np.ones((3, 2)), np.ones((3, 4)), 1.0, 1.0),
+                                  lambda: S.rotate_pairs(np.ones((3, 2)), np.ones((2, 1)), np.ones((2, 1))),
+                                  lambda: S.rope(np.ones((3, 2)), positions=[0, 1])])
+def test_more_bad_input(call):
+    with pytest.raises(ParameterError):
+        call()

@@ -209,7 +209,7 @@ def stream_gain_sq(g, cos_omega):
     arithmetic: DC is ``cos w = 1`` (gain 1), Nyquist ``cos w = -1`` (gain ``(1 + 2g)^2``).
     """
     g = _coupling("g", g)
-    if not _is_exact(np.asarray(cos_omega)) and isinstance(cos_omega, (numbers.Real, np.ndarray, list, tuple)):
+    if np.asarray(cos_omega).dtype != object:  # numeric input is validated; symbols pass through
         cos_omega = real_array("cos_omega", cos_omega, low=-1, high=1)
     return 1 + 2 * g * (1 + g) * (1 - cos_omega)
 
