@@ -163,3 +163,13 @@ def test_import_paths_stay_free_of_sympy():
             "print('sympy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"
+
+
+def test_bench_certify_smoke(capsys):
+    """The benchmark runs and reports cold and warm seconds (timings are measured, never asserted)."""
+    assert main(["bench", "certify", "--only", "P11", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in out["rows"]] == ["P11"] and out["rows"][0]["status"] == "PASS"
+    for key in ("cold_wall_seconds", "cold_wall_seconds_with_numba_disk_cache", "warm_wall_seconds",
+                "baseline_python_import_theorylab_seconds"):
+        assert out[key] > 0
