@@ -102,7 +102,7 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
              paper="PSA §10",
              claim="With T3 restored gamma_c = 0.4132 at (128, 512) and 0.569 at (64, 512), roots first appear at "
                    "dk = 31.5 (T = 512), gamma_c ~ L/sqrt(dk); T3's gap exceeds T4's exactly for g < 1; and the T4-only "
-                   "gamma_c exceeds 1 exactly on 8L <= dk < (L+2)^2 (checked for T >= 9, i.e. L >= 2).",
+                   "gamma_c exceeds 1 exactly on 8L <= dk < (L+2)^2 for L >= 2, and never for L < 2.",
              method="interval")
 def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asymptote,
                  above_one=transition.t4_above_one_interval, model=score_model("t3-inclusive"),
@@ -156,11 +156,14 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
             t4_ok &= got == expect
     ev.append(computed("T4-only gamma_c > 1 exactly on the library interval at T = 15, 64, 512, 4096", t4_ok))
     ok &= t4_ok
-    # scope note: at T = 5 (L < 2) the library interval is non-empty but gamma_c < 1 inside it
+    # T = 5 (L < 2): the library interval must be empty, and gamma_c < 1 just above 8L there
     a, b = (float(v) for v in above_one(5))
-    enc = I.smallest_positive_root(t4_model, (a + b) / 2, 5)
-    ev.append(bound("outside scope, T = 5: gamma_c at the middle of [8L, (L+2)^2)", enc.as_floats() if enc else None,
-                    "L = ln 4 < 2: the claim needs L >= 2 (then 8L >= 16 and the vertex sqrt(dk)/4 > 1)"))
+    enc = I.smallest_positive_root(t4_model, float(transition.crossover_dk(5)) * (1 + 1e-3), 5)
+    small_ok = a >= b and enc is not None and enc.hi < 1
+    ev.append(bound("T = 5 (L < 2): library interval and gamma_c just above 8L",
+                    [a, b, *(enc.as_floats() if enc else [])],
+                    "interval empty (lower >= upper) and interval root < 1: the paper's form needs L >= 2"))
+    ok &= small_ok
     return Outcome(bool(ok), tuple(ev))
 
 

@@ -52,6 +52,8 @@ def test_above_one_interval_and_asymptotes():
     inside = np.linspace(float(lo), float(hi), 50)[:-1]
     assert np.all(tr.annealed_gamma_c("t4-only", inside, T) > 1.0)
     assert tr.annealed_gamma_c("t4-only", float(hi) + 1e-6, T) < 1.0
+    lo5, hi5 = tr.t4_above_one_interval(5)  # L = ln 4 < 2: empty, and gamma_c < 1 everywhere
+    assert lo5 >= hi5 and np.nanmax(tr.annealed_gamma_c("t4-only", np.linspace(8, 400, 999), 5)) < 1.0
     dk = 1e10
     assert tr.annealed_gamma_c("t4-only", dk, T) / tr.t4_asymptote(dk, T) == pytest.approx(1, rel=1e-3)
     assert tr.annealed_gamma_c("t3-inclusive", dk, T) / tr.t3_asymptote(dk, T) == pytest.approx(1, rel=1e-3)

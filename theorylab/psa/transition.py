@@ -228,9 +228,14 @@ def t3_asymptote(dk, T) -> np.ndarray:
 
 
 def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
-    """The dk interval ``[8L, (L+2)^2)`` on which the t4-only gamma_c exceeds 1 (PSA §10)."""
+    """The dk interval ``[8L, (L+2)^2)`` on which the t4-only gamma_c exceeds 1 (PSA §10).
+
+    gamma_c > 1 needs the parabola's vertex ``sqrt(dk)/4`` above 1 (dk > 16) as well, so the
+    interval is ``[max(8L, 16), (L+2)^2)``: the paper's form for ``L >= 2`` (T >= e^2 + 1) and
+    empty (lower >= upper) for ``L < 2``, where gamma_c < 1 for every dk.
+    """
     L = log_count(T)
-    return 8.0 * L, (L + 2.0) ** 2
+    return np.maximum(8.0 * L, 16.0), (L + 2.0) ** 2
 
 
 def argmax_plateau(dk, T) -> np.ndarray:
