@@ -11,8 +11,8 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 
+from theorylab._io import write_text_atomic
 from theorylab.cli._output import emit, jsonable, render
 from theorylab.errors import ParameterError
 from theorylab.sim import sweep
@@ -58,12 +58,12 @@ def run(study: str, spec_dict: dict, args) -> tuple[sweep.SweepSpec, list[dict]]
 
 
 def write_csv(path: str, rows: list[dict], columns: list[str]) -> str:
-    _atomic(path, render(rows, "csv", columns=columns) + "\n")
+    write_text_atomic(path, render(rows, "csv", columns=columns) + "\n")
     return path
 
 
 def write_summary(path: str, summary: dict) -> None:
-    _atomic(path, json.dumps(jsonable(summary), indent=2, allow_nan=False) + "\n")
+    write_text_atomic(path, json.dumps(jsonable(summary), indent=2, allow_nan=False) + "\n")
 
 
 def report(title: str, rows: list[dict], columns: list[str], summary: dict) -> None:
@@ -78,19 +78,6 @@ def report(title: str, rows: list[dict], columns: list[str], summary: dict) -> N
 def rel_err(a, b):
     """``|a - b| / b`` or None."""
     return None if a is None or b is None else abs(a - b) / abs(b)
-
-
-def _atomic(path: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def main(fn) -> None:

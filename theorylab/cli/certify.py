@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
+
+from theorylab._io import write_text_atomic
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -35,7 +36,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from theorylab.certify import environment, run as run_all, select
+    from theorylab.certify import environment, select
+    from theorylab.certify import run as run_all
 
     if args.list:
         return _list()
@@ -66,12 +68,12 @@ def run(args) -> int:
         report = {"certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
                   "environment": env}
-        _write_atomic(args.json, json.dumps(report, indent=2, default=str))
+        write_text_atomic(args.json, json.dumps(report, indent=2, default=str) + "\n")
         print(f"report written to {args.json}")
     if args.docs:
         from theorylab.certify.docs import markdown
 
-        _write_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n"))
+        write_text_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n") + "\n")
         print(f"certificates page written to {args.docs}")
     return 0 if counts["FAIL"] == counts["ERROR"] == 0 else 1
 
@@ -122,18 +124,3 @@ def _check_writable(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ParameterError(f"output path must be in an existing folder (no folder {folder}): {path}")
-
-
-def _write_atomic(path: str, text: str) -> None:
-    """Write via a temporary file and rename, so nothing half-written is left on disk."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-

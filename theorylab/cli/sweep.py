@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab._io import write_text_atomic
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -93,23 +94,7 @@ def export(args) -> int:
 
     text = render(sweep.export_rows(args.store), args.format, columns=list(COLUMNS))
     if args.output:
-        _write_atomic(args.output, text + "\n")
+        write_text_atomic(args.output, text + "\n")
     else:
         print(text)
     return 0
-
-
-def _write_atomic(path: str, text: str) -> None:
-    import os
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)

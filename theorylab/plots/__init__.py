@@ -1,8 +1,7 @@
 """Matplotlib figures, one module per area. Always the Agg backend; files are written atomically."""
 from __future__ import annotations
 
-import os
-import tempfile
+from theorylab._io import atomic_path
 
 
 def new_figure(width: float = 5.5, height: float = 4.0):
@@ -19,15 +18,9 @@ def save(fig, path: str, dpi: int = 120) -> str:
     """Save ``fig`` to ``path`` (PNG) via a temporary file, so nothing half-written is left."""
     import matplotlib.pyplot as plt
 
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=dpi, format="png")
-        os.replace(tmp, path)
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=dpi, format="png")
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.remove(tmp)
     return path
