@@ -1,6 +1,8 @@
 """The minimal decoder: cache equivalence for every head, speculative rollback, prefix
 consistency (PLGA Remark 4.9), grading compile-out (GLLM Cor. 1), PLGA G-cache and the
 counterexamples of PLGA Prop. 5.2."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -265,18 +267,142 @@ def test_cached_keys_obey_the_int8_range_bound():
     assert np.max(np.abs(ks)) == 1 + 2 * g
 
 
+def raw_projections(model, x):
+    """Full-pass route to the raw (q, k) projections of every layer: ``[(H, T, dk), (H, T, dk)]`` per layer."""
+    h, out = model.wte[x], []
+    for layer in model.layers:
+        q, k, v = D.projections(layer, D.layer_norm(h, layer.ln1))
+        out.append((q, k))
+        heads = [A.head(s, q[i], k[i], v[i]) for i, s in enumerate(layer.heads)]
+        h = h + D.merge_heads(np.stack(heads)) @ layer.w_o
+        h = h + D.mlp(layer, D.layer_norm(h, layer.ln2))
+    return out
+
+
 def test_one_anchored_raw_key_per_block_rebuilds_the_block_record():
-    """PSA §8.5: cached sheared keys + the raw key before the block give back the block's raw keys."""
+    """PSA §8.5: cached sheared keys + the block's anchor (raw key before it) give back the block's raw keys."""
     spec = A.PSA.member("symmetric", 0.8)
     model = D.random_decoder(head=spec, seed=18)
     x = tokens(12)
     _, cache = D.extend(model, D.empty_cache(model), x[:5])
-    anchor = [[hc.raw_k[-1] for hc in heads] for heads in cache.layers]    # one d-vector per layer
     _, block = D.extend(model, D.commit(cache), x[5:10])
-    for l, heads in enumerate(block.layers):
+    for (_, k), heads in zip(raw_projections(model, x[:10]), block.layers):
         for h, hc in enumerate(heads):
-            rebuilt = A.unshear_keys(spec, hc.keys[5:], 5, anchor[l][h])
-            np.testing.assert_allclose(rebuilt, hc.raw_k[1:], rtol=0, atol=1e-13)
+            np.testing.assert_allclose(hc.anchor[0], k[h, 4], rtol=0, atol=1e-13)   # raw key before the block
+            rebuilt = A.unshear_keys(spec, hc.keys[5:], 5, hc.anchor[0])
+            np.testing.assert_allclose(rebuilt, k[h, 5:10], rtol=0, atol=1e-13)
+
+
+# ------------------------------------------------------------------ speculation with the paper's state only
+PSA_VARIANTS = [k for k in HEADS if k.startswith("psa-")] + ["psa-nope"]
+HEADS_PSA = {**HEADS, "psa-nope": A.PSA(0.5, 0.9, base=None)}
+
+
+def retained_vectors(cache):
+    """Raw d-vectors per layer held beside the KV cache: (raw queries, raw keys, anchors), all heads together."""
+    count = lambda rows: sum(len(r) for r in rows) / len(cache.layers[0])
+    return [(count(hc.raw_q for hc in heads), count(hc.raw_k for hc in heads),
+             count(hc.anchor for hc in heads if hc.anchor is not None)) for heads in cache.layers]
+
+
+@pytest.mark.parametrize("name", PSA_VARIANTS)
+def test_speculation_retains_exactly_the_papers_state(name):
+    """Committed: 2 raw vectors per layer; open block: + 1 anchor, whatever the block length; values exact."""
+    model = D.random_decoder(head=HEADS_PSA[name], n_layer=3, seed=21)
+    x = tokens(17, seed=3)
+    _, cache = D.extend(model, D.empty_cache(model), x[:6])
+    assert retained_vectors(cache) == [(1, 1, 0)] * 3                   # prefill block at 0: no anchor (p_0 = 0)
+    truth = raw_projections(model, x)
+    for n in (1, 4, 11):
+        _, spec = D.extend(model, D.commit(cache), x[6:6 + n])
+        assert retained_vectors(D.commit(cache)) == [(1, 1, 0)] * 3
+        assert retained_vectors(spec) == [(1, 1, 1)] * 3
+        assert D.cache_floats(spec)["extra"] == 3 * model.d * 3           # independent of n
+        for (q, k), heads in zip(truth, spec.layers):
+            for h, hc in enumerate(heads):
+                np.testing.assert_allclose(hc.anchor[0], k[h, 5], rtol=1e-13, atol=1e-13)
+                np.testing.assert_allclose(hc.raw_k[0], k[h, 5 + n], rtol=1e-13, atol=1e-13)
+                np.testing.assert_allclose(hc.raw_q[0], q[h, 5 + n], rtol=1e-13, atol=1e-13)
+        if 6 + n > 8:                                                    # rollback inside: raw query rebuilt later
+            assert retained_vectors(D.rollback(spec, 8)) == [(0, 1, 1)] * 3
+    assert D.cache_floats(D.commit(D.rollback(spec, 9)))["extra"] == 1 * model.d * 3
+
+
+def mixed(layer, h):
+    """A symmetric PSA head beside a graded head: the query rebuild undoes the graded value scaling."""
+    return A.PSA.member("symmetric", 0.8) if h == 0 else HEADS["graded-clipped"](layer, h)
+
+
+@pytest.mark.parametrize("name", PSA_VARIANTS + ["psa+graded"])
+def test_rollback_to_any_point_equals_full_recomputation(name):
+    """Prompt 5, a block of 8 drafts (2 right), rollback to every length in [5, 13], then the true tokens."""
+    model = D.random_decoder(head=mixed if name == "psa+graded" else HEADS_PSA[name], seed=22)
+    x = tokens(16, seed=4)
+    _, cache = D.extend(model, D.empty_cache(model), x[:5])
+    seen = np.concatenate([x[:7], (x[7:13] + 7) % 32])                  # prompt + the drafts the block saw
+    _, spec = D.extend(model, D.commit(cache), seen[5:])
+    truth = raw_projections(model, seen)
+    for length in range(5, 14):
+        back = D.rollback(spec, length)
+        for (_, k), heads in zip(truth, back.layers):                    # the raw key restored by unshear
+            for h, hc in enumerate(heads[:1] if name == "psa+graded" else heads):
+                ref = k[h, length - 1]
+                assert np.max(np.abs(hc.raw_k[0] - ref)) <= 1e-13 * np.max(np.abs(ref))
+        stream = np.concatenate([seen[:length], x[length:]])
+        full = D.forward(model, stream)[length:]                         # full recomputation of the new stream
+        for c in (back, D.commit(back)):                                 # with or without commit
+            logits, done = D.extend(model, c, x[length:])
+            assert close(logits, full) and done.length == len(x)
+
+
+def test_rollback_twice_and_inside_the_prefill_block():
+    """A block rolled back twice (anchor kept until commit), and rollback inside a prefill (start 0)."""
+    model = D.random_decoder(head=A.PSA(0.4, 1.5), seed=23)
+    x = tokens(14, seed=5)
+    full = D.forward(model, x)
+    _, pre = D.extend(model, D.empty_cache(model), x[:9])
+    for length in (0, 1, 4):
+        logits, _ = D.extend(model, D.rollback(pre, length), x[length:])
+        assert close(logits, full[length:]) if length else close(logits, D.forward(model, x))
+    _, spec = D.extend(model, D.commit(pre), x[9:13])
+    twice = D.rollback(D.rollback(spec, 12), 10)
+    assert close(D.extend(model, twice, x[10:])[0], full[10:])
+
+
+def test_rollback_state_is_needed():
+    """Sensitivity: a rollback that skips the unshear (anchor as the raw key) or zeroes the query breaks equality."""
+    model = D.random_decoder(head=A.PSA.member("symmetric", 0.8), seed=24)
+    x = tokens(14, seed=6)
+    full = D.forward(model, x)
+    _, cache = D.extend(model, D.empty_cache(model), x[:5])
+    _, spec = D.extend(model, D.commit(cache), x[5:11])
+    back = D.rollback(spec, 8)
+    assert close(D.extend(model, back, x[8:])[0], full[8:])
+    no_unshear = D.Cache(8, tuple(tuple(replace(hc, raw_k=hc.anchor) for hc in heads) for heads in back.layers), 5)
+    assert not close(D.extend(model, no_unshear, x[8:])[0], full[8:])
+    zero_query = D.Cache(8, tuple(tuple(replace(hc, raw_q=0 * hc.raw_k) for hc in heads) for heads in back.layers), 5)
+    assert not close(D.extend(model, zero_query, x[8:])[0], full[8:])
+
+
+def test_unshear_stays_accurate_over_a_long_block():
+    """Contractive recursion (factor g/(1+g)): after 300 positions the restored key is within (1+g) * 4 eps."""
+    for g in (0.3, 4.0):
+        model = D.random_decoder(head=A.PSA(0.0, g), n_layer=1, seed=25)
+        x = tokens(302, seed=7)
+        _, spec = D.extend(model, D.commit(D.extend(model, D.empty_cache(model), x[:1])[1]), x[1:])
+        (_, k), = raw_projections(model, x)
+        back = D.rollback(spec, 301)
+        for h, hc in enumerate(back.layers[0]):
+            err = np.max(np.abs(hc.raw_k[0] - k[h, 300])) / np.max(np.abs(k[h, 300]))
+            assert err <= (1 + g) * 4 * np.finfo(float).eps
+
+
+def test_rollback_refuses_a_non_contractive_coupling():
+    model = D.random_decoder(head=A.PSA(0.0, -0.7), seed=26)
+    _, spec = D.extend(model, D.empty_cache(model), tokens(6))
+    assert D.rollback(spec, 0).length == 0                               # whole block: nothing to unshear
+    with pytest.raises(ParameterError, match="g_k"):
+        D.rollback(spec, 3)
 
 
 @settings(max_examples=10, deadline=None)

@@ -13,10 +13,12 @@ Two routes compute the same logits:
   *score-bearing* keys: for PSA the **sheared** post-RoPE keys, computed once at insertion
   from the new raw key and the retained raw key of the previous position, never
   recomputed (PSA §8.3). Persistent extra state: the raw query and key projections of the
-  last position -- two raw d-vectors per layer. :func:`rollback` rewinds a speculative
-  block (PSA §8.5) by truncation; the raw vectors of the restore point are the ones the
-  block's own verification pass produced (kept until :func:`commit`), so nothing is
-  recomputed. PLGA heads keep either the running cumulative Gram (``gram="cumulative"``,
+  last position -- two raw d-vectors per layer -- plus, while a speculative block is open,
+  its anchor: the raw key of the position before it (one d-vector per layer, PSA §8.5).
+  :func:`rollback` truncates the keys and values and restores the raw key of the restore
+  point from the anchor and the cached sheared keys (``attention.unshear_keys``); the raw
+  query is rebuilt from the cached value row (:func:`restore_queries`). Nothing is
+  recomputed from the token stream. PLGA heads keep either the running cumulative Gram (``gram="cumulative"``,
   PLGA eq. 4.16) or a **G-cache**: ``G_LM`` of the prompt, frozen (``gram="global"``, PLGA
   §4.4), which is exact with respect to full recomputation only when ``G_LM`` is input
   invariant (PLGA Prop. 5.2).
@@ -161,11 +163,16 @@ class HeadCache:
     """What one head keeps between calls.
 
     keys, values : ``(t, dk)`` score-bearing keys (sheared, post-RoPE for PSA) and values.
-    raw_q, raw_k : ``(r, dk)`` raw projections of the last r positions (PSA heads only):
-        r = 1 after :func:`commit` -- the two retained raw vectors -- and the open block's
-        rows plus one while a speculative block is open.
-    gram : ``(r, dk, dk)`` cumulative Grams at those positions (PLGA ``gram="cumulative"``).
+    raw_q, raw_k : ``(1, dk)`` raw query and key projections of the last position -- the two
+        retained raw vectors of PSA §8.3 (PSA heads only; ``(0, dk)`` otherwise). After a
+        rollback inside a block ``raw_q`` is ``(0, dk)`` until the next :func:`extend`
+        rebuilds it (:func:`restore_queries`).
+    gram : ``(r, dk, dk)`` cumulative Grams of the open block's positions and the one before it
+        (PLGA ``gram="cumulative"``; one row after :func:`commit`).
     G : ``(dk, dk)`` ``G_LM`` of the prompt, frozen: the G-cache (PLGA ``gram="global"``).
+    anchor : ``(1, dk)`` raw key of the position before the open block (PSA heads, block
+        start > 0): the one extra vector per speculative block of PSA §8.5; None otherwise.
+    spec : the head, recorded by :func:`empty_cache` so that :func:`rollback` can unshear.
     """
 
     keys: np.ndarray
@@ -174,37 +181,46 @@ class HeadCache:
     raw_k: np.ndarray
     gram: np.ndarray
     G: np.ndarray | None = None
+    anchor: np.ndarray | None = None
+    spec: HeadSpec | None = None
 
 
 @dataclass(frozen=True, eq=False)
 class Cache:
-    """The cached prefix: its length and ``layers[l][h]``, one :class:`HeadCache` per head."""
+    """The cached prefix: its length, ``layers[l][h]`` (one :class:`HeadCache` per head) and
+    ``start``, the first position of the open speculative block (``length`` when none is open)."""
 
     length: int
     layers: tuple[tuple[HeadCache, ...], ...]
+    start: int | None = None
+
+    def __post_init__(self):
+        if self.start is None:
+            object.__setattr__(self, "start", self.length)
 
 
 def empty_cache(model: Decoder) -> Cache:
     """The cache of the empty prefix."""
     dk = model.d // model.n_head
-    empty = HeadCache(np.zeros((0, dk)), np.zeros((0, dk)), np.zeros((0, dk)), np.zeros((0, dk)), np.zeros((0, dk, dk)))
-    return Cache(0, tuple((empty,) * model.n_head for _ in model.layers))
-
-
-def _tail(rows, keep: int):
-    return rows[len(rows) - keep:]                                          # the last `keep` rows
+    rows = np.zeros((0, dk))
+    return Cache(0, tuple(tuple(HeadCache(rows, rows, rows, rows, np.zeros((0, dk, dk)), spec=s) for s in layer.heads)
+                          for layer in model.layers))
 
 
 def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
                 streams=attention.streams) -> tuple[np.ndarray, HeadCache]:
-    """One head over new raw rows ``q, k, v`` (n, dk) at positions start..: output (n, dk) and new cache."""
+    """One head over new raw rows ``q, k, v`` (n, dk) at positions start..: output (n, dk) and new cache.
+
+    The rows form a new open block: a PSA head keeps the raw query and key of its last row
+    and, as the block's anchor, the retained raw key of position ``start - 1``.
+    """
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
     qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
     K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new
     keep = min(start, 1)                                                    # keep the row of position start-1
-    raw_q, raw_k, gram, frozen, G = hc.raw_q, hc.raw_k, hc.gram, hc.G, None
+    raw_q, raw_k, anchor, gram, frozen, G = hc.raw_q, hc.raw_k, None, hc.gram, hc.G, None
     if isinstance(spec, PSA):
-        raw_q, raw_k = np.concatenate([_tail(raw_q, keep), q]), np.concatenate([_tail(raw_k, keep), k])  # [n+keep, dk]
+        raw_q, raw_k, anchor = q[-1:], k[-1:], (hc.raw_k[-1:] if start else None)   # [1, dk] x2, anchor
     if isinstance(spec, PLGA) and spec.gram == "cumulative":
         D0 = hc.gram[-1] if start else np.zeros(hc.gram.shape[1:])         # [dk, dk] running Gram
         D = np.cumsum(np.concatenate([D0[None], np.einsum("ni,nj->nij", qs, qs)]), axis=0)  # [n+1, dk, dk]
@@ -212,13 +228,44 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
     elif isinstance(spec, PLGA):
         G = frozen = hc.G if start else attention.plga_operator(spec, qs)  # [dk, dk] frozen at the prompt
     out = attention.attend(attention.scores(qs, K, G), V)                   # [n, dk]
-    return out, HeadCache(K, V, raw_q, raw_k, gram, frozen)
+    return out, HeadCache(K, V, raw_q, raw_k, gram, frozen, anchor, spec)
+
+
+def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> tuple[HeadCache, ...]:
+    """Give back the raw query of position ``start - 1`` to PSA heads that lost it in a rollback.
+
+    The paper's state (two raw vectors per layer, one anchored raw key per block) does not
+    determine a raw query inside the block: queries are never cached. A head with
+    ``g_q = 0`` ignores its predecessor query (any finite vector works; zero is used).
+    Otherwise the query is rebuilt from the layer and the KV cache, never from the token
+    stream: the cached value row is ``v = LN1(x) W_V`` (times ``diag(M)`` for graded heads),
+    so ``q = v W_V^{-1} W_Q``. This needs ``W_V`` invertible (full-width multi-head values,
+    as in this decoder); with grouped-query values an engine would have to keep the raw
+    queries of the block instead.
+    """
+    lost = [isinstance(s, PSA) and start > 0 and not len(hc.raw_q) for s, hc in zip(layer.heads, caches)]
+    if not any(lost):
+        return caches
+    dk = caches[0].values.shape[1]
+    q = np.zeros((len(caches), dk))                                         # [H, dk]
+    if any(m and s.g_q != 0 for m, s in zip(lost, layer.heads)):
+        v = np.concatenate([hc.values[start - 1] / (s.diag if isinstance(s, Graded) else 1.0)
+                            for s, hc in zip(layer.heads, caches)])         # [d] LN1(x) W_V
+        try:
+            u = np.linalg.solve(layer.w_v.T, v)                             # [d] LN1(x) of position start-1
+        except np.linalg.LinAlgError:
+            raise ParameterError("w_v must be invertible to restore the raw query of a query-sheared PSA head "
+                                 "after a rollback inside a block") from None
+        q = split_heads((u @ layer.w_q)[None], len(caches))[:, 0]          # [H, dk]
+    return tuple(replace(hc, raw_q=(q[h] if s.g_q != 0 else np.zeros(dk))[None]) if m else hc
+                 for h, (m, s, hc) in enumerate(zip(lost, layer.heads, caches)))
 
 
 def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int,
                      streams=attention.streams) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
     """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
     q, k, v = projections(layer, x)                                         # [H, n, dk] x3
+    caches = restore_queries(layer, caches, start)
     outs, caches = zip(*(cached_head(s, hc, q[h], k[h], v[h], start, streams)
                          for h, (s, hc) in enumerate(zip(layer.heads, caches))))
     return merge_heads(np.stack(outs)) @ layer.w_o, tuple(caches)           # [n, d]
@@ -227,6 +274,7 @@ def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int,
 def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> tuple[np.ndarray, Cache]:
     """Append ``tokens`` (n,) to the cached prefix: logits (n, V) of the new positions and the new cache.
 
+    The new positions form the open speculative block (a previous open block is closed).
     ``streams`` is the head-stream function (``attention.streams``); it is a parameter only
     so that mutation tests can inject a wrong cache insertion.
     """
@@ -238,7 +286,7 @@ def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> t
         x = x + a                                                           # [n, d]
         x = x + mlp(layer, layer_norm(x, layer.ln2))                        # [n, d]
         layers.append(lc)
-    return layer_norm(x, model.ln_f) @ model.wte.T, Cache(cache.length + len(tokens), tuple(layers))
+    return layer_norm(x, model.ln_f) @ model.wte.T, Cache(cache.length + len(tokens), tuple(layers), cache.length)
 
 
 def decode(model: Decoder, tokens, prompt: int, streams=attention.streams) -> np.ndarray:
@@ -256,33 +304,59 @@ def decode(model: Decoder, tokens, prompt: int, streams=attention.streams) -> np
 
 
 def commit(cache: Cache) -> Cache:
-    """Close a speculative block: keep only the raw vectors (and Gram) of the last position."""
-    return Cache(cache.length, tuple(tuple(replace(hc, raw_q=hc.raw_q[-1:], raw_k=hc.raw_k[-1:], gram=hc.gram[-1:])
-                                           for hc in heads) for heads in cache.layers))
+    """Close the open block: drop its anchor (and the Grams before the last position)."""
+    return Cache(cache.length, tuple(tuple(replace(hc, gram=hc.gram[-1:], anchor=None) for hc in heads)
+                                     for heads in cache.layers))
+
+
+def _restored_key(hc: HeadCache, start: int, length: int) -> np.ndarray:
+    """Raw key ``(1, dk)`` of position ``length - 1`` of a PSA head, from the anchor and the block's sheared keys."""
+    if length == start:                                                     # the whole block undone
+        return hc.anchor if start else hc.raw_k[:0]
+    if hc.spec.g_k <= -0.5:
+        raise ParameterError(f"g_k must be > -1/2 for a rollback inside a block (the unshear recursion "
+                             f"contracts only there; got {hc.spec.g_k})")
+    # Numerical stability: r_t = (k'_t + g r_{t-1}) / (1+g) passes an error in r_{t-1} on to
+    # r_t multiplied by g/(1+g), of modulus < 1 for every g > -1/2 (every g >= 0): the
+    # recursion is contractive, so the accumulated rounding stays within (1+g) times one
+    # step's rounding however long the block (measured: <= 1.1e-15 relative after 300 rows
+    # at g = 50). For g <= -1/2 the factor is >= 1 and errors grow geometrically (g = -0.7:
+    # 4e-2 after 40 rows), hence the refusal above.
+    anchor = hc.anchor[0] if start else None
+    return attention.unshear_keys(hc.spec, hc.keys[start:length], start, anchor)[-1:]    # [1, dk]
 
 
 def rollback(cache: Cache, length: int) -> Cache:
     """Rewind the cache to ``length`` positions inside the open block (PSA §8.5).
 
-    Keys and values are truncated; the retained raw vectors (and cumulative Gram) of
-    position ``length - 1`` are the ones recorded by the block itself. Nothing is recomputed.
+    Keys and values are truncated. A PSA head's raw key of position ``length - 1`` is
+    restored from the block's anchor and its cached sheared keys (``attention.unshear_keys``);
+    its raw query is rebuilt at the next :func:`extend` (:func:`restore_queries`). The
+    cumulative Gram (PLGA) of the restore point is the block's recorded row. Nothing is
+    recomputed from the token stream, and the anchor stays until :func:`commit`.
     """
     length = positive_int("length", length, low=0)
-    r = max(max(len(hc.raw_q), len(hc.gram)) for heads in cache.layers for hc in heads)
-    lowest = 0 if r == 0 or r >= cache.length else cache.length - r + 1
-    if not lowest <= length <= cache.length:
-        raise ParameterError(f"length must lie in [{lowest}, {cache.length}] (the open block; got {length})")
+    if not cache.start <= length <= cache.length:
+        raise ParameterError(f"length must lie in [{cache.start}, {cache.length}] (the open block; got {length})")
+    if length == cache.length:
+        return cache
     drop = cache.length - length
-    return Cache(length, tuple(tuple(HeadCache(hc.keys[:length], hc.values[:length], hc.raw_q[:len(hc.raw_q) - drop],
-                                               hc.raw_k[:len(hc.raw_k) - drop], hc.gram[:len(hc.gram) - drop], hc.G)
-                                     for hc in heads) for heads in cache.layers))
+
+    def back(hc: HeadCache) -> HeadCache:
+        psa_head = isinstance(hc.spec, PSA)
+        raw_k = _restored_key(hc, cache.start, length) if psa_head else hc.raw_k
+        return replace(hc, keys=hc.keys[:length], values=hc.values[:length], raw_q=hc.raw_q[:0], raw_k=raw_k,
+                       gram=hc.gram[:len(hc.gram) - drop])
+
+    return Cache(length, tuple(tuple(back(hc) for hc in heads) for heads in cache.layers), cache.start)
 
 
 def cache_floats(cache: Cache) -> dict[str, int]:
-    """Floats held by the cache: ``kv`` (keys + values) and ``extra`` (raw vectors, Grams, G-cache)."""
+    """Floats held by the cache: ``kv`` (keys + values) and ``extra`` (raw vectors, anchors, Grams, G-cache)."""
     heads = [hc for layer in cache.layers for hc in layer]
     kv = sum(hc.keys.size + hc.values.size for hc in heads)
-    extra = sum(hc.raw_q.size + hc.raw_k.size + hc.gram.size + (0 if hc.G is None else hc.G.size) for hc in heads)
+    extra = sum(hc.raw_q.size + hc.raw_k.size + hc.gram.size + sum(0 if a is None else a.size for a in (hc.G, hc.anchor))
+                for hc in heads)
     return {"kv": int(kv), "extra": int(extra)}
 
 
@@ -304,5 +378,5 @@ def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
 
 
 __all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "prefix_consistency_gap",
-           "token_ids", "HeadCache", "Cache", "empty_cache", "cached_head", "cached_attention", "extend", "decode", "commit", "rollback", "cache_floats",
+           "token_ids", "HeadCache", "Cache", "empty_cache", "cached_head", "restore_queries", "cached_attention", "extend", "decode", "commit", "rollback", "cache_floats",
            "compile_grading"]
