@@ -397,6 +397,17 @@ def test_unshear_stays_accurate_over_a_long_block():
             assert err <= (1 + g) * 4 * np.finfo(float).eps
 
 
+def test_query_rebuild_needs_an_invertible_value_projection():
+    """W_V = 0: the value row carries nothing, so a query-sheared head cannot resume inside a block."""
+    base = D.random_decoder(head=A.PSA.member("symmetric", 0.8), seed=27)
+    model = D.Decoder(base.wte, tuple(replace(l, w_v=np.zeros_like(l.w_v)) for l in base.layers), base.ln_f)
+    x = tokens(10)
+    _, spec = D.extend(model, D.commit(D.extend(model, D.empty_cache(model), x[:4])[1]), x[4:9])
+    with pytest.raises(ParameterError, match="w_v"):
+        D.extend(model, D.rollback(spec, 6), x[6:])
+    assert close(D.extend(model, spec, x[9:])[0], D.forward(model, x)[9:])   # no rollback: nothing to rebuild
+
+
 def test_rollback_refuses_a_non_contractive_coupling():
     model = D.random_decoder(head=A.PSA(0.0, -0.7), seed=26)
     _, spec = D.extend(model, D.empty_cache(model), tokens(6))
