@@ -19,7 +19,7 @@ from test_sweep_specs import RESULT_FIELDS, small_spec_text
 # sleep so that the parent can kill it between (or during) chunk writes.
 CHILD = """
 import sys, time
-import theorylab.sim.sweep as sw
+import theorylab.sim.sweep.run as sw  # run_sweep looks compute_chunk up here
 real = sw.compute_chunk
 def slow(spec, chunk):
     time.sleep(0.12)

@@ -58,7 +58,7 @@ def run(args) -> int:
     # created only once the executor is up (a failed --scheduler leaves no file behind)
     import os
 
-    from theorylab.sim.store import SweepStore
+    from theorylab.sim.sweep.store import SweepStore
     if os.path.exists(args.store):
         SweepStore(args.store, spec.canonical_json(), spec.hash).close()
     executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
@@ -90,7 +90,7 @@ def status(args) -> int:
 def export(args) -> int:
     from theorylab.cli._output import render
     from theorylab.sim import sweep
-    from theorylab.sim.store import COLUMNS
+    from theorylab.sim.sweep.store import COLUMNS
 
     text = render(sweep.export_rows(args.store), args.format, columns=list(COLUMNS))
     if args.output:

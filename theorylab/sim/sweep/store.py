@@ -147,6 +147,13 @@ class SweepStore:
         """Number of stored points."""
         return self.conn.execute("SELECT COUNT(*) FROM points").fetchone()[0]
 
+    def provenance(self) -> dict:
+        """Points stored, first start and last finish time, and the distinct code versions
+        (comma-separated) that computed them."""
+        row = self.conn.execute("SELECT COUNT(*), MIN(started_at), MAX(finished_at), "
+                                "GROUP_CONCAT(DISTINCT code_version) FROM points").fetchone()
+        return dict(zip(("points_done", "first_started", "last_finished", "code_versions"), row))
+
     def close(self) -> None:
         self.conn.close()
 

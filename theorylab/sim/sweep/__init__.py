@@ -1,0 +1,58 @@
+"""Declarative, resumable parameter sweeps of the PSA reduced score model (local or Dask).
+
+A sweep is a TOML file (see docs/sweeps.md)::
+
+    [sweep]
+    name = "mean-field grid"
+    seed = 1                           # the sweep seed; every point derives its own
+    samples = 20000                    # Monte Carlo draws per point
+    compute = ["annealed", "exact", "mc"]
+    chunk_size = 2                     # points per task (execution detail, not in the hash)
+    # c = 0.741                        # condensation constant of the t4-only law (default: the library's)
+    # level = 0.5                      # gamma_c = first g where the mean target mass reaches this level,
+    #                                  # or "half-plateau": half the argmax plateau of each point
+
+    [grid]
+    variant = ["t4-only"]              # or "all"
+    dk = [64, 128, 256]                # a list, or {start=, stop=, num=, spacing="linear"|"log"}
+    T = [32, 128, 512]
+    # gamma = [0.5, 0.6, 0.7]          # present => a *mass* sweep: M(g) per (variant, dk, T, g)
+
+    [mc]                               # optional keyword options of the Monte Carlo functions
+    # dtype = "float64"
+
+Two kinds of sweep:
+
+* **gamma_c sweep** (no ``gamma`` axis): one point per (variant, dk, T); ``annealed``
+  stores the law the variant is quoted with (:func:`theorylab.psa.transition.gamma_c`:
+  the two-branch law for t4-only, the annealed root otherwise), ``exact`` the root of
+  the exact mean target mass M(g) = 1/2, ``mc`` the Monte Carlo root with its CI.
+* **mass sweep** (``gamma`` axis): one point per (variant, dk, T, g); ``exact`` and
+  ``mc`` store M(g) (and its standard error). ``annealed`` has no mass and is refused.
+
+Seeds are per point, a hash of (sweep seed, variant, dk, T), so results never depend on
+chunking, worker count or order (:mod:`~theorylab.sim.sweep.tasks`).
+
+Modules (every public name is re-exported here):
+
+* :mod:`~theorylab.sim.sweep.spec` -- the TOML spec, validated into a :class:`SweepSpec`;
+* :mod:`~theorylab.sim.sweep.tasks` -- points, seeds, chunks, and computing one chunk on a worker;
+* :mod:`~theorylab.sim.sweep.executors` -- :class:`SerialExecutor`, :class:`ProcessExecutor`
+  (the default) and :class:`DaskExecutor`;
+* :mod:`~theorylab.sim.sweep.store` -- the SQLite :class:`SweepStore` (one row per point);
+* :mod:`~theorylab.sim.sweep.run` -- :func:`run_sweep`: the missing points, one transaction per chunk;
+* :mod:`~theorylab.sim.sweep.results` -- status, spec and rows of a store, agreement of two routes.
+"""
+from theorylab.sim.sweep.executors import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor
+from theorylab.sim.sweep.results import ROUTES, agreement, compare_rows, export_rows, spec_of_store, store_status
+from theorylab.sim.sweep.run import SweepReport, run_sweep
+from theorylab.sim.sweep.spec import COMPUTE, HALF_PLATEAU, SweepSpec, load_spec, spec_from_canonical, spec_from_dict
+from theorylab.sim.sweep.store import SweepStore, utc_now
+from theorylab.sim.sweep.tasks import (Point, chunks, code_version, compute_chunk, compute_curve, compute_point,
+                                       point_level, point_seed, points)
+
+__all__ = ["COMPUTE", "HALF_PLATEAU", "SweepSpec", "load_spec", "spec_from_dict", "spec_from_canonical",
+           "Point", "point_seed", "points", "chunks", "point_level", "compute_point", "compute_curve",
+           "compute_chunk", "code_version", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor",
+           "SweepStore", "utc_now", "SweepReport", "run_sweep", "spec_of_store", "store_status", "export_rows",
+           "ROUTES", "agreement", "compare_rows"]

@@ -1,0 +1,157 @@
+"""Where the tasks of a sweep run: this process, a local process pool, or Dask.
+
+An executor has ``description`` (one line for reports), ``map_unordered(fn, tasks)``
+(results as tasks finish, with a bounded number in flight) and ``close()``.
+Every worker runs Numba with ``cpu_count // workers`` threads so the machine is not
+oversubscribed; results never depend on the executor (seeds are per point).
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Iterable, Iterator
+
+from theorylab.errors import ParameterError, positive_int
+from theorylab.sim.sweep.spec import one_line
+
+
+class SerialExecutor:
+    """Run every task in this process, in order (debugging, tests, tiny sweeps)."""
+
+    description = "serial (this process)"
+
+    def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
+        for args in tasks:
+            yield fn(*args)
+
+    def close(self) -> None:
+        pass
+
+
+def _threads_per_worker(workers: int) -> int:
+    return max(1, (os.cpu_count() or 1) // workers)
+
+
+def _init_worker(threads: int, parent: int) -> None:
+    """Pool-worker setup: Numba thread count, and exit if the coordinator dies (even by
+    SIGKILL), so a killed sweep leaves no orphaned workers behind."""
+    import signal
+    import threading
+
+    os.environ["NUMBA_NUM_THREADS"] = str(threads)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="theorylab-parent-watch", daemon=True).start()
+
+
+class ProcessExecutor:
+    """A local process pool (the default). Each of ``workers`` processes runs Numba with
+    ``cpu_count // workers`` threads, so the machine is not oversubscribed."""
+
+    def __init__(self, workers: int | None = None):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.workers = positive_int("--workers", workers if workers is not None else (os.cpu_count() or 1))
+        threads = _threads_per_worker(self.workers)
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_init_worker, initargs=(threads, os.getpid()))
+        self.description = f"local process pool ({self.workers} workers x {threads} threads)"
+
+    def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
+        """Results as tasks finish, with at most ``4 x workers`` tasks in flight."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        tasks = iter(tasks)
+        pending: set = set()
+        try:
+            while True:
+                for args in tasks:
+                    pending.add(self.pool.submit(fn, *args))
+                    if len(pending) >= 4 * self.workers:
+                        break
+                if not pending:
+                    return
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor:
+    """Dask distributed: an existing scheduler (``tcp://host:port``), a fresh
+    ``LocalCluster`` of ``n_workers`` processes, or a given ``Client``.
+
+    Tasks are submitted with ``pure=False`` (their arguments already carry the seeds;
+    nothing is merged or cached by key) and collected as they complete.
+    """
+
+    def __init__(self, scheduler: str | None = None, local_cluster: int | None = None, client=None,
+                 processes: bool = True):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ParameterError("--scheduler/--local-cluster need Dask: pip install -e '.[distributed]'") from None
+        self.cluster = None
+        self._owns_client = client is None
+        if client is not None:
+            self.client = client
+        elif scheduler is not None:
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                raise ParameterError(f"--scheduler: cannot connect to {scheduler!r} ({one_line(exc)})") from None
+        else:
+            n = positive_int("--local-cluster", local_cluster)
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
+                                        env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
+            self.client = Client(self.cluster)
+        self.description = f"dask ({self.client.scheduler.address})"
+
+    def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
+        """Results as tasks finish; at most ``4 x (worker threads)`` (>= 8) tasks in flight,
+        so a sweep of any size keeps the scheduler's queue short."""
+        from distributed import as_completed
+
+        tasks = iter(tasks)
+        threads = sum(self.client.nthreads().values()) or 1
+        limit = max(8, 4 * threads)
+        queue = as_completed([self.client.submit(fn, *args, pure=False) for _, args in zip(range(limit), tasks)])
+        try:
+            for fut in queue:
+                yield fut.result()
+                fut.release()
+                nxt = next(tasks, None)
+                if nxt is not None:
+                    queue.add(self.client.submit(fn, *nxt, pure=False))
+        finally:
+            queue.clear()
+
+    def close(self) -> None:
+        if self._owns_client:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def make_executor(*, scheduler: str | None = None, local_cluster: int | None = None,
+                  workers: int | None = None):
+    """The executor the CLI options select: Dask if a scheduler or local cluster is named,
+    serial if ``workers == 0``, else a local process pool (``workers`` processes)."""
+    if scheduler is not None and local_cluster is not None:
+        raise ParameterError("--scheduler and --local-cluster are exclusive")
+    if scheduler is not None or local_cluster is not None:
+        return DaskExecutor(scheduler=scheduler, local_cluster=local_cluster)
+    if workers == 0:
+        return SerialExecutor()
+    return ProcessExecutor(workers)

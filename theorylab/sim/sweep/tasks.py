@@ -1,0 +1,209 @@
+"""Points, seeds and tasks of a sweep, and the computation of one task (runs on a worker).
+
+Seeds: every point's seed is a hash of (sweep seed, variant, dk, T) -- never of its
+position in a queue -- so results do not depend on chunking, worker count or order.
+The seed deliberately omits g: all g of one (variant, dk, T) share their draws
+(common random numbers, as in :func:`theorylab.sim.competition.simulate_mass`).
+
+:func:`compute_chunk` is what executors run: it must stay importable and picklable
+(the Numba kernels it calls live in :mod:`theorylab.sim.competition`).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from theorylab.sim.sweep.spec import HALF_PLATEAU, SweepSpec
+from theorylab.sim.sweep.store import utc_now
+
+_SEED_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point of a sweep, with its index in the canonical order and its seed."""
+
+    index: int
+    variant: str
+    dk: float
+    T: float
+    gamma: float | None
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """Unique text key of the point (the store's primary key)."""
+        return f"{self.variant}|dk={self.dk!r}|T={self.T!r}|gamma={self.gamma!r}"
+
+    @property
+    def curve(self) -> tuple:
+        """Points of one curve share (variant, dk, T) and their draws."""
+        return (self.variant, self.dk, self.T)
+
+
+def point_seed(sweep_seed: int, variant: str, dk: float, T: float) -> int:
+    """Seed of the (variant, dk, T) point: BLAKE2b of the sweep seed and the parameters.
+
+    A pure function of its arguments (never of scheduling), in ``[0, 2**31 - 1)``.
+    """
+    text = f"theorylab-sweep|{int(sweep_seed)}|{variant}|{float(dk)!r}|{float(T)!r}"
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") % _SEED_MAX
+
+
+def points(spec: SweepSpec) -> list[Point]:
+    """Every point of ``spec`` in canonical order: variant, dk, T, then gamma (fastest)."""
+    out = []
+    for variant in spec.variants:
+        for dk in spec.dk:
+            for T in spec.T:
+                seed = point_seed(spec.seed, variant, dk, T)
+                for g in (spec.gamma or (None,)):
+                    out.append(Point(len(out), variant, dk, T, g, seed))
+    return out
+
+
+def chunks(spec: SweepSpec, todo: Sequence[Point]) -> list[list[Point]]:
+    """Split ``todo`` into tasks of at most ``chunk_size`` points; mass sweeps never split
+    across curves. Automatic size: 512 for annealed-only sweeps, one curve for mass
+    sweeps, one point for exact/MC gamma_c sweeps."""
+    size = spec.chunk_size
+    if size is None:
+        size = 512 if spec.compute == ("annealed",) else (len(spec.gamma) if spec.gamma else 1)
+    out: list[list[Point]] = []
+    for p in todo:
+        if out and len(out[-1]) < size and (spec.kind == "gamma_c" or out[-1][-1].curve == p.curve):
+            out[-1].append(p)
+        else:
+            out.append([p])
+    return out
+
+
+def point_level(spec: SweepSpec, variant: str, dk: float, T: float) -> float:
+    """The mass level whose first upward crossing defines gamma_c at this point."""
+    if spec.level == HALF_PLATEAU:
+        from theorylab.sim.exact import argmax_limit
+        return float(argmax_limit(variant, dk, T)) / 2.0
+    return float(spec.level)
+
+
+def compute_point(spec: SweepSpec, point: Point, seed: int) -> dict:
+    """The results of one point (store columns): estimates and standard errors.
+
+    ``seed`` is explicit (normally ``point.seed``) so that the result is a pure function
+    of (spec, point, seed).
+    """
+    if spec.kind == "mass":
+        return compute_curve(spec, point.variant, point.dk, point.T, [point.gamma], seed)[0]
+    return _gamma_c_point(spec, point.variant, point.dk, point.T, seed)
+
+
+def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int) -> dict:
+    out: dict[str, Any] = {}
+    level = point_level(spec, variant, dk, T) if {"exact", "mc"} & set(spec.compute) else None
+    if level is not None:
+        out["level"] = level
+    if "annealed" in spec.compute:
+        from theorylab.psa.transition import gamma_c
+        law = gamma_c(variant, dk, T, c=spec.c)
+        out["law_gamma_c"] = _float(law.gamma_c)
+        out["law_branch"] = str(law.branch)
+    if "exact" in spec.compute:
+        from theorylab.sim.exact import exact_gamma_c
+        out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=level))
+    if "mc" in spec.compute:
+        from theorylab.sim.competition import mc_gamma_c
+        est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, level=level, progress=False,
+                         **dict(spec.mc))
+        out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),
+                   mc_ci_high=_float(est.ci_high), mc_samples=spec.samples)
+    return out
+
+
+def compute_curve(spec: SweepSpec, variant: str, dk: float, T: float, gammas: Sequence[float],
+                  seed: int) -> list[dict]:
+    """Mass-sweep results at several g of one (variant, dk, T).
+
+    Every value is read off the curve over the spec's **whole** gamma axis (one set of
+    draws: common random numbers), so a point's result is bit-for-bit the same whichever
+    chunk it is computed in.
+    """
+    axis = list(spec.gamma)
+    where = [axis.index(float(g)) for g in gammas]
+    rows: list[dict] = [{} for _ in gammas]
+    mc = dict(spec.mc)
+    if "exact" in spec.compute:
+        from theorylab.sim.exact import exact_mass
+        kw = {"sigma0": mc["sigma0"]} if "sigma0" in mc else {}
+        mass = np.atleast_1d(exact_mass(variant, dk, T, axis, **kw))
+        for row, i in zip(rows, where):
+            row["exact_mass"] = _float(mass[i])
+    if "mc" in spec.compute:
+        from theorylab.sim.competition import simulate_mass
+        curve = simulate_mass(variant, dk, T, axis, samples=spec.samples, seed=seed, progress=False, **mc)
+        for row, i in zip(rows, where):
+            row.update(mc_mass=_float(curve.mass[i]), mc_se=_float(curve.se[i]), mc_samples=spec.samples)
+    return rows
+
+
+def compute_chunk(spec: SweepSpec, chunk: Sequence[Point]) -> list[dict]:
+    """Compute one task: store rows (parameters, results, seed, code version, timestamps).
+
+    Runs on a worker (process pool or Dask); must stay importable and picklable.
+    """
+    rows = []
+    groups: dict[tuple, list[Point]] = {}
+    for p in chunk:
+        groups.setdefault(p.curve if spec.kind == "mass" else (p.index,), []).append(p)
+    for group in groups.values():
+        started, t0 = utc_now(), time.perf_counter()
+        if spec.kind == "mass":
+            first = group[0]
+            results = compute_curve(spec, first.variant, first.dk, first.T, [p.gamma for p in group], first.seed)
+        else:
+            results = [compute_point(spec, group[0], group[0].seed)]
+        elapsed = (time.perf_counter() - t0) / len(group)
+        for p, res in zip(group, results):
+            rows.append({"key": p.key, "idx": p.index, "variant": p.variant, "dk": p.dk, "T": p.T,
+                         "gamma": p.gamma, "seed": p.seed, **res, "code_version": code_version(),
+                         "worker": _worker(), "started_at": started, "finished_at": utc_now(),
+                         "elapsed_s": elapsed})
+    return rows
+
+
+def _float(x) -> float | None:
+    """A Python float, or None for NaN (stored as SQL NULL = "no root")."""
+    x = float(np.asarray(x, dtype=float).reshape(()))
+    return x if math.isfinite(x) else None
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """``theorylab`` version plus the git commit of the source tree (``.dirty`` if tracked files of the
+    package are modified)."""
+    import subprocess
+
+    import theorylab
+    here = os.path.dirname(os.path.abspath(theorylab.__file__))  # the theorylab package
+    try:
+        commit = subprocess.run(["git", "-C", here, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no", "--", "."],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return theorylab.__version__
+    if not commit:
+        return theorylab.__version__
+    return f"{theorylab.__version__}+g{commit}{'.dirty' if dirty else ''}"
+
+
+def _worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
