@@ -14,6 +14,7 @@ import sys
 
 from theorylab._io import write_text_atomic
 from theorylab.cli._output import emit, jsonable, render
+from theorylab.compare import relative_error
 from theorylab.errors import ParameterError
 from theorylab.sim import sweep
 
@@ -76,8 +77,8 @@ def report(title: str, rows: list[dict], columns: list[str], summary: dict) -> N
 
 
 def rel_err(a, b):
-    """``|a - b| / b`` or None."""
-    return None if a is None or b is None else abs(a - b) / abs(b)
+    """:func:`theorylab.compare.relative_error` of two optional numbers (None if either is missing)."""
+    return None if a is None or b is None else float(relative_error(a, b))
 
 
 def main(fn) -> None:
