@@ -74,6 +74,58 @@ def test_argmax_plateau_matches_direct_power():
     assert tr.argmax_plateau(128, 512) == pytest.approx(norm.cdf(np.sqrt(128) / 2) ** 510, rel=1e-12)
 
 
+def test_argmax_probability_t4_is_the_plateau_at_every_g():
+    g = np.array([0.1, 1.0, 7.0])
+    np.testing.assert_allclose(tr.argmax_probability("t4-only", 64, 512, g), tr.argmax_plateau(64, 512), rtol=1e-13)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_argmax_probability_finite_g_and_its_limit(variant):
+    from scipy.stats import norm
+    model, dk, T = score_model(variant), 50.0, 300
+    g = np.array([0.3, 2.0])
+    snr = model.gap(g, dk) / np.sqrt(model.variance(g))
+    np.testing.assert_allclose(tr.argmax_probability(variant, dk, T, g), norm.cdf(snr) ** (T - 2), rtol=1e-12)
+    # the g = None limit is where finite g tends (relative gap shrinking like 1/g)
+    far = [abs(float(tr.argmax_probability(variant, dk, T, G)) / float(tr.argmax_probability(variant, dk, T)) - 1)
+           for G in (1e2, 1e4)]
+    assert far[1] < 1e-3 and far[1] < far[0] or far == [0.0, 0.0]
+
+
+def test_argmax_probability_limit_when_degrees_differ():
+    from theorylab.psa.scoremodel import ScoreModel
+    steep = ScoreModel("t4-only", (0.0, 0.0, 1.0), (1.0, 0.0, 2.0), "gap outgrows sigma")
+    flat = ScoreModel("t4-only", (0.0, 1.0), (1.0, 0.0, 0.0, 0.0, 4.0), "sigma outgrows gap")
+    assert tr.argmax_probability("t4-only", 64, 512, model=steep) == 1.0
+    assert tr.argmax_probability("t4-only", 64, 12, model=flat) == pytest.approx(0.5 ** 10, rel=1e-14)
+
+
+def test_argmax_probability_rejects_bad_g():
+    with pytest.raises(ParameterError, match="^g must"):
+        tr.argmax_probability("t4-only", 64, 512, g=0)
+
+
+def test_key_only_threshold_is_where_the_root_appears():
+    for T in (5, 512, 1e5):
+        d = float(tr.key_only_threshold(T))
+        assert d == pytest.approx(4 * float(log_count(T)) + 2, rel=1e-15)
+        assert np.isnan(tr.annealed_gamma_c("key-only", d * (1 - 1e-9), T))
+        assert np.isfinite(tr.annealed_gamma_c("key-only", d * (1 + 1e-9), T))
+    with pytest.raises(ParameterError, match="^T must"):
+        tr.key_only_threshold(2)
+
+
+@pytest.mark.parametrize("steps", [-1, 1.5, "4"])
+def test_crossing_root_rejects_bad_newton_steps(steps):
+    with pytest.raises(ParameterError, match="^newton_steps must"):
+        tr.crossing_root(score_model("t3-inclusive"), 64, 512, newton_steps=steps)
+
+
+def test_crossing_root_without_polishing_is_the_eigenvalue_root():
+    raw = tr.crossing_root(score_model("t4-only"), 128, 512, newton_steps=0)
+    assert raw == pytest.approx(float(tr.annealed_gamma_c("t4-only", 128, 512)), rel=1e-10)
+
+
 @pytest.mark.parametrize("bad", [{"dk": -1}, {"dk": 0}, {"dk": np.nan}, {"T": 2}, {"T": np.inf}, {"dk": "x"}])
 def test_bad_input_names_the_parameter(bad):
     args = {"dk": 64, "T": 512, **bad}

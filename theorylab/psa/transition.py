@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import real_array
+from theorylab.errors import positive_int, real_array
 from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
                                       log_count, score_model)
 
@@ -51,6 +51,16 @@ def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
 def crossover_dk(T) -> np.ndarray:
     """``d*_k = 8L``: below it the t4-only annealed crossing has no real root (PSA §6.7)."""
     return 8.0 * log_count(T)
+
+
+def key_only_threshold(T) -> np.ndarray:
+    """``dk = 4L + 2``: the key-only annealed crossing has a real root iff ``dk >= 4L + 2`` (PSA §6.8).
+
+    The key-only crossing ``g^2 - sqrt(dk) g + L + 1/2 = 0`` (gap ``g sqrt(dk)``, variance
+    ``1 + 2g^2``: the base term T1 kept) has discriminant ``dk - 4L - 2`` with ``L = ln(T - 1)``.
+    Example: T = 512 gives 26.94.
+    """
+    return 4.0 * log_count(T) + 2.0
 
 
 def freezing_coupling(T) -> np.ndarray:
@@ -132,7 +142,9 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     matrix (one batched ``eigvals`` call); the smallest positive near-real one is then
     polished by Newton steps on the polynomial itself. NaN where no positive real root
     exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
+    ``newton_steps`` (an integer >= 0) is the number of polishing steps.
     """
+    newton_steps = positive_int("newton_steps", newton_steps, low=0)
     coeffs = crossing_polynomial(model, dk, T)
     shape, n = coeffs.shape[:-1], coeffs.shape[-1] - 1
     flat = coeffs.reshape(-1, n + 1)
@@ -238,10 +250,51 @@ def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(8.0 * L, 16.0), (L + 2.0) ** 2
 
 
+def argmax_probability(variant: str, dk, T, g=None, *, model: ScoreModel | None = None) -> np.ndarray:
+    """``P(noiseless target is the argmax) = Phi(Delta/sigma)^m``, m = T - 2 (PSA §6.7).
+
+    The target's score sits ``Delta(g, dk)`` above ``m`` independent Gaussian distractors of
+    standard deviation ``sigma(g)``, so it beats all of them with probability
+    ``Phi(Delta/sigma)^m``. ``g=None`` gives the large-g limit, where only the leading powers
+    count: ``Delta/sigma -> gap_lead sqrt(dk) / sqrt(var_lead)`` when ``deg var = 2 deg gap``
+    (every variant; +inf or 0 otherwise). For t4-only ``Delta/sigma = sqrt(dk)/2`` at every g,
+    the argmax plateau :func:`argmax_plateau`.
+
+    Parameters
+    ----------
+    variant : one of :data:`~theorylab.psa.scoremodel.VARIANTS`.
+    dk, T : head width (> 0) and context length (>= 3), broadcast.
+    g : coupling(s) > 0, broadcast with dk and T; None for the large-g limit.
+    model : a :class:`ScoreModel` to use instead of ``score_model(variant)`` (mutation tests).
+
+    Computed as ``exp(m log Phi(r))`` so that it stays accurate for large T.
+    """
+    model = model or score_model(variant)
+    dk, T = _grid(dk, T)
+    if g is None:
+        r = np.sqrt(dk) * _leading_snr(model)
+    else:
+        g = real_array("g", g, low=0, low_inclusive=False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = model.gap(g, dk) / np.sqrt(model.variance(g))
+    return np.exp(distractors(T) * log_ndtr(r))
+
+
+def _leading_snr(model: ScoreModel) -> float:
+    """``lim_{g->inf} Delta / (sigma sqrt(dk))`` from the leading coefficients of the model."""
+    gap = np.trim_zeros(np.asarray(model.gap_poly, float), "b")
+    var = np.trim_zeros(np.asarray(model.var_poly, float), "b")
+    if len(gap) == 0:
+        return 0.0
+    p, q = len(gap) - 1, len(var) - 1
+    if 2 * p > q:
+        return float(np.sign(gap[-1]) * np.inf)
+    return float(gap[-1] / np.sqrt(var[-1])) if 2 * p == q else 0.0
+
+
 def argmax_plateau(dk, T) -> np.ndarray:
     """Large-g limit of the t4-only model: ``P(target is argmax) = Phi(sqrt(dk)/2)^m``, m = T - 2.
 
-    Computed as ``exp(m log Phi(sqrt(dk)/2))`` so that it stays accurate for large T.
+    The t4-only case of :func:`argmax_probability` (its SNR is ``sqrt(dk)/2`` at every g).
     """
-    dk, T = _grid(dk, T)
-    return np.exp(distractors(T) * log_ndtr(np.sqrt(dk) / 2.0))
+    return argmax_probability("t4-only", dk, T)
