@@ -63,6 +63,23 @@ def test_registry_rejects_bad_method_and_duplicates():
         REGISTRY.pop("ZZ1", None)
 
 
+def test_registry_duplicate_detection_compares_the_module():
+    def check():
+        return Outcome(True)
+
+    def twin():  # same qualified name, different module: a real duplicate
+        return Outcome(True)
+
+    twin.__qualname__, twin.__module__ = check.__qualname__, "certificates.elsewhere"
+    certificate("ZZ2", title="t", paper="p", claim="c", method="exact")(check)
+    try:
+        certificate("ZZ2", title="t", paper="p", claim="c", method="exact")(check)  # re-import: accepted
+        with pytest.raises(ValueError, match="ZZ2 registered twice .*certificates.elsewhere"):
+            certificate("ZZ2", title="t", paper="p", claim="c", method="exact")(twin)
+    finally:
+        REGISTRY.pop("ZZ2", None)
+
+
 def _entry(**changes):
     base = {"id": "P0", "status": "PASS", "method": "numeric", "seeds": {"rng": 1},
             "evidence": [computed("x", 1.0, tolerance=1e-6).as_dict(), bound("b", [0.1, 0.2], "f").as_dict()],

@@ -41,12 +41,18 @@ def certificate(id: str, *, title: str, paper: str, claim: str, method: str):
         raise ValueError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
 
     def decorate(fn):
-        if id in REGISTRY and REGISTRY[id].check.__qualname__ != fn.__qualname__:
-            raise ValueError(f"certificate {id} registered twice")
+        if id in REGISTRY and _origin(REGISTRY[id].check) != _origin(fn):  # re-import of one module is fine
+            raise ValueError(f"certificate {id} registered twice ({'.'.join(_origin(REGISTRY[id].check))} "
+                             f"and {'.'.join(_origin(fn))})")
         REGISTRY[id] = CertificateSpec(id, title, paper, claim, method, fn)
         return fn
 
     return decorate
+
+
+def _origin(fn) -> tuple[str, str]:
+    """Where a check is defined: ``(module, qualified name)``."""
+    return fn.__module__, fn.__qualname__
 
 
 def discover() -> dict[str, CertificateSpec]:
