@@ -49,3 +49,18 @@ MUTANTS = {
 def test_mutant_fails(label):
     cid, overrides = MUTANTS[label]
     assert _status(cid, **overrides) == "FAIL"
+
+
+def test_symbolic_routes_take_floats_exactly_not_rounded():
+    """nsimplify would turn 4.000000000001 into 4 and 0.1 into 1/10; the exact routes keep the binary value."""
+    import sympy as sp
+    from theorylab.psa.scoremodel import ScoreModel
+    from theorylab.symbolic import plga as sy
+    from theorylab.symbolic.psa import g, variance_expr
+
+    var = variance_expr(ScoreModel("t4-only", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0, 4.000000000001), "m"))
+    assert sp.Poly(var, g).LC() == sp.Rational(4.000000000001) != 4
+    tenth = sp.Rational(0.1)
+    assert tenth != sp.Rational(1, 10)
+    assert sy.symmetric_part_eigenvalues([[0.1, 0.0], [0.0, 0.0]]) == {tenth: 1, 0: 1}
+    assert sy.matrix_eigenvalues(np.array([[0.1, 1.0], [0.0, 0.0]])) == {tenth: 1, 0: 1}

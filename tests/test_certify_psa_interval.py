@@ -44,6 +44,8 @@ MUTANTS = {
     "P16: base term dropped in the symmetric model": ("P16", dict(sym_model=score_model("t4-only"))),
     "P11: variance 2g^4 (wrong T4 variance)": ("P11", dict(model=ScoreModel("t4-only", (0., 0., 1.), (0., 0., 0., 0., 2.), "m"))),
     "P11: T3-inclusive model (SNR depends on g)": ("P11", dict(model=score_model("t3-inclusive"))),
+    "P11: T4 variance off by 1e-12 (exact binary coefficients, no rounding)":
+        ("P11", dict(model=ScoreModel("t4-only", (0., 0., 1.), (0., 0., 0., 0., 4.000000000001), "m"))),
     "P12: Jacobian without the p p^T term": ("P12.symbolic", dict(jacobian=lambda p: p[:, None] * np.eye(len(p), dtype=int))),
     "P12: response without the DC subtraction": ("P12.symbolic", dict(response=lambda p, d: p * d)),
     "P12: naive softmax (overflows under shifts)": ("P12.numeric", dict(softmax=lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True))),

@@ -61,7 +61,7 @@ def is_zero(expr, gens) -> bool:
     except (sp.PolynomialError, sp.polys.polyerrors.CoercionFailed) as exc:
         raise Undecided(f"not a rational function over QQ of {gens}: {exc}") from None
     if not gens:
-        num, den = sp.nsimplify(num), sp.nsimplify(den)
+        num, den = sp.expand(num), sp.expand(den)  # exact: no numerical guessing of a closed form
         if not (num.is_Rational and den.is_Rational):
             raise Undecided(f"constant {expr} is not rational")
         if den == 0:

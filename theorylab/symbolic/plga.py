@@ -14,6 +14,8 @@ import numpy as np
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
+from theorylab.symbolic.exact import matrix as exact_matrix
+
 
 def symbol_matrix(name: str, rows: int, cols: int, **assumptions) -> np.ndarray:
     """Object array of fresh symbols ``name_i_j``."""
@@ -148,14 +150,14 @@ def walk_series_value(M, kmax: int) -> sp.Expr:
 
 # ---------------------------------------------------------------- spectra (A4)
 def symmetric_part_eigenvalues(M) -> dict:
-    """Exact eigenvalues (with multiplicities) of ``(M + M^T)/2`` for a rational matrix."""
-    M = sp.Matrix(M).applyfunc(sp.nsimplify)
+    """Exact eigenvalues (with multiplicities) of ``(M + M^T)/2``; floats enter as their exact binary value."""
+    M = exact_matrix(M)
     return ((M + M.T) / 2).eigenvals()
 
 
 def matrix_eigenvalues(M) -> dict:
     """Exact eigenvalues of ``M`` itself (for contrast with its symmetric part)."""
-    return sp.Matrix(M).applyfunc(sp.nsimplify).eigenvals()
+    return exact_matrix(M).eigenvals()
 
 
 __all__ = ["symbol_matrix", "plane_rotation", "torus_rotation", "torus_haar_average", "u1", "u2", "rational_plane",

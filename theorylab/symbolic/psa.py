@@ -5,12 +5,14 @@ import numpy as np
 import sympy as sp
 
 from theorylab.psa.scoremodel import ScoreModel
+from theorylab.symbolic.exact import exact, symbol_array
 
 g, dk = sp.symbols("g d_k", positive=True)
 
 
 def _poly(coeffs) -> sp.Expr:
-    return sum(sp.nsimplify(c) * g**j for j, c in enumerate(coeffs))
+    """Polynomial in g whose coefficients are the EXACT binary values of the library's floats (no rounding)."""
+    return sum(exact(c) * g**j for j, c in enumerate(coeffs))
 
 
 def gap_expr(model: ScoreModel) -> sp.Expr:
@@ -39,7 +41,6 @@ def jacobian(outputs, inputs) -> sp.Matrix:
 
 def lift(d: int) -> tuple[np.ndarray, np.ndarray]:
     """Symbolic phase-space point ``(q, p)`` of width d (object arrays)."""
-    from theorylab.symbolic.exact import symbol_array
     return symbol_array("q", d), symbol_array("p", d)
 
 
