@@ -2,8 +2,10 @@
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
+from theorylab.errors import ParameterError
 from theorylab.psa import deploy
 from theorylab.psa import shear as psa
 
@@ -39,3 +41,15 @@ def test_int8_bound_is_attained_exactly_by_an_alternating_stream():
 def test_int8_bound_holds_for_any_stream(g, seed):
     stream = np.random.default_rng(seed).normal(size=(12, 4))
     assert deploy.range_growth(stream, g) <= (1 + 2 * g) * (1 + 1e-12)
+
+
+def test_insertion_kernel_validates_its_input():
+    np.testing.assert_array_equal(deploy.insert_sheared([1.0, 2.0], [3.0, 5.0], 0.5), [4.0, 6.5])   # lists are fine
+    with pytest.raises(ParameterError, match="g must be a finite real number >= 0"):
+        deploy.insert_sheared([1.0, 2.0], [3.0, 5.0], -0.1)                # int8_headroom_bits needs g >= 0
+    with pytest.raises(ParameterError, match="g must be a single real number"):
+        deploy.insert_sheared([1.0, 2.0], [3.0, 5.0], [0.1, 0.2])
+    with pytest.raises(ParameterError, match="same shape"):
+        deploy.insert_sheared([1.0, 2.0], [3.0, 5.0, 1.0], 0.5)
+    with pytest.raises(ParameterError, match="x_prev must be a real number"):
+        deploy.insert_sheared(["a", 2.0], [3.0, 5.0], 0.5)

@@ -101,3 +101,29 @@ def test_exact_route_keeps_integers_exact():
 def test_more_bad_input(call):
     with pytest.raises(ParameterError):
         call()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(-0.45, 4.0))
+def test_shear_step_is_the_shear_row_by_row_and_unshear_step_inverts_it(g):
+    x = RNG.normal(size=(6, 4))
+    rows = [x[0]] + [S.shear_step(x[t - 1], x[t], g) for t in range(1, 6)]
+    np.testing.assert_allclose(np.array(rows), S.shear(x, g), rtol=0, atol=1e-12)
+    back = [S.unshear_step(rows[t], x[t - 1], g) for t in range(1, 6)]
+    np.testing.assert_allclose(np.array(back), x[1:], rtol=0, atol=1e-12)
+
+
+def test_shear_step_exact_route_and_bad_input():
+    import sympy as sp
+    g = sp.Symbol("g")
+    a = np.array([sp.Integer(1), sp.Integer(-2)], dtype=object)
+    b = np.array([sp.Integer(3), sp.Integer(5)], dtype=object)
+    y = S.shear_step(a, b, g)
+    assert [sp.expand(v - w) for v, w in zip(y, [3 + 2 * g, 5 + 7 * g])] == [0, 0]
+    assert [sp.cancel(v - w) for v, w in zip(S.unshear_step(y, a, g), b)] == [0, 0]
+    with pytest.raises(ParameterError, match="same shape"):
+        S.shear_step([1.0, 2.0], [1.0, 2.0, 3.0], 0.5)
+    with pytest.raises(ParameterError, match="x must be a finite"):
+        S.shear_step([1.0, 2.0], [1.0, np.nan], 0.5)
+    with pytest.raises(ParameterError, match="g must not be -1"):
+        S.unshear_step([1.0], [2.0], -1)

@@ -37,6 +37,7 @@ from theorylab.graded.attention import grading_matrix
 from theorylab.graded.grades import clip_bound
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
+from theorylab.psa.softmax import softmax
 
 GRAMS = ("global", "cumulative")
 
@@ -172,10 +173,11 @@ def _sheared(x, g, pos, spec: PSA):
 def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     """Raw key projections ``(n, dk)`` rebuilt from cached sheared keys ``ks`` and one anchor.
 
-    Inverts the causal two-tap filter row by row, ``r_t = (k'_t + g r_{t-1}) / (1 + g)``
-    (post-RoPE: on rotated keys, then un-rotated; pre-RoPE: on un-rotated ``k'``), from the
-    raw key ``prev_k`` of position ``start - 1`` (unused when start = 0, where ``p_0 = 0``).
-    The recursion contracts errors by ``g/(1+g) < 1``. This is PSA §8.5's "one extra
+    Inverts the causal two-tap filter row by row with :func:`theorylab.psa.shear.unshear_step`,
+    ``r_t = (k'_t + g r_{t-1}) / (1 + g)`` (post-RoPE: on rotated keys, then un-rotated;
+    pre-RoPE: on un-rotated ``k'``), from the raw key ``prev_k`` of position ``start - 1``
+    (unused when start = 0, where ``p_0 = 0``). The recursion contracts errors by
+    ``|g/(1+g)|`` (``< 1`` for ``g > -1/2``). This is PSA §8.5's "one extra
     d-vector per speculative block" for the key stream: the cached sheared keys plus one
     anchored raw key give back every raw key of the block.
     """
@@ -189,7 +191,7 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     r = np.empty_like(y)
     last = None if start == 0 else (rotate(np.asarray(prev_k)[None], pos[:1] - 1)[0] if post else prev_k)
     for t in range(n):                                                  # invert (1+g) r_t - g r_{t-1}
-        r[t] = y[t] if last is None else (y[t] + g * last) / (1 + g)   # [dk]
+        r[t] = y[t] if last is None else psa.unshear_step(y[t], last, g)   # [dk]
         last = r[t]
     return unrotate(r, pos) if post else r                              # [n, dk] raw projections
 
@@ -204,10 +206,8 @@ def scores(qs, ks, G=None) -> np.ndarray:
 def attend(s, vs) -> np.ndarray:
     """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
     n, m = s.shape[-2:]
-    future = np.arange(m)[None, :] > np.arange(m - n, m)[:, None]       # [n, m] keys after the query
-    s = np.where(future, -np.inf, s)                                    # [n, m]
-    w = np.exp(s - s.max(axis=-1, keepdims=True))                       # [n, m]
-    return (w / w.sum(axis=-1, keepdims=True)) @ vs                     # [n, dv]
+    past = np.arange(m)[None, :] <= np.arange(m - n, m)[:, None]        # [n, m] keys up to the query
+    return softmax(s, mask=past) @ vs                                   # [n, dv]
 
 
 def plga_operator(spec: PLGA, qs) -> np.ndarray:

@@ -46,10 +46,22 @@ def shear_flops(d):
 def insert_sheared(x_prev, x, g):
     """The insertion kernel ``x + g (x - x_prev)``: the sheared vector of the newest position.
 
-    Equals the last row of ``shear.shear([..., x_prev, x], g)`` (a causal two-tap filter),
-    computed from the new vector and the one retained raw vector only.
+    Parameters
+    ----------
+    x_prev : the one retained raw vector (previous position), shape ``(d,)`` or batched.
+    x : the new raw vector, same shape.
+    g : the stream's coupling, a real number ``>= 0`` (PSA §8; the INT8 headroom bound
+        :func:`int8_headroom_bits` assumes it).
+
+    Returns
+    -------
+    :func:`theorylab.psa.shear.shear_step`, i.e. the last row of ``shear.shear([..., x_prev,
+    x], g)`` (a causal two-tap filter), computed from the new vector and the retained one only.
     """
-    return x + g * (x - x_prev)
+    g = real_array("g", g, low=0)
+    if g.ndim:
+        raise ParameterError(f"g must be a single real number >= 0 (got an array of shape {g.shape})")
+    return psa.shear_step(x_prev, x, float(g))
 
 
 class _FlopCounter(np.ndarray):

@@ -117,6 +117,49 @@ def shear(stream, g, axis: int = -2) -> np.ndarray:
     return upper_shear(x, momentum(x, axis), g)[0]
 
 
+def _step_vector(name: str, x) -> np.ndarray:
+    """One position's vector: subclasses and object arrays kept; numeric input must be finite reals."""
+    if _is_exact(x):
+        return x
+    real_array(name, x)
+    return np.asanyarray(x, dtype=float)
+
+
+def _same_shape(a, b, names: str) -> None:
+    if a.shape != b.shape:
+        raise ParameterError(f"{names} must have the same shape (got {a.shape} and {b.shape})")
+
+
+def shear_step(x_prev, x, g):
+    """Sheared vector of the newest position, ``x + g (x - x_prev)`` (PSA §4, §8.3).
+
+    The one-step form of :func:`shear`: ``shear(stream, g)[t] = shear_step(stream[t-1],
+    stream[t], g)`` for ``t >= 1`` (the momentum is ``x - x_prev``; at ``t = 0`` it is zero
+    and the sheared vector is ``x`` itself). This is the insertion kernel of a KV cache
+    that keeps only the previous raw vector. Pure arithmetic (exact route).
+    """
+    x_prev, x = _step_vector("x_prev", x_prev), _step_vector("x", x)
+    _same_shape(x_prev, x, "x_prev and x")
+    return upper_shear(x, x - x_prev, g)[0]
+
+
+def unshear_step(y, r_prev, g):
+    """Raw vector ``r = (y + g r_prev) / (1 + g)`` from its sheared value ``y`` and the raw predecessor.
+
+    Inverse of :func:`shear_step` in its second argument: ``unshear_step(shear_step(a, b, g),
+    a, g) = b`` (up to rounding), for ``g != -1``. Iterated along a stream it rebuilds raw
+    vectors from sheared ones and one raw anchor; errors contract by ``|g / (1 + g)|``
+    per step (``< 1`` for ``g > -1/2``). Pure arithmetic (exact route).
+    """
+    y, r_prev = _step_vector("y", y), _step_vector("r_prev", r_prev)
+    _same_shape(y, r_prev, "y and r_prev")
+    g = _coupling("g", g)
+    numeric = isinstance(g, numbers.Real) or (isinstance(g, np.ndarray) and not _is_exact(g))
+    if numeric and np.any(np.asarray(g) == -1):
+        raise ParameterError("g must not be -1 (the shear x + g (x - x_prev) is then not invertible)")
+    return (y + g * r_prev) / (1 + g)
+
+
 # ---------------------------------------------------------------- matrices (P1-P3)
 def _blocks(a, b, c, e, d: int) -> np.ndarray:
     eye = np.eye(d, dtype=int)
@@ -354,7 +397,8 @@ def coupling_split(q, k, g_q, g_k) -> dict[str, np.ndarray]:
 
 
 __all__ = ["nonlinear_shear", "shear_jacobian", "symplectic_shear_codimension", "coupling_split",
-           "LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "symplectic_form",
+           "LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "shear_step", "unshear_step",
+           "symplectic_form",
            "upper_shear_matrix", "lower_shear_matrix", "lattice_couplings", "lattice_matrix", "stream_taps",
            "stream_gain_sq", "rope_frequencies", "rope_tables", "rotate_pairs", "rope", "place_shear",
            "sheared_stream", "coriolis_term", "score_channels"]

@@ -25,11 +25,35 @@ def _vector(name: str, x) -> np.ndarray:
     return arr
 
 
-def softmax(s, axis: int = -1) -> np.ndarray:
-    """``exp(s_i - max s) / sum_j exp(s_j - max s)`` along ``axis`` (stable for any finite shift)."""
-    s = real_array("s", s)
+def softmax(s, axis: int = -1, mask=None) -> np.ndarray:
+    """``exp(s_i - max s) / sum_j exp(s_j - max s)`` along ``axis`` (stable for any finite shift).
+
+    Parameters
+    ----------
+    s : array of scores (at least 1-D).
+    axis : the axis the distribution runs along (default ``-1``).
+    mask : optional boolean array broadcastable to ``s``; ``False`` entries are left out,
+        exactly as if their score were ``-inf`` (weight exactly 0; e.g. the future keys of
+        causal attention). Their scores are not read. Every slice along ``axis`` must keep
+        at least one entry.
+
+    Scores must be finite reals where they count (everywhere when ``mask`` is None).
+    """
+    s = np.asarray(s) if mask is not None else real_array("s", s)
     if s.ndim < 1:
         raise ParameterError("s must be an array of scores (got a scalar)")
+    if mask is not None:
+        keep = np.asarray(mask)
+        if keep.dtype != bool:
+            raise ParameterError(f"mask must be a boolean array (got dtype {keep.dtype})")
+        try:
+            keep = np.broadcast_to(keep, s.shape)
+        except ValueError:
+            raise ParameterError(f"mask must broadcast to the shape of s {s.shape} (got {keep.shape})") from None
+        real_array("s", s[keep], allow_empty=True)                       # finite where it counts
+        if not keep.any(axis=axis).all():
+            raise ParameterError("mask must keep at least one score in every slice along axis")
+        s = np.where(keep, s, -np.inf)
     e = np.exp(s - s.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 

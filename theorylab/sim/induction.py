@@ -42,6 +42,7 @@ import numpy as np
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
+from theorylab.psa.softmax import softmax
 
 HEAD_SIGN: float = -1.0
 PLACEMENTS: dict[str, str] = {"post": "post-rope", "pre": "pre-rope"}
@@ -272,11 +273,8 @@ def scores_at(sample: InductionSample, g, member: str = "symmetric") -> np.ndarr
 def target_mass(sample: InductionSample, g, member: str = "symmetric"
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per g: mean target softmax mass, its SE, and argmax accuracy (over all T-1 keys)."""
-    s = scores_at(sample, g, member)
-    s = s - s.max(-1, keepdims=True)
-    p = np.exp(s)
-    rows = np.arange(s.shape[1])
-    mass = p[:, rows, sample.target] / p.sum(-1)                      # (G, n)
+    s = scores_at(sample, g, member)                                  # (G, n, T-1)
+    mass = softmax(s)[:, np.arange(s.shape[1]), sample.target]        # (G, n)
     acc = (np.argmax(s, -1) == sample.target[None]).mean(-1)
     return mass.mean(-1), _se(mass, axis=1), acc
 
