@@ -70,3 +70,25 @@ def test_bad_input():
         exact_gamma_c("t4-only", 128, 2)
     with pytest.raises(ParameterError, match="sigma0"):
         exact_mass("t4-only", 128, 512, 1.0, sigma0=-1)
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: exact_mass("t4-only", 128, 512.5, 1.0), "T must be an integer"),   # m = 510.5 distractors
+    (lambda: exact_gamma_c("t4-only", 128, 512.5), "T must be an integer"),
+    (lambda: exact_mass("t4-only", 128, 512, 1.0, refine=0), "refine"),
+    (lambda: exact_mass("t4-only", 128, 512, 1.0, refine=1.5), "refine"),
+    (lambda: exact_gamma_c("t4-only", 128, 512, xtol=0), "xtol"),
+    (lambda: mass_given(1.0, -1.0, 10), "sigma"),
+    (lambda: mass_given(1.0, 1.0, -1), "m "),
+    (lambda: mass_given(np.nan, 1.0, 10), "delta"),
+    (lambda: mass_given(1.0, 1.0, 10, refine=0), "refine")])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ParameterError, match=name):
+        call()
+
+
+def test_integer_context_length():
+    from theorylab.sim.exact import integer_context_length
+    assert integer_context_length(512.0) == 512 and isinstance(integer_context_length(np.int64(7)), int)
+    with pytest.raises(ParameterError, match=r"<= 100 \(got 101\)"):
+        integer_context_length(101, high=100)

@@ -44,7 +44,8 @@ import numba as nb
 import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
+from theorylab.sim.exact import integer_context_length
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 from theorylab.sim.rng import bits_as_float as _bits_as_float
 
@@ -200,10 +201,7 @@ def _validate(variant, dk, T, gammas, seed, sigma0):
     choice("variant", variant, VARIANTS)
     g = real_array("gamma", gammas, low=0, high=1e3).ravel()
     dk = float(head_width(dk))
-    T = context_length(T)
-    if not float(T).is_integer() or T > 2**31:
-        raise ParameterError(f"T must be an integer >= 3 and <= 2^31 (got {float(T):g})")
-    m = int(distractors(T))
+    m = int(distractors(integer_context_length(T, high=2**31)))
     seed = positive_int("seed", seed, low=0)
     sigma0 = float(real_array("sigma0", sigma0, low=0))
     return g, dk, m, seed, sigma0

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
-from theorylab.errors import choice, real_array
+from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 
 _SWITCH = 0.5
@@ -83,8 +83,30 @@ def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarr
     return above - B + A + tail
 
 
+def integer_context_length(T, high: int | None = None) -> int:
+    """Validate a context length for the reduced model's sampling/quadrature: an integer ``3 <= T``
+    (``<= high`` if given); ``m = T - 2`` distractors must be a whole number."""
+    T = float(context_length(T))
+    if not T.is_integer() or (high is not None and T > high):
+        limit = "" if high is None else f" and <= {int(high)}"
+        raise ParameterError(f"T must be an integer >= 3{limit} (got {T:g})")
+    return int(T)
+
+
 def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> float:
-    """``E[1/(1 + sum_{j<=m} exp(x_j - delta))]`` for x_j ~ N(0, sigma^2) i.i.d. (quadrature)."""
+    """``E[1/(1 + sum_{j<=m} exp(x_j - delta))]`` for x_j ~ N(0, sigma^2) i.i.d. (quadrature).
+
+    ``delta`` real, ``sigma >= 0``, ``m >= 0`` (a real count is allowed here: the formula is
+    analytic in m), ``refine`` a positive integer node multiplier.
+    """
+    delta = float(real_array("delta", delta))
+    sigma = float(real_array("sigma", sigma, low=0))
+    m = float(real_array("m", m, low=0))
+    refine = positive_int("refine", refine)
+    return _mass_given(delta, sigma, m, refine)
+
+
+def _mass_given(delta: float, sigma: float, m: float, refine: int) -> float:
     t, w = _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)
     q = np.clip(one_minus_phi(t, delta, sigma, refine=refine), 0.0, 1.0)
     with np.errstate(divide="ignore"):  # q == 1 (phi underflowed): phi^m = 0
@@ -97,7 +119,7 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
 
     Parameters
     ----------
-    variant : score-model variant.  dk : head width (> 0).  T : context length (>= 3).
+    variant : score-model variant.  dk : head width (> 0).  T : context length (an integer >= 3).
     gammas : couplings g >= 0.  sigma0 : target-noise standard deviation (>= 0).
     refine : node multiplier (1 = default accuracy).
     model : optional ScoreModel replacing ``score_model(variant)`` (mutation tests).
@@ -110,12 +132,13 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
     model = model or score_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
     dk = float(head_width(dk))
-    m = float(distractors(T))
+    m = float(distractors(integer_context_length(T)))
     sigma0 = float(real_array("sigma0", sigma0, low=0))
+    refine = positive_int("refine", refine)
     z, w = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
     delta = model.gap(g, dk).ravel()
     sigma = np.sqrt(model.variance(g)).ravel()
-    out = np.array([sum(wi * mass_given(d + sigma0 * zi, s, m, refine=refine) for zi, wi in zip(z, w))
+    out = np.array([sum(wi * _mass_given(d + sigma0 * zi, float(s), m, refine) for zi, wi in zip(z, w))
                     for d, s in zip(delta, sigma)])
     return out.reshape(g.shape)
 
@@ -131,8 +154,9 @@ def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: 
     by Brent's method. NaN where M(g) stays below ``level`` on [0, 10].
     """
     choice("variant", variant, VARIANTS)
-    dk, T = float(head_width(dk)), float(context_length(T))
+    dk, T = float(head_width(dk)), integer_context_length(T)
     level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
+    xtol = float(real_array("xtol", xtol, low=0, low_inclusive=False))
 
     def f(g):
         return float(exact_mass(variant, dk, T, g, model=model)) - level
@@ -160,4 +184,4 @@ def argmax_limit(variant: str, dk, T) -> np.ndarray:
     return np.exp(distractors(T) * log_ndtr(r))
 
 
-__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given"]
+__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length"]
