@@ -95,36 +95,47 @@ def hamiltonian_flow(op=shear.upper_shear, matrix=shear.upper_shear_matrix) -> O
                     computed("A is the linear field of H = p^2/2", hamiltonian)))
 
 
-@certificate("P7", title="Lower shear is score-null; the upper shear is the unique DC-1 high-pass two-tap",
+@certificate("P7", title="Lower shear is score-null; DC-1 high-pass two-taps are the shear, unique up to g",
              paper="PSA §4.4-4.5",
-             claim="The lower shear leaves the score-bearing coordinate unchanged (all-pass, score-null); among "
-                   "causal one-step two-tap stream maps (scalar taps) with DC gain 1 and strictly high-pass gain "
-                   "the shear is the only one, up to its coupling g > 0.", method="exact")
+             claim="The lower shear leaves the score-bearing coordinate unchanged (all-pass, score-null). Among causal "
+                   "one-step two-tap stream maps with scalar taps (a, b), DC gain 1 and strictly high-pass gain hold "
+                   "exactly for the shear's taps (1 + g, -g) with g(1 + g) > 0 (g > 0 or g < -1); a positive current "
+                   "tap a > 0 leaves exactly the shear's range g > 0.", method="exact")
 def lower_null_and_uniqueness(lower=shear.lower_shear, stream=shear.shear, taps=shear.stream_taps) -> Outcome:
-    """Score-null: ``lower(q, momentum(q), g)[0] == q``. Uniqueness: solve the constraints on taps (a, b)."""
+    """Score-null: ``lower(q, momentum(q), g)[0] == q``. Uniqueness: the high-pass set is derived, not typed in.
+
+    For taps (a, b), ``|H(e^{iw})|^2 = a^2 + b^2 + 2ab cos w``; high-pass (gain increasing in w on
+    [0, pi]) means its derivative in ``cos w`` is negative. SymPy solves that inequality on the
+    DC-gain-1 line ``a = 1 - b`` and on the library's taps in a real coupling t of either sign.
+    """
     x = ex.symbol_array("x", 4, D)
     gens = ex.symbols_of(x) + (g,)
-    q_low = lower(x, shear.momentum(x), g)[0]
-    null = ex.equal(q_low, x, gens)
-    a, b, c = sp.symbols("a b c")
-    dc = sp.solve(sp.Eq(a + b, 1), a)[0]                      # DC gain H(1) = a + b = 1
-    gain_sq = sp.expand((dc + b) ** 2 - 2 * dc * b * (1 - c))  # |a + b e^{-iw}|^2 with cos w = c, a = 1 - b
-    slope = sp.diff(gain_sq, c)                                # high-pass <=> gain decreasing in cos w
-    gp = sp.Symbol("gamma", positive=True)
-    family = {b: -gp}                                          # slope = 2 a b < 0 with a = 1 - b  <=>  b < 0
-    high_pass = ex.positive(-slope.subs(family))
-    lib = taps(gp)
-    unique = ex.equal(sp.Matrix([dc.subs(family), -gp]), sp.Matrix(list(lib)), (gp,))
+    null = ex.equal(lower(x, shear.momentum(x), g)[0], x, gens)
+    a, b, c, t = sp.symbols("a b c t", real=True)
+    slope = sp.diff(a**2 + b**2 + 2 * a * b * c, c)            # d|H|^2 / d cos(w); high-pass <=> slope < 0
+    dc_line = {a: sp.solve(sp.Eq(a + b, 1), a)[0]}             # DC gain H(1) = a + b = 1
+    high_b = sp.solve_univariate_inequality(slope.subs(dc_line) < 0, b, relational=False)
+    ta, tb = (ex.exact(v) for v in taps(t))                    # the library's taps, coupling t of any sign
+    dc = ex.is_zero(ta + tb - 1, (t,))
+    onto = sp.Poly(tb, t).degree() == 1                        # t -> b is onto R: the taps cover the whole DC-1 line
+    high_t = sp.solve_univariate_inequality(slope.subs({a: ta, b: tb}) < 0, t, relational=False)
+    same_set = sp.imageset(sp.Lambda(t, tb), high_t) == high_b
+    claimed = high_t == sp.solve_univariate_inequality(t * (1 + t) > 0, t, relational=False)
+    positive_tap = high_t.intersect(sp.solve_univariate_inequality(ta > 0, t, relational=False))
+    shear_range = positive_tap == sp.Interval.open(0, sp.oo)
     # the library's shear realises those taps: impulse response of shear(x) at position 2
     resp = stream(x, g)[2] - ex.exact(taps(g)[0]) * x[2] - ex.exact(taps(g)[1]) * x[1]
     realised = ex.matrix_is_zero(resp, gens)
-    # and the converse: b >= 0 is not high-pass (slope >= 0)
-    not_high = ex.is_zero(slope - 2 * dc * b, (b,))
-    return Outcome(null and high_pass and unique and realised and not_high,
-                   (computed("lower shear leaves q unchanged (score-null, all-pass)", null),
-                    computed("d|H|^2/dcos(w) for taps (1 - b, b)", str(sp.factor(slope))),
-                    computed("high-pass family b = -gamma, gamma > 0, matches stream_taps(gamma)", unique),
-                    computed("library shear has taps stream_taps(g)", realised)))
+    ok = null and dc and onto and same_set and claimed and shear_range and realised
+    return Outcome(ok, (computed("lower shear leaves q unchanged (score-null, all-pass)", null),
+                        computed("d|H|^2/dcos(w) for taps (1 - b, b)", str(sp.factor(slope.subs(dc_line)))),
+                        computed("DC-1 high-pass set of b (derived)", str(high_b)),
+                        computed("stream_taps(t): DC gain 1 for every t, b linear in t (covers every DC-1 two-tap)",
+                                 bool(dc and onto)),
+                        computed("high-pass set of the library coupling t (derived; claim: t(1 + t) > 0)", str(high_t)),
+                        computed("its image under t -> b equals the DC-1 high-pass set of b", bool(same_set)),
+                        computed("with a positive current tap a > 0 (claim: t > 0)", str(positive_tap)),
+                        computed("library shear has taps stream_taps(g)", realised)))
 
 
 @certificate("P8", title="Nonlinear symplectic shear: symmetric Jacobian, codimension 2016 at dk = 64",

@@ -36,6 +36,10 @@ MUTANTS = {
                                                              "bias": 0 * S.coupling_split(q, k, a, b)["bias"]})),
     "P7: 'lower' shear that moves q": ("P7", dict(lower=S.upper_shear)),
     "P7: low-pass taps": ("P7", dict(taps=lambda g: (1 + g, g))),
+    "P7: coupling sign flipped in shear and taps (DC 1, low-pass for 0 < g < 1)":
+        ("P7", dict(stream=lambda x, g: S.shear(x, -g), taps=lambda g: S.stream_taps(-g))),
+    "P7: doubled coupling in shear and taps (high-pass set 2g(1 + 2g) > 0)":
+        ("P7", dict(stream=lambda x, g: S.shear(x, 2 * g), taps=lambda g: S.stream_taps(2 * g))),
     "P8: codimension d(d+1)/2": ("P8", dict(codim=lambda d: d * (d + 1) // 2)),
     "P8: Jacobian placed in the wrong block": ("P8", dict(jac=lambda F: S.shear_jacobian(F).T)),
     "P9: pre-RoPE instead of post-RoPE": ("P9.symbolic", dict(coriolis=lambda x, g, c, s: S.place_shear(

@@ -80,8 +80,11 @@ NOTES = """\
 - **P6**: "transported increment" is read as `gbar (p_q.k + q.p_k)` (the Leibniz increment of `q.k`) and the
   linear score bias as `delta (p_q.k - q.p_k)`, `gbar, delta = (g_q +/- g_k)/2` (`shear.coupling_split`).
 - **P7 uniqueness** is proven for two-tap stream maps with scalar taps `(a, b)` (multiples of the identity, which
-  commute with every RoPE rotation): DC gain 1 forces `a = 1 - b`; strict high-pass forces `b < 0`; so the map is
-  the shear with `g = -b > 0`. Matrix-valued taps are outside this certificate.
+  commute with every RoPE rotation): DC gain 1 forces `a = 1 - b`; strict high-pass (SymPy solves
+  `d|H|^2/dcos w = 2(1-b)b < 0`) gives `b < 0` or `b > 1`, i.e. the shear's taps `(1+g, -g)` with `g(1+g) > 0`:
+  unique up to g, but g < -1 (taps such as `(-1, 2)`, which flip the current token's sign) is high-pass too.
+  Only the extra constraint of a positive current tap `a > 0` selects the paper's range `g > 0`.
+  Matrix-valued taps are outside this certificate.
 - **P8**: codimension is the exact rank of the linear constraints `Df^T = Df` (SymPy rank for d = 2..4, sparse
   fraction-free elimination at d = 64); scale-uniformity is tested for polynomial `f` up to degree 4.
 - **P14-P16 (interval)**: `theorylab.certify.interval` rebuilds `f(g) = sqrt(dk) gap(g) - ln(T-1) - var(g)/2`
