@@ -9,11 +9,12 @@ only as the claims under test (labelled "paper quotes").
 from __future__ import annotations
 
 import numpy as np
+from mpmath import fmul
 
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import score_model
+from theorylab.psa.scoremodel import log_count, score_model
 
 SLACK = 1e-13  # relative: a library float may differ from the enclosure by this much (a few ulp of 1)
 
@@ -55,7 +56,8 @@ def _converging(scaled: list[float], L: float) -> bool:
 @certificate("P14", title="T4-only two-branch law: band [0.7867, 2.245], 1.030, 0.602, d*_k = 8L = 49.9, asymptote",
              paper="PSA §6.7",
              claim="The T4-only annealed crossing has band [0.7867, 2.245] at (128, 512), gamma_c = 1.030 at (64, 512) "
-                   "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4).",
+                   "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4); "
+                   "below d*_k the two-branch law is c (L/2)^(1/4), c times the REM freezing coupling (sigma^2 = 2L).",
              method="interval")
 def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, crossover=transition.crossover_dk,
                   asymptote=transition.t4_asymptote, two_branch=transition.gamma_c,
@@ -84,15 +86,20 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
         var_minus_2L = I.Crossing((model.var_poly[0] - 2 * L,) + tuple(I.iv.mpf(v) for v in model.var_poly[1:]))
     frz = I.leftmost_root(var_minus_2L, 0, var_minus_2L.root_bound())
     ok &= _check_root("freezing coupling (L/2)^(1/4) at T = 512", frz, freezing(512), "", ev)
-    ratio = float(np.asarray(law32.gamma_c)) / float(np.asarray(freezing(512)))
-    ev.append(computed("condensed branch at (32, 512) / freezing coupling (the constant c)", ratio, tolerance=1e-12))
+    # condensed branch below d*_k = c times that enclosed freezing coupling, for theorylab's c and the paper's
+    for c in (transition.CONDENSATION_C, transition.CONDENSATION_C_PAPER):
+        if frz is None:
+            break
+        cond = I.Enclosure(fmul(frz.lo, c, prec=I.PREC, rounding="d"), fmul(frz.hi, c, prec=I.PREC, rounding="u"))
+        ok &= _check_root(f"condensed branch at (32, 512), c = {c}: c x freezing enclosure", cond,
+                          two_branch("t4-only", 32, 512, c=c).gamma_c, "", ev)
     ev.append(computed("branches at dk = 64 and 32 (T = 512)", f"{law64.branch[()]}, {law32.branch[()]}"))
     # asymptote: dk * |gamma_c / (L^2/dk)^(1/4) - 1| stays bounded (the ratio tends to 1 like 1/dk)
     scaled = []
     for dk in (1e4, 1e6, 1e8):
         enc = I.smallest_positive_root(model, dk, 512)
         scaled.append(float(dk * abs((enc.hi + enc.lo) / 2 / float(asymptote(dk, 512)) - 1)))
-    asym_ok = _converging(scaled, float(np.log(511.0)))
+    asym_ok = _converging(scaled, float(log_count(512)))
     ev.append(bound("dk |gamma_c / (L^2/dk)^(1/4) - 1| at dk = 1e4, 1e6, 1e8", scaled,
                     "bounded by 2L and converging (shrinking steps) => ratio -> 1 like 1/dk", tolerance=1e-6))
     return Outcome(bool(ok and asym_ok), tuple(ev))
@@ -126,7 +133,7 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
                     "bisection in dk; no root at lo, root at hi (interval); library NaN at lo, finite at hi",
                     tolerance=1e-4))
     ok &= first_ok
-    L = float(np.log(511.0))
+    L = float(log_count(512))
     scaled = []
     for dk in (1e4, 1e6, 1e8):
         enc = I.smallest_positive_root(model, dk, 512)
@@ -171,14 +178,13 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
              paper="PSA §6.8",
              claim="The key-only crossing has a root iff dk >= 4L + 2, and the symmetric shear in the key-only "
                    "convention gives gamma_c = 0.664 at (dk, T) = (64, 15).", method="interval")
-def key_only(law=transition.annealed_gamma_c, model=score_model("key-only"),
+def key_only(law=transition.annealed_gamma_c, threshold=transition.key_only_threshold, model=score_model("key-only"),
              sym_model=score_model("symmetric-key-convention")) -> Outcome:
     ev: list = []
     ok = True
     for T in (15, 512, 4096):
-        L = I.log_count(T)
-        claimed = float((4 * L + 2).mid)  # the claim under test: 4L + 2 with L = ln(T - 1)
-        ok &= _threshold_check(f"key-only threshold 4L+2 at T = {T}", "key-only", model, T, claimed, "", law, ev)
+        ok &= _threshold_check(f"key-only threshold 4L+2 at T = {T}", "key-only", model, T, float(threshold(T)), "",
+                               law, ev)
     ok &= _check_root("key-only gamma_c (64, 512)", I.smallest_positive_root(model, 64, 512),
                       law("key-only", 64, 512), "", ev)
     ok &= _check_root("symmetric, key-only convention (64, 15)", I.smallest_positive_root(sym_model, 64, 15),
