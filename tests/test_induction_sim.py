@@ -149,3 +149,25 @@ def test_cli_rope_base(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["rope_base"] == 10000 and 0 < out["rope_match_factor"] < 1
     assert main(["induction", "--theta", "0.1", "--rope-base", "100"]) == 2
+
+
+def test_batch_is_the_nn_tasks_model_in_its_reduced_form():
+    from theorylab.nn import tasks
+    x, j = ind.induction_batch(np.random.default_rng(9), 64, 16, 4)
+    rng = np.random.default_rng(9)
+    y, k = tasks.plant_induction(rng, rng.standard_normal((64, 16, 4)), query_is_key=False)
+    np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(j, k)
+
+
+def test_target_at_the_query_predecessor_would_double_the_T4_gap():
+    """Why the reduced-model form excludes j = T-2: both momenta then share x_{T-2}."""
+    dk, T, n = 256, 10, 64
+    x = np.random.default_rng(3).standard_normal((n, T, dk))
+    usual, at_pred = x.copy(), x.copy()
+    usual[:, -1] = usual[:, 3]                                       # j = 4
+    at_pred[:, -1] = at_pred[:, T - 3]                               # j = T-2
+    c_usual = ind.stream_channels(usual, ind.frequencies(dk, 0.0))[:, :, 4].mean(0)
+    c_pred = ind.stream_channels(at_pred, ind.frequencies(dk, 0.0))[:, :, T - 2].mean(0)
+    assert abs(c_usual[3] / np.sqrt(dk) - 1) < 0.05 and abs(c_pred[3] / np.sqrt(dk) - 2) < 0.05
+    assert abs(c_usual[1]) < 0.5 and abs(c_pred[1] / np.sqrt(dk) - 1) < 0.05

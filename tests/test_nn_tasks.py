@@ -67,3 +67,25 @@ def test_key_side_order_zero_is_exact_for_query_only():
         assert tasks.predecessor_sensitivity(tasks.induction_head("key-only", g, dk, T), E, batch, i=5) > 1.0
     with pytest.raises(ParameterError, match="i must"):
         tasks.predecessor_sensitivity(tasks.induction_head("key-only", 1.0, dk, T), E, batch, i=T - 3)
+
+
+def test_one_canonical_model_two_key_conventions():
+    assert list(tasks.target_positions(8)) == [1, 2, 3, 4, 5, 6]                     # keys 0..T-1: j in 1..T-2
+    assert list(tasks.target_positions(8, query_is_key=False)) == [1, 2, 3, 4, 5]    # keys 0..T-2: j in 1..T-3
+    x = np.random.default_rng(0).normal(size=(400, 8, 3))
+    for flag in (True, False):
+        items, j = tasks.plant_induction(np.random.default_rng(1), x, query_is_key=flag)
+        assert set(j) == set(tasks.target_positions(8, flag))                        # every position is drawn
+        np.testing.assert_array_equal(items[:, -1], x[np.arange(400), j - 1])
+        np.testing.assert_array_equal(items[:, :-1], x[:, :-1])                      # content untouched, copied
+    with pytest.raises(ParameterError, match="T"):
+        tasks.target_positions(3, query_is_key=False)
+
+
+def test_query_only_head_answers_the_query_predecessor_so_j_is_T_minus_2_must_be_allowed():
+    """With keys 0..T-1 the query-only head's credit comes from the sequences with j = T-2 (P10)."""
+    T, batch = 12, tasks.induction_sequences(600, 12, 64, seed=2)
+    credit = tasks.induction_accuracy(tasks.induction_head("query-only", 2.0, 64, T), tasks.embeddings(64, 64, 3),
+                                      batch)
+    at = batch.target == T - 2
+    assert credit[at].mean() > 0.9 and credit[~at].mean() < 0.02       # without j = T-2 it would sit near 0

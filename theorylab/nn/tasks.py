@@ -2,13 +2,29 @@
 
 Canonical induction model (our concrete reading of PSA §2.2 and §6.8)
 -------------------------------------------------------------------
-A sequence of T tokens, all distinct except one repeat: the last token (the query,
-position T-1) is ``A``; ``A`` also sits at position ``j-1`` and the *target* is position
-``j`` (token ``B``), with ``j`` uniform on ``1 .. T-2``. The head is right when the query's
-attention argmax over the keys ``0 .. T-1`` is the target (a tie among k maximisers counts
-``1/k``). Besides the target there are ``T - 2`` distractor keys other than the query
-itself; a key-side order-zero score cannot tell the target from them, so its accuracy is at
-most ``1/(T - 2)`` (attained by suppressing the two ``A`` keys).
+A sequence of T items (tokens here; Gaussian vectors in ``theorylab.sim.induction``), all
+distinct except one repeat: the last item (the query, position T-1) is ``A``; ``A`` also
+sits at position ``j-1`` and the *target* is position ``j`` (item ``B``). This module is the
+one definition of that model (:func:`plant_induction`, :func:`target_positions`). Which
+positions are keys is the one convention with two forms, chosen by ``query_is_key``:
+
+* ``query_is_key=True`` (default; causal attention, used here): the keys are ``0 .. T-1``
+  -- a causal head's query always sees its own key -- and ``j`` is uniform on ``1 .. T-2``.
+  Besides the target there are ``T - 2`` distractor keys other than the query itself; a
+  key-side order-zero score cannot tell the target from the ``T - 3`` other non-``A`` keys,
+  so its accuracy is at most ``1/(T - 2)`` (attained by suppressing the two ``A`` keys).
+  ``j = T-2`` must be allowed: the ``T - 2`` target positions are then exchangeable with
+  the non-``A`` keys, and a head that always answers the query's predecessor (query-only
+  PSA) attains the ceiling exactly (P10).
+* ``query_is_key=False`` (the reduced model, ``theorylab.sim.induction``): the keys are
+  ``0 .. T-2`` (``T - 1`` candidates, ``ln(T - 1)`` in ``psa.scoremodel.log_count``, ``m = T - 2``
+  distractors) and ``j`` is uniform on ``1 .. T-3``. ``j = T-2`` is excluded there because
+  the target would then be the query's predecessor: both momenta contain ``x_{T-2}``, so
+  the target picks up a T2 gap and a doubled T4 gap that the reduced model (one target
+  with gaps ``g sqrt(dk)``, ``g^2 sqrt(dk)``) does not have.
+
+The head is right when the query's attention argmax over the keys is the target (a tie
+among k maximisers counts ``1/k``).
 
 The hand-constructed head
 -------------------------
@@ -44,14 +60,46 @@ class InductionBatch:
         return self.tokens.shape[1]
 
 
+def target_positions(T: int, query_is_key: bool = True) -> np.ndarray:
+    """Possible target positions ``j`` of the canonical model: ``1 .. T-2`` (query is a key) or ``1 .. T-3``.
+
+    See the module docstring for why the two key conventions differ.
+    """
+    T = positive_int("T", T, low=3 if query_is_key else 4)
+    return np.arange(1, T - 1 if query_is_key else T - 2)
+
+
+def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Make sequences canonical: draw each target ``j`` and copy item ``j-1`` to the query position.
+
+    Parameters
+    ----------
+    rng : the generator; ``j`` is drawn uniformly from :func:`target_positions` after the content.
+    content : ``(n, T, ...)`` distinct items per sequence (token ids, or embedding vectors).
+    query_is_key : the key convention (module docstring).
+
+    Returns
+    -------
+    ``(items, j)``: a copy of ``content`` with ``items[:, T-1] = items[:, j-1]``, and ``j`` (n,).
+    """
+    items = np.array(content, copy=True)
+    if items.ndim < 2:
+        raise ParameterError(f"content must have shape (n, T, ...) (got {items.shape})")
+    n, T = items.shape[:2]
+    allowed = target_positions(T, query_is_key)
+    j = rng.integers(int(allowed[0]), int(allowed[-1]) + 1, size=n)     # [n] uniform target positions
+    items[:, -1] = items[np.arange(n), j - 1]                            # query item A repeats at j-1
+    return items, j
+
+
 def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionBatch:
-    """``n`` canonical induction sequences of length T over a vocabulary of ``vocab >= T - 1`` tokens."""
+    """``n`` canonical induction sequences of length T over ``vocab >= T - 1`` tokens (query is a key)."""
     n, T = positive_int("n", n), positive_int("T", T, low=4)
     vocab = positive_int("vocab", vocab, low=T - 1)
     rng = np.random.default_rng(positive_int("seed", seed, low=0))
-    tokens = np.argsort(rng.random((n, vocab)), axis=1)[:, :T].copy()   # [n, T] distinct tokens
-    target = rng.integers(1, T - 1, size=n)                              # [n] j in 1..T-2
-    tokens[:, -1] = tokens[np.arange(n), target - 1]                     # query token A repeats at j-1
+    tokens = np.argsort(rng.random((n, vocab)), axis=1)[:, :T]          # [n, T] distinct tokens
+    tokens, target = plant_induction(rng, tokens, query_is_key=True)     # target j in 1..T-2
     return InductionBatch(tokens, target)
 
 
@@ -142,6 +190,6 @@ def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, floa
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-__all__ = ["InductionBatch", "induction_sequences", "embeddings", "slow_planes", "InductionHead", "induction_head",
+__all__ = ["InductionBatch", "target_positions", "plant_induction", "induction_sequences", "embeddings", "slow_planes", "InductionHead", "induction_head",
            "query_scores", "induction_hits", "induction_accuracy", "predecessor_sensitivity", "ceiling",
            "wilson_interval"]

@@ -6,7 +6,12 @@ A sample is a stream of ``T`` random isotropic token embeddings ``x_t ~ N(0, I_d
 (positions 0..T-1). The query sits at the last position ``t = T-1`` and repeats the
 token ``A = x_{j-1}``; the target key is position ``j`` (uniform on 1..T-3), whose
 predecessor is ``A``. The keys are positions 0..T-2 (the query's own position is not a
-key), so there are ``m = T - 2`` distractors, as in the reduced model.
+key), so there are ``m = T - 2`` distractors, as in the reduced model. This is the one
+canonical model of ``theorylab.nn.tasks`` (``plant_induction``) in its reduced-model form
+``query_is_key=False``; the causal-head form used there (keys 0..T-1, ``j`` in 1..T-2)
+differs because the reduced model has ``T - 1`` candidates and no target at the query's
+predecessor T-2 (where both momenta share ``x_{T-2}``: extra T2 and T4 gap), see that
+module's docstring.
 Queries and keys are the rotated stream (``W_Q = W_K = I``); RoPE rotates pair
 ``(2i, 2i+1)`` at position t by ``t * freqs[i]`` (:mod:`theorylab.psa.shear`).
 
@@ -40,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.nn import tasks
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
 from theorylab.psa.softmax import softmax
@@ -114,9 +120,7 @@ def frequencies(dk: int, theta=0.0) -> np.ndarray:
 def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[np.ndarray, np.ndarray]:
     """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)``."""
     x = rng.standard_normal((n, T, dk))                               # (n, T, dk) isotropic tokens
-    j = rng.integers(1, T - 2, size=n)                                # target in 1..T-3
-    x[:, T - 1] = x[np.arange(n), j - 1]                              # query token A = predecessor of target
-    return x, j
+    return tasks.plant_induction(rng, x, query_is_key=False)          # query A = x_{j-1}, j in 1..T-3
 
 
 def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
@@ -250,7 +254,7 @@ def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
     """
     T = positive_int("T", T, low=5)
     freqs = real_array("freqs", freqs)
-    j = np.arange(1, T - 2)
+    j = tasks.target_positions(T, query_is_key=False)                 # 1..T-3
     off = (T - j) if PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))] == "post-rope" else (T - 1 - j)
     return float(np.mean(np.cos(np.multiply.outer(off, freqs))))
 
