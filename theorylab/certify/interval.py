@@ -15,12 +15,14 @@ certificate is then ERROR, never PASS).
 """
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
 from mpmath import iv, mp, mpf
 
+from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import ScoreModel
 
 PREC = 120  # bits of the interval context (outward rounding at this precision)
@@ -63,20 +65,55 @@ class Enclosure:
         return self.lo - mpf(slack) <= mpf(x) <= self.hi + mpf(slack)
 
     def rounds_to(self, quote: str) -> bool:
-        """Every point of the enclosure rounds (half-up at the quote's last digit) to ``quote``.
-
-        ``quote`` is a decimal string such as ``"0.7867"`` or ``"1.030"``: the enclosure must lie
-        in ``[q - 5 ulp/10, q + 5 ulp/10)`` with ulp one unit of its last digit (compared exactly).
-        """
-        q = Fraction(quote)
-        decimals = len(quote.split(".")[1]) if "." in quote else 0
-        half = Fraction(1, 2 * 10 ** decimals)
-        return Fraction(*_ratio(self.lo)) >= q - half and Fraction(*_ratio(self.hi)) < q + half
+        """Every point of the enclosure rounds to ``quote`` (see :func:`rounds_to`)."""
+        return rounds_to((self.lo, self.hi), quote)
 
 
-def _ratio(x: mpf) -> tuple[int, int]:
+def rounds_to(x, quote: str) -> bool:
+    """True iff every point of the interval ``x`` rounds to the decimal string ``quote``.
+
+    This is the library's one rule for "a printed number is right": with ``q = quote``
+    and ``h`` half a unit of its last digit (``"0.7867"``: ``h = 5e-5``; ``"1.030"``:
+    ``h = 5e-4``; ``"31.5"``: ``h = 0.05``), ``x`` must lie in the half-open interval
+    ``[q - h, q + h)``, i.e. round half up (ties toward +infinity) at the quote's last
+    digit. Endpoints are compared exactly (binary endpoints vs the exact decimal, as
+    fractions), so no rounding enters the decision.
+
+    Parameters
+    ----------
+    x : the interval: an :class:`Enclosure`, an mpmath ``iv.mpf`` (endpoints ``.a``, ``.b``),
+        a pair ``(lo, hi)`` of floats / mpf, or a single number (a point).
+    quote : the printed value, a decimal string such as ``"0.7867"``, ``"-2"`` or ``"1.030"``.
+    """
+    half = Fraction(1, 2 * 10 ** _decimals(quote))
+    q = Fraction(quote)
+    lo, hi = _endpoints(x)
+    return _exact(lo) >= q - half and _exact(hi) < q + half
+
+
+def _decimals(quote: str) -> int:
+    text = str(quote).strip()
+    if not re.fullmatch(r"[+-]?\d+(\.\d+)?", text):
+        raise ParameterError(f"quote must be a plain decimal string such as '0.7867' (got {quote!r})")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _endpoints(x) -> tuple:
+    if isinstance(x, Enclosure):
+        return x.lo, x.hi
+    if hasattr(x, "a") and hasattr(x, "b"):                       # mpmath iv.mpf
+        return x.a, x.b
+    if isinstance(x, (tuple, list)) and len(x) == 2:
+        return x[0], x[1]
+    return x, x
+
+
+def _exact(x) -> Fraction:
+    """The exact rational value of a float or mpf (no rounding)."""
+    if isinstance(x, (int, float, Fraction)):
+        return Fraction(x)
     man, exp = mpf(x).man_exp
-    return (man * 2 ** exp, 1) if exp >= 0 else (man, 2 ** -exp)
+    return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
 
 
 def _next_up(x: float) -> float:
