@@ -215,3 +215,72 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
     return Outcome(bool(standard and err <= 1e-12), (
         computed("compiled heads are standard SDPA", standard),
         computed("max |graded - compiled| / scale", err, tolerance=1e-12)))
+
+
+def _same(x, y, gens, witness) -> bool:
+    """Decide ``x == y`` identically in ``gens``: exactly when the difference is a rational function over QQ
+    (floats read as their exact binary value); otherwise ``False`` only on a witness (the difference evaluated
+    at the rational point ``witness`` to 30 digits is > 1e-9 in size); anything else is undecided (ERROR)."""
+    from theorylab.symbolic import exact as ex
+
+    d = ex.exact(x) - ex.exact(y)
+    if d.is_rational_function(*gens):
+        return ex.is_zero(d, gens)
+    if abs(complex(d.xreplace(witness).evalf(30))) > 1e-9:
+        return False
+    raise ex.Undecided(f"difference {str(d)[:80]}... neither decided zero nor witnessed nonzero")
+
+
+@certificate("A1.symbolic", title="PLGA scores with a = 0, b_a = I are the SDPA scores, exactly; only G = I does it",
+             paper="PLGA Thm 5.4(i), §3.1 eqs. 3.6-3.7", method="exact",
+             claim="For symbolic Q, K, V (3x2, RoPE applied) and symbolic a, b_a, the library's G_LM = a A_P + b_a "
+                   "is b_a at a = 0 whatever the queries; its scores Q~ G K~^T/sqrt(dk) equal the SDPA scores "
+                   "identically in Q, K iff b_a = I; the library's a = 0, b_a = I head gives G_LM = I, the SDPA "
+                   "scores and the SDPA values exactly.")
+def plga_contains_sdpa_exact(identity=plga.sdpa_params) -> Outcome:
+    """Object arrays of SymPy symbols through ``attention.streams / plga_operator / scores`` (the head path
+    before the softmax, which is one function of equal arguments); floats are read as exact binary rationals."""
+    import dataclasses
+
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import plga as sy
+
+    S, dk = 3, 2
+    Q, K, V = (sy.symbol_matrix(n, S, dk, real=True) for n in "qkv")
+    a, b = sy.symbol_matrix("a", dk, dk, real=True), sy.symbol_matrix("b", dk, dk, real=True)
+    qk = list(Q.flat) + list(K.flat)
+    rng = np.random.default_rng(5)
+    witness = {s: sp.Rational(int(rng.integers(-9, 10)), 7) for s in qk}
+    params = plga.init_params(dk, seed=1)
+    sdpa_q, sdpa_k, sdpa_v = attention.streams(attention.SDPA(), Q, K, V)
+    sdpa_scores = attention.scores(sdpa_q, sdpa_k)
+
+    # (i) the library's G_LM with symbolic a, b_a: at a = 0 it is b_a, for every Q
+    sym = attention.PLGA(dataclasses.replace(params, a=a, b_a=b))
+    qs, ks, _ = attention.streams(sym, Q, K, V)
+    G_sym = attention.plga_operator(sym, qs)
+    at_zero = np.vectorize(lambda e: sp.sympify(e).xreplace({s: 0 for s in a.flat}), otypes=[object])(G_sym)
+    g_is_b = ex.equal(at_zero, b, list(b.flat))
+    # (ii) the score map at G = b_a: equal to SDPA identically in Q, K iff b_a = I (exact linear solve)
+    residual = attention.scores(qs, ks, b) - sdpa_scores
+    coeffs = [c for e in residual.flat for c in sp.Poly(sp.expand(ex.exact(e)), *qk).coeffs()]
+    solutions = sp.linsolve(coeffs, list(b.flat))
+    iff_identity = solutions == sp.FiniteSet(tuple(sp.eye(dk)))
+    # (iii) the library's identity head: G_LM = I, scores and values = SDPA's, exactly
+    head = attention.PLGA(identity(params))
+    qs, ks, vs = attention.streams(head, Q, K, V)
+    G = attention.plga_operator(head, qs)
+    g_is_identity = all(_same(G[i, j], int(i == j), qk, witness) for i in range(dk) for j in range(dk))
+    scores_equal = all(_same(x, y, qk, witness) for x, y in zip(attention.scores(qs, ks, G).flat, sdpa_scores.flat))
+    values_equal = ex.equal(vs, sdpa_v, list(V.flat))
+    passed = g_is_b and iff_identity and g_is_identity and scores_equal and values_equal
+    return Outcome(bool(passed), (
+        computed("G_LM(a = 0) == b_a for symbolic Q (decided exactly)", bool(g_is_b)),
+        computed("solutions b_a of 'PLGA scores == SDPA scores for all Q, K'", str(solutions)),
+        computed("identity head: G_LM == I", bool(g_is_identity)),
+        computed("identity head: scores == SDPA scores (polynomials over QQ in Q, K)", bool(scores_equal)),
+        computed("identity head: value stream == SDPA values", bool(values_equal))),
+        note="floats (RoPE tables, 1/sqrt(dk)) are read as their exact binary rationals in both routes; a "
+             "non-rational difference is declared nonzero only on a 30-digit witness at a rational point")

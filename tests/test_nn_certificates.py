@@ -1,4 +1,4 @@
-"""Certificates P10, P20, A1, A8, A9, G1.numeric pass, and each FAILs on a deliberately wrong library."""
+"""Certificates P10, P20, A1, A1.symbolic, A8, A9, G1.numeric pass; each FAILs on a deliberately wrong library."""
 from dataclasses import replace
 from functools import partial
 
@@ -10,7 +10,7 @@ from theorylab.nn import attention, decoder, tasks
 from theorylab.plga import operator as plga
 from theorylab.psa import deploy
 
-IDS = ["P10", "P20.numeric", "P20.exact", "A1", "A8", "A9", "G1.numeric"]
+IDS = ["P10", "P20.numeric", "P20.exact", "A1", "A1.symbolic", "A8", "A9", "G1.numeric"]
 
 
 def spec(cid):
@@ -91,3 +91,11 @@ def test_a9_fails_when_the_cumulative_gram_is_global():
                                    lambda s: s.diag ** 2])                     # M^2 absorbed instead of M
 def test_g1_numeric_fails_on_a_wrong_compile(wrong):
     assert run_one(spec("G1.numeric"), compile=partial(decoder.compile_grading, diag=wrong)).status == "FAIL"
+
+
+# ---------------------------------------------------------------- A1.symbolic
+@pytest.mark.parametrize("wrong", [lambda p: replace(plga.sdpa_params(p), b_a=2 * np.eye(p.dk)),   # G = 2I
+                                   lambda p: replace(plga.sdpa_params(p), a=p.a),                   # a != 0
+                                   lambda p: replace(plga.sdpa_params(p), b_a=np.eye(p.dk)[::-1])])  # G = swap
+def test_a1_symbolic_fails_when_g_is_not_the_identity(wrong):
+    assert run_one(spec("A1.symbolic"), identity=wrong).status == "FAIL"
