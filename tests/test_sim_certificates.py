@@ -7,6 +7,7 @@ from scipy.special import log_ndtr
 
 from theorylab.certify import run_one, select
 from theorylab.psa import transition
+from theorylab.psa import scoremodel
 from theorylab.psa.scoremodel import ScoreModel, score_model
 from theorylab.sim.competition import simulate_mass
 
@@ -29,10 +30,26 @@ def test_p17_fails_for_a_law_with_a_flipped_variance_sign():
     assert _run("P17", law=law).status == "FAIL"
 
 
+def test_p17_fails_for_a_law_biased_by_two_percent():
+    def law(variant, dk, T):
+        return types.SimpleNamespace(gamma_c=1.02 * transition.gamma_c(variant, dk, T).gamma_c)
+    rec = _run("P17", law=law)
+    assert rec.status == "FAIL"
+    assert any(e.name.startswith("points where the law lies") and e.value == "0/9" for e in rec.evidence)
+
+
 def test_p18_plateau_fails_for_a_wrong_exponent():
     def wrong(dk, T):
         return np.exp((np.asarray(T, float) - 1.0) * log_ndtr(np.sqrt(dk) / 2.0))  # m = T - 1
     assert _run("P18.plateau", plateau=wrong).status == "FAIL"
+
+
+def test_p18_plateau_exact_route_fails_a_shift_the_mc_cannot_resolve():
+    def shifted(dk, T):
+        return transition.argmax_plateau(dk, T) + 1.5e-3   # ~2 SE of the 400,000-sample MC, > 9e-4 exact
+    rec = _run("P18.plateau", plateau=shifted)
+    z = next(e.value for e in rec.evidence if e.name == "max |MC - plateau| / SE")
+    assert rec.status == "FAIL" and z <= 4.0   # only the exact-quadrature check catches it
 
 
 def test_p18_condensation_fails_with_the_papers_constant():
@@ -50,3 +67,22 @@ def test_p19_band_fails_for_a_simulation_fed_a_flipped_gap():
 def test_p19_crossover_fails_for_a_model_crossing_at_the_papers_097():
     shifted = ScoreModel("t3-inclusive", (0.0, 1.0, 1.0 / 0.97), score_model("t3-inclusive").var_poly, "shifted")
     assert _run("P19.crossover", model=shifted).status == "FAIL"
+
+
+def _patch_library_t3(monkeypatch, gap_poly=None, var_poly=None):
+    old = score_model("t3-inclusive")
+    new = ScoreModel("t3-inclusive", gap_poly or old.gap_poly, var_poly or old.var_poly, "patched")
+    monkeypatch.setitem(scoremodel._MODELS, "t3-inclusive", new)
+    assert score_model("t3-inclusive") is new
+
+
+def test_p19_crossover_fails_when_the_library_gap_is_patched(monkeypatch):
+    _patch_library_t3(monkeypatch, gap_poly=(0.0, 1.0, 2.0))      # crossover 1/2; the simulation is untouched
+    rec = _run("P19.crossover")
+    assert rec.status == "FAIL"
+    assert next(e.value for e in rec.evidence if e.name.startswith("reduced-model crossover")) == 0.5
+
+
+def test_p19_crossover_fails_when_the_library_covariance_is_patched(monkeypatch):
+    _patch_library_t3(monkeypatch, var_poly=(0.0, 0.0, 2.0, 8.0, 4.0))  # Cov(T3, T4) = 4 g^3
+    assert _run("P19.crossover").status == "FAIL"

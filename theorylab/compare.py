@@ -11,7 +11,7 @@ Per grid point (dk, T) three routes to the critical coupling:
   ``seed + i`` so the points are independent.
 
 Across the grid: Pearson r and the median relative error ``|law - MC| / MC`` (the
-paper's r = 0.9876, median 2.6 %), and the same for exact vs MC.
+paper's :data:`PAPER_STATISTICS`), and the same for exact vs MC.
 """
 from __future__ import annotations
 
@@ -19,12 +19,25 @@ import csv
 import json
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import VARIANTS, context_length, head_width, log_count
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
+
+
+class PaperStatistics(NamedTuple):
+    """Agreement statistics the paper quotes for the two-branch law vs Monte Carlo."""
+
+    pearson_r: float
+    median_rel_err: float
+
+
+PAPER_STATISTICS = PaperStatistics(pearson_r=0.9876, median_rel_err=0.026)
+"""PSA §7.9: on nine mean-field points the two-branch law predicts the simulated gamma_c with
+Pearson r = 0.9876 and median relative error 2.6 % (the single copy of these numbers)."""
 
 PAPER_GRID: tuple[tuple[float, int], ...] = tuple((dk, T) for T in (64, 512, 2048) for dk in (64, 128, 256))
 """Our nine mean-field points (dk >= 8L at each): dk in {64, 128, 256} x T in {64, 512, 2048}.
@@ -61,9 +74,20 @@ class Comparison:
                 "exact_pearson_r": self.exact_pearson_r, "exact_median_rel_err": self.exact_median_rel_err}
 
 
+def _paired(x, y, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Two float arrays of the same shape (NaN allowed: it marks a missing value)."""
+    try:
+        x, y = np.asarray(x, float), np.asarray(y, float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{names[0]} and {names[1]} must be arrays of real numbers") from None
+    if x.shape != y.shape:
+        raise ParameterError(f"{names[0]} and {names[1]} must have the same shape (got {x.shape} and {y.shape})")
+    return x, y
+
+
 def pearson_r(x, y) -> float:
-    """Pearson correlation of the finite pairs (NaN with fewer than 3)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    """Pearson correlation of the finite pairs (NaN with fewer than 3); x and y of the same shape."""
+    x, y = _paired(x, y, ("x", "y"))
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3:
         return float("nan")
@@ -71,8 +95,8 @@ def pearson_r(x, y) -> float:
 
 
 def relative_error(predicted, simulated) -> np.ndarray:
-    """``|predicted - simulated| / |simulated|`` (NaN where either is missing)."""
-    p, s = np.asarray(predicted, float), np.asarray(simulated, float)
+    """``|predicted - simulated| / |simulated|`` (NaN where either is missing); same shapes."""
+    p, s = _paired(predicted, simulated, ("predicted", "simulated"))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.abs(p - s) / np.abs(s)
 
@@ -229,29 +253,36 @@ def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, s
 
 
 def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.0, 3.5, 4.0), *,
-                    samples: int = 20000, seed: int = 0, simulate=None) -> list[dict]:
-    """Above the annealed band's upper root: annealed vs exact vs simulated mass at each g.
+                    samples: int = 20000, seed: int = 0, band=None, simulate=None, exact=None) -> list[dict]:
+    """Above the annealed band's upper root: annealed vs exact vs simulated mass at each g (t4-only).
 
     The t4-only annealed mass falls back below 1/2 above ``t4_band(dk, T)[1]``
     (2.245 at (128, 512)); the quenched model (quadrature, simulation) says otherwise.
+    ``band``, ``simulate``, ``exact`` default to the library's ``t4_band``, ``simulate_mass``,
+    ``exact_mass`` (replaceable for mutation tests). One row per g, with the upper root.
     """
     from theorylab.sim.competition import simulate_mass
     from theorylab.sim.exact import exact_mass
 
-    simulate = simulate or simulate_mass
+    band, simulate, exact = band or transition.t4_band, simulate or simulate_mass, exact or exact_mass
     g = np.asarray(gammas, float)
     curve = simulate("t4-only", dk, T, g, samples=samples, seed=seed)
-    exact = exact_mass("t4-only", dk, T, g)
+    ex = exact("t4-only", dk, T, g)
     ann = annealed_mass("t4-only", dk, T, g)
-    upper = float(transition.t4_band(dk, T)[1])
-    return [{"gamma": float(gi), "above_upper_root": bool(gi >= upper), "annealed_mass": float(a),
-             "exact_mass": float(e), "mc_mass": float(m), "se": float(se)}
-            for gi, a, e, m, se in zip(g, ann, exact, curve.mass, curve.se)]
+    upper = float(np.asarray(band(dk, T)[1]))
+    return [{"gamma": float(gi), "upper_root": upper, "above_upper_root": bool(gi >= upper),
+             "annealed_mass": float(a), "exact_mass": float(e), "mc_mass": float(m), "se": float(se)}
+            for gi, a, e, m, se in zip(g, ann, ex, curve.mass, curve.se)]
 
 
 def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *, g: float = 10.0,
                   samples: int = 200_000, seed: int = 0, plateau=None, simulate=None) -> list[dict]:
-    """Argmax plateau ``Phi(sqrt(dk)/2)^m`` vs the simulated (and exact) mass at large g (t4-only)."""
+    """Argmax plateau ``Phi(sqrt(dk)/2)^m`` vs the simulated and exact mass at large g (t4-only).
+
+    Point i uses seed ``seed + i``. ``plateau``/``simulate`` default to the library's
+    ``argmax_plateau``/``simulate_mass``. Rows: plateau, exact M(g), MC M(g) with SE,
+    ``mc_minus_plateau`` and ``z = (MC - plateau) / SE``, ``exact_minus_plateau``.
+    """
     from theorylab.sim.competition import simulate_mass
     from theorylab.sim.exact import exact_mass
 
@@ -259,70 +290,109 @@ def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *,
     simulate = simulate or simulate_mass
     rows = []
     for i, (dk, T) in enumerate(validate_grid(points)):
-        p = float(plateau(dk, T))
+        p = float(np.asarray(plateau(dk, T)))
         curve = simulate("t4-only", dk, T, [g], samples=samples, seed=seed + i)
-        rows.append({"dk": dk, "T": T, "gamma": g, "plateau": p,
-                     "exact_mass": float(exact_mass("t4-only", dk, T, g)), "mc_mass": float(curve.mass[0]),
-                     "se": float(curve.se[0]), "mc_minus_plateau": float(curve.mass[0]) - p, "seed": seed + i})
+        mc, se, ex = float(curve.mass[0]), float(curve.se[0]), float(exact_mass("t4-only", dk, T, g))
+        rows.append({"dk": dk, "T": T, "gamma": g, "plateau": p, "exact_mass": ex, "mc_mass": mc, "se": se,
+                     "mc_minus_plateau": mc - p, "z": (mc - p) / se, "exact_minus_plateau": ex - p,
+                     "seed": seed + i})
     return rows
 
 
-@dataclass(frozen=True)
-class Crossover:
-    """Where the T3 (degree-1) channel's measured score gap is overtaken by the T4 (degree-2) one."""
+def gap_crossover(model: ScoreModel | None = None) -> float:
+    """Reduced-model T3 -> T4 crossover: the g > 0 where the degree-1 (T3) gap term equals the
+    degree-2 (T4) term, ``gap_poly[1] g = gap_poly[2] g^2`` (PSA §6.2, §10; 1 for t3-inclusive).
 
-    closed_form: float
-    mc: float
-    ci_low: float
-    ci_high: float
-    cov_ratio: float
-    cov_ratio_se: float
-    batch_sd: float
-    batches: int
-
-
-def t3_t4_crossover(dk: float = 64.0, T: int = 512, *, samples: int = 2000, seed: int = 0,
-                    model=None) -> Crossover:
-    """T3 -> T4 crossover of the t3-inclusive model (PSA §10; the paper's C7 quotes g ~ 0.97).
-
-    Closed form: the g where the model's degree-1 gap term equals its degree-2 term
-    (``gap_poly[1] / gap_poly[2]``, 1 for the spec). Simulation: on the counter-based
-    draws, each channel's *measured* gap is its target score minus the mean of its
-    distractor scores (T3_j = sqrt2 g z_a, T4_j = sqrt2 g^2 (z_a + z_b), the
-    t3-inclusive loadings split by degree); the crossover is where the two measured
-    gap curves meet (batch means over 20 batches for the interval). Also returned: the
-    measured Cov(T3, T4) / (2 g^3) at g = 1 (1 if the channels are correlated as the
-    spec says) with its standard error, and the batch roots' standard deviation.
+    ``model`` defaults to ``score_model("t3-inclusive")``, looked up at call time. NaN if the two
+    terms do not cross at a positive g.
     """
-    from scipy.stats import t as student_t
-
     from theorylab.psa.scoremodel import score_model
-    from theorylab.sim.competition import LOADINGS
-    from theorylab.sim.rng import normals
 
     model = model or score_model("t3-inclusive")
-    samples = positive_int("samples", samples)
-    m = int(T) - 2
-    z = normals(seed, np.arange(samples), np.arange(m))          # (samples, m, 2)
-    a, b = LOADINGS["t3-inclusive"]
-    t3 = a[1] * z[..., 0] + (b[1] if len(b) > 1 else 0.0) * z[..., 1]   # per unit g
-    t4 = a[2] * z[..., 0] + b[2] * z[..., 1]                              # per unit g^2
-    closed = model.gap_poly[1] / model.gap_poly[2]
-    sq = np.sqrt(dk)
-    batches = np.array_split(np.arange(samples), 20)
-    roots = []
-    for idx in [np.arange(samples)] + batches:
-        m3, m4 = t3[idx].mean(), t4[idx].mean()
-        # g (c1 sqrt(dk) - m3) = g^2 (c2 sqrt(dk) - m4)  =>  g = (c1 sqrt(dk) - m3) / (c2 sqrt(dk) - m4)
-        roots.append((model.gap_poly[1] * sq - m3) / (model.gap_poly[2] * sq - m4))
-    root, br = roots[0], np.array(roots[1:])
-    half = student_t.ppf(0.975, br.size - 1) * br.std(ddof=1) / np.sqrt(br.size)
-    prod = (t3 - t3.mean()) * (t4 - t4.mean())
-    cov, cov_se = float(prod.mean() / 2.0), float(prod.std() / np.sqrt(prod.size) / 2.0)
-    return Crossover(float(closed), float(root), float(root - half), float(root + half), cov, cov_se,
-                     float(br.std(ddof=1)), int(br.size))
+    c = tuple(model.gap_poly) + (0.0, 0.0)
+    return float(c[1] / c[2]) if c[1] * c[2] > 0 else float("nan")
 
 
-__all__ = ["PAPER_GRID", "Comparison", "compare_grid", "pearson_r", "relative_error", "read_grid",
-           "validate_grid", "CALIBRATION_GRID", "Calibration", "calibrate_condensation_c", "annealed_mass",
-           "band_edge_check", "plateau_check", "Crossover", "t3_t4_crossover"]
+CROSSOVER_BATCHES = 20
+"""Contiguous sample batches for the crossover's batch-means standard errors."""
+
+
+@dataclass(frozen=True, eq=False)
+class Crossover:
+    """T3 -> T4 gap crossover measured at the vector level beside the reduced model's.
+
+    Attributes
+    ----------
+    closed_form : :func:`gap_crossover` of the model (1 for the spec).
+    measured : ``gap[T3] / gap[T4]`` of the unit-coupling channel gaps over all samples (the
+        T3 gap is ``g gap3``, the T4 gap ``g^2 gap4``, so they meet at ``g = gap3 / gap4``).
+    se, ci_low, ci_high : batch-means standard error and 95 % t-interval of ``measured``.
+    cov34, cov34_se : measured bulk Cov(c3, c4) at unit coupling (``Cov(T3, T4) / g^3``) and SE.
+    cov34_model : the reduced model's ``Cov(T3, T4) / g^3`` (2 for the spec).
+    batch_crossover, batch_cov34 : the per-batch values (raw evidence).
+    dk, T, theta, samples, seed : what was simulated.
+    """
+
+    closed_form: float
+    measured: float
+    se: float
+    ci_low: float
+    ci_high: float
+    cov34: float
+    cov34_se: float
+    cov34_model: float
+    batch_crossover: np.ndarray
+    batch_cov34: np.ndarray
+    dk: int
+    T: int
+    theta: object
+    samples: int
+    seed: int
+
+
+def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 2000, seed: int = 0,
+                    placement: str = "post", model: ScoreModel | None = None) -> Crossover:
+    """T3 -> T4 crossover along g, measured in the vector-level induction simulation (PSA §10, A10.2 C7).
+
+    Route: :func:`theorylab.sim.induction.simulate` draws canonical induction streams
+    (isotropic tokens, optional RoPE ``theta``), :func:`~theorylab.sim.induction.channel_moments`
+    measures the unit-coupling channel gaps (target minus the mean of the sample's own T - 2
+    distractors) and the bulk within-sample Cov(c3, c4). Nothing here reads the reduced model
+    except ``closed_form`` and ``cov34_model``, which are reported beside the measurement.
+    Standard errors: batch means over :data:`CROSSOVER_BATCHES` contiguous batches.
+
+    Parameters
+    ----------
+    dk : even head width >= 2.  T : context length, integer >= 5.
+    theta : RoPE angle(s) as in :func:`theorylab.sim.induction.frequencies` (0 = no RoPE).
+    samples : >= 2 per batch (40).  seed : >= 0.  placement : "post" (paper) or "pre".
+    model : reduced model for ``closed_form`` (default the library's t3-inclusive).
+    """
+    from dataclasses import replace
+
+    from scipy.stats import t as student_t
+
+    from theorylab.sim import induction
+
+    samples = positive_int("samples", samples, low=2 * CROSSOVER_BATCHES)
+    sample = induction.simulate(dk, T, theta, samples=samples, seed=seed, placement=placement)
+    t3, t4 = induction.CHANNELS.index("T3"), induction.CHANNELS.index("T4")
+
+    def measure(s) -> tuple[float, float]:
+        mom = induction.channel_moments(s)
+        return float(mom.gap[t3] / mom.gap[t4]), float(mom.bulk_cov34)
+
+    crossing, cov = measure(sample)
+    per = np.array([measure(replace(sample, channels=sample.channels[i], target=sample.target[i]))
+                    for i in np.array_split(np.arange(samples), CROSSOVER_BATCHES)])
+    se = per.std(axis=0, ddof=1) / np.sqrt(CROSSOVER_BATCHES)
+    half = float(student_t.ppf(0.975, CROSSOVER_BATCHES - 1) * se[0])
+    cov_model = float(induction.reduced_channel_model().cov34_at(1.0))
+    return Crossover(gap_crossover(model), crossing, float(se[0]), crossing - half, crossing + half, cov,
+                     float(se[1]), cov_model, per[:, 0], per[:, 1], sample.dk, sample.T, theta, samples, seed)
+
+
+__all__ = ["PAPER_GRID", "PAPER_STATISTICS", "PaperStatistics", "Comparison", "compare_grid", "pearson_r",
+           "relative_error", "read_grid", "validate_grid", "CALIBRATION_GRID", "Calibration",
+           "calibrate_condensation_c", "annealed_mass", "band_edge_check", "plateau_check", "gap_crossover",
+           "CROSSOVER_BATCHES", "Crossover", "t3_t4_crossover"]
