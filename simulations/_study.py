@@ -3,7 +3,9 @@
 Every study builds a sweep spec (the same TOML-shaped dict a user would write), runs it
 with :func:`theorylab.sim.sweep.run_sweep` into a store ``results/<study>-<hash>.db``
 (so an interrupted study resumes and a re-run is instant), then writes a small CSV, a
-PNG and a JSON summary into ``results/`` and prints the summary.
+PNG and a JSON summary into ``results/`` and prints the summary. The output folder is
+created here, explicitly (:func:`output_folder`): the atomic writers of theorylab never
+create folders.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def samples_of(args) -> int:
 def run(study: str, spec_dict: dict, args) -> tuple[sweep.SweepSpec, list[dict]]:
     """Run (or resume) the sweep of ``study``; return the spec and its stored rows."""
     spec = sweep.spec_from_dict(spec_dict, source=study)
-    store = os.path.join(args.out, f"{study}-{spec.hash[:12]}.db")
+    store = os.path.join(output_folder(args.out), f"{study}-{spec.hash[:12]}.db")
     executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster,
                                    workers=0 if args.workers is None and spec.n_points() <= 4 else args.workers)
     try:
@@ -56,6 +58,12 @@ def run(study: str, spec_dict: dict, args) -> tuple[sweep.SweepSpec, list[dict]]
     print(f"{study}: {report.total} points ({report.computed} computed now, {report.already_done} from the "
           f"store {os.path.relpath(store)}) in {report.seconds:.1f} s on {report.executor}")
     return spec, sweep.export_rows(store)
+
+
+def output_folder(path: str = RESULTS) -> str:
+    """Create the study output folder ``path`` (and its parents) if missing; return it."""
+    os.makedirs(path, exist_ok=True)
+    return path
 
 
 def write_csv(path: str, rows: list[dict], columns: list[str]) -> str:
@@ -82,9 +90,11 @@ def rel_err(a, b):
 
 
 def main(fn) -> None:
-    """Run a study's ``fn()``; a ParameterError is one line on stderr and exit 2."""
+    """Run a study's ``fn()`` (after creating the default ``results/`` folder); a ParameterError or
+    an OSError (e.g. an --out folder that cannot be written) is one line on stderr and exit 2."""
+    output_folder(RESULTS)
     try:
         fn()
-    except ParameterError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (ParameterError, OSError) as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         sys.exit(2)

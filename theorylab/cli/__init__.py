@@ -4,8 +4,9 @@ Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``; modules are discovered, so adding a command touches one
 file. Heavy imports (numba, sympy, matplotlib) happen inside the handlers, never here.
 
-Errors: a :class:`theorylab.ParameterError` or a usage error prints one line on
-stderr and exits with status 2; no traceback.
+Errors: a :class:`theorylab.ParameterError`, a usage error or an ``OSError`` (a file
+that cannot be read or written) prints one line on stderr and exits with status 2;
+no traceback.
 """
 from __future__ import annotations
 
@@ -45,19 +46,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help()
             return 2
         status = args.handler(args)
-    except (UsageError, ParameterError) as exc:
-        prefix = "" if isinstance(exc, UsageError) else f"theorylab {getattr(args, 'command', '')}: error: "
-        print(f"{prefix}{exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         return 0
+    except (UsageError, ParameterError, OSError) as exc:
+        prefix = "" if isinstance(exc, UsageError) else f"theorylab {getattr(args, 'command', '')}: error: "
+        print(f"{prefix}{_one_line(exc)}", file=sys.stderr)
+        return 2
     return int(status or 0)
+
+
+def _one_line(exc: Exception) -> str:
+    """The message of ``exc`` on one line (an OSError names its file: "[Errno 2] ...: 'x'")."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 
-from theorylab._io import write_text_atomic
+from theorylab._io import check_output_path, write_text_atomic
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -19,7 +18,9 @@ seconds, evidence, array SHA-256 and seeds; summary; environment).
 (status, evidence beyond its stated tolerance, array hashes, seeds; environment and
 versions are listed); exit 0 only if everything reproduces.
 --docs PATH writes the generated page docs/certificates.md (claim -> library function
--> certificate -> method -> status) from this run."""
+-> certificate -> method -> status) from this run.
+--json and --docs are checked before anything runs: the folder must exist and be
+writable, the path must not be a directory, and the suffix must be .json / .md."""
 
 
 def register(sub) -> None:
@@ -39,14 +40,15 @@ def run(args) -> int:
     from theorylab.certify import environment, select
     from theorylab.certify import run as run_all
 
+    if args.json:
+        check_output_path("--json", args.json, ".json")
+    if args.docs:
+        check_output_path("--docs", args.docs, ".md")
     if args.list:
         return _list()
     if args.verify:
         return _verify(args.verify)
     specs = select(args.only)
-    for path in (args.json, args.docs):
-        if path:
-            _check_writable(path)
 
     def show(cert):
         print(f"{cert.status:5s} {cert.id:16s} {cert.method:11s} {cert.seconds:7.2f}s  {cert.title}", flush=True)
@@ -117,10 +119,3 @@ def _verify(path: str) -> int:
           + (": report verified" if result.reproduced else ": report NOT verified"))
     return 0 if result.reproduced else 1
 
-
-def _check_writable(path: str) -> None:
-    from theorylab.errors import ParameterError
-
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ParameterError(f"output path must be in an existing folder (no folder {folder}): {path}")

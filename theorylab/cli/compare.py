@@ -25,23 +25,23 @@ def register(sub) -> None:
     p.add_argument("--samples", type=int, default=20000, help="Monte Carlo samples per point (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--c", type=float, default=None, help="condensation constant (default: the library's)")
-    p.add_argument("--plot", default=None, metavar="PNG", help="write predicted-vs-simulated figure here")
+    p.add_argument("--plot", default=None, metavar="PNG", help="write predicted-vs-simulated figure here (.png in an existing folder)")
     add_format_option(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    from theorylab._io import check_output_path
     from theorylab.compare import PAPER_GRID, compare_grid, read_grid
     from theorylab.errors import positive_int, real_array
 
+    if args.plot is not None:
+        check_output_path("--plot", args.plot, ".png")
     points = PAPER_GRID if args.grid == "paper" else read_grid(args.grid)
     positive_int("--samples", args.samples)
     positive_int("--seed", args.seed, low=0)
     if args.c is not None:
         real_array("--c", args.c, low=0, low_inclusive=False)
-    if args.plot is not None and not args.plot.lower().endswith(".png"):
-        from theorylab.errors import ParameterError
-        raise ParameterError(f"--plot must name a .png file (got {args.plot!r})")
     result = compare_grid(args.variant, points, samples=args.samples, seed=args.seed, c=args.c)
     if args.plot:
         from theorylab.plots.psa import comparison_figure

@@ -65,7 +65,9 @@ def gamma_c_rows(dks, Ts, variants, c=None) -> list[dict]:
 
 
 def _num(x: float):
-    return int(x) if float(x).is_integer() else float(x)
+    """An integral float below 2**53 (where every integer is exact) as int, anything else as float."""
+    x = float(x)
+    return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
 
 
 def method_rows(rows: list[dict], method: str, samples: int, seed: int) -> list[dict]:

@@ -16,7 +16,8 @@ the envelope M, risk/M, whether the upper bound 3M applies and holds (exact risk
 mean - 3 se), a computed lower bound on the minimax risk (two-point Bayes risk) and whether
 the worst target's risk sits above it, and the implied lower constant LB/M. Ratio rows: the
 worst-of-family risk ratio graded/uniform beside the cap ratio and Lambda(g). Fixed seed,
-common random numbers across classes; a progress bar appears after 2 s."""
+common random numbers across classes; a progress bar appears after 2 s. CSV: the two
+tables as one, with a first column 'table' (risk | ratio)."""
 
 
 def register(sub) -> None:
@@ -28,16 +29,19 @@ def register(sub) -> None:
     p.add_argument("--points", type=float, default=10, help="grid size when --m is not given (default 10)")
     p.add_argument("--reps", type=float, default=200, help="Monte Carlo repetitions per m (default 200)")
     p.add_argument("--seed", type=float, default=0, help="random seed (default 0)")
-    p.add_argument("--plot", metavar="PNG", help="write the simulated-vs-envelope figure here")
+    p.add_argument("--plot", metavar="PNG", help="write the simulated-vs-envelope figure here (.png in an existing folder)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_format_option(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    from theorylab._io import check_output_path
     from theorylab.errors import positive_int
     from theorylab.sim.graded_risk import default_m_grid, simulate
 
+    if args.plot is not None:
+        check_output_path("--plot", args.plot, ".png")
     model = build_model(args)
     ms = [positive_int("m", m) for m in args.m] if args.m else default_m_grid(model, positive_int("points", args.points))
     result = simulate(model, ms, positive_int("reps", args.reps, low=2), positive_int("seed", args.seed, low=0),
@@ -48,8 +52,11 @@ def run(args) -> int:
         risk_figure(result, model, args.plot)
     if args.format == "json":
         emit(result.rows, "json", summary={"ratios": result.ratio_rows, **result.summary})
+    elif args.format == "csv":
+        tagged = [{"table": "risk", **r} for r in result.rows] + [{"table": "ratio", **r} for r in result.ratio_rows]
+        emit(tagged, "csv", columns=list(dict.fromkeys(k for r in tagged for k in r)))
     else:
-        emit(result.rows, args.format)
+        emit(result.rows, "table")
         print()
-        emit(result.ratio_rows, args.format, summary=None if args.format == "csv" else result.summary)
+        emit(result.ratio_rows, "table", summary=result.summary)
     return 0

@@ -16,7 +16,11 @@ special keys 0, j-1, j+1, T-2; 'lag1' is the correlation of neighbouring distrac
 beside the reduced model's (T3 gap g sqrt(dk), T4 gap g^2 sqrt(dk), variances 1, 2g^2,
 2g^2, 4g^4, Cov(T3,T4) 2g^3; 'gap_model_rope' multiplies T3/T4 by the mean RoPE match
 factor). A second table: target mass and accuracy per g for --member beside the reduced
-model's exact mass. JSON: {"rows": [...], "mass": [...], ...summary}."""
+model's exact mass. CSV: the two tables as one, with a first column 'table'
+(moments | mass). JSON: {"rows": [...], "mass": [...], ...summary}."""
+
+MOMENT_COLUMNS = ["g", "channel", "gap", "gap_se", "gap_model", "gap_model_rope", "var", "var_se", "var_bulk",
+                  "var_model", "lag1"]
 
 
 def register(sub) -> None:
@@ -36,16 +40,19 @@ def register(sub) -> None:
     p.add_argument("--placement", choices=("post", "pre"), default="post", help="shear placement (default post)")
     p.add_argument("--member", choices=("symmetric", "key-only", "query-only", "standard"), default="symmetric",
                    help="order-lattice member for the target-mass table (default symmetric)")
-    p.add_argument("--plot", metavar="PNG", default=None, help="also write a figure to this PNG file")
+    p.add_argument("--plot", metavar="PNG", default=None,
+                   help="also write a figure to this .png file (in an existing folder)")
     add_format_option(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    from theorylab._io import check_output_path
+    from theorylab.psa.shear import rope_frequencies
     from theorylab.sim import induction as ind
 
-    from theorylab.psa.shear import rope_frequencies
-
+    if args.plot is not None:
+        check_output_path("--plot", args.plot, ".png")
     theta = args.theta if args.rope_base is None else rope_frequencies(args.dk, args.rope_base)
     sample = ind.simulate(args.dk, args.T, theta, args.samples, args.seed, args.placement)
     moments = ind.channel_moments(sample)
@@ -65,14 +72,13 @@ def run(args) -> int:
                                                      f"{args.placement}-RoPE, {args.samples} samples, seed {args.seed}")
     if args.format == "json":
         emit(rows, "json", summary={"mass": mass, **summary})
-        return 0
-    emit(rows, args.format, columns=["g", "channel", "gap", "gap_se", "gap_model", "gap_model_rope", "var",
-                                     "var_se", "var_bulk", "var_model", "lag1"])
-    print()
-    emit(mass, args.format)
-    if args.format == "table":
+    elif args.format == "csv":
+        tagged = [{"table": "moments", **r} for r in rows] + [{"table": "mass", **r} for r in mass]
+        emit(tagged, "csv", columns=["table"] + MOMENT_COLUMNS + [k for k in mass[0] if k not in MOMENT_COLUMNS])
+    else:
+        emit(rows, "table", columns=MOMENT_COLUMNS)
         print()
-        print(f"rope_match_factor: {summary['rope_match_factor']:.6g}")
-        for k, v in moments.special.items():
-            print(f"excess over bulk at {k}: " + ", ".join(f"{c} {x:+.3f}" for c, x in zip(ind.CHANNELS, v)))
+        excess = {f"excess over bulk at {k}": ", ".join(f"{c} {x:+.3f}" for c, x in zip(ind.CHANNELS, v))
+                  for k, v in moments.special.items()}
+        emit(mass, "table", summary={"rope_match_factor": summary["rope_match_factor"], **excess})
     return 0

@@ -20,7 +20,7 @@ def register(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=KINDS, help="which figure")
     p.add_argument("--store", required=True, help="SQLite sweep store")
-    p.add_argument("--out", "-o", required=True, help="output PNG path (written atomically)")
+    p.add_argument("--out", "-o", required=True, help="output PNG path in an existing folder (written atomically)")
     p.add_argument("--variant", nargs="+", help="only these variants")
     p.add_argument("--predicted", default="law", choices=("law", "exact"), help="compare: predicted route")
     p.add_argument("--simulated", default="mc", choices=("mc", "exact"), help="compare: simulated route")
@@ -31,10 +31,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from theorylab._io import check_output_path
     from theorylab.plots import save
     from theorylab.plots import sweep as plots
     from theorylab.sim import sweep
 
+    check_output_path("--out", args.out, ".png")
     spec = sweep.spec_of_store(args.store)
     rows = sweep.export_rows(args.store)
     if args.variant:

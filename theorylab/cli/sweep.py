@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab._io import write_text_atomic
+from theorylab._io import check_output_path, write_text_atomic
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -14,7 +14,12 @@ Resumable parameter sweeps of the PSA reduced score model (docs/sweeps.md).
   theorylab sweep export --store results.db --format csv|json [--output FILE]
 
 A store holds one spec: re-running the same spec resumes (finished points are never
-recomputed); a different spec on the same store is refused (exit 2)."""
+recomputed); a different spec on the same store is refused (exit 2). Output paths are checked
+before any work: the folder must exist and be writable (it is never created), the path
+must not be a directory, and an export file must end in .csv, .json or .txt to match
+--format csv, json or table."""
+
+EXPORT_SUFFIX = {"csv": ".csv", "json": ".json", "table": ".txt"}
 
 
 def register(sub) -> None:
@@ -25,7 +30,8 @@ def register(sub) -> None:
 
     r = ss.add_parser("run", help="compute every missing point of a spec")
     r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (TOML)")
-    r.add_argument("--store", required=True, help="SQLite result store (created if missing)")
+    r.add_argument("--store", required=True,
+                   help="SQLite result store (created if missing, in an existing folder)")
     where = r.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=None,
                        help="local process pool size (default: CPU count; 0 = run in this process)")
@@ -42,7 +48,8 @@ def register(sub) -> None:
 
     e = ss.add_parser("export", help="every stored point as CSV or JSON")
     e.add_argument("--store", required=True)
-    e.add_argument("--output", "-o", help="write to FILE (atomically) instead of stdout")
+    e.add_argument("--output", "-o", metavar="FILE",
+                   help="write to FILE (atomically; .csv/.json/.txt to match --format) instead of stdout")
     add_format_option(e, default="csv")
     e.set_defaults(handler=export)
 
@@ -51,6 +58,7 @@ def run(args) -> int:
     from theorylab.errors import ParameterError
     from theorylab.sim import sweep
 
+    check_output_path("--store", args.store, None)
     spec = sweep.load_spec(args.spec)
     if args.workers is not None and args.workers < 0:
         raise ParameterError(f"--workers must be an integer >= 0 (got {args.workers})")
@@ -92,6 +100,8 @@ def export(args) -> int:
     from theorylab.sim import sweep
     from theorylab.sim.sweep.store import COLUMNS
 
+    if args.output:
+        check_output_path("--output", args.output, EXPORT_SUFFIX[args.format])
     text = render(sweep.export_rows(args.store), args.format, columns=list(COLUMNS))
     if args.output:
         write_text_atomic(args.output, text + "\n")
