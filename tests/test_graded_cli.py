@@ -73,3 +73,33 @@ def test_grades_level_program_dims(capsys):
     assert levels["Lambda_star_C"] == pytest.approx(full["Lambda_star_C"], rel=1e-12)
     assert [r["g_star_C"] for r in levels["rows"]] == pytest.approx([r["g_star_C"] for r in full["rows"]], rel=1e-10)
     assert levels["level_a"] == pytest.approx([0.1, 0.2, 0.7])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["grades", "--nu", "1.5", "--mu", "0.3"], "nu and mu must satisfy 0 < nu < 1 and 0 < mu < 1 (Cor. 3)"),
+    (["grades", "--nu", "0.5", "--mu", "1"], "nu and mu must satisfy 0 < nu < 1 and 0 < mu < 1 (Cor. 3)"),
+    (["envelope", "--mu", "1"], "nu and mu must satisfy 0 < mu < nu < 1"),
+    (["envelope", "--nu", "0.3", "--mu", "0.6"], "nu and mu must satisfy 0 < mu < nu < 1"),   # factor_low was -0.414
+    (["envelope", "--nu", "0"], "nu and mu must satisfy 0 < mu < nu < 1"),
+    (["graded-sim", "--nu", "0.3", "--mu", "0.6"], "nu and mu must satisfy 0 < mu < nu < 1"),
+    (["grades", "--table3", "--levels", "5"], "--levels cannot be used with --table3"),
+    (["grades", "--table3", "--clip", "3"], "--clip cannot be used with --table3"),
+    (["grades", "--alpha", "0.5,0.5", "--tau", "0.3,0.7", "--levels", "3"], "--levels cannot be used with --alpha"),
+    (["grades", "--nu", "0.6", "--mu", "0.3", "--q", "0,1"], "--q cannot be used with --nu/--mu"),
+    (["grades", "--nu", "0.6", "--mu", "0.3", "--dims", "2", "2"], "--dims cannot be used with --nu/--mu"),
+    (["grades", "--alpha", "0.5,0.5", "--tau", "0.3,0.7", "--lam", "3"], "--lam is the base of Lambda(q): it needs --q"),
+])
+def test_regime_and_unused_options_refused(capsys, argv, message):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(f"theorylab {argv[0]}: error: {message}")
+
+
+def test_grades_lambda_star_is_the_library_value(capsys):
+    from theorylab.graded import grades
+
+    out = _json(capsys, ["grades", "--alpha", "0.1,0.2,0.7", "--tau", "0.5,0.3,0.2", "--format", "json"])
+    assert out["Lambda_star"] == grades.Lambda_star([0.1, 0.2, 0.7], [0.5, 0.3, 0.2])
+    row, = _json(capsys, ["grades", "--nu", "0.3", "--mu", "0.6", "--format", "json"])   # Cor. 3: any order
+    assert row["Lambda_star"] == pytest.approx(row["BC"] ** 2)

@@ -68,3 +68,27 @@ def test_two_point_lower_bound_is_below_zero_estimator_and_envelope_scale():
         lb = gr.two_point_lower_bound(cap, 1.0, m)
         assert 0 < lb <= cap
     assert gr.two_point_lower_bound(cap, 1.0, 1000) < gr.two_point_lower_bound(cap, 1.0, 4)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: env.theorem41_factors(0.3, 0.6), "0 < mu < nu < 1"),          # r > 1: lower factor negative
+    (lambda: env.theorem41_factors(0.5, 0.5), "0 < mu < nu < 1"),          # r = 1: lower factor 0
+    (lambda: env.theorem41_factors(1.0, 0.3), "0 < mu < nu < 1"),
+    (lambda: env.grade_condition([1.0, 1.2], 0.0, 0.3), "0 < nu < 1 and 0 < mu < 1"),   # was ZeroDivisionError
+    (lambda: env.grade_condition([1.0, 1.2], 0.6, 1.0), "0 < nu < 1 and 0 < mu < 1"),
+    (lambda: env.stratified_model(1.5, 0.3, 4, 64), "0 < nu < 1 and 0 < mu < 1"),
+    (lambda: env.caps([0.1, 0.2], [1.0, 1.0, 1.0], 1.0), "sigma2 and D"),  # was a numpy broadcast error
+    (lambda: gr.two_point_lower_bound(0.04, 0.0, 10), "sigma_xi"),          # was NaN
+    (lambda: gr.two_point_lower_bound(0.04, 1.0, 10, nodes=0), "nodes"),   # was NaN
+])
+def test_regime_and_shape_errors_are_parameter_errors(call, fragment):
+    with pytest.raises(ParameterError) as exc:
+        call()
+    assert fragment in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_theorem41_regime_edges_accepted():
+    low, high = env.theorem41_factors(0.6, 0.3)
+    assert low == pytest.approx(1 - np.sqrt(0.5)) and high == pytest.approx(1 / 0.7)
+    # Lem. 4's predicate needs only Cor. 3's regime: (nu mu)^(-1/4) = 0.18^(-1/4) = 1.535
+    assert env.grade_condition([1.0, 1.5], 0.3, 0.6) and not env.grade_condition([1.0, 1.6], 0.3, 0.6)

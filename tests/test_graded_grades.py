@@ -39,7 +39,7 @@ def test_prop10_bound_at_06_03():
 
 
 def test_closed_form_bc_matches_direct_sum():
-    for nu, mu, L in [(0.5, 0.2, 4), (0.9, 0.1, 7), (0.3, 0.3, 5), (1.0, 0.5, 3), (0.4, 0.9, 6)]:
+    for nu, mu, L in [(0.5, 0.2, 4), (0.9, 0.1, 7), (0.3, 0.3, 5), (0.999, 0.5, 3), (0.4, 0.9, 6)]:
         a, s = grades.geometric_profiles(nu, mu, L)
         assert grades.bc_geometric(nu, mu, L) == pytest.approx(grades.bhattacharyya(a, s), rel=1e-13)
 
@@ -127,6 +127,13 @@ def test_affine_increasing_level_grades_are_admissible_rem9():
     lambda: grades.clipped_grades([0.5, 0.5], [0.5, 0.5], -2),
     lambda: grades.geometric_profiles(0.5, 0.2, 0),          # levels < 1
     lambda: grades.geometric_profiles(-0.5, 0.2, 3),
+    lambda: grades.geometric_profiles(1.5, 0.2, 3),          # nu >= 1: not Cor. 3's geometric profiles
+    lambda: grades.geometric_profiles(0.5, 1.0, 3),          # mu >= 1
+    lambda: grades.bc_geometric(0.5, 0.0, 3),
+    lambda: grades.bc_geometric(float("nan"), 0.2, 3),
+    lambda: grades.table3_row(0.6, 1.0),
+    lambda: grades.geometric_parameters(0.3, 0.6, ordered=True),   # Thm. 4.1 needs mu < nu
+    lambda: grades.geometric_parameters("x", 0.6),
     lambda: grades.Lambda_q([0, 1], [0.5, 0.5], [0.5, 0.5], lam=1.0),
 ])
 def test_bad_input_is_parameter_error(call):
@@ -174,3 +181,18 @@ def test_log_lambda_convex_in_q(pg, s):
     f = lambda q: np.log(grades.Lambda_q(q, a, t, lam=1.7))
     mid = f(s * q1 + (1 - s) * q2)
     assert mid <= s * f(q1) + (1 - s) * f(q2) + 1e-12
+
+
+def test_geometric_parameters_one_validator_two_regimes():
+    assert grades.geometric_parameters(0.3, 0.6) == (0.3, 0.6)            # Cor. 3: any order
+    assert grades.geometric_parameters(0.6, 0.3, ordered=True) == (0.6, 0.3)
+    with pytest.raises(ParameterError, match=r"^nu and mu must satisfy 0 < mu < nu < 1 .*\(got nu=0.3, mu=0.6\)$"):
+        grades.geometric_parameters(0.3, 0.6, ordered=True)
+    with pytest.raises(ParameterError, match=r"^nu and mu must satisfy 0 < nu < 1 and 0 < mu < 1 .*\(got nu=1.5"):
+        grades.geometric_parameters(1.5, 0.3)
+
+
+def test_lambda_star_is_bc_squared_prop7():
+    a, t = [0.1, 0.2, 0.7], [0.5, 0.3, 0.2]
+    assert grades.Lambda_star(a, t) == pytest.approx(grades.bhattacharyya(a, t) ** 2, rel=1e-15)
+    assert grades.Lambda_star(a, t) == pytest.approx(float(grades.Lambda(grades.optimal_grades(a, t), a, t)), rel=1e-12)

@@ -179,6 +179,8 @@ def test_zero_head_counterexample_a_zero():
     lambda: op.order_parameter(np.zeros(3), np.zeros(4)),
     lambda: op.init_params(0),
     lambda: op.perron_frobenius(np.zeros((2, 3))),
+    lambda: op.perron_frobenius(-np.eye(3)),                 # not nonnegative: no Perron pair to report
+    lambda: op.perron_frobenius([[1.0, -1e-9], [0.5, 2.0]]),
     lambda: op.position_twirl(np.eye(4), [0.1, 0.2], 0),
     lambda: op.cumulative_density_operators(np.zeros((3, 2)), [1, 0]),
 ])

@@ -14,13 +14,14 @@ the clipped optimum g*_C at --clip). One row per (m, class): eps2 = sigma_xi^2/m
 cap_l = sigma_l^2 B^2 / D_l^2, envelope = sum_l min(cap_l, d_l eps2), the levels S worth
 estimating, whether the upper bound (3 x envelope, needs m >= 2 sum_S d_l + 4) applies.
 Summary: m_sat = d^2 sigma_xi^2 / (L^2 s_0), W = [4, m_sat/2], cap ratio g_0^2 sum a_k g_k^-2,
-Lambda(g), the grade condition and Thm. 4.1's factors (1 - r, 1/(1 - mu))."""
+Lambda(g), the grade condition and Thm. 4.1's factors (1 - r, 1/(1 - mu)), r = sqrt(mu/nu);
+hence 0 < mu < nu < 1 is required."""
 
 
 def add_model_options(p) -> None:
     """Options shared with ``graded-sim``: the stratified model."""
-    p.add_argument("--nu", type=float, default=0.6, help="target concentration nu (default 0.6)")
-    p.add_argument("--mu", type=float, default=0.3, help="data decay mu (default 0.3)")
+    p.add_argument("--nu", type=float, default=0.6, help="target concentration nu, 0 < mu < nu < 1 (default 0.6)")
+    p.add_argument("--mu", type=float, default=0.3, help="data decay mu, 0 < mu < nu < 1 (default 0.3)")
     p.add_argument("--levels", type=float, default=4, help="number of levels L (default 4)")
     p.add_argument("--d", type=float, default=64, help="design width d, a multiple of L (default 64)")
     p.add_argument("--sigma-xi", type=float, default=1.0, help="noise standard deviation (default 1)")
@@ -29,9 +30,12 @@ def add_model_options(p) -> None:
 
 
 def build_model(args):
+    """The model of the options, refused up front unless 0 < mu < nu < 1 (Thm. 4.1's factors are reported)."""
     from theorylab.errors import positive_int
     from theorylab.graded.envelope import stratified_model
+    from theorylab.graded.grades import geometric_parameters
 
+    geometric_parameters(args.nu, args.mu, ordered=True)
     return stratified_model(args.nu, args.mu, positive_int("levels", args.levels), positive_int("d", args.d),
                             args.sigma_xi, args.g, args.clip)
 

@@ -20,16 +20,20 @@ bound; --q SRC adds the admissibility <q, alpha - tau> (Eq. 15) and Lambda(q) at
 SRC is a file (.json list, or numbers separated by commas/whitespace) or inline numbers
 such as 0.2,0.3,0.5. Profiles must be positive and sum to 1. --dims d_0 ... d_(L-1) solves
 the clipped program on the level masses instead (Prop. 11; profiles constant on levels).
-Gauge: min g = 1."""
+Gauge: min g = 1. Geometric profiles need 0 < nu < 1 and 0 < mu < 1 (Cor. 3). An option
+the chosen mode does not read (--levels with --alpha/--tau or --table3, --clip with
+--table3, --q/--dims/--lam without --alpha/--tau, --lam without --q) is an error."""
 
 
 def register(sub) -> None:
     p = sub.add_parser("grades", help="optimal and clipped grades, Lambda, BC (GLLM Table 3)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--nu", type=float, help="target concentration nu of the geometric level profiles")
-    p.add_argument("--mu", type=float, help="data decay mu of the geometric level profiles")
-    p.add_argument("--levels", type=float, default=4, help="number of levels L >= 1 (default 4)")
-    p.add_argument("--clip", type=float, default=2.0, help="grade clip C >= 1: g in [1, C] (default 2)")
+    p.add_argument("--nu", type=float, help="target concentration nu of the geometric level profiles (0 < nu < 1)")
+    p.add_argument("--mu", type=float, help="data decay mu of the geometric level profiles (0 < mu < 1)")
+    p.add_argument("--levels", type=float, default=None,
+                   help="number of levels L >= 1 with --nu/--mu (default 4)")
+    p.add_argument("--clip", type=float, default=None,
+                   help="grade clip C >= 1: g in [1, C] with --nu/--mu or --alpha/--tau (default 2)")
     p.add_argument("--table3", action="store_true", help="print the four rows of Table 3 (L = 4, C = 2)")
     p.add_argument("--alpha", metavar="SRC", help="target-energy profile alpha (file or inline numbers)")
     p.add_argument("--tau", metavar="SRC", help="data-variance profile tau (file or inline numbers)")
@@ -37,8 +41,8 @@ def register(sub) -> None:
     p.add_argument("--dims", type=float, nargs="+", metavar="D",
                    help="level sizes d_l: solve the L-variable level program (Prop. 11; profiles must be "
                         "constant on levels)")
-    p.add_argument("--lam", type=float, default=2.718281828459045,
-                   help="base lambda > 1 for Lambda(q) of the candidate (default e)")
+    p.add_argument("--lam", type=float, default=None,
+                   help="base lambda > 1 for Lambda(q) of the candidate, with --q (default e)")
     add_format_option(p)
     p.set_defaults(handler=run)
 
@@ -57,17 +61,34 @@ def table_row(nu, mu, levels, clip, fmt="json") -> dict:
             "g_star_C": _fmt_grades(r.g_star_C, fmt), "bound": r.bound}
 
 
+DEFAULT_LEVELS, DEFAULT_CLIP, DEFAULT_LAM = 4, 2.0, 2.718281828459045
+
+# options that only one mode reads: giving them in another mode is an error, never silently ignored
+MODE_OPTIONS = {"table3": (), "level": ("levels", "clip"), "profile": ("clip", "q", "dims", "lam")}
+
+
 def run(args) -> int:
     from theorylab.errors import ParameterError
+    from theorylab.graded import grades
 
     profile_mode = args.alpha is not None or args.tau is not None
     level_mode = args.nu is not None or args.mu is not None
     if profile_mode + level_mode + args.table3 != 1:
         raise ParameterError("give exactly one of: --nu and --mu, --table3, or --alpha and --tau")
+    mode = "table3" if args.table3 else "level" if level_mode else "profile"
+    unused = [f"--{k}" for k in ("levels", "clip", "q", "dims", "lam")
+              if getattr(args, k) is not None and k not in MODE_OPTIONS[mode]]
+    if unused:
+        what = {"table3": "--table3 (Table 3 is L = 4, C = 2)", "level": "--nu/--mu",
+                "profile": "--alpha/--tau"}[mode]
+        raise ParameterError(f"{', '.join(unused)} cannot be used with {what}")
+    if args.lam is not None and args.q is None:
+        raise ParameterError("--lam is the base of Lambda(q): it needs --q")
+    args.levels = DEFAULT_LEVELS if args.levels is None else args.levels
+    args.clip = DEFAULT_CLIP if args.clip is None else args.clip
+    args.lam = DEFAULT_LAM if args.lam is None else args.lam
     if args.table3:
-        from theorylab.graded.grades import TABLE3_PARAMETERS
-
-        rows = [table_row(nu, mu, 4, 2.0, args.format) for nu, mu in TABLE3_PARAMETERS]
+        rows = [table_row(nu, mu, 4, 2.0, args.format) for nu, mu in grades.TABLE3_PARAMETERS]
         emit(rows, args.format)
         return 0
     if level_mode:
@@ -98,7 +119,7 @@ def _run_profiles(args) -> int:
         opt_g = opt.g
     gstar = grades.optimal_grades(alpha, tau)
     bc = grades.bhattacharyya(alpha, tau)
-    summary = {"BC": bc, "Lambda_star": bc ** 2, "Lambda_star_C": opt.Lambda, "token_gain": 1.0 / opt.Lambda,
+    summary = {"BC": bc, "Lambda_star": grades.Lambda_star(alpha, tau), "Lambda_star_C": opt.Lambda, "token_gain": 1.0 / opt.Lambda,
                "bound": grades.clipped_lower_bound(alpha, tau, args.clip), "C": float(args.clip),
                "kkt_residual": opt.kkt_residual}
     if args.dims:

@@ -39,9 +39,12 @@ WINDOW_LOW = 4
 
 
 def caps(sigma2, D, B: float) -> np.ndarray:
-    """``cap_l = sigma_(l)^2 B^2 / D_l^2`` (per level)."""
+    """``cap_l = sigma_(l)^2 B^2 / D_l^2`` (per level; sigma2 and D of the same shape)."""
     sigma2 = real_array("sigma2", sigma2, low=0.0, low_inclusive=False)
     D = real_array("D", D, low=0.0, low_inclusive=False)
+    if sigma2.shape != D.shape:
+        raise ParameterError(f"sigma2 and D must have one entry per level each (got shapes {sigma2.shape} "
+                             f"and {D.shape})")
     B = float(real_array("B", B, low=0.0, low_inclusive=False))
     return sigma2 * B ** 2 / D ** 2
 
@@ -103,7 +106,9 @@ def cap_ratio(g, a) -> float:
 
 
 def grade_condition(g, nu: float, mu: float) -> bool:
-    """Lem. 4's grade condition: ``1 <= g_0 <= ... <= g_(L-1)`` and ``g_(l+1)/g_l <= (nu mu)^(-1/4)``."""
+    """Lem. 4's grade condition: ``1 <= g_0 <= ... <= g_(L-1)`` and ``g_(l+1)/g_l <= (nu mu)^(-1/4)``;
+    ``0 < nu, mu < 1`` (Cor. 3's geometric profiles, :func:`grades.geometric_parameters`)."""
+    nu, mu = grades.geometric_parameters(nu, mu)
     g = real_array("g", g, low=0.0, low_inclusive=False)
     ratio = g[1:] / g[:-1]
     tol = 1e-12
@@ -112,9 +117,9 @@ def grade_condition(g, nu: float, mu: float) -> bool:
 
 def theorem41_factors(nu: float, mu: float) -> tuple[float, float]:
     """Deterministic factors of Thm. 4.1: ``(1 - r, 1/(1 - mu))`` with ``r = sqrt(mu/nu)``;
-    ``c_{mu,nu} = c_4 (1 - r)`` and ``C_{mu,nu} = (c_4 (1 - mu))^-1``."""
-    nu = float(real_array("nu", nu, low=0.0, low_inclusive=False))
-    mu = float(real_array("mu", mu, low=0.0, low_inclusive=False, high=1.0, high_inclusive=False))
+    ``c_{mu,nu} = c_4 (1 - r)`` and ``C_{mu,nu} = (c_4 (1 - mu))^-1``.  Regime ``0 < mu < nu < 1``
+    (:func:`grades.geometric_parameters` with ``ordered=True``): the lower factor is positive only for r < 1."""
+    nu, mu = grades.geometric_parameters(nu, mu, ordered=True)
     return 1.0 - np.sqrt(mu / nu), 1.0 / (1.0 - mu)
 
 

@@ -50,16 +50,44 @@ def profiles(alpha, tau) -> tuple[np.ndarray, np.ndarray]:
     return a, t
 
 
+def geometric_parameters(nu: float, mu: float, ordered: bool = False) -> tuple[float, float]:
+    """Validate the parameters ``(nu, mu)`` of the geometric level profiles of Cor. 3; return them as floats.
+
+    Two regimes, one validator:
+
+    * ``ordered=False``: ``0 < nu < 1`` and ``0 < mu < 1`` -- the geometric hypothesis of Cor. 3
+      (target concentrating towards the deepest level, data decaying away from the shallowest).
+      Enough for the profiles, the closed form of BC, Table 3 (Prop. 10-11) and Lem. 4's grade
+      condition.
+    * ``ordered=True``: ``0 < mu < nu < 1`` -- additionally ``r = sqrt(mu/nu) < 1``, which Lem. 4(iv) /
+      Thm. 4.1 need for the lower factor ``c_{mu,nu} = c_4 (1 - r) > 0`` (and Cor. 3 for
+      ``Lambda* = Theta(nu^L)``).
+
+    Raises
+    ------
+    ParameterError
+        One line naming nu and mu, the range required and the values received.
+    """
+    rng = "0 < mu < nu < 1 (Thm. 4.1: r = sqrt(mu/nu) < 1)" if ordered else "0 < nu < 1 and 0 < mu < 1 (Cor. 3)"
+    try:
+        nu_, mu_ = float(nu), float(mu)
+    except (TypeError, ValueError):
+        raise ParameterError(f"nu and mu must be real numbers with {rng} (got nu={nu!r}, mu={mu!r})") from None
+    ok = 0.0 < nu_ < 1.0 and 0.0 < mu_ < 1.0 and (mu_ < nu_ or not ordered)
+    if not ok:
+        raise ParameterError(f"nu and mu must satisfy {rng} (got nu={nu_:g}, mu={mu_:g})")
+    return nu_, mu_
+
+
 def geometric_profiles(nu: float, mu: float, levels: int) -> tuple[np.ndarray, np.ndarray]:
     """Level profiles of Cor. 3: ``a_l ~ nu^(L-1-l)`` (target) and ``s_l ~ mu^l`` (data), l = 0..L-1.
 
     Parameters
     ----------
-    nu, mu : positive reals (the paper's regime is 0 < mu < nu < 1).
+    nu, mu : ``0 < nu < 1``, ``0 < mu < 1`` (:func:`geometric_parameters`; Thm. 4.1 further needs mu < nu).
     levels : L >= 1.
     """
-    nu = float(real_array("nu", nu, low=0.0, low_inclusive=False))
-    mu = float(real_array("mu", mu, low=0.0, low_inclusive=False))
+    nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
     l = np.arange(L)
     a, s = nu ** (L - 1 - l), mu ** l
@@ -126,12 +154,17 @@ def bhattacharyya(alpha, tau) -> float:
     return float(np.sum(np.sqrt(a * t)))
 
 
+def Lambda_star(alpha, tau) -> float:
+    """Unclipped optimum ``Lambda* = min_g Lambda(g) = BC(alpha, tau)^2`` (Prop. 7(iii))."""
+    return bhattacharyya(alpha, tau) ** 2
+
+
 def bc_geometric(nu: float, mu: float, levels: int) -> float:
     """Closed form of Cor. 3:
     ``BC(a, s) = nu^((L-1)/2) / sqrt(Z_a Z_s) * (1 - r^L)/(1 - r)``, ``r = sqrt(mu/nu)``,
-    ``Z_a = sum_k nu^k``, ``Z_s = sum_k mu^k`` (geometric sums, limits taken at ratio 1)."""
-    nu = float(real_array("nu", nu, low=0.0, low_inclusive=False))
-    mu = float(real_array("mu", mu, low=0.0, low_inclusive=False))
+    ``Z_a = sum_k nu^k``, ``Z_s = sum_k mu^k`` (geometric sums, limit taken at r = 1, i.e. mu = nu);
+    ``0 < nu, mu < 1`` (:func:`geometric_parameters`)."""
+    nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
     r = np.sqrt(mu / nu)
     return float(nu ** ((L - 1) / 2) / np.sqrt(_geom(nu, L) * _geom(mu, L)) * _geom(r, L))
@@ -285,7 +318,7 @@ def recession_slope(v) -> float:
 
 def clipped_lower_bound(alpha, tau, C: float) -> float:
     """Prop. 10(iii): ``Lambda*_C >= max(BC(alpha, tau)^2, C^-2)``."""
-    return max(bhattacharyya(alpha, tau) ** 2, clip_bound(C) ** -2.0)
+    return max(Lambda_star(alpha, tau), clip_bound(C) ** -2.0)
 
 
 # --------------------------------------------------------------------------- Table 3

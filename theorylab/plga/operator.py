@@ -305,10 +305,15 @@ class PerronPair:
 
 
 def perron_frobenius(M) -> PerronPair:
-    """Perron root and vector of a square nonnegative matrix ``M`` (claim A3, Prop. 3.12)."""
+    """Perron root and vector of a square nonnegative matrix ``M`` (claim A3, Prop. 3.12).
+
+    Raises ParameterError unless ``M`` is one square matrix with every entry >= 0 (the
+    Perron-Frobenius theorem says nothing about a matrix with a negative entry)."""
     M = _square("M", M)
     if M.ndim != 2:
         raise ParameterError(f"M must be a single square matrix (got shape {M.shape})")
+    if np.any(M < 0):
+        raise ParameterError(f"M must be nonnegative (every entry >= 0; got min entry {M.min():g})")
     vals, vecs = np.linalg.eig(M)
     order = np.argsort(-np.abs(vals))
     lead = order[0]

@@ -86,7 +86,9 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
     from scipy.special import chdtri
 
     cap = float(real_array("cap", cap, low=0.0, low_inclusive=False))
+    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
     m = positive_int("m", m)
+    nodes = positive_int("nodes", nodes)
     z, wz = hermegauss(80)
     wz = wz / wz.sum()
     chi = chdtri(m, 1.0 - (np.arange(nodes) + 0.5) / nodes)       # chi-square quantile midpoints
