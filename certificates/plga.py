@@ -13,14 +13,19 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import sympy as sp
-from sympy.polys.matrices import DomainMatrix
 
 from theorylab.certify import Outcome, bound, certificate, computed, proxy
+from theorylab.certify.registry import LazyFunction
 from theorylab.plga import operator as op
 from theorylab.psa.shear import rope_frequencies
-from theorylab.symbolic import exact as ex
-from theorylab.symbolic import plga as sy
+
+# SymPy and the exact routes are imported inside the checks (and named lazily as keyword defaults),
+# so `theorylab certify --list` does not load SymPy.
+
+
+def _exact_route(name: str) -> LazyFunction:
+    """``theorylab.symbolic.plga.<name>``, imported when the check calls it."""
+    return LazyFunction(f"theorylab.symbolic.plga.{name}")
 
 DK, S = 16, 32
 
@@ -42,6 +47,10 @@ def _obj(a) -> np.ndarray:
              method="exact")
 def iswiglu_exact(iswiglu=op.iswiglu, silu=op.silu) -> Outcome:
     """Library iSwiGLU on a symbol, with ``exp(-u) -> y > 0``: a rational function of (u, y)."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+
     u = sp.Symbol("u", real=True)
     y, eps, p = sp.Symbol("y", positive=True), sp.Symbol("epsilon", positive=True), sp.Symbol("p", real=True)
     to_y = {sp.exp(-u): y}
@@ -146,8 +155,10 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
 @certificate("A4", title="Entrywise positive is not positive semidefinite: [[1,10],[1,1]]",
              paper="PLGA §3.1", claim="[[1,10],[1,1]] > 0 entrywise, yet its symmetric part has eigenvalues 6.5 "
                                       "and -4.5.", method="exact")
-def positive_not_psd(spectrum=sy.symmetric_part_eigenvalues) -> Outcome:
+def positive_not_psd(spectrum=_exact_route("symmetric_part_eigenvalues")) -> Outcome:
     """Exact eigenvalues of the symmetric part (rational arithmetic)."""
+    import sympy as sp
+
     M = sp.Matrix([[1, 10], [1, 1]])
     ev = spectrum(M)
     expected = {sp.Rational(13, 2): 1, sp.Rational(-9, 2): 1}
@@ -163,8 +174,13 @@ def positive_not_psd(spectrum=sy.symmetric_part_eigenvalues) -> Outcome:
              paper="PLGA §4.3 (NOTEARS)",
              claim="h(W) = sum_k tr((W o W)^k)/k! with tr((W o W)^k) the weighted closed k-walk sum (nonnegative "
                    "coefficients); a DAG has h = 0; a positive W has h > 0.", method="exact")
-def notears_symbolic(trace_power=sy.trace_power, walks=sy.closed_walk_sum) -> Outcome:
+def notears_symbolic(trace_power=_exact_route("trace_power"), walks=_exact_route("closed_walk_sum")) -> Outcome:
     """d = 3 symbolic weights, k = 1..4: trace power == walk enumeration; upper-triangular W is nilpotent."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import plga as sy
+
     w = sy.symbol_matrix("w", 3, 3, real=True)
     gens = tuple(w.flat)
     M = sp.Matrix(w * w)                                   # W o W (Hadamard square)
@@ -222,8 +238,11 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
              paper="PLGA Prop. 4.1",
              claim="For nonresonant frequencies, q^T R_t^T G R_s k depends only on s - t for all q, k iff G commutes "
                    "with the rotations iff G is block-diagonal with 2x2 blocks c I + s J.", method="exact")
-def commutant(projection=op.commutant_projection, solutions=sy.commuting_solutions) -> Outcome:
+def commutant(projection=op.commutant_projection, solutions=_exact_route("commuting_solutions")) -> Outcome:
     """dk = 4, planes with u_a = tan(theta_a/2) symbolic: solve G R = R G over QQ(u1, u2)."""
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import plga as sy
+
     generic = solutions((sy.u1, sy.u2))
     basis = sy.commutant_basis(2)
     same = len(generic) == 4 and sy.span_equal(generic, basis)
@@ -252,7 +271,11 @@ def softmax_rows(probabilities=None, softmax=None) -> Outcome:
 
     Defaults (resolved here): ``theorylab.symbolic.softmax.probabilities``, ``theorylab.psa.softmax.softmax``.
     """
+    import sympy as sp
+    from sympy.polys.matrices import DomainMatrix
+
     from theorylab.psa import softmax as psoftmax
+    from theorylab.symbolic import exact as ex
     from theorylab.symbolic import softmax as ssoftmax
 
     probabilities = probabilities or ssoftmax.probabilities
@@ -360,6 +383,11 @@ def stability(softmax=None, row_bound=op.row_perturbation_bound, stages=op.stage
              claim="D_Q = Q^T Q is symmetric, x^T D_Q x = |Q x|^2 >= 0, and det D_Q == 0 when S < dk.", method="exact")
 def density_symbolic(density=op.density_operator) -> Outcome:
     """Symbolic Q (S = 2, dk = 3) and (S = 3, dk = 2) through the library's density_operator."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import plga as sy
+
     Q = sy.symbol_matrix("q", 2, 3, real=True)
     x = sy.symbol_matrix("x", 3, 1, real=True)
     gens = tuple(Q.flat) + tuple(x.flat)
@@ -414,8 +442,13 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
              paper="PLGA Lemma 5.9, §5.4.1",
              claim="The Haar average of R^T G R over the rotation torus is the library's commutant projection, which "
                    "is idempotent and self-adjoint (orthogonal).", method="exact")
-def twirl_symbolic(projection=op.commutant_projection, haar=sy.torus_haar_average) -> Outcome:
+def twirl_symbolic(projection=op.commutant_projection, haar=_exact_route("torus_haar_average")) -> Outcome:
     """dk = 4, symbolic G and H; circle moments E[c^i s^j] exactly."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import plga as sy
+
     G = sy.symbol_matrix("g", 4, 4, real=True)
     H = sy.symbol_matrix("h", 4, 4, real=True)
     gens = tuple(G.flat) + tuple(H.flat)
@@ -460,8 +493,13 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
              claim="Every walk term of h is >= 0 and the k = 1 term is sum_i W_ii^2, so W_ii >= eps gives "
                    "h >= dk eps^2; at W = eps 1 1^T, tr((W o W)^k) = (dk eps^2)^k and h = e^{dk eps^2} - 1.",
              method="exact")
-def dag_floor_symbolic(trace_power=sy.trace_power, floor=op.dag_floor) -> Outcome:
+def dag_floor_symbolic(trace_power=_exact_route("trace_power"), floor=op.dag_floor) -> Outcome:
     """d = 3: the k = 1 term; the all-eps matrix for k = 1..5; the library floor at symbolic eps."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import plga as sy
+
     w = sy.symbol_matrix("w", 3, 3, real=True)
     gens = tuple(w.flat)
     first = ex.is_zero(trace_power(sp.Matrix(w * w), 1) - sum(w[i, i] ** 2 for i in range(3)), gens)

@@ -8,19 +8,25 @@ test; the mutation tests in ``tests/test_certify_psa.py`` replace them.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import sympy as sp
 
 from theorylab.certify import Outcome, certificate, computed
 from theorylab.psa import shear
-from theorylab.symbolic import exact as ex
-from theorylab.symbolic.psa import g, g_k, g_q, jacobian, lift, n, rational_rotation, tan_half
+
+# SymPy and the symbolic routes are imported inside each check, so `certify --list` does not load them.
+if TYPE_CHECKING:
+    import sympy as sp
 
 D = 2  # width of the symbolic streams: enough to see the block structure of every operator
 
 
 def _joint_operator(op, gq, gk):
     """Jacobian, on (q, p_q, k, p_k), of applying ``op`` to the query (gq) and key (gk) phase spaces."""
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import jacobian
+
     q, pq, k, pk = (ex.symbol_array(name, D) for name in ("q", "pq", "k", "pk"))
     q2, pq2 = op(q, pq, gq)
     k2, pk2 = op(k, pk, gk)
@@ -34,6 +40,11 @@ def _joint_operator(op, gq, gk):
 def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
                        form=shear.symplectic_form, operator=shear.lattice_matrix) -> Outcome:
     """Derive each member's Jacobian from ``op`` and decide ``M^T J M - J = 0`` in (g, g_q, g_k)."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import g, g_k, g_q
+
     J = sp.diag(ex.matrix(form(D)), ex.matrix(form(D)))
     cases = {m: couplings(m, g) for m in shear.LATTICE} | {"unequal": (g_q, g_k)}
     verdicts, evidence = [], []
@@ -52,6 +63,11 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
                    "iterates growing linearly (not bounded) in n.", method="exact")
 def shear_powers(matrix=shear.upper_shear_matrix) -> Outcome:
     """Induction in a symbolic n: ``M_g M_{ng} = M_{(n+1)g}`` and ``M_{1g} = M_g``; then spectrum and rank."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import g, n
+
     M, I = ex.matrix(matrix(g, D)), sp.eye(2 * D)
     base = ex.equal(ex.matrix(matrix(1 * g, D)), M, (g,))
     step = ex.equal(M * ex.matrix(matrix(n * g, D)), ex.matrix(matrix((n + 1) * g, D)), (g, n))
@@ -73,6 +89,11 @@ def shear_powers(matrix=shear.upper_shear_matrix) -> Outcome:
                    "the modified Hamiltonian equals H at every order.", method="exact")
 def hamiltonian_flow(op=shear.upper_shear, matrix=shear.upper_shear_matrix) -> Outcome:
     """``d/dt phi_t = J^-1-gradient of H`` at phi_t, ``phi_0 = id``; ``H o phi_t = H``; ``log M_g = g A``, ``A^2 = 0``."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import g
+
     q, p = ex.symbol_array("q", D), ex.symbol_array("p", D)
     t = sp.Symbol("t")
     gens = ex.symbols_of(q, p) + (t, g)
@@ -108,6 +129,11 @@ def lower_null_and_uniqueness(lower=shear.lower_shear, stream=shear.shear, taps=
     [0, pi]) means its derivative in ``cos w`` is negative. SymPy solves that inequality on the
     DC-gain-1 line ``a = 1 - b`` and on the library's taps in a real coupling t of either sign.
     """
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import g
+
     x = ex.symbol_array("x", 4, D)
     gens = ex.symbols_of(x) + (g,)
     null = ex.equal(lower(x, shear.momentum(x), g)[0], x, gens)
@@ -146,6 +172,10 @@ def lower_null_and_uniqueness(lower=shear.lower_shear, stream=shear.shear, taps=
 def nonlinear_shear(jac=shear.shear_jacobian, form=shear.symplectic_form,
                     codim=shear.symplectic_shear_codimension, op=shear.nonlinear_shear) -> Outcome:
     """Residual ``M^T J M - J`` for a generic Df (exact, d = 2..4), its rank; d = 64 by exact sparse rank."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+
     evidence, ok = [], True
     for d in (2, 3, 4):
         F = ex.symbol_array("F", d, d)
@@ -236,6 +266,11 @@ def _sparse_residual(M: np.ndarray, J: np.ndarray, d: int) -> dict:
 def placement_coriolis(coriolis=shear.coriolis_term, rotate=shear.rotate_pairs, op=shear.upper_shear,
                        form=shear.symplectic_form) -> Outcome:
     """Rotation tables at positions 0, 1, 2 with the rational parametrisation t = tan(theta/2)."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import g, jacobian, lift, rational_rotation, tan_half
+
     T = 3
     x = ex.symbol_array("x", T, D)
     cos, sin = rational_rotation(T, D)
@@ -265,6 +300,10 @@ def placement_coriolis(coriolis=shear.coriolis_term, rotate=shear.rotate_pairs, 
 
 def _rotation_matrix(rotate, cos_row, sin_row) -> sp.Matrix:
     """The d x d matrix the library's pair rotation applies at one position (columns = images of e_j)."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+
     basis = np.eye(D, dtype=int).astype(object)
     cols = [rotate(basis[j][None, :], cos_row[None, :], sin_row[None, :])[0] for j in range(D)]
     return sp.Matrix.hstack(*[ex.matrix(c) for c in cols])

@@ -190,3 +190,24 @@ def test_bench_certify_smoke(capsys):
     for key in ("cold_wall_seconds", "cold_wall_seconds_with_numba_disk_cache", "warm_wall_seconds",
                 "baseline_python_import_theorylab_seconds"):
         assert out[key] > 0
+
+
+def test_listing_the_certificates_does_not_import_sympy():
+    """`theorylab certify --list` imports every certificate module; SymPy loads only when a check runs."""
+    code = ("import sys; from theorylab.certify.docs import coverage; coverage(); "
+            "print(sorted(m for m in ('sympy', 'theorylab.symbolic.exact') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
+
+
+def test_lazy_function_names_and_calls_its_target():
+    from theorylab.certify.docs import library_functions
+    from theorylab.certify.registry import LazyFunction
+    from theorylab.symbolic import plga as sy
+
+    lazy = LazyFunction("theorylab.symbolic.plga.trace_power")
+    assert lazy.resolve() is sy.trace_power and lazy([[1, 2], [3, 4]], 2) == 29
+    spec = select(["A5.symbolic"])[0]
+    assert "theorylab.symbolic.plga.trace_power" in library_functions(spec)
+    with pytest.raises(ValueError):
+        LazyFunction("trace_power")
