@@ -36,6 +36,7 @@ from scipy.special import log_ndtr, ndtr
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
+from theorylab.psa.transition import argmax_probability
 
 _SWITCH = 0.5
 _Y_LO, _Y_HI = -36.0, 4.6
@@ -173,15 +174,11 @@ def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: 
 def argmax_limit(variant: str, dk, T) -> np.ndarray:
     """Large-g limit of the mean mass for a noiseless target: ``P(target is the argmax)``.
 
-    The leading powers of g dominate: ``Delta ~ gap_lead g^p sqrt(dk)``, distractor
-    ``sd ~ sqrt(var_lead) g^p`` (p = 2 for the T4 variants, 1 for key-only), so
-    ``M -> Phi(r)^m`` with ``r = gap_lead sqrt(dk) / sqrt(var_lead)``; for t4-only
-    ``r = sqrt(dk)/2`` (PSA §6.7's argmax plateau).
+    ``Phi(r)^m`` with ``r = gap_lead sqrt(dk) / sqrt(var_lead)`` from the leading powers of g;
+    for t4-only ``r = sqrt(dk)/2`` (PSA §6.7's argmax plateau). One source of truth:
+    :func:`theorylab.psa.transition.argmax_probability` at ``g=None``.
     """
-    model = score_model(choice("variant", variant, VARIANTS))
-    dk, T = np.broadcast_arrays(head_width(dk), context_length(T))
-    r = model.gap_poly[-1] * np.sqrt(dk) / np.sqrt(model.var_poly[-1])
-    return np.exp(distractors(T) * log_ndtr(r))
+    return argmax_probability(variant, dk, T)
 
 
 __all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length"]
