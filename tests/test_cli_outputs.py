@@ -112,8 +112,9 @@ def test_atomic_writes_get_ordinary_permissions_and_never_create_folders(tmp_pat
     assert _mode(path) == umask_022 and open(path).read() == "x\n"
     os.umask(0o077)
     assert _mode(write_text_atomic(str(tmp_path / "private.txt"), "y")) == 0o600
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError) as exc:
         write_text_atomic(str(tmp_path / "missing" / "r.txt"), "x")
+    assert exc.value.filename == str(tmp_path / "missing" / "r.txt")      # the file asked for, not the temporary
     assert not (tmp_path / "missing").exists()
     with pytest.raises(RuntimeError):
         with atomic_path(str(tmp_path / "half.txt")) as tmp:

@@ -72,7 +72,10 @@ def atomic_path(path: str, suffix: str = ".tmp") -> Iterator[str]:
     """Yield a temporary path beside ``path``; on success give it mode ``0o666 & ~umask`` and
     rename it to ``path``, else remove it.  The folder of ``path`` must already exist."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=suffix)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=suffix)
+    except OSError as exc:  # name the file asked for, not the temporary
+        raise type(exc)(exc.errno, exc.strerror, path) from None
     os.close(fd)
     try:
         yield tmp
