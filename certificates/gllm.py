@@ -1,4 +1,5 @@
-"""Certificates for the GLLM paper (gllm-hierarchical-grading.md §3-4, §6-7): G1.symbolic, G2-G9.
+"""Certificates for the GLLM paper (gllm-hierarchical-grading.md §3-4, §6-7): G1.symbolic, G2-G9, G3.interval,
+G8.numeric.
 
 Each check calls library code (its keyword defaults) and holds it against an independent
 route: exact SymPy identities, interval enclosures, closed forms vs Monte Carlo.
@@ -94,6 +95,49 @@ def g3(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades, bhattacharyya
     return Outcome(passed, (computed("identities decided zero", sym), computed("BC (exact)", str(bc_exact)),
                             computed("max error of library vs exact", max(errs), tolerance=1e-12),
                             bound("Lambda(g) >= BC^2 on 200 random g", above)))
+
+
+G3_PROFILES = {"geometric (0.6, 0.3), L = 4": grades.geometric_profiles(0.6, 0.3, 4),
+               "geometric (0.8, 0.4), L = 6": grades.geometric_profiles(0.8, 0.4, 6),
+               "(0.5, 0.3, 0.2) vs (0.1, 0.3, 0.6)": ((0.5, 0.3, 0.2), (0.1, 0.3, 0.6)),
+               "Dirichlet(1), d = 8, seed 3": tuple(np.random.default_rng(3).dirichlet(np.ones(8), size=2))}
+G3_GAP_BOUND = 1e-28
+"""Certified bound on Lambda(g_lib) - BC^2: the gap is second order in the error of g along the optimal ray,
+so grades right to a few ulp give ~1e-32; 1e-28 holds only if every ratio g_j/g_k is right to ~1e-14."""
+G3_FLOAT_RTOL = 1e-14
+"""Float library values (a d-term sum, a power) against the enclosures: a few ulp times d."""
+
+
+@certificate("G3.interval",
+             title="Library g* attains BC^2 <= 1 within a certified bound; Lambda(g*) in the BC^2 enclosure",
+             paper="GLLM §4.2, Prop. 7(iii)", method="interval",
+             claim="On four concrete profile pairs, the exact Lambda at the library's float optimum g* exceeds BC^2 by "
+                   "at most 1e-28 (mpmath iv, 113 bits); the library's Lambda(g*) and BC^2 lie in the BC^2 "
+                   "enclosure, its g* in the enclosure of (alpha/tau)^(1/4) (gauge min g = 1), and Lambda at "
+                   "perturbed grades is certified above BC^2.")
+def g3_interval(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades,
+                bhattacharyya=grades.bhattacharyya) -> Outcome:
+    rng = np.random.default_rng(33)
+    checks, evidence = [], []
+    for name, (alpha, tau) in G3_PROFILES.items():
+        a, t = grades.profiles(alpha, tau)               # the floats every route below uses, taken exactly
+        bc2 = interval.enclose_bc2(a, t)
+        g = optimal_grades(a, t)
+        gap = interval.enclose_Lambda(g, a, t) - bc2
+        g_enc = interval.enclose_optimal_grades(a, t)
+        float_in = [_near(float(Lambda(g, a, t)), bc2, G3_FLOAT_RTOL),
+                    _near(bhattacharyya(a, t) ** 2, bc2, G3_FLOAT_RTOL),
+                    all(_near(x, e, G3_FLOAT_RTOL) for x, e in zip(g, g_enc))]
+        above = all(interval.enclose_Lambda(g * np.exp(0.01 * rng.normal(size=g.size)), a, t).a > bc2.b
+                    for _ in range(10))
+        checks.append(gap.b <= G3_GAP_BOUND and gap.b >= 0 and bc2.b < 1 and all(float_in) and above)
+        evidence += [bound(f"{name}: BC^2", str(bc2), formula="mpmath iv enclosure, 113-bit; < 1"),
+                     bound(f"{name}: Lambda(g_lib) - BC^2 (exact, enclosed)", [float(gap.a), float(gap.b)],
+                           formula=f"upper end <= {G3_GAP_BOUND:g}, upper end >= 0 (Lagrange)"),
+                     computed(f"{name}: library Lambda(g*), BC^2, g* inside the enclosures", float_in,
+                              tolerance=G3_FLOAT_RTOL),
+                     computed(f"{name}: Lambda > BC^2 (certified) at 10 perturbed grades", above)]
+    return Outcome(all(checks), tuple(evidence))
 
 
 @certificate("G4", title="log Lambda convex in q; gradient 2 log(lambda)(tau - alpha) at 0; criterion <q, alpha-tau>",
@@ -276,6 +320,82 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate) -> Outcome:
                             computed("m_sat two routes, relative difference", msat_err),
                             computed("grade condition and (1-r) <= cap ratio/Lambda <= 1/(1-mu), Table 3 rows", thm)),
                    arrays=res.losses, seeds={"graded_risk": seed})
+
+
+G8_MODELS = ((0.6, 0.3, 4, 32, 1.0, None), (0.7, 0.3, 4, 64, 0.7, None), (0.8, 0.4, 3, 24, 1.3, (1.3, 1.7, 2.4)))
+"""(nu, mu, L, d, sigma_xi, level grades; None = the clipped optimum g*_C, gauge g_0 = 1)."""
+G8_RTOL = 1e-14
+"""Float library values against exact rationals: a sum of <= 6 positive terms, a few roundings each."""
+
+
+def _best_subsets(caps, dims, var):
+    """Exact (Fraction) bias-variance choice of the levels to estimate: the minimum over subsets S of
+    sum_{l not in S} cap_l + sum_{l in S} d_l var (var = sigma_xi^2/m), and the set of minimising S."""
+    from itertools import product
+
+    costs = {S: sum(d * var if s else c for s, c, d in zip(S, caps, dims))
+             for S in product((0, 1), repeat=len(caps))}
+    best = min(costs.values())
+    return best, {S for S, v in costs.items() if v == best}
+
+
+def _enumerated_window(msat: float) -> list[int]:
+    """The sample sizes m = 1, 2, ... with 4 <= m and 2 m <= m_sat, by enumeration in exact arithmetic."""
+    from fractions import Fraction
+
+    return [m for m in range(1, int(msat) + 2) if m >= 4 and 2 * m <= Fraction(msat)]
+
+
+@certificate("G8.numeric", title="Envelope, S, m_sat, window W and cap ratio against exact rational routes",
+             paper="GLLM §4.3, Lem. 3-4", method="numeric",
+             claim="On three stratified designs the library's envelope sum_l min(cap_l, d_l eps^2) equals, to 1e-14, "
+                   "the exact best bias-variance choice of levels to estimate (which is its set S); m_sat is the "
+                   "sample size where the uniform class starts estimating level 0 (pinned to 1e-12); W is the "
+                   "enumerated {m : 4 <= m <= m_sat/2}, on which the uniform envelope is saturated; the cap ratio "
+                   "g_0^2 sum a_k g_k^-2 is the ratio of the two classes' level-0 caps.")
+def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_estimating, m_sat=envelope.m_sat,
+               window=envelope.window, cap_ratio=envelope.cap_ratio) -> Outcome:
+    from fractions import Fraction
+
+    env_err, s_ok, msat_ok, w_ok, sat_ok, ratio_err, n_m = 0.0, True, True, True, True, 0.0, 0
+    for nu, mu, L, d, sigma_xi, g in G8_MODELS:
+        model = envelope.stratified_model(nu, mu, L, d, sigma_xi, g=g)
+        sig2 = Fraction(sigma_xi) ** 2
+        msat = m_sat(model.dims[0], sigma_xi, model.uniform.caps[0])
+        exact_caps = {cls.name: [Fraction(float(c)) for c in cls.caps] for cls in (model.uniform, model.graded)}
+        dims = [int(x) for x in model.dims]
+        thresholds = [int(dl * sig2 / c) + k for cs in exact_caps.values() for dl, c in zip(dims, cs) for k in (0, 1)]
+        grid = sorted({int(round(x)) for x in np.geomspace(1, 8 * msat, 60)} | set(thresholds) - {0})
+        n_m += len(grid)
+        for cls in (model.uniform, model.graded):
+            lib = envelope_fn(cls.caps, cls.dims, sigma_xi, np.array(grid, float))
+            mask = worth_estimating(cls.caps, cls.dims, sigma_xi, np.array(grid, float))
+            for m, value, S in zip(grid, lib, mask):
+                best, argmins = _best_subsets(exact_caps[cls.name], dims, sig2 / m)
+                env_err = max(env_err, float(abs(Fraction(float(value)) - best) / best))
+                s_ok &= tuple(int(x) for x in S) in argmins
+        # m_sat: level 0 of the uniform class is estimated exactly from m_sat on (checked just below and above)
+        level0 = lambda m: all(S[0] for S in _best_subsets(exact_caps["uniform"], dims, sig2 / m)[1])
+        below, above = (Fraction(msat) * (1 + Fraction(k, 10 ** 12)) for k in (-1, 1))
+        msat_ok &= not level0(below) and level0(above)
+        # W: enumerate sample sizes; on W the uniform class estimates nothing (its envelope is the sum of caps)
+        members = _enumerated_window(msat)
+        w_ok &= window(msat) == ((members[0], members[-1]) if members else None)
+        sat_ok &= all(_best_subsets(exact_caps["uniform"], dims, sig2 / m)[1] == {(0,) * L} for m in members)
+        ratio = model.graded.caps[0] / model.uniform.caps[0]
+        ratio_err = max(ratio_err, abs(cap_ratio(model.g, model.a) - ratio) / ratio)
+    edge = {x: window(x) for x in (0.5, 7.999, 8.0, 9.999, 10.0, 10.5)}          # empty / one-point / boundaries
+    edge_ok = all(w == ((e[0], e[-1]) if (e := _enumerated_window(x)) else None) for x, w in edge.items())
+    passed = bool(env_err <= G8_RTOL and s_ok and msat_ok and w_ok and edge_ok and sat_ok and ratio_err <= G8_RTOL)
+    return Outcome(passed, (
+        computed(f"max |envelope - exact best subset| / exact, {n_m} sample sizes x 2 classes", env_err,
+                 tolerance=G8_RTOL),
+        computed("worth_estimating S is an exact minimising subset", bool(s_ok)),
+        computed("level 0 estimated exactly from m_sat on (m_sat (1 -+ 1e-12))", bool(msat_ok)),
+        computed("window == enumerated {4 <= m <= m_sat/2}; uniform class saturated on W", [bool(w_ok), bool(sat_ok)]),
+        computed("window at m_sat = 0.5, 7.999, 8, 9.999, 10, 10.5", [str(v) for v in edge.values()]),
+        computed("max |cap ratio - cap_0^gr/cap_0^unif| / ratio", ratio_err, tolerance=G8_RTOL)),
+        note="designs (nu, mu, L, d, sigma_xi, g): " + "; ".join(str(m) for m in G8_MODELS))
 
 
 @certificate("G9", title="GIT dictionary: Lambda - 1 = F(t)/prod t; moment maps coincide at the optimum",

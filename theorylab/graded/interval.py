@@ -16,9 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from contextlib import contextmanager
+
+import numpy as np
 from mpmath import iv, mpf
 
-from theorylab.errors import positive_int
+from theorylab.errors import ParameterError, positive_int, real_array
 
 
 @dataclass(frozen=True)
@@ -111,3 +114,58 @@ def rounds_to(x, printed: str) -> bool:
     p = Decimal(printed)
     half = Decimal(1).scaleb(p.as_tuple().exponent) / 2
     return bool(iv.mpf(str(p - half)).b < x.a and x.b < iv.mpf(str(p + half)).a)
+
+
+# --------------------------------------------------------------------------- Prop. 7 at float inputs
+@contextmanager
+def _precision(prec: int):
+    old = iv.prec
+    iv.prec = positive_int("prec", prec, low=53)
+    try:
+        yield
+    finally:
+        iv.prec = old
+
+
+def _exact_points(name: str, x) -> list:
+    """Positive floats as point intervals: every binary64 value is an ``mpf`` exactly (prec >= 53)."""
+    return [iv.mpf(float(v)) for v in real_array(name, x, low=0.0, low_inclusive=False).ravel()]
+
+
+def _pair(alpha, tau) -> tuple[list, list]:
+    a, t = _exact_points("alpha", alpha), _exact_points("tau", tau)
+    if len(a) != len(t):
+        raise ParameterError(f"alpha and tau must have the same length (got {len(a)} and {len(t)})")
+    return a, t
+
+
+def enclose_bc2(alpha, tau, prec: int = 113):
+    """Interval enclosure of ``BC(alpha, tau)^2 = (sum_j sqrt(alpha_j tau_j))^2`` (GLLM Prop. 7(iii)).
+
+    The float profiles are taken exactly as given (no renormalisation), so the enclosure is of
+    the number the float library should reproduce.
+    """
+    with _precision(prec):
+        a, t = _pair(alpha, tau)
+        return sum(iv.sqrt(x * y) for x, y in zip(a, t)) ** 2
+
+
+def enclose_Lambda(g, alpha, tau, prec: int = 113):
+    """Interval enclosure of ``Lambda(g) = (sum_j alpha_j g_j^-2)(sum_j tau_j g_j^2)`` (GLLM Prop. 7)
+    at float grades ``g`` (one vector), profiles taken exactly as given."""
+    with _precision(prec):
+        a, t = _pair(alpha, tau)
+        gs = _exact_points("g", g)
+        if len(gs) != len(a):
+            raise ParameterError(f"g must have length {len(a)} (got {len(gs)})")
+        return sum(x / y ** 2 for x, y in zip(a, gs)) * sum(x * y ** 2 for x, y in zip(t, gs))
+
+
+def enclose_optimal_grades(alpha, tau, prec: int = 113) -> tuple:
+    """Interval enclosures of ``g*_j = r_j / min_k r_k``, ``r_j = (alpha_j/tau_j)^(1/4)`` (Prop. 7(iii),
+    gauge min g = 1); the minimum of intervals is enclosed by ``[min_k lo_k, min_k hi_k]``."""
+    with _precision(prec):
+        a, t = _pair(alpha, tau)
+        r = [iv.sqrt(iv.sqrt(x / y)) for x, y in zip(a, t)]
+        low = iv.mpf([min(v.a for v in r), min(v.b for v in r)])
+        return tuple(v / low for v in r)
