@@ -1,4 +1,4 @@
-"""Model-level certificates on the minimal NumPy transformer (theorylab.nn): P10, P20, A1, A8, A9, G1.numeric.
+"""Model-level certificates on the minimal NumPy transformer (theorylab.nn): P10, P20, A1(.symbolic), A8, A9, G1.numeric.
 
 Every check runs the library's decoder or heads two independent ways (full forward vs
 cache, prefix calls vs one pass, graded vs compiled, counted vs closed-form) and compares.
