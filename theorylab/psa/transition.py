@@ -16,6 +16,9 @@ result, not an error).
 * :func:`gamma_c` -- the law each variant is quoted with: the t4-only *two-branch law*
   (mean-field root for ``dk >= 8L``, condensed branch ``c (L/2)^(1/4)`` below),
   the annealed root for the others.
+* Thresholds: :func:`crossover_dk` (``8L``, t4-only), :func:`key_only_threshold` (``4L + 2``).
+* :func:`argmax_probability` -- ``P(target is the argmax) = Phi(Delta/sigma)^m`` and its large-g
+  limit; :func:`argmax_plateau` is its t4-only case ``Phi(sqrt(dk)/2)^m``.
 """
 from __future__ import annotations
 
