@@ -40,6 +40,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=_study.RESULTS)
     args = p.parse_args()
+    _study.output_folder(args.out)  # create (or refuse) the output folder before the Monte Carlo
     reps = args.reps or (2000 if args.paper_scale else 200)
     rows, per_model, figs = [], {}, {}
     for nu, mu in TABLE3_PARAMETERS:
