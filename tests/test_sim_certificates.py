@@ -38,6 +38,14 @@ def test_p17_fails_for_a_law_biased_by_two_percent():
     assert any(e.name.startswith("points where the law lies") and e.value == "0/9" for e in rec.evidence)
 
 
+def test_p17_interval_check_catches_a_log_count_of_ln_t_minus_2():
+    def law(variant, dk, T):
+        return transition.gamma_c(variant, dk, T - 1)   # L = ln(T - 2): the statistics alone would pass
+    rec = _run("P17", law=law)
+    assert rec.status == "FAIL"
+    assert next(e.value for e in rec.evidence if e.name == "median_rel_err (law vs MC)") < 0.026
+
+
 def test_p18_plateau_fails_for_a_wrong_exponent():
     def wrong(dk, T):
         return np.exp((np.asarray(T, float) - 1.0) * log_ndtr(np.sqrt(dk) / 2.0))  # m = T - 1
