@@ -64,7 +64,8 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
 @certificate("P20.numeric", title="Cached sheared keys equal recomputation; 2 raw vectors/layer; 6d FLOPs",
              paper="PSA §8.3-8.5", method="numeric",
              claim="Caching sheared keys at insertion (with two retained raw vectors per layer, prefix reuse, "
-                   "speculative rollback by truncation) gives the full-recomputation logits; extra state is 1/T of the KV "
+                   "speculative rollback by truncation, with the raw key of the restore point rebuilt from one anchored raw "
+                   "key per block by unshearing) gives the full-recomputation logits; extra state is 1/T of the KV "
                    "cache (0.024 % at T = 4096); the insertion costs 6d FLOPs per token per layer.")
 def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcome:
     """Symmetric post-RoPE PSA decoder: cached decode, speculative rollback, measured state and FLOPs."""
