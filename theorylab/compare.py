@@ -227,7 +227,7 @@ def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, s
                              simulate=None) -> Calibration:
     """Calibrate c on condensed points (see :class:`Calibration`); point i uses seed + i."""
     from theorylab.sim.competition import mc_gamma_c
-    from theorylab.sim.exact import argmax_limit, exact_gamma_c
+    from theorylab.sim.exact import exact_gamma_c
 
     simulate = simulate or mc_gamma_c
     pts = validate_grid(points)
@@ -237,7 +237,7 @@ def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, s
     for i, (dk, T) in enumerate(pts):
         if dk >= float(transition.crossover_dk(T)):
             raise ParameterError(f"calibration points must be condensed, dk < 8L (got dk={dk:g}, T={T})")
-        plateau = float(argmax_limit("t4-only", dk, T))
+        plateau = float(transition.argmax_plateau(dk, T))
         gf = float(transition.freezing_coupling(T))
         mc = simulate("t4-only", dk, T, samples=samples, seed=seed + i, level=plateau / 2.0)
         ex = exact_gamma_c("t4-only", dk, T, level=plateau / 2.0)
