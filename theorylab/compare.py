@@ -248,7 +248,8 @@ def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, s
     half = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 / r["g_freeze"] for r in rows])
     c = float(np.mean(c_i))
     hw = float(np.sqrt(np.sum(half**2)) / len(rows))
-    return Calibration(c, c - hw, c + hw, float(np.std(c_i, ddof=1)),
+    spread = float(np.std(c_i, ddof=1)) if c_i.size > 1 else float("nan")
+    return Calibration(c, c - hw, c + hw, spread,
                        float(np.mean([r["c_exact"] for r in rows])), tuple(rows), samples, seed)
 
 
