@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.certify.interval import rounds_to
 from theorylab.graded import attention, embedding, envelope, grades, interval
 from theorylab.sim import graded_risk
 
@@ -215,14 +216,13 @@ def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
             checks.append(False)
             evidence.append(computed(f"({nu},{mu}) enclosure", f"not verified: {enc.reason}"))
             continue
-        digits = [interval.rounds_to(enc.BC2, lam), interval.rounds_to(enc.Lambda_star_C, lam_c),
-                  interval.rounds_to(enc.token_gain, gain)] + [interval.rounds_to(x, p) for x, p in zip(enc.g_star_C, g)]
+        digits = [rounds_to(enc.BC2, lam), rounds_to(enc.Lambda_star_C, lam_c),
+                  rounds_to(enc.token_gain, gain)] + [rounds_to(x, p) for x, p in zip(enc.g_star_C, g)]
         inside = [_near(row.Lambda_star, enc.BC2), _near(row.Lambda_star_C, enc.Lambda_star_C),
                   _near(row.token_gain, enc.token_gain)] + [_near(x, e) for x, e in zip(row.g_star_C, enc.g_star_C)]
         below = bool(enc.bound.b < enc.Lambda_star_C.a)
         if (nu, mu) == ("0.6", "0.3"):
-            below &= interval.rounds_to(enc.bound, PROP10_PRINTED[0]) and \
-                interval.rounds_to(enc.Lambda_star_C, PROP10_PRINTED[1])
+            below &= rounds_to(enc.bound, PROP10_PRINTED[0]) and rounds_to(enc.Lambda_star_C, PROP10_PRINTED[1])
         checks.append(all(digits) and all(inside) and below)
         evidence += [bound(f"({nu},{mu}) Lambda*_C", str(enc.Lambda_star_C),
                            formula="mpmath iv enclosure (113-bit) via the certified KKT root bracket"),

@@ -124,3 +124,15 @@ def test_interval_helpers_reject_bad_input():
         interval.enclose_Lambda([1.0], [0.5, 0.5], [0.5, 0.5])
     with pytest.raises(ParameterError, match="tau"):
         interval.enclose_optimal_grades([0.5, 0.5], [1.0, 0.0])
+
+
+def test_g6_uses_the_one_rounding_rule_and_checks_every_printed_digit(monkeypatch):
+    import sys
+
+    from theorylab.certify import interval as certify_interval
+    spec = _spec("G6")
+    module = sys.modules[spec.check.__module__]
+    assert module.rounds_to is certify_interval.rounds_to and not hasattr(interval, "rounds_to")
+    row = module.TABLE3_PRINTED[("0.6", "0.3")]
+    monkeypatch.setitem(module.TABLE3_PRINTED, ("0.6", "0.3"), (row[0], "0.532") + row[2:])  # last digit off by one
+    assert run_one(spec).status == "FAIL"

@@ -108,14 +108,6 @@ def enclose_table3_row(nu, mu, levels: int, C, kappa: float, lower, upper, prec:
         iv.prec = old
 
 
-def rounds_to(x, printed: str) -> bool:
-    """True iff every point of the interval ``x`` rounds (half-up, at the printed number of
-    decimals) to ``printed``: ``x`` lies strictly inside ``(p - h, p + h)``, ``h = 0.5 ulp``."""
-    p = Decimal(printed)
-    half = Decimal(1).scaleb(p.as_tuple().exponent) / 2
-    return bool(iv.mpf(str(p - half)).b < x.a and x.b < iv.mpf(str(p + half)).a)
-
-
 # --------------------------------------------------------------------------- Prop. 7 at float inputs
 @contextmanager
 def _precision(prec: int):
