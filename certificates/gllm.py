@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.certify import graded_interval as interval
 from theorylab.certify.interval import rounds_to
-from theorylab.graded import attention, embedding, envelope, grades, interval
+from theorylab.graded import attention, embedding, envelope, grades
 from theorylab.sim import graded_risk
 
 # Table 3 as printed in the paper (§7.6): the claim under test, not a computed value.

@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
+from theorylab.certify import graded_interval as interval
 from theorylab.certify import run_one, select
 from theorylab.errors import ParameterError
-from theorylab.graded import embedding, envelope, grades, interval
+from theorylab.graded import embedding, envelope, grades
 from theorylab.symbolic import graded as sg
 
 IDS = ["G1.symbolic", "G2", "G3", "G3.interval", "G4", "G5", "G6", "G7", "G8", "G8.numeric", "G9"]

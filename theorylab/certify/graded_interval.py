@@ -1,4 +1,9 @@
-"""Rigorous interval enclosures of the Table 3 quantities (GLLM §7.6), with mpmath ``iv``.
+"""Rigorous interval enclosures of the GLLM quantities (Table 3, §7.6; Prop. 7), with mpmath ``iv``.
+
+Proof machinery for certificates G3.interval and G6 (the independent route to
+``theorylab.graded.grades``), kept in ``certify/`` beside the PSA enclosures of
+:mod:`theorylab.certify.interval`, whose ``rounds_to`` is the one rule for "an enclosure
+rounds to the printed digits".
 
 The clipped optimum is enclosed through its KKT characterisation (Prop. 10(ii)): the minimiser
 is ``u(kappa) = clip(rho + kappa, 0, U)`` at a root of ``h(kappa) = kappa - (1/2) log(T/A)``,
