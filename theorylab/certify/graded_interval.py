@@ -18,12 +18,10 @@ enclosed from their decimal strings, so the proof is about the decimal values as
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 
-from contextlib import contextmanager
-
-import numpy as np
 from mpmath import iv, mpf
 
 from theorylab.errors import ParameterError, positive_int, real_array
