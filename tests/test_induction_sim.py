@@ -11,7 +11,7 @@ from theorylab.sim import induction as ind
 
 
 def test_reduced_channel_model_matches_the_spec():
-    """The spec's per-channel moments (psa-reduced-model.md), derived from the score-model variants."""
+    """The per-channel moments of docs/conventions.md, derived from the score-model variants."""
     m = ind.reduced_channel_model()
     g, dk = 0.7, 64
     assert m.gap_at("T3", g, dk) == pytest.approx(g * 8) and m.gap_at("T4", g, dk) == pytest.approx(g * g * 8)

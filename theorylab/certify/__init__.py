@@ -1,4 +1,4 @@
-"""Certificates: runnable checks of the claims catalogue (shared/spec/claims.md).
+"""Certificates: runnable checks of the claims catalogue (``theorylab.certify.catalogue``).
 
 A certificate is a function registered with :func:`certificate`. It takes only
 keyword arguments whose defaults are the library functions under test (so a

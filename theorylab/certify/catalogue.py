@@ -1,4 +1,12 @@
-"""The claims catalogue (shared/spec/claims.md): every id, its claim and its method key.
+"""The claims catalogue: every claim of the three papers that theorylab checks, with its method key.
+
+This dictionary is the catalogue's one source: ``docs/certificates.md`` (claim -> library
+function -> certificate -> method -> status) and ``theorylab certify --list`` are generated
+from it. Papers: PSA = *Phase Space Attention: A Hairer Lift Circumvents the Single-Layer
+Induction Obstruction* (Maitra et al., arXiv:2609.32319); PLGA = *Power law graph attention:
+exact generalization of scaled dot-product attention, empirical collapse at inference*
+(Gokden, arXiv:2608.10288); GLLM = *Hierarchical Grading in Large Language Models*
+(Shaska, arXiv:2607.22757).
 
 Method keys: S exact symbolic, I rigorous interval, N floating-point identity,
 MC Monte Carlo with a confidence interval.
@@ -46,6 +54,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
            'MC'),
     'P20': ('Deployability: caching sheared keys at insertion equals full recomputation (prefix reuse, speculative rollback with retained raw vectors); extra state 2 raw vectors per layer (0.024 % of the cache at T = 4096); 6d FLOPs per token per layer; INT8 headroom <= log2(1+2g) bits, tight for an alternating stream',
            'N + S'),
+    'P21': ('Trained single-layer induction (PSA §7.4, A5, A8.1): with the shear (key-only or symmetric, gamma ~ 2-4) a single attention layer trained on associative recall far exceeds standard attention (paper: 83.4 % vs 1.2 % at 14 pairs; 69.1 ± 8.2 % vs 1.6 % at 30 pairs); query-only stays at the 1/(T-2) ceiling',
+           'MC'),
+    'P22': ('Freely trained two-tap filters on the query and key streams select a key-side first difference and an identity query (paper: accuracy 1.000); key-only 0.949 > symmetric 0.811 > two-tap low-pass 0.428 (PSA §7.5)',
+           'MC'),
+    'P23': ('Trained dk ladder (PSA §7.11): measured gamma_c falls with dk (1.290 at dk = 8 to 0.120 at dk = 64, log-log slope -1.13, CI [-1.18, -1.07]) -- direction as the law, magnitude not (law -1/4)',
+           'MC'),
+    'P24': ('Condensed branch with a named observable: the calibrated constant c and the dk = 16 context-length scan statistics (paper: c = 0.741 ± 0.015; r = 0.9995, median 3.1 %, max 5.2 %); the (64, 15) "measured 0.613"',
+           'I + MC'),
     'A1': ('PLGA equals SDPA exactly when G_LM = I (a = 0, b_a = I)',
            'S + N'),
     'A2': ('iSwiGLU(u) = u^2 sigmoid(u) >= 0; A_LM and A_P strictly entrywise positive',
@@ -72,6 +88,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
            'S + N'),
     'A13': ('DAG-loss floor: for entries >= eps, h(W) >= dk eps^2 (the obstruction is quantitative), evaluated overflow-safely',
            'S + N'),
+    'A14': ('Hadamard-power group law A^{(s+t)P} = A^{sP} o A^{tP}, A^{0} = 1 (Lean: HadamardPower)',
+            'S + N'),
+    'A15': ('LayerNorm: exact shift invariance; scale invariance only at eps = 0; ball identity sum u^2 = d var/(var + eps) (Lean: LayerNorm)',
+            'S + N'),
+    'A16': ('Rank one A = 1 alpha^T: rank <= 1 (= 1 iff alpha != 0), det = 0 for d >= 2, row-sum eigenvector, A^{k+1} = s^k A, nilpotent when s = 0 (Lean: RankOne)',
+            'S'),
+    'A17': ('Softmax: positive, sums to 1, the average of values lies in their convex hull; masked softmax zero off the support (Lean: Softmax)',
+            'S + N'),
+    'A18': ('Contraction: diameter of a composition <= product of contraction factors; iterates contract geometrically (Lean: Contraction; Prop. 5.12)',
+            'N'),
+    'A19': ('Inference collapse: Q I K^T = Q K^T; affine bias absorption; one-way cache sufficiency (Lean: InferenceCollapse)',
+            'S + N'),
+    'A20': ("Derivative envelopes as in the authors' audit: for |u| <= U, |iSwiGLU'(u)| <= 2U sigma(U) + U^2/4 and |SiLU'(u)| <= sigma(U) + U/4 (sup |SiLU'| = 1.0998 near u = 2.40); the greedy-margin criterion 2B < margin",
+            'I + N'),
     'G1': ("EG-MHSA: Q'K'^T = Q M^2 K^T; grading is absorbed by W~ = W M and the compiled standard transformer gives identical outputs (Rem. 1, Cor. 1)",
            'S + N'),
     'G2': ('At a fixed norm budget the graded constraint set is an ellipsoid aligned with the grades that contains the uniform ball (Prop. 5)',
@@ -90,6 +120,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
            'N + MC'),
     'G9': ('GIT dictionary (Prop. 12): Lambda - 1 = F(t)/prod t; moment-map coincidence alpha^(u*) = tau^(u*) = sqrt(alpha tau)/BC',
            'S + N'),
+    'G10': ("Selection ladder (Table 2, Prop. 8, Lem. 2): arms whose grades consult more of the profiles (uniform, random, taxonomic, corpus proxy, educated, oracle) order in token efficiency as their admissibility inner products <q, alpha_hat - tau_hat> predict; the educated gain approaches 1/Lambda*_C; profile-estimation error costs quadratically",
+            'MC'),
 }
 
 LIBRARY: dict[str, tuple[str, ...]] = {
@@ -99,22 +131,24 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **{f"P{i}": ("theorylab.psa.transition",) for i in (14, 15, 16)},
     **{f"P{i}": ("theorylab.psa.transition", "theorylab.sim.competition", "theorylab.sim.exact") for i in (17, 18, 19)},
     "P20": ("theorylab.psa.deploy", "theorylab.nn.decoder"),
-    **{f"A{i}": ("theorylab.plga.operator",) for i in range(1, 14)},
+    **{f"P{i}": ("theorylab.nn.train",) for i in (21, 22, 23)}, "P24": ("theorylab.sim.observables",),
+    **{f"A{i}": ("theorylab.plga.operator",) for i in range(1, 21)},
     "A1": ("theorylab.plga.operator", "theorylab.nn.attention"), "A8": ("theorylab.plga.operator", "theorylab.nn.decoder"),
     "A9": ("theorylab.plga.operator", "theorylab.nn.attention"),
     "G1": ("theorylab.graded.attention",), **{f"G{i}": ("theorylab.graded.grades",) for i in (2, 3, 4, 5, 6, 9)},
     "G7": ("theorylab.graded.embedding",), "G8": ("theorylab.graded.envelope", "theorylab.sim.graded_risk"),
+    "G10": ("theorylab.graded.ladder",),
 }
 """The library modules whose code each catalogue row checks (used for precise pending reasons)."""
 
-ISSUE = {"P": {10: 6, 13: 6, 17: 3, 18: 3, 19: 3, 20: 6}, "A": 6, "G": 5}
-"""Issue that owns the library code of a row (PSA rows not listed here: issues 2 and 4)."""
+ISSUE = {"P": {10: 6, 13: 6, 17: 3, 18: 3, 19: 3, 20: 6, 21: 14, 22: 14, 23: 14, 24: 12},
+         "A": {**{i: 6 for i in range(1, 14)}, **{i: 13 for i in range(14, 21)}}, "G": {10: 15}}
+"""Issue that owns the library code of a row (rows not listed: P issue 4, A issue 6, G issue 5)."""
 
 
 def issue_of(cid: str) -> int:
     """The issue number whose work lands row ``cid``'s library code."""
-    owner = ISSUE[cid[0]]
-    return owner.get(int(cid[1:]), 4) if isinstance(owner, dict) else owner
+    return ISSUE[cid[0]].get(int(cid[1:]), {"P": 4, "A": 6, "G": 5}[cid[0]])
 
 
 def pending_reason(cid: str) -> str:
@@ -127,9 +161,3 @@ def pending_reason(cid: str) -> str:
         return f"library code not written yet: {', '.join(missing)} (issue {issue_of(cid)})"
     return (f"library code present ({', '.join(modules)}); no certificate registered yet "
             f"(certificates/ module of issue {issue_of(cid)})")
-
-
-PENDING_WHERE = {"P": "PSA rows land with the certificate, Monte Carlo (issue 3) and transformer (issue 6) work",
-                 "A": "PLGA rows land with the transformer/PLGA work (issue 6)",
-                 "G": "GLLM rows land with the graded-models work (issue 5)"}
-"""Coarse, per-paper reason (kept for compatibility; ``pending_reason`` is the precise one)."""

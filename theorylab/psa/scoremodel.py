@@ -1,4 +1,4 @@
-"""The PSA reduced Gaussian score model (PSA paper §6; shared/spec/psa-reduced-model.md).
+"""The PSA reduced Gaussian score model (PSA paper §6; conventions in docs/conventions.md).
 
 A query competes for softmax mass between one target key and ``m = T - 2``
 independent Gaussian distractors. A variant of the model fixes two polynomials in

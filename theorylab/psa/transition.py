@@ -1,4 +1,4 @@
-"""Critical couplings of the PSA reduced score model (PSA §6.6-6.8, §10; spec/psa-reduced-model.md).
+"""Critical couplings of the PSA reduced score model (PSA §6.6-6.8, §10; docs/conventions.md).
 
 The *annealed crossing* puts the target's softmax mass at one half under the annealed
 partition function of ``m = T - 2`` log-normal distractors::
@@ -97,7 +97,7 @@ def t4_band(dk, T) -> tuple[np.ndarray, np.ndarray]:
 def annealed_gamma_c(variant: str, dk, T) -> np.ndarray:
     """Smallest positive root of ``Delta = L + sigma^2/2`` for ``variant`` (NaN if none).
 
-    Closed forms (spec/psa-reduced-model.md):
+    Closed forms (docs/conventions.md):
 
     * t4-only: ``gamma_c^2 = (sqrt(dk) - sqrt(dk - 8L)) / 4``, real iff ``dk >= 8L``;
     * key-only: ``g^2 - sqrt(dk) g + L + 1/2 = 0``, real iff ``dk >= 4L + 2``;

@@ -1,7 +1,7 @@
 """Exact (quadrature) mean target mass of the PSA reduced score model; its gamma_c.
 
 For a target with gap Delta against ``m = T - 2`` i.i.d. distractors ``x ~ N(0, sigma^2)``
-(spec/psa-reduced-model.md, "Beyond the paper")::
+(docs/simulation.md, "Exact quadrature")::
 
     M = E[1 / (1 + S)],   S = sum_j exp(x_j - Delta)
       = integral_0^inf e^-u phi(u)^m du,   phi(u) = E exp(-u e^(x - Delta))

@@ -83,7 +83,7 @@ class ChannelModel:
 
 
 def reduced_channel_model() -> ChannelModel:
-    """Per-channel gaps/variances from the score-model variants (spec psa-reduced-model.md).
+    """Per-channel gaps/variances from the score-model variants (docs/conventions.md, "Four score channels").
 
     * T4: the t4-only variant (gap g^2, variance 4g^4);
     * T3 gap: t3-inclusive gap minus t4-only gap; T3 variance: key-only variance minus
