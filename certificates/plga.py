@@ -112,14 +112,14 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
         D = q.T @ q
         lib, reference = stages(D, params), ref.stages(D, view.psi(params))
         errors[name] = _stage_errors(lib, reference)
-        power = max(power, float(np.max(np.abs(lib.A_P / np.exp(params.P * np.log(lib.A_LM)) - 1))))
+        power = float(np.maximum(power, np.max(np.abs(lib.A_P / np.exp(params.P * np.log(lib.A_LM)) - 1))))
         mins[name] = (float(lib.A_LM.min()) - params.eps, float(lib.A_P.min()))
         arrays[f"{name}: A_P"] = lib.A_P
-    worst = {k: max(e[k] for e in errors.values()) for k in ("A_LM", "A_P", "G")}
+    worst = {k: float(np.max([e[k] for e in errors.values()])) for k in ("A_LM", "A_P", "G")}     # NaN propagates
     zero = stages(op.density_operator(_queries(7)), heads["zero head (U = 0)"][0])
     floor_attained = bool(np.all(zero.A_LM == base.eps))
     positive = all(a >= 0 and p > 0 for a, p in mins.values())
-    ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and max(worst.values()) <= STAGE_RTOL and power <= STAGE_RTOL
+    ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and np.max(list(worst.values())) <= STAGE_RTOL and power <= STAGE_RTOL
           and positive and floor_attained)
     return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
                                  tolerance=1e-13),
@@ -152,17 +152,17 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
         pf = perron(A)
         rho, v = ref.perron_root(A)
-        worst_root = max(worst_root, abs(pf.rho - rho) / rho)
-        worst_vec = max(worst_vec, float(np.max(np.abs(pf.vector - v)) / np.max(v)))
-        worst_resid = max(worst_resid, float(np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)) / pf.rho))
+        worst_root = float(np.maximum(worst_root, abs(pf.rho - rho) / rho))        # np.maximum: NaN propagates
+        worst_vec = float(np.maximum(worst_vec, np.max(np.abs(pf.vector - v)) / np.max(v)))
+        worst_resid = float(np.maximum(worst_resid, np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)) / pf.rho))
         ratios = A.sum(axis=1)                                           # (A 1)_i / 1_i
         lo, hi = bounds(A)
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
                         and lo <= rho * (1 + 1e-12) and rho <= hi * (1 + 1e-12))
         positive &= bool(np.all(pf.vector > 0))
         at_v = (A @ v) / v
-        worst_cw = max(worst_cw, float((at_v.max() - at_v.min()) / rho))
-        worst_gap = min(worst_gap, (pf.rho - pf.second) / pf.rho)
+        worst_cw = float(np.maximum(worst_cw, (at_v.max() - at_v.min()) / rho))
+        worst_gap = float(np.minimum(worst_gap, (pf.rho - pf.second) / pf.rho))
         arrays[f"vector{seed}"] = pf.vector
     alpha = np.random.default_rng(9).uniform(0.1, 2.0, DK)
     R1 = np.outer(np.ones(DK), alpha)
@@ -257,8 +257,8 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
     hv = notears(big)
     log_err = abs(hv.log_h - log_ref)
-    ok = max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
-    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20", max(rels), tolerance=1e-10),
+    ok = np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
+    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20", float(np.max(rels)), tolerance=1e-10),
                         computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
@@ -354,7 +354,7 @@ def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op
                                                                             (D, np.zeros_like(D)), (D, -D)]
     lib = [m(a, b) for a, b in pairs]
     reference = [ref.order_parameter(a, b) for a, b in pairs]
-    value_err = max(abs(x - y) / y for x, y in zip(lib, reference))
+    value_err = float(np.max([abs(x - y) / y for x, y in zip(lib, reference)]))
     symmetric = m(D, D + dz) == m(D + dz, D)
     params = init(DK, 4)
     Gstar = rng.normal(size=(DK, DK))
@@ -419,7 +419,7 @@ def stability(softmax=None, row_bound=op.row_perturbation_bound, stages=op.stage
     for t in range(0, S, 4):
         e1, e2 = q[t] @ G1 @ K.T / np.sqrt(DK), q[t] @ G2 @ K.T / np.sqrt(DK)
         b = row_bound(q[t], K, G1 - G2)
-        formula = max(formula, abs(b / ref.row_perturbation_bound(q[t], K, G1 - G2) - 1))
+        formula = float(np.maximum(formula, abs(b / ref.row_perturbation_bound(q[t], K, G1 - G2) - 1)))
         rows.append(np.linalg.norm(softmax(e1) - softmax(e2)) / b)
         score_rows.append(np.linalg.norm(e1 - e2) / b)
     qx, Kx, dGx = _extremal_row()
@@ -427,16 +427,16 @@ def stability(softmax=None, row_bound=op.row_perturbation_bound, stages=op.stage
     de = qx @ dGx @ Kx.T / np.sqrt(DK)
     attained = float(np.linalg.norm(de) / bx)
     attention_x = float(np.linalg.norm(softmax(de) - softmax(np.zeros(2))) / bx)
-    formula = max(formula, abs(bx / ref.row_perturbation_bound(qx, Kx, dGx) - 1))
-    worst = float(max(rows))
-    ok = lipschitz <= 1.0 and worst <= 1.0 and max(score_rows) <= 1.0 and formula <= 1e-13 \
+    formula = float(np.maximum(formula, abs(bx / ref.row_perturbation_bound(qx, Kx, dGx) - 1)))
+    worst = float(np.max(rows))
+    ok = lipschitz <= 1.0 and worst <= 1.0 and np.max(score_rows) <= 1.0 and formula <= 1e-13 \
         and abs(attained - 1) <= 1e-12 and abs(attention_x - 0.5) <= 1e-6
     return Outcome(ok,
                    (computed("max ||softmax(z) - softmax(z')|| / ||z - z'|| over 2000 pairs + a two-point pair "
                              "(sharp constant 1/2)", lipschitz),
                     bound("row change / (||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)), worst of 8 rows", worst,
                           formula="PLGA §5.3; must be <= 1"),
-                    bound("score-row change / bound, worst of the same 8 rows", float(max(score_rows)),
+                    bound("score-row change / bound, worst of the same 8 rows", float(np.max(score_rows)),
                           formula="must be <= 1"),
                     computed("max |library bound / reference formula - 1|", formula, tolerance=1e-13),
                     computed("extremal example: score-row change / bound (attained: 1)", attained, tolerance=1e-12),
@@ -501,7 +501,7 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
         exact = ref.layer_norm_rows_mp(Dq, op.EPS_LN) - ref.layer_norm_rows_mp(Dq / 64, op.EPS_LN)
         errs.append(float(np.max(np.abs(e))))
         deviations.append(float(np.max(np.abs(e - exact))))
-    ok = structure and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and max(deviations) <= 1e-12 \
+    ok = structure and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
         and errs[1] > 1e-3
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
@@ -512,7 +512,7 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                         computed("max |library LN - reference LN at 40 digits|", ln_40, tolerance=1e-13),
                         computed("max |LN_eps(D) - LN_eps(D/S)|, S = 64, eps = 1e-6: typical rows, |q| ~ 1e-3",
                                  errs),
-                        computed("max |library eps error - reference at 40 digits|", max(deviations), tolerance=1e-12)),
+                        computed("max |library eps error - reference at 40 digits|", float(np.max(deviations)), tolerance=1e-12)),
                    arrays={"D": D}, seeds={"queries": 400, "affine": 411})
 
 
@@ -587,14 +587,14 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
     G = stages(op.density_operator(_queries(500, 64, 8)), init(8, 3)).G
     res_G, res_PG = float(residual(G)), float(residual(projection(G)))
     ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
-          and max(constants.values()) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13 and projection_ref <= 1e-13 and res_PG <= 1e-15
+          and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13 and projection_ref <= 1e-13 and res_PG <= 1e-15
           and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values()))
     return Outcome(ok, (computed("C_Theta at dk = 64, base 1e4: library", C64, tolerance=1e-12 * C_THETA_64),
                         computed("the same, reference (mpmath, exact frequencies) and golden",
                                  [C64_ref, C_THETA_64], tolerance=1e-14 * C_THETA_64),
                         computed("C_Theta at dk = 8, base 10: library, reference", [C, C_ref], tolerance=1e-12 * C),
                         computed("max |library C_Theta / reference - 1| over the four frequency sets below",
-                                 max(constants.values()), tolerance=1e-12),
+                                 float(np.max(list(constants.values()))), tolerance=1e-12),
                         computed("||twirl_S(M) - Pi M||_F, S = 64..4096", errs),
                         bound("(C_Theta/S) ||M||_F", bounds_, formula="Lemma 5.9"),
                         computed("log-log slope of the twirl error in S", slope),

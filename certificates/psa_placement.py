@@ -43,7 +43,7 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
     for th in (1e-8, 0.01, 0.1, 1.0, np.pi):
         rr = ratios(dk, T, np.full(dk // 2, th), g, seed=2, coriolis=coriolis)
         mono[th] = (float(rr.max()), float(np.max(np.abs(rr - gain(th)))))
-    mono_err = max(e for _, e in mono.values())
+    mono_err = float(np.max([e for _, e in mono.values()]))
     vanish = mono[1e-8][0]
     ok = freq_err <= 1e-14 and diff_err <= 1e-13 and gain_err <= 1e-15 and rel <= 1e-9 and ordered \
         and mono_err <= 1e-12 and vanish <= 1e-7

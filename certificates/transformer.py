@@ -97,7 +97,8 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:], streams)[0]
     err_full = _max_error(decoder.forward(model, TOKENS), full)
     err_decode, err_rollback = _max_error(decoded, full), _max_error(rest, full[8:])
-    err_reuse = max(_max_error(reuse_other, ref.forward(reference, other)[6:]), _max_error(reuse_same, full[6:]))
+    err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
+                              _max_error(reuse_same, full[6:])]))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
     fractions = []
     for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
@@ -109,7 +110,7 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
-    passed = (max(err_full, err_decode, err_rollback, err_reuse) <= TOL and all(m == f for m, f in fractions)
+    passed = (np.max([err_full, err_decode, err_rollback, err_reuse]) <= TOL and all(m == f for m, f in fractions)
               and flops == 6 * d == deploy.shear_flops(d) and frac_4096 == 1 / 4096 and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
@@ -217,8 +218,8 @@ def g_cache(streams=attention.streams) -> Outcome:
     m_alm = ref_plga.order_parameter(stages["invariant"][0]["A_LM"], stages["invariant"][1]["A_LM"])
     m_g_inv = ref_plga.order_parameter(stages["invariant"][0]["G"], stages["invariant"][1]["G"])
     m_g_silent = ref_plga.order_parameter(stages["silent"][0]["G"], stages["silent"][1]["G"])
-    consistency = max(_max_error(cached[k], decoder.prefix_logits(m, TOKENS))
-                      for k, m in (("invariant", invariant), ("silent", silent)))
+    consistency = float(np.max([_max_error(cached[k], decoder.prefix_logits(m, TOKENS))
+                                for k, m in (("invariant", invariant), ("silent", silent))]))
     passed = (err["invariant"] <= TOL_PLGA and err["silent"] <= TOL_PLGA and err_frozen <= TOL_PLGA
               and err["generic"] > 1e-3 and m_alm > 1e-2 and m_g_inv == 0.0 and m_g_silent > 1e-2)
     return Outcome(bool(passed), (
@@ -285,14 +286,14 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
     reference = ref.forward(view.model(graded), TOKENS)
     unclipped = ref.forward(view.model(graded, clip=False), TOKENS)
     m = np.concatenate([ref.grading_diag(q, lam, clip) for q in grades])            # [d] reference diag(M_h)
-    weight_err = max(_max_error(getattr(c, w), getattr(l, w) * m)
-                     for c, l in zip(compiled.layers, graded.layers) for w in ("w_q", "w_k", "w_v"))
+    weight_err = float(np.max([_max_error(getattr(c, w), getattr(l, w) * m)
+                               for c, l in zip(compiled.layers, graded.layers) for w in ("w_q", "w_k", "w_v")]))
     err_graded = _max_error(decoder.forward(graded, TOKENS), reference)
     err_compiled = _max_error(decoder.forward(compiled, TOKENS), reference)
     err_ref_compiled = _max_error(ref.forward(view.model(compiled), TOKENS), reference)
     clip_matters = _max_error(unclipped, reference)
     consistency = _max_error(decoder.forward(compiled, TOKENS), decoder.forward(graded, TOKENS))
-    passed = (standard and max(err_graded, err_compiled, err_ref_compiled, weight_err) <= TOL
+    passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err]) <= TOL
               and clip_matters > 1e-3)
     return Outcome(bool(passed), (
         computed("compiled heads are standard SDPA", standard),
