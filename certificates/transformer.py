@@ -367,12 +367,19 @@ def plga_contains_sdpa_exact(identity=plga.sdpa_params) -> Outcome:
     g_is_identity = all(_same(G[i, j], int(i == j), qk, witness) for i in range(dk) for j in range(dk))
     scores_equal = all(_same(x, y, qk, witness) for x, y in zip(attention.scores(qs, ks, G).flat, sdpa_scores.flat))
     values_equal = ex.equal(vs, sdpa_v, list(V.flat))
-    passed = g_is_b and iff_identity and g_is_identity and scores_equal and values_equal
+    # (iv) the SDPA side itself, at the rational witness point, against the reference SDPA scores (float64)
+    at = np.vectorize(lambda e: float(ex.exact(e).xreplace(witness)), otypes=[float])
+    Qn, Kn = at(Q), at(K)
+    reference_scores = ref.rope(Qn) @ ref.rope(Kn).T / np.sqrt(dk)
+    anchor = _max_error(at(sdpa_scores), reference_scores)
+    passed = g_is_b and iff_identity and g_is_identity and scores_equal and values_equal and anchor <= TOL
     return Outcome(bool(passed), (
         computed("G_LM(a = 0) == b_a for symbolic Q (decided exactly)", bool(g_is_b)),
         computed("solutions b_a of 'PLGA scores == SDPA scores for all Q, K'", str(solutions)),
         computed("identity head: G_LM == I", bool(g_is_identity)),
         computed("identity head: scores == SDPA scores (polynomials over QQ in Q, K)", bool(scores_equal)),
-        computed("identity head: value stream == SDPA values", bool(values_equal))),
+        computed("identity head: value stream == SDPA values", bool(values_equal)),
+        computed("library SDPA scores at a rational point vs reference SDPA scores, max |d| / scale", anchor,
+                 tolerance=TOL)),
         note="floats (RoPE tables, 1/sqrt(dk)) are read as their exact binary rationals in both routes; a "
              "non-rational difference is declared nonzero only on a 30-digit witness at a rational point")

@@ -25,7 +25,7 @@ BUGS = {
         ["A9", "P20.numeric", "G1.numeric", "A12.numeric", "P9.numeric"]),
     "score scale dk instead of sqrt(dk), SDPA and PLGA alike": (
         NN, "/ np.sqrt(qs.shape[-1])", "/ qs.shape[-1]", ((OPERATOR, "dk = q.shape[1]\n", "dk = q.shape[1] ** 2\n"),),
-        ["A1", "A9", "P20.numeric", "G1.numeric"]),
+        ["A1", "A1.symbolic", "A9", "P20.numeric", "G1.numeric"]),
     "PLGA power A_LM**(2P)": (
         OPERATOR, "A_P = A_LM ** params.P ", "A_P = A_LM ** (2 * params.P) ", (), ["A2.numeric", "A9"]),
     "twirl constant loosened x2": (
