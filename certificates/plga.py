@@ -263,7 +263,7 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
                         computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h)),
-                   seeds={"W": 11})
+                   arrays={"W": base, "relative_errors": np.array(rels)}, seeds={"W": 11})
 
 
 # ----------------------------------------------------------------------------------------- A6
@@ -677,4 +677,4 @@ def dag_floor_numeric(notears=op.notears_h, floor=op.dag_floor, stages=op.stages
                         computed("all-10 8x8: |log h - log(tr expm - 8)| (mpmath, 40 digits)", abs(hv.log_h - log_ref),
                                  tolerance=1e-9),
                         proxy("naive tr expm - d at all-10 8x8", naive_big, formula="overflows to inf")),
-                   seeds={"heads": 600})
+                   arrays={"h_over_floor": np.array(heads), "A_LM_zero_head": A0}, seeds={"heads": 600})
