@@ -1,8 +1,10 @@
 """Numeric certificates of PSA placement and positional cancellation (PSA §5.3, §6.5; P9.numeric, P13).
 
 The Coriolis term is measured as the difference of the library's two placements
-(``theorylab.psa.shear.coriolis_term``) on random streams and compared per rotation
-plane with ``theorylab.sim.induction.coriolis_gain``; the Cesaro means come from
+(``theorylab.psa.shear.coriolis_term``) on random streams, held against the same difference
+computed by the reference PSA streams (``certificates.reference.transformer``, RoPE frequencies
+``base^(-2i/d)`` from the paper, complex rotation of the interleaved pairs) and compared per
+rotation plane with ``2|sin(theta/2)|`` (and the library's ``coriolis_gain``); the Cesaro means come from
 ``theorylab.sim.induction.cesaro_averages`` (the library's RoPE and momentum). Keyword
 defaults are the library functions under test (mutation tests in
 ``tests/test_induction_certificates.py``).
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa import shear
 from theorylab.sim import induction as ind
@@ -21,36 +24,51 @@ from theorylab.sim import induction as ind
              claim="Post-RoPE minus pre-RoPE sheared streams has per-plane norm 2|sin(theta/2)| |g q_{t-1}|: zero as "
                    "theta -> 0 and largest in the high-frequency bands.", method="numeric")
 def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratios=ind.coriolis_band_ratios) -> Outcome:
-    """dk = 64, T = 64, standard RoPE (base 1e4) and monochromatic theta in {1e-8, 0.01, 0.1, 1, pi}, g = 0.7."""
+    """dk = 64, T = 64, standard RoPE (base 1e4) and monochromatic theta in {1e-8, 0.01, 0.1, 1, pi}, g = 0.7;
+    the library's frequencies and placement difference against the reference's."""
     dk, T, g = 64, 64, 0.7
     freqs = shear.rope_frequencies(dk)
+    freq_err = float(np.max(np.abs(freqs / ref.rope_frequencies(dk, 10000.0) - 1)))
+    x = np.random.default_rng(1).standard_normal((T, dk))
+    lib_diff = coriolis(x, g, *shear.rope_tables(T, freqs))
+    ref_diff = ref.psa_stream(x, g, "post-rope") - ref.psa_stream(x, g, "pre-rope")     # base 1e4, its own freqs
+    diff_err = float(np.max(np.abs(lib_diff - ref_diff)) / np.max(np.abs(ref_diff)))
     r = ratios(dk, T, freqs, g, seed=1, coriolis=coriolis)                  # (T-1, dk/2)
-    rel = float(np.max(np.abs(r - gain(freqs)[None]) / gain(freqs)[None]))
+    exact_gain = 2 * np.abs(np.sin(ref.rope_frequencies(dk, 10000.0) / 2))
+    rel = float(np.max(np.abs(r - exact_gain[None]) / exact_gain[None]))
+    gain_err = float(np.max(np.abs(gain(freqs) / (2 * np.abs(np.sin(freqs / 2))) - 1)))
     band = r.mean(0)
     ordered = bool(np.all(np.diff(band) < 0)) and int(np.argmax(band)) == 0
     mono = {}
     for th in (1e-8, 0.01, 0.1, 1.0, np.pi):
         rr = ratios(dk, T, np.full(dk // 2, th), g, seed=2, coriolis=coriolis)
         mono[th] = (float(rr.max()), float(np.max(np.abs(rr - gain(th)))))
-    mono_err = max(e for _, e in mono.values())
+    mono_err = float(np.max([e for _, e in mono.values()]))
     vanish = mono[1e-8][0]
-    ok = rel <= 1e-9 and ordered and mono_err <= 1e-12 and vanish <= 1e-7
-    return Outcome(ok, (computed("max rel |measured ratio - 2|sin(theta_a/2)|| over 32 bands x 63 positions", rel,
-                                 tolerance=1e-9),
+    ok = freq_err <= 1e-14 and diff_err <= 1e-13 and gain_err <= 1e-15 and rel <= 1e-9 and ordered \
+        and mono_err <= 1e-12 and vanish <= 1e-7
+    return Outcome(ok, (computed("max rel |library RoPE frequency - base^(-2i/d)|, d = 64, base 1e4", freq_err,
+                                 tolerance=1e-14),
+                        computed("max |library post - pre placement - reference| / max |reference|", diff_err,
+                                 tolerance=1e-13),
+                        computed("max rel |coriolis_gain - 2|sin(theta/2)||", gain_err, tolerance=1e-15),
+                        computed("max rel |measured ratio - 2|sin(theta_a/2)|| over 32 bands x 63 positions "
+                                 "(theta_a from the reference)", rel, tolerance=1e-9),
                         computed("band-mean ratio strictly decreasing with band index (frequency), max at band 0",
                                  ordered),
                         computed("band-mean ratio, first and last band", [float(band[0]), float(band[-1])]),
                         computed("monochromatic: max |ratio - 2|sin(theta/2)|| over theta", mono_err, tolerance=1e-12),
                         computed("theta = 1e-8: largest ratio (-> 0)", vanish),
                         computed("theta = pi: ratio (maximum 2)", mono[np.pi][0])),
-                   seeds={"streams": 1, "monochromatic": 2})
+                   arrays={"ratios": r, "library_difference": lib_diff}, seeds={"streams": 1, "monochromatic": 2})
 
 
 @certificate("P13", title="Cesaro cancellation of the positional g-linear channels at O(1/N)",
              paper="PSA §6.5",
              claim="Pure positional parts of the T2/T3 channels average away at O(1/N) under RoPE: dyadic-envelope "
                    "slope -1 (+-0.15) where N theta >> 1, and N |mean| <= 2 |q||x|/sqrt(dk) at every N and "
-                   "frequency (telescoping), unlike the undifferenced (T1-type) positional mean.", method="numeric")
+                   "frequency (telescoping; attained at theta N = pi), unlike the undifferenced (T1-type) positional "
+                   "mean.", method="numeric")
 def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shear.momentum) -> Outcome:
     """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE."""
     N, start = 4096, 128
@@ -69,12 +87,19 @@ def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shea
     contrast = float(np.max(n * np.abs(undifferenced)))
     nope = averages(N, np.zeros(8), "T3", "positional", seed=7, momentum=momentum)
     arrays |= {"theta_1e-3": slow, "no_rope": nope}
-    ok = all(-1.15 <= v <= -0.85 for v in slopes.values()) and worst <= 2.0 + 1e-9 \
+    # the telescoping bound attained: theta N = pi makes R_N = -I, and q along (R_N - R_0) x gives exactly 2
+    Nx, x = 64, np.random.default_rng(8).standard_normal(16)
+    stream = shear.rope(np.broadcast_to(x, (Nx + 1, 16)), np.full(8, np.pi / Nx))     # R_n x, n = 0..N
+    q = stream[-1] - stream[0]
+    attained = float(abs(np.sum(np.asarray(momentum(stream))[1:] @ q)) / (np.linalg.norm(q) * np.linalg.norm(x)))
+    ok = all(-1.15 <= v <= -0.85 for v in slopes.values()) and worst <= 2.0 + 1e-9 and abs(attained - 2) <= 1e-12 \
         and float(np.max(np.abs(nope))) == 0.0 and contrast > 2.0
     return Outcome(ok, (computed("envelope slopes of |positional mean| (T2 = T3 up to the query/key exchange), "
                                  "fitted on N = 128..4096", slopes),
                         bound("max over N and frequencies of N |mean| / (|q||x|/sqrt(dk))", worst,
                               formula="telescoping: sum_n (R_n - R_{n-1}) x = (R_N - R_0) x, norm <= 2|x|"),
+                        computed("the bound attained: theta N = pi, q along (R_N - R_0) x, N = 64: N |mean| / (|q||x|)",
+                                 attained, tolerance=1e-12),
                         computed("theta = 1e-3, undifferenced stream (T1-type): max N |mean| (no cancellation)",
                                  contrast),
                         computed("no RoPE: max |positional mean| (momentum of a constant stream is 0)",

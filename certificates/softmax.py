@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, softmax_response
 
@@ -39,11 +40,16 @@ def linearisation(jacobian=softmax_jacobian, response=softmax_response) -> Outco
              claim="softmax(s + c) == softmax(s) to rounding for shifts up to 1e3, and "
                    "|softmax(s + eps d) - p - eps dp| / eps^2 tends to |p''(0)|/2.", method="numeric")
 def linearisation_numeric(softmax=lib_softmax, response=softmax_response) -> Outcome:
-    """Fixed-seed scores; the eps^2 constant is compared with the exact second derivative evaluated at them."""
+    """Fixed-seed scores; values against the reference softmax and (diag p - p p^T) d computed here; the eps^2
+    constant is compared with the exact second derivative evaluated at them."""
     rng = np.random.default_rng(12)
     s, d = rng.normal(size=(64, 16)), rng.normal(size=(64, 16))
     shifts = rng.uniform(-1e3, 1e3, size=(64, 1))
     p = softmax(s)
+    p_ref = np.array([ref.softmax(row) for row in s])
+    value_err = float(np.max(np.abs(p / p_ref - 1)))
+    jvp = np.einsum("nij,nj->ni", p_ref[:, :, None] * np.eye(16) - p_ref[:, :, None] * p_ref[:, None, :], d)
+    response_err = float(np.max(np.abs(response(p_ref, d) - jvp)))
     shift_err = float(np.max(np.abs(softmax(s + shifts) - p) / p))
     mass_err = float(np.max(np.abs(response(p, d).sum(axis=-1))))
     # exact second derivative (rational in u = exp(s)), evaluated in float: p * ((d - <p,d>)^2 - <p, (d - <p,d>)^2>)
@@ -58,10 +64,13 @@ def linearisation_numeric(softmax=lib_softmax, response=softmax_response) -> Out
     for eps in (1e-2, 1e-3):
         r = softmax(s3 + eps * d3) - p3 - eps * response(p3, d3)
         ratios.append(float(np.max(np.abs(r / eps**2 - exact2 / 2))))
-    ok = shift_err < 1e-12 and mass_err < 1e-15 and ratios[1] < 1e-2 and ratios[1] < ratios[0]
-    return Outcome(ok, (bound("max relative change under shifts |c| <= 1e3", shift_err, "must be < 1e-12",
+    ok = value_err <= 1e-14 and response_err <= 1e-14 and shift_err < 1e-12 and mass_err < 1e-15 \
+        and ratios[1] < 1e-2 and ratios[1] < ratios[0]
+    return Outcome(ok, (computed("max rel |softmax - reference softmax|", value_err, tolerance=1e-14),
+                        computed("max |softmax_response(p, d) - (diag p - p p^T) d|", response_err, tolerance=1e-14),
+                        bound("max relative change under shifts |c| <= 1e3", shift_err, "must be < 1e-12",
                               tolerance=1e-12),
                         bound("max |1 . dp|", mass_err, "must be < 1e-15", tolerance=1e-15),
                         bound("max |r(eps)/eps^2 - p''/2| at eps = 1e-2, 1e-3", ratios,
                               "decreasing, < 1e-2 at 1e-3 (O(eps) + rounding/eps^2)", tolerance=1e-6)),
-                   seeds={"rng": 12})
+                   arrays={"p": p}, seeds={"rng": 12})

@@ -37,24 +37,29 @@ class PlantedRun:
         return None
 
 
-def plant(dest: Path, path: str, old: str, new: str) -> None:
-    """Copy the packages into ``dest`` and replace the single occurrence of ``old`` in ``path``."""
+def plant(dest: Path, path: str, old: str, new: str, also=()) -> None:
+    """Copy the packages into ``dest`` and replace the single occurrence of ``old`` in ``path``.
+
+    ``also``: further ``(path, old, new)`` replacements making up the same bug (e.g. one formula
+    changed the same way in two modules), each of them also required to occur exactly once.
+    """
     for pkg in PACKAGES:
         shutil.copytree(ROOT / pkg, dest / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
-    target = dest / path
-    source = target.read_text()
-    count = source.count(old)
-    if count != 1:
-        raise AssertionError(f"{path}: the text to replace occurs {count} times (need exactly 1): {old!r}")
-    target.write_text(source.replace(old, new))
+    for path_, old_, new_ in ((path, old, new), *also):
+        target = dest / path_
+        source = target.read_text()
+        count = source.count(old_)
+        if count != 1:
+            raise AssertionError(f"{path_}: the text to replace occurs {count} times (need exactly 1): {old_!r}")
+        target.write_text(source.replace(old_, new_))
 
 
-def certify_with_bug(path: str, old: str, new: str, only, *, timeout: float = 600) -> PlantedRun:
-    """Run ``theorylab certify --only ONLY`` on a copy of the library with one planted bug."""
+def certify_with_bug(path: str, old: str, new: str, only, *, also=(), timeout: float = 600) -> PlantedRun:
+    """Run ``theorylab certify --only ONLY`` on a copy of the library with one planted bug (see :func:`plant`)."""
     only = [only] if isinstance(only, str) else list(only)
     with tempfile.TemporaryDirectory(prefix="theorylab-planted-") as tmp:
         dest = Path(tmp)
-        plant(dest, path, old, new)
+        plant(dest, path, old, new, also)
         env = {**os.environ, "PYTHONPATH": str(dest), "NUMBA_CACHE_DIR": str(dest / ".numba-cache"),
                "PYTHONDONTWRITEBYTECODE": "1"}
         code = ("import sys, theorylab; "
