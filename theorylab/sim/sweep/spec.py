@@ -151,6 +151,9 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
 def spec_from_canonical(canonical: Mapping, *, source: str = "spec") -> SweepSpec:
     """The spec whose :meth:`SweepSpec.canonical` dict is ``canonical`` (as a store keeps it),
     validated again by :func:`spec_from_dict`."""
+    needed = ("name", "seed", "samples", "compute", "c", "level", "variants", "dk", "T")
+    if not isinstance(canonical, Mapping) or not set(needed) <= set(canonical):
+        raise ParameterError(f"{source}: not a spec record (it needs the keys {', '.join(needed)})")
     sweep = {k: canonical[k] for k in ("name", "seed", "samples", "compute", "c", "level")}
     grid = {"variant": canonical["variants"], "dk": canonical["dk"], "T": canonical["T"]}
     if canonical.get("gamma") is not None:

@@ -71,20 +71,42 @@ def points(spec: SweepSpec) -> list[Point]:
     return out
 
 
+def chunk_size(spec: SweepSpec) -> int:
+    """Points per task: ``spec.chunk_size``, or automatically 512 for annealed-only sweeps,
+    one curve for mass sweeps, one point for exact/MC gamma_c sweeps."""
+    if spec.chunk_size is not None:
+        return spec.chunk_size
+    return 512 if spec.compute == ("annealed",) else (len(spec.gamma) if spec.gamma else 1)
+
+
+def fits(spec: SweepSpec, chunk: Sequence[Point], p: Point) -> bool:
+    """Whether ``p`` may join the (non-empty) ``chunk``: a mass-sweep task never spans two curves."""
+    return spec.kind == "gamma_c" or chunk[-1].curve == p.curve
+
+
 def chunks(spec: SweepSpec, todo: Sequence[Point]) -> list[list[Point]]:
-    """Split ``todo`` into tasks of at most ``chunk_size`` points; mass sweeps never split
-    across curves. Automatic size: 512 for annealed-only sweeps, one curve for mass
-    sweeps, one point for exact/MC gamma_c sweeps."""
-    size = spec.chunk_size
-    if size is None:
-        size = 512 if spec.compute == ("annealed",) else (len(spec.gamma) if spec.gamma else 1)
+    """Split ``todo`` into tasks of at most :func:`chunk_size` points that :func:`fits` accepts."""
+    size = chunk_size(spec)
     out: list[list[Point]] = []
     for p in todo:
-        if out and len(out[-1]) < size and (spec.kind == "gamma_c" or out[-1][-1].curve == p.curve):
+        if out and len(out[-1]) < size and fits(spec, out[-1], p):
             out[-1].append(p)
         else:
             out.append([p])
     return out
+
+
+def check_rows(spec: SweepSpec, rows: Sequence[dict], source: str) -> None:
+    """Raise :class:`ParameterError` unless every stored row is a point of ``spec`` (key,
+    index, parameters and seed as :func:`points` gives them)."""
+    from theorylab.errors import ParameterError
+
+    expected = {p.key: p for p in points(spec)}
+    for r in rows:
+        p = expected.get(r["key"])
+        if p is None or (r["idx"], r["variant"], r["dk"], r["T"], r["gamma"], r["seed"]) != (
+                p.index, p.variant, p.dk, p.T, p.gamma, p.seed):
+            raise ParameterError(f"{source}: is damaged (the row {r['key']!r} is not a point of its spec)")
 
 
 def point_level(spec: SweepSpec, variant: str, dk: float, T: float) -> float:
