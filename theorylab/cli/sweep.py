@@ -68,10 +68,12 @@ def run(args) -> int:
     check_output_path("--store", args.store, None)
     spec = sweep.load_spec(args.spec)
     sweep.check_executor_options(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
+    if args.scheduler is None:  # local workers: their tasks must fit in this machine's memory
+        sweep.check_memory(spec, args.local_cluster or (1 if args.workers == 0 else args.workers or os.cpu_count() or 1))
     # refuse a damaged store, or one bound to another spec, before starting any worker; a new
     # store is created only once the executor is up (a failed --scheduler leaves no file behind)
     if os.path.lexists(args.store):
-        sweep.SweepStore(args.store, spec_hash=spec.hash).close()
+        sweep.read_store(args.store, spec_hash=spec.hash)
     executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
     try:
         report = sweep.run_sweep(spec, args.store, executor=executor, progress=not args.no_progress)

@@ -19,6 +19,7 @@ class SerialExecutor:
     """Run every task in this process, in order (debugging, tests, tiny sweeps)."""
 
     description = "serial (this process)"
+    local_workers = 1
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         for args in tasks:
@@ -62,6 +63,7 @@ class ProcessExecutor:
         self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_init_worker, initargs=(threads, os.getpid()))
         self.description = f"local process pool ({self.workers} workers x {threads} threads)"
+        self.local_workers = self.workers
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         """Results as tasks finish, with at most ``4 x workers`` tasks in flight."""
@@ -117,6 +119,7 @@ class DaskExecutor:
                                         env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
             self.client = Client(self.cluster)
         self.description = f"dask ({self.client.scheduler.address})"
+        self.local_workers = None  # memory of (possibly remote) Dask workers is not checked here
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         """Results as tasks finish; at most ``4 x (worker threads)`` (>= 8) tasks in flight,

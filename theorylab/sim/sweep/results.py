@@ -13,16 +13,16 @@ from theorylab.sim.sweep.tasks import check_rows
 ROUTES = {"law": "law_gamma_c", "exact": "exact_gamma_c", "mc": "mc_gamma_c"}
 
 
-def read_store(store_path: str) -> tuple[SweepSpec, list[dict], dict]:
+def read_store(store_path: str, spec_hash: str | None = None) -> tuple[SweepSpec, list[dict], dict]:
     """Open and verify a store (integrity check, schema, spec record, every row; nothing is
     written); return its spec, every row ordered by point index (dk and T as ints where
     whole), and its provenance (:meth:`SweepStore.provenance` plus the spec hash and
-    creation time)."""
-    with SweepStore(store_path) as store:
+    creation time). With ``spec_hash``, a store bound to another spec is refused."""
+    with SweepStore(store_path, spec_hash=spec_hash) as store:
         spec = spec_of_record(store.spec, store.meta["spec_hash"], store_path)
         rows = store.rows()
         info = {**store.provenance(), "spec_sha256": store.meta["spec_hash"], "created_at": store.meta["created_at"]}
-    check_rows(spec, rows, f"--store: {store_path!r}")
+    check_rows(spec, rows, store_path)
     for r in rows:
         for k in ("dk", "T"):
             if float(r[k]).is_integer():
@@ -32,15 +32,16 @@ def read_store(store_path: str) -> tuple[SweepSpec, list[dict], dict]:
 
 def spec_of_record(record, spec_hash: str, store_path: str) -> SweepSpec:
     """The spec a store's spec record describes, validated again; it must hash to ``spec_hash``."""
-    source = f"--store: {store_path!r}"
+    def damaged(why: str) -> ParameterError:
+        return ParameterError(f"--store: {store_path!r} is damaged ({why}); the file was left unchanged")
+
     try:
-        spec = spec_from_canonical(record, source=source)
+        spec = spec_from_canonical(record, source="record")
     except ParameterError as exc:
-        raise ParameterError(f"{source}: is damaged (its spec record is not a valid spec: "
-                             f"{str(exc).removeprefix(source + ': ')})") from None
+        raise damaged(f"its spec record is not a valid spec: {str(exc).removeprefix('record: ')}") from None
     if spec.hash != spec_hash:
-        raise ParameterError(f"{source}: is damaged or from another theorylab version (its spec record "
-                             f"re-validates to sha256 {spec.hash[:12]}, not {spec_hash[:12]})")
+        raise damaged(f"its spec record re-validates to sha256 {spec.hash[:12]}, not {spec_hash[:12]}; "
+                      f"was it written by another theorylab version?")
     return spec
 
 

@@ -2,6 +2,7 @@
 transaction per chunk; several processes running one spec on one store divide the work."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from theorylab.sim.sweep.executors import ProcessExecutor
 from theorylab.sim.sweep.spec import SweepSpec
 from theorylab.sim.sweep.store import LEASE_SECONDS, Owner, SweepStore
-from theorylab.sim.sweep.tasks import check_rows, chunk_size, compute_chunk, fits, points
+from theorylab.sim.sweep.tasks import check_memory, check_rows, chunk_size, compute_chunk, fits, points
 
 
 @dataclass(frozen=True)
@@ -35,16 +36,20 @@ def run_sweep(spec: SweepSpec, store_path: str, executor=None, progress: bool = 
     store take other chunks; when the only points left are claimed elsewhere, the call
     polls every ``poll`` seconds until they are stored or their claims lapse. Finished
     chunks are written one transaction each, so the call can be killed at any moment and
-    repeated. A store bound to a different spec, or damaged, is refused
-    (:class:`ParameterError`). ``executor`` defaults to a :class:`ProcessExecutor`; it is
+    repeated. A store bound to a different spec, or damaged, and a request whose tasks
+    would not fit in memory (:func:`check_memory`, local executors) are refused
+    (:class:`ParameterError`) before anything is written. ``executor`` defaults to a :class:`ProcessExecutor`; it is
     closed only if created here.
     """
     from tqdm import tqdm
 
     t0 = time.perf_counter()
+    workers = (os.cpu_count() or 1) if executor is None else getattr(executor, "local_workers", None)
+    if workers:  # before the store is created: a request that cannot fit writes nothing
+        check_memory(spec, workers)
     with SweepStore(store_path, spec.canonical_json(), spec.hash) as store:
         rows = store.rows()
-        check_rows(spec, rows, f"--store: {store_path!r}")
+        check_rows(spec, rows, store_path)
         allpoints = points(spec)
         done = {r["key"] for r in rows}
         pending = [p for p in allpoints if p.key not in done]

@@ -159,7 +159,8 @@ class SweepStore:
         """Integrity check, schema, spec record and every row (see the module docstring)."""
         problems = [r[0] for r in self.conn.execute("PRAGMA integrity_check(5)")]
         if problems != ["ok"]:
-            raise self._refused(f"is damaged (integrity check: {'; '.join(problems)[:200]})")
+            text = "".join(c if c.isprintable() else "?" for c in "; ".join(map(str, problems)))
+            raise self._refused(f"is damaged (integrity check: {text[:160]})")
         tables = {name: {r[1] for r in self.conn.execute(f"PRAGMA table_info({name})")}
                   for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         for name in ("meta", "points"):
@@ -457,8 +458,12 @@ def _running(pid: int) -> bool:
 
 
 def _reason(exc: sqlite3.Error) -> str:
-    """The one-line reason for an SQLite error met while using a store."""
+    """The one-line reason for an SQLite error met while using a store (printable, short: the
+    error may quote bytes of a damaged file)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
+    if "decode" in text:
+        return "is damaged (it holds text that is not UTF-8)"
+    text = "".join(c if c.isprintable() else "?" for c in text)[:120]
     if any(word in text for word in ("malformed", "not a database", "corrupt")):
         return f"is damaged or not a sweep store ({text})"
     return f"cannot be used ({text})"
