@@ -421,3 +421,29 @@ def test_lease_is_renewed_while_held_and_released_after(tmp_path):
             left = {o for (o,) in conn.execute("SELECT DISTINCT owner FROM claims")}
         conn.close()
     assert left == {other.name}  # leaving holding() released owner's claims
+
+
+def test_store_of_an_older_theorylab_is_read_and_resumed(tmp_path, capsys):
+    """A format-1 store (no checksums, no claims table, no format record) is still read, and
+    running its spec again brings it up to date: new rows carry checksums."""
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text(small_spec_text(compute=("annealed",)))
+    spec = sweep.load_spec(str(spec_path))
+    store = str(tmp_path / "old.db")
+    sweep.run_sweep(spec, store, executor=sweep.SerialExecutor(), progress=False)
+    with sqlite3.connect(store) as conn:
+        conn.execute("DELETE FROM points WHERE idx >= 10")
+        conn.execute("DROP TABLE claims")
+        conn.execute("ALTER TABLE points DROP COLUMN checksum")
+        conn.execute("DELETE FROM meta WHERE key = 'format'")
+    conn.close()
+    assert len(sweep.export_rows(store)) == 10
+    assert main(["sweep", "run", str(spec_path), "--store", store, "--workers", "0", "--no-progress",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["computed"] == spec.n_points() - 10
+    with sqlite3.connect(store) as conn:
+        sums = conn.execute("SELECT idx >= 10, COUNT(checksum) FROM points GROUP BY idx >= 10").fetchall()
+        assert conn.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
+    conn.close()
+    assert sums == [(0, 0), (1, spec.n_points() - 10)]
+    assert len(sweep.export_rows(store)) == spec.n_points()

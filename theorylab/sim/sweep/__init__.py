@@ -39,8 +39,10 @@ Modules (every public name is re-exported here):
 * :mod:`~theorylab.sim.sweep.tasks` -- points, seeds, chunks, and computing one chunk on a worker;
 * :mod:`~theorylab.sim.sweep.executors` -- :class:`SerialExecutor`, :class:`ProcessExecutor`
   (the default) and :class:`DaskExecutor`;
-* :mod:`~theorylab.sim.sweep.store` -- the SQLite :class:`SweepStore` (one row per point);
-* :mod:`~theorylab.sim.sweep.run` -- :func:`run_sweep`: the missing points, one transaction per chunk;
+* :mod:`~theorylab.sim.sweep.store` -- the SQLite :class:`SweepStore` (one row per point): created
+  whole, bound atomically, verified on open, chunk claims with leases;
+* :mod:`~theorylab.sim.sweep.run` -- :func:`run_sweep`: claim, compute and store the missing points,
+  one transaction per chunk (several runs of one spec on one store divide the work);
 * :mod:`~theorylab.sim.sweep.results` -- status, spec and rows of a store, agreement of two routes.
 """
 from theorylab.sim.sweep.executors import (DaskExecutor, ProcessExecutor, SerialExecutor, check_executor_options,

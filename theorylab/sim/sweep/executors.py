@@ -154,10 +154,16 @@ def max_workers() -> int:
 
 def worker_count(name: str, value, *, low: int = 1) -> int:
     """``value`` as a worker count in ``[low, max_workers()]``, else :class:`ParameterError`."""
+    import operator
+
     top = max_workers()
-    if isinstance(value, (bool, float)) or not isinstance(value, int) or not low <= value <= top:
+    try:
+        count = operator.index(value) if not isinstance(value, bool) else None
+    except TypeError:
+        count = None
+    if count is None or not low <= count <= top:
         raise ParameterError(f"{name} must be an integer in [{low}, {top}] (at most 4 per CPU; got {value!r})")
-    return value
+    return count
 
 
 def check_executor_options(*, scheduler: str | None = None, local_cluster: int | None = None,

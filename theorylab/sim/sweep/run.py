@@ -72,9 +72,8 @@ def run_sweep(spec: SweepSpec, store_path: str, executor=None, progress: bool = 
             with store.holding(owner):
                 while pending:
                     for rows in executor.map_unordered(compute_chunk, claimed()):
-                        store.write_chunk(rows, owner)
+                        bar.update(store.write_chunk(rows, owner))
                         counts["computed"] += len(rows)
-                        bar.update(store.count() - bar.n)
                     if pending:  # the rest is claimed by other processes: wait for it, or for a claim to lapse
                         time.sleep(poll)
                         bar.update(store.count() - bar.n)

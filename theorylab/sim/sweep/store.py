@@ -116,12 +116,12 @@ class SweepStore:
 
     def __init__(self, path: str, spec_json: str | None = None, spec_hash: str | None = None):
         self.path = path
-        self.conn = None
-        if spec_json is not None and not os.path.lexists(path):
+        self.conn = self._rows = None
+        if spec_json is not None and path and not os.path.lexists(path):
             _create(path, spec_json, spec_hash)
         self._check_file()
         try:
-            self.conn = sqlite3.connect(path, timeout=60.0, isolation_level=None, check_same_thread=False)
+            self.conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
             self.conn.execute("PRAGMA query_only=ON")  # nothing is written until every check has passed
             self.conn.execute("PRAGMA cell_size_check=ON")
             self._verify()
@@ -131,6 +131,7 @@ class SweepStore:
                 self.conn.execute("PRAGMA query_only=OFF")
                 self.conn.execute("PRAGMA synchronous=FULL")
                 self._bind(spec_hash)
+                self._rows = None  # a store open for writing is read afresh
         except sqlite3.Error as exc:
             self.close()
             raise self._refused(_reason(exc)) from None
@@ -143,6 +144,8 @@ class SweepStore:
         return ParameterError(f"--store: {self.path!r} {why}" + ("; the file was left unchanged" if unchanged else ""))
 
     def _check_file(self) -> None:
+        if not self.path:
+            raise ParameterError("--store must name a store file (got an empty path)")
         if not os.path.lexists(self.path):
             raise ParameterError(f"--store: no such store {self.path!r}")
         if not os.path.isfile(self.path):
@@ -161,13 +164,14 @@ class SweepStore:
         if problems != ["ok"]:
             text = "".join(c if c.isprintable() else "?" for c in "; ".join(map(str, problems)))
             raise self._refused(f"is damaged (integrity check: {text[:160]})")
+        present = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         tables = {name: {r[1] for r in self.conn.execute(f"PRAGMA table_info({name})")}
-                  for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                  for name in _REQUIRED if name in present}
         for name in ("meta", "points"):
             if name not in tables:
                 raise self._refused(f"is not a theorylab sweep store (no table {name!r})")
         for name, cols in tables.items():
-            if name in _REQUIRED and not _REQUIRED[name] <= cols:
+            if not _REQUIRED[name] <= cols:
                 raise self._refused(f"is not a theorylab sweep store (table {name!r} lacks "
                                     f"{', '.join(sorted(_REQUIRED[name] - cols))})")
         self.columns = [c for c in COLUMNS if c in tables["points"]]
@@ -182,32 +186,35 @@ class SweepStore:
             raise self._refused("holds no sweep (no spec record)")
         try:
             spec = json.loads(meta["spec"])
-        except ValueError as exc:
-            raise self._refused(f"is damaged (its spec record is not valid JSON: {exc})") from None
+        except (ValueError, RecursionError) as exc:
+            raise self._refused(f"is damaged (its spec record is not valid JSON: {str(exc)[:80]})") from None
         if not isinstance(spec, dict) or hashlib.sha256(meta["spec"].encode()).hexdigest() != meta["spec_hash"]:
             raise self._refused("is damaged (its spec record does not match its recorded SHA-256)")
         if meta.get("format", "1") not in ("1", FORMAT):
             raise self._refused(f"was written by a newer theorylab (store format {meta['format']!r})")
         self.meta = meta
-        self._read_rows()
+        self._rows = self._read_rows()
 
     def _read_rows(self) -> list[dict]:
         """Every row, ordered by point index, each checked: column types and (format 2) checksum."""
         need_sum = self.meta.get("format", "1") == FORMAT
         cols = self.columns + (["checksum"] if self.has_checksum else [])
+        checks = [(i, name, _PYTHON[kind.split()[0]], "NOT NULL" in kind or (name == "checksum" and need_sum))
+                  for i, (name, kind) in enumerate((c, _TYPES.get(c, "TEXT")) for c in cols)]
+        complete = self.columns == list(COLUMNS)
         rows = []
         for values in self.conn.execute(f"SELECT {', '.join(cols)} FROM points ORDER BY idx"):
+            for i, name, kind, required in checks:
+                if values[i] is None:
+                    if required:
+                        raise self._refused(f"is damaged (a row has no {name})")
+                elif type(values[i]) is not kind:
+                    raise self._refused(f"is damaged (a row's {name} is a {type(values[i]).__name__})")
             row = dict(zip(cols, values))
-            for name, value in row.items():
-                kind = _TYPES.get(name, "TEXT")
-                if value is None and ("NOT NULL" in kind or (name == "checksum" and need_sum)):
-                    raise self._refused(f"is damaged (a row has no {name})")
-                if value is not None and type(value) is not _PYTHON[kind.split()[0]]:
-                    raise self._refused(f"is damaged (a row's {name} is a {type(value).__name__})")
             checksum = row.pop("checksum", None)
             if checksum is not None and checksum != row_checksum(row):
                 raise self._refused(f"is damaged (the row {row['key']!r} does not match its checksum)")
-            rows.append({c: row.get(c) for c in COLUMNS})
+            rows.append(row if complete else {c: row.get(c) for c in COLUMNS})
         return rows
 
     def _check_hash(self, spec_hash: str) -> None:
@@ -252,8 +259,11 @@ class SweepStore:
         return json.loads(self.meta["spec"])
 
     def rows(self) -> list[dict]:
-        """Every stored row as a dict (all :data:`COLUMNS`), ordered by point index, verified."""
-        return self._guard(self._read_rows)
+        """Every stored row as a dict (all :data:`COLUMNS`), ordered by point index, verified:
+        for a store opened for reading, the rows verified when it was opened."""
+        if self._rows is None:
+            return self._guard(self._read_rows)
+        return self._rows
 
     def done_keys(self) -> set[str]:
         """Keys of every point already stored."""
