@@ -164,7 +164,7 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
             compute=compute,
             samples=positive_int("sweep.samples", sweep.get("samples", 20000)),
             seed=_seed(sweep.get("seed", 0)),
-            c=float(real_array("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False)),
+            c=_number("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False),
             level=_level_option(sweep.get("level", 0.5)),
             mc=tuple(sorted(_mc_options(data.get("mc", {}), gamma is None).items())),
             chunk_size=None if sweep.get("chunk_size") is None else _chunk_size(sweep["chunk_size"]),
@@ -197,6 +197,13 @@ def spec_from_canonical(canonical: Mapping, *, source: str = "spec") -> SweepSpe
 def one_line(exc: BaseException) -> str:
     """An exception's message on one line (for one-line :class:`ParameterError` messages)."""
     return " ".join(str(exc).split())
+
+
+def _number(name: str, value, **bounds) -> float:
+    """One real number (not a list, string or boolean) within ``bounds`` (see :func:`real_array`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterError(f"{name} must be a number (got {value!r})")
+    return float(real_array(name, value, **bounds))
 
 
 def _name(value) -> str:
@@ -238,7 +245,7 @@ def _check_half_plateau(spec: SweepSpec) -> None:
 def _level_option(value) -> float | str:
     if isinstance(value, str):
         return choice("sweep.level", value, (HALF_PLATEAU,))
-    return float(real_array("sweep.level", value, low=0, high=1, low_inclusive=False, high_inclusive=False))
+    return _number("sweep.level", value, low=0, high=1, low_inclusive=False, high_inclusive=False)
 
 
 def _names(key: str, value) -> list[str]:
@@ -269,7 +276,7 @@ def _axis(name: str, value, **bounds) -> tuple[float, ...]:
         extra = sorted(set(value) - {"start", "stop", "num", "spacing"})
         if extra or not {"start", "stop", "num"} <= set(value):
             raise ParameterError(f"{name} range needs start, stop, num (and optional spacing = 'linear'|'log')")
-        start, stop = (float(real_array(name, value[k], **bounds)) for k in ("start", "stop"))
+        start, stop = (_number(f"{name}.{k}", value[k], **bounds) for k in ("start", "stop"))
         num = positive_int(f"{name}.num", value["num"])
         if num > MAX_POINTS:
             raise ParameterError(f"{name}.num must be an integer in [1, {MAX_POINTS}] (got {num})")
