@@ -69,7 +69,8 @@ def run(args) -> int:
     spec = sweep.load_spec(args.spec)
     sweep.check_executor_options(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
     if args.scheduler is None:  # local workers: their tasks must fit in this machine's memory
-        sweep.check_memory(spec, args.local_cluster or (1 if args.workers == 0 else args.workers or os.cpu_count() or 1))
+        local = 1 if args.workers == 0 else args.local_cluster or args.workers or os.cpu_count() or 1
+        sweep.check_memory(spec, local)
     # refuse a damaged store, or one bound to another spec, before starting any worker; a new
     # store is created only once the executor is up (a failed --scheduler leaves no file behind)
     if os.path.lexists(args.store):

@@ -38,8 +38,8 @@ def run_sweep(spec: SweepSpec, store_path: str, executor=None, progress: bool = 
     chunks are written one transaction each, so the call can be killed at any moment and
     repeated. A store bound to a different spec, or damaged, and a request whose tasks
     would not fit in memory (:func:`check_memory`, local executors) are refused
-    (:class:`ParameterError`) before anything is written. ``executor`` defaults to a :class:`ProcessExecutor`; it is
-    closed only if created here.
+    (:class:`ParameterError`) before anything is written. ``executor`` defaults to a
+    :class:`ProcessExecutor`; it is closed only if created here.
     """
     from tqdm import tqdm
 
