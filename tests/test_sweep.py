@@ -347,3 +347,12 @@ def test_half_plateau_level_is_half_the_argmax_limit():
                                                      "level": level}
     with pytest.raises(ParameterError, match="sweep.level"):
         sweep.spec_from_dict({"sweep": {"level": "quarter"}, "grid": {"dk": [16], "T": [64]}})
+
+
+def test_plot_of_a_store_without_points_is_refused(spec_file, tmp_path, capsys):
+    spec = sweep.load_spec(str(spec_file))
+    store = str(tmp_path / "s.db")
+    sweep.SweepStore(store, spec.canonical_json(), spec.hash).close()  # bound, nothing computed yet
+    assert main(["plot", "gamma-c", "--store", store, "--out", str(tmp_path / "f.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no points yet" in err and not (tmp_path / "f.png").exists()

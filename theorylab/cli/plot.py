@@ -54,6 +54,9 @@ def run(args) -> int:
     needs = "mass" if args.kind == "mass" else "gamma_c"
     if spec.kind != needs:
         raise ParameterError(f"plot {args.kind} needs a {needs} sweep; {args.store!r} holds a {spec.kind} sweep")
+    if not rows:
+        raise ParameterError(f"--store: {args.store!r} holds no points{' of those variants' if args.variant else ''} "
+                             f"yet (run the sweep first)")
     title = args.title if args.title is not None else spec.name
     summary = {"figure": args.out, "points": len(rows)}
     if args.kind == "compare":
