@@ -73,7 +73,7 @@ def constrained_fit(obs, precision, g, B: float) -> np.ndarray:
             if np.all(np.abs(step) <= 1e-15 * np.maximum(na, e.min())):
                 break
         nu[active] = na
-    return obs * e / (e + nu[:, None])
+    return np.where(active[:, None], obs * e / (e + nu[:, None]), obs)
 
 
 # --------------------------------------------------------------------------- learning curves
