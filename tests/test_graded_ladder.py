@@ -148,3 +148,12 @@ def test_malformed_preregistration_is_one_parameter_error(small_prereg, mutate, 
     with pytest.raises(ParameterError, match=match) as info:
         pr.from_json(text)
     assert "\n" not in str(info.value)
+
+
+def test_average_ranks_match_scipy():
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(30, 7)).astype(float)       # many ties
+    np.testing.assert_array_equal(pr.average_ranks(X), rankdata(X, axis=1))
+    np.testing.assert_array_equal(pr.predicted_ranks([0.0, 0.5, 0.5, -1.0]), [3, 1.5, 1.5, 4])

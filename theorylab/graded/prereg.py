@@ -86,11 +86,17 @@ def _interval(x) -> tuple:
     return tuple(float(v) for v in np.quantile(np.asarray(x, float), [lo, 1 - lo]))
 
 
+def average_ranks(values) -> np.ndarray:
+    """Ranks 1..n along the last axis (1 for the smallest); ties share their average rank."""
+    x = np.asarray(values, float)
+    less = np.sum(x[..., None, :] < x[..., :, None], axis=-1)
+    equal = np.sum(x[..., None, :] == x[..., :, None], axis=-1)
+    return less + (equal + 1) / 2.0
+
+
 def predicted_ranks(values) -> np.ndarray:
     """Rank 1 for the largest value; ties share their average rank."""
-    from scipy.stats import rankdata
-
-    return rankdata(-np.asarray(values, float), method="average")
+    return average_ranks(-np.asarray(values, float))
 
 
 def preregister(design: lad.LadderDesign, n_pilot: int, seed: int = 0, bootstrap: int = 200) -> Preregistration:

@@ -39,7 +39,7 @@ from theorylab.errors import ParameterError, positive_int, real_array
 from theorylab.graded import envelope as env
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
-from theorylab.graded.prereg import CI_LEVEL, Preregistration, predicted_ranks
+from theorylab.graded.prereg import CI_LEVEL, Preregistration, average_ranks, predicted_ranks
 
 ESTIMATOR = "least squares over {||G^-1 w|| <= B(g)} at the representation budget B(g) = ||G^-1 w*|| (Prop. 7)"
 DESIGN = "orthogonal design X^T X = m Sigma (Gaussian sequence model), nested samples, common random numbers"
@@ -216,14 +216,12 @@ def _interval(x, axis=0):
 def spearman(x, Y) -> np.ndarray:
     """Spearman rank correlation of the vector ``x`` with each row of ``Y`` (average ranks for ties);
     NaN for a row containing NaN or with no spread."""
-    from scipy.stats import rankdata
-
     Y = np.atleast_2d(np.asarray(Y, float))
-    rx = rankdata(np.asarray(x, float))
+    rx = average_ranks(x)
     out = np.full(Y.shape[0], np.nan)
     ok = np.all(np.isfinite(Y), axis=1)
     if ok.any():
-        ry = rankdata(Y[ok], axis=1)
+        ry = average_ranks(Y[ok])
         rxc, ryc = rx - rx.mean(), ry - ry.mean(axis=1, keepdims=True)
         den = np.sqrt(np.sum(rxc ** 2) * np.sum(ryc ** 2, axis=1))
         with np.errstate(invalid="ignore", divide="ignore"):
