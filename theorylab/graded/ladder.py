@@ -7,7 +7,7 @@ Prop. 11 and Thm. 4.1; on coordinates ``g_j = g_l`` for ``j in V_l``.  Inner pro
 ``Lambda`` are evaluated on the level masses, which equals their value on coordinates for a
 level-constant grade (Prop. 11, Rem. 9).
 
-Named choices (the paper leaves them open; see docs/graded.md §7):
+Named choices (the paper leaves them open; see docs/graded.md §8):
 
 * Design (same conventions as :class:`theorylab.graded.envelope.StratifiedModel`): equal level
   sizes ``d_l = d/L``; data ``x ~ N(0, diag(tau))`` (total variance 1, so ``sigma_j^2 = tau_j``);

@@ -75,3 +75,28 @@ def degradation_figure(result, path: str) -> str:
     bx.set_title(f"educated arm vs pilot size ({s['design']})", fontsize=9)
     bx.legend(fontsize=7)
     return save(fig, path)
+
+
+def target_sweep_figure(rows, path: str) -> str:
+    """Spearman correlation of the pre-registered inner products with the measured token efficiency, against
+    the target risk (fraction of the null risk), one line per design with bootstrap CIs; dashed: the same
+    correlation for the risk ratio at m_ref (independent of the target).  ``rows``: dicts with ``design``,
+    ``target_fraction``, ``spearman_efficiency``, ``spearman_efficiency_ci``, ``spearman_risk_ratio``."""
+    fig, ax = new_figure(6.4, 4.4)
+    designs = list(dict.fromkeys(r["design"] for r in rows))
+    for i, name in enumerate(designs):
+        sel = sorted((r for r in rows if r["design"] == name), key=lambda r: r["target_fraction"])
+        f = np.array([r["target_fraction"] for r in sel]) * (1 + 0.03 * (i - len(designs) / 2))
+        rho = np.array([r["spearman_efficiency"] for r in sel], float)
+        ci = np.array([r["spearman_efficiency_ci"] for r in sel], float)
+        ax.errorbar(f, rho, yerr=np.nan_to_num(np.abs(np.stack([rho - ci[:, 0], ci[:, 1] - rho]))), fmt="o-",
+                    ms=4, capsize=2, color=f"C{i}", label=f"{name}: efficiency")
+        ax.axhline(sel[0]["spearman_risk_ratio"], color=f"C{i}", ls="--", lw=0.8)
+    ax.set_xscale("log")
+    lowest = np.nanmin([r["spearman_efficiency"] for r in rows] + [r["spearman_risk_ratio"] for r in rows] + [0.0])
+    ax.set_ylim(min(-0.05, lowest - 0.1), 1.05)
+    ax.set_xlabel("target risk / null risk (token efficiency measured there)")
+    ax.set_ylabel("Spearman(<q, a_hat - s_hat>, measured)")
+    ax.set_title("does the ladder order as pre-registered? (dashed: risk ratio at m_ref in W)", fontsize=9)
+    ax.legend(fontsize=7)
+    return save(fig, path)

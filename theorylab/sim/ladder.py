@@ -1,7 +1,7 @@
 """The selection ladder measured: Monte Carlo token efficiency of the arms of a pre-registration
 (GLLM Table 2, §6.5, §8.2.2, §8.3.3; Prop. 7, Lem. 2, Thm. 4.1) in the graded linear model.
 
-Named choices (the paper leaves them open; see docs/graded.md §7):
+Named choices (the paper leaves them open; see docs/graded.md §8):
 
 * ``ESTIMATOR``: each arm fits least squares over its own class ``{w : ||G^-1 w|| <= B(g)}`` at the
   representation budget ``B(g) = ||G^-1 w*||`` of the target -- "each class evaluated at the smallest
@@ -207,8 +207,12 @@ class LadderResult:
 
 
 def _interval(x, axis=0):
+    """Percentile interval at CI_LEVEL, ignoring NaN (NaN where every resample is NaN)."""
+    import warnings
+
     lo = (1 - CI_LEVEL) / 2
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)      # all-NaN slices: an unresolved crossing
         q = np.nanquantile(np.asarray(x, float), [lo, 1 - lo], axis=axis)
     return q[0], q[1]
 
@@ -249,6 +253,24 @@ def measure(prereg: Preregistration, m_values=None, reps: int = 400, seed: int =
     bootstrap = positive_int("bootstrap", bootstrap, low=2)
     check_memory(memory_estimate(len(names), ms.size, reps, design.d, bootstrap), "this ladder measurement")
     risks = learning_curves(design, [a.g for a in prereg.arms], ms, reps, seed, progress)
+    return summarize(prereg, ms, risks, target, seed, bootstrap)
+
+
+def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_FRACTION, seed: int = 0,
+              bootstrap: int = 1000) -> LadderResult:
+    """The measured columns and summary of :func:`measure` from learning curves ``risks`` (arms, M, reps) on
+    ``m_values`` (which must contain ``m_ref``): one set of curves serves several targets."""
+    design = prereg.design
+    names = [a.name for a in prereg.arms]
+    eps = target_risk(design, target)
+    ms = grid("m_values", m_values)
+    m_ref = reference_size(design)
+    risks = np.asarray(risks, float)
+    if risks.shape[:2] != (len(names), ms.size) or m_ref not in ms:
+        raise ParameterError(f"risks must be (arms={len(names)}, M={ms.size}, reps) on a grid containing "
+                             f"m_ref={m_ref} (got shape {risks.shape})")
+    reps = risks.shape[2]
+    bootstrap = positive_int("bootstrap", bootstrap, low=2)
     u, iref = names.index("uniform"), int(np.flatnonzero(ms == m_ref)[0])
 
     def statistics(curves):                       # curves (..., arms, M)
