@@ -282,7 +282,7 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
     m_needed, eff, rr = statistics(mean)
     wts = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).multinomial(
         reps, np.full(reps, 1.0 / reps), size=bootstrap) / reps
-    boot = np.tensordot(wts, risks, axes=(1, 2))       # (bootstrap, arms, M)
+    boot = np.einsum("br,amr->bam", wts, risks)       # (bootstrap, arms, M); no BLAS: same sums on any machine
     _, eff_b, rr_b = statistics(boot)
     ip = np.array([a.ip_hat for a in prereg.arms])
     rho_eff, rho_eff_b = float(spearman(ip, eff[None])[0]), spearman(ip, eff_b)
