@@ -61,9 +61,10 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
 
     Per point: the law lies in the certified enclosure of the annealed root; the reference mass at
     the library's exact root is 1/2 (1e-9); the MC root is within z of that root, with the
-    delta-method standard error ``se_M(g) / M'(g)`` (per-sample spread, not the batch means). Across
-    points: the batch-means CI is checked for coverage -- its standard error against the delta-method
-    one (chi-square, two-sided: a CI too wide or too narrow FAILs) and the number of CIs holding the
+    delta-method standard error ``se_M(g) / M'(g)`` (per-sample spread, not the batch means); the
+    library's CI is the t-interval of its raw batch roots (1e-9). Across points: the batch-means CI
+    is checked for coverage -- the batch roots' standard error against the delta-method one
+    (chi-square, two-sided: a CI too wide or too narrow FAILs) and the number of CIs holding the
     exact root (binomial). The paper's r and median are compared through tolerances propagated from
     the per-point CIs (first order; implied by the z-tests, no extra share).
     Shares of the false-failure probability: z-tests 1/2 (Bonferroni over 9), chi-square 1/4, binomial 1/4.
@@ -82,16 +83,18 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         curve = mc.curve
         slope = float(PchipInterpolator(curve.gamma, curve.mass).derivative()(mc.gamma_c))
         se_mass = float(np.interp(mc.gamma_c, curve.gamma, curve.se))
-        batches = int(np.isfinite(mc.batch_gamma_c).sum())
-        quantile = float(student_t.ppf(0.5 + mc.confidence / 2.0, batches - 1))
+        roots = mc.batch_gamma_c[np.isfinite(mc.batch_gamma_c)]
+        se_batch = float(np.std(roots, ddof=1) / math.sqrt(roots.size))
+        half = float(student_t.ppf(0.5 + mc.confidence / 2.0, roots.size - 1)) * se_batch
         enc = I.smallest_positive_root(model, dk, T)
         rows.append({"law": float(np.asarray(law("t4-only", dk, T).gamma_c)), "mc": mc.gamma_c, "lo": mc.ci_low,
-                     "hi": mc.ci_high, "exact": ex, "se_delta": se_mass / slope, "batches": batches,
-                     "se_batch": (mc.ci_high - mc.ci_low) / 2.0 / quantile, "confidence": mc.confidence,
+                     "hi": mc.ci_high, "exact": ex, "se_delta": se_mass / slope, "batches": roots.size,
+                     "se_batch": se_batch, "confidence": mc.confidence,
+                     "ci_err": max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half,
                      "ref_residual": ref.mass("t4-only", ex, dk, T) - 0.5, "enc": enc,
                      "batch_roots": mc.batch_gamma_c})
     col = {k: np.array([r[k] for r in rows], float) for k in
-           ("law", "mc", "lo", "hi", "exact", "se_delta", "se_batch", "batches", "ref_residual")}
+           ("law", "mc", "lo", "hi", "exact", "se_delta", "se_batch", "batches", "ref_residual", "ci_err")}
     inside = [r["enc"] is not None and bool(np.isfinite(r["law"]))
               and r["enc"].contains(r["law"], SLACK * max(1.0, abs(r["law"]))) for r in rows]
     ref_err = float(np.max(np.abs(col["ref_residual"])))
@@ -112,7 +115,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                        / (2 * h) for e in np.eye(n_pts)])
     tol_r = float(np.sum(np.abs(grad_r) * dev))
     tol_med = float(np.max(col["law"] / col["exact"] ** 2 * dev))
+    ci_err = float(np.max(col["ci_err"]))
     passed = bool(all(inside) and ref_err <= REF_TOL and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
+                  and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
                   and abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med)
     paper = PAPER_STATISTICS
@@ -123,6 +128,8 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
                  formula=f"<= {z_max:.3f} (two-sided normal, Bonferroni over {n_pts}, share {alpha / 2:g})"),
+        computed("CI check: max rel |library CI - t-interval of the raw batch roots|", ci_err, tolerance=1e-9,
+                 formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch roots) / sqrt(B), <= 1e-9"),
         computed("CI check: pooled (batch-means SE / delta-method SE)^2", ratio, tolerance=0.3,
                  formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g})"),
         computed("CI check: 95 % CIs holding the exact root", f"{covered}/{n_pts}",
@@ -154,6 +161,9 @@ VARIANT_RUNS = (("t4-only", "float32", 0.0), ("t3-inclusive", "float32", 0.0), (
 branches), target noise in both kernels."""
 VARIANT_POINT = (16.0, 64, (0.5, 1.0, 2.0), 20000)
 """(dk, T, couplings, samples) of every run: masses between 0.02 and 0.55."""
+FROZEN_POINT = ("t4-only", 4.0, 64, 2.0, 100_000)
+"""(variant, dk, T, g, samples): deep in the frozen phase (mass 6.6e-4, single distractors above
+the target by e^6 and more), where the float32 kernel's exp clipping would show."""
 
 
 @certificate("P17.variants", title="Every simulator variant, kernel and target noise vs the reference mass",
@@ -170,14 +180,14 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     library quadrature equals the reference integral (1e-9); ``simulate_mass`` aggregates the
     per-sample masses of ``per_sample_mass`` exactly (mean, SE, batch means). Statistical (share
     1/2 each): every simulated mean within its empirical Bernstein half-width of the reference
-    (Bonferroni over the runs x couplings); the batch-means SE against the per-sample SE at the
+    (Bonferroni over the runs x couplings and :data:`FROZEN_POINT`); the batch-means SE against the per-sample SE at the
     middle coupling of each run, pooled (chi2 with runs x (B-1) degrees of freedom).
     """
     alpha = VARIANTS_FALSE_FAILURE
     base = _base(seed, 1750)
     dk, T, gammas, n = VARIANT_POINT
     g = np.array(gammas)
-    tests = len(VARIANT_RUNS) * g.size
+    tests = len(VARIANT_RUNS) * g.size + 1
     # the model itself: library polynomials and loadings vs the reference's channel sums
     grid = np.linspace(0.0, 3.0, 13)
     model_err = max(max(abs(float(score_model(v).gap(x, d)) - ref.gap(v, x, d)) / max(1.0, ref.gap(v, x, d))
@@ -198,6 +208,10 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
         batches = b.size
         ratio_terms.append((b.size - 1) * np.var(b, ddof=1) / b.size / curve.se[1] ** 2)
     mc, se, half, refm, lib = map(np.array, (mc, se, half, refm, lib))
+    fv, fdk, fT, fg, fn = FROZEN_POINT
+    frozen = simulate(fv, fdk, fT, [fg], samples=fn, seed=base + len(VARIANT_RUNS))
+    frozen_ref = ref.mass(fv, fg, fdk, fT)
+    frozen_dev = float(abs(frozen.mass[0] - frozen_ref) / _bernstein(frozen.se, fn, alpha / 2, tests)[0])
     dof = len(VARIANT_RUNS) * (batches - 1)
     ratio = float(np.sum(ratio_terms) / dof)
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 2, dof)
@@ -211,7 +225,7 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
                   float(np.max(np.abs(small.se - raw.std(0, ddof=1) / math.sqrt(len(raw))))),
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
     passed = bool(same_variants and m_ok and model_err <= 1e-13 and var_err <= 1e-13 and load_err <= 1e-13
-                  and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0)
+                  and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
                   and ratio_lo <= ratio <= ratio_hi)
     return Outcome(passed, (
         computed("simulator variants == reference variants, all simulated", same_variants),
@@ -225,13 +239,18 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
         computed("max |MC - reference| / empirical Bernstein half-width", float(np.max(dev)), tolerance=0.5,
                  formula=f"<= 1 (Maurer-Pontil, Bonferroni over {tests}, share {alpha / 2:g})"),
         computed("max |MC - reference| / SE", float(np.max(np.abs(mc - refm) / se)), tolerance=1.0),
+        computed(f"frozen point {FROZEN_POINT[:4]}: MC, reference", [float(frozen.mass[0]), frozen_ref],
+                 tolerance=2e-4),
+        computed("frozen point |MC - reference| / empirical Bernstein half-width", frozen_dev, tolerance=0.5,
+                 formula="<= 1 (same Bonferroni family)"),
         computed("SE check: pooled (batch-means SE / per-sample SE)^2", ratio, tolerance=0.3,
                  formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 2:g})"),
         computed("max |library quadrature - MC| / SE (consistency: same model code)",
                  float(np.max(np.abs(mc - lib) / se)), tolerance=1.0)),
         arrays={"mc_mass": mc, "mc_se": se, "bernstein_halfwidth": half, "reference_mass": refm,
-                "library_quadrature": lib, "per_sample_mass": raw},
-        seeds={f"run{i}": base + i for i in range(len(VARIANT_RUNS))},
+                "library_quadrature": lib, "per_sample_mass": raw,
+                "frozen_mass_se": np.array([frozen.mass[0], frozen.se[0]])},
+        seeds={f"run{i}": base + i for i in range(len(VARIANT_RUNS) + 1)},
         note=f"runs (variant, dtype, sigma0) = {VARIANT_RUNS}; dk = {dk:g}, T = {T}, g = {gammas}, {n} samples each")
 
 

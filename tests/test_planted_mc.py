@@ -30,6 +30,11 @@ PLANTED = {
         (COMPETITION, "np.sqrt(var / samples)", "np.sqrt(var / BATCHES)", "P17.variants"),
     "target noise doubled in the float32 kernel":
         (COMPETITION, "np.float32(delta[k] + shift)", "np.float32(delta[k] + 2 * shift)", "P17.variants"),
+    "float32 exp clipped at e^6 instead of e^60":
+        (COMPETITION, "_F32(-80.0), _F32(60.0)", "_F32(-80.0), _F32(6.0)", "P17.variants"),
+    "gamma_c CI with the one-sided t quantile":
+        (COMPETITION, "student_t.ppf(0.5 + confidence / 2.0, ok.size - 1)", "student_t.ppf(confidence, ok.size - 1)",
+         "P17"),
     "crossover batch-means SE loses its 1/sqrt(B)":
         ("theorylab/compare.py", "per.std(axis=0, ddof=1) / np.sqrt(CROSSOVER_BATCHES)", "per.std(axis=0, ddof=1)",
          "P19.crossover"),

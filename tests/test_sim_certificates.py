@@ -105,8 +105,21 @@ def test_p17_fails_for_a_confidence_interval_without_its_one_over_sqrt_b():
         half = (mc.ci_high - mc.ci_low) / 2 * np.sqrt(20)
         return replace(mc, ci_low=mc.gamma_c - half, ci_high=mc.gamma_c + half)
     rec = _run("P17", simulate=wide)
+    err = next(e.value for e in rec.evidence if e.name.startswith("CI check: max rel"))
+    assert rec.status == "FAIL" and err > 1
+
+
+def test_p17_fails_for_batch_roots_too_spread_even_with_a_consistent_interval():
+    """Batch roots (and their t-interval) spread sqrt(20) too wide: only the chi-square test sees it."""
+    def spread(*args, **kw):
+        mc = mc_gamma_c(*args, **kw)
+        roots = mc.gamma_c + (mc.batch_gamma_c - mc.gamma_c) * np.sqrt(20)
+        half = (mc.ci_high - mc.ci_low) / 2 * np.sqrt(20)              # the t-interval of the spread roots
+        return replace(mc, batch_gamma_c=roots, ci_low=mc.gamma_c - half, ci_high=mc.gamma_c + half)
+    rec = _run("P17", simulate=spread)
     ratio = next(e.value for e in rec.evidence if e.name.startswith("CI check: pooled"))
-    assert rec.status == "FAIL" and ratio > 10
+    err = next(e.value for e in rec.evidence if e.name.startswith("CI check: max rel"))
+    assert rec.status == "FAIL" and ratio > 10 and err < 1e-9
 
 
 def test_p17_variants_fails_for_a_simulation_with_the_wrong_standard_error_or_draws():
