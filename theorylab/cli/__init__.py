@@ -4,9 +4,12 @@ Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``; modules are discovered, so adding a command touches one
 file. Heavy imports (numba, sympy, matplotlib) happen inside the handlers, never here.
 
-Errors: a :class:`theorylab.ParameterError`, a usage error or an ``OSError`` (a file
-that cannot be read or written) prints one line on stderr and exits with status 2;
-no traceback.
+Exit status (docs/cli.md, "Errors and exit status"): 0 success; 1 a verdict that failed
+(a FAILing certificate, a report that does not reproduce); 2 bad input -- a
+:class:`theorylab.ParameterError` (including a request over the resource limits), a usage
+error or an ``OSError`` (a file that cannot be read or written) -- printed as one line on
+stderr with no traceback; 130 interrupted (Ctrl-C): one line, and no partial output file
+(every file is written through :mod:`theorylab._io`, whose temporaries are removed).
 """
 from __future__ import annotations
 
@@ -45,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
-    parser = build_parser()
     args = None
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help()
@@ -55,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         status = args.handler(args)
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        command = getattr(args, "command", None)
+        print(f"theorylab{' ' + command if command else ''}: interrupted", file=sys.stderr)
+        return 130
     except (UsageError, ParameterError, OSError) as exc:
         prefix = "" if isinstance(exc, UsageError) else f"theorylab {getattr(args, 'command', '')}: error: "
         print(f"{prefix}{_one_line(exc)}", file=sys.stderr)
