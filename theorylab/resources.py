@@ -52,11 +52,11 @@ class Cost:
     what: str = ""
 
     def then(self, other: "Cost") -> "Cost":
-        """``other`` run after this one: peak memory is the larger, seconds add.
+        """``other`` run after this one: peak memory is the larger, seconds add; ``what`` is this
+        step's (the request's main size) unless it has none.
 
         (Whatever the first step keeps alive must be counted in ``other.memory``.)"""
-        what = "; ".join(w for w in (self.what, other.what) if w)
-        return Cost(max(self.memory, other.memory), self.seconds + other.seconds, what)
+        return Cost(max(self.memory, other.memory), self.seconds + other.seconds, self.what or other.what)
 
     def times(self, n: float) -> "Cost":
         """``n`` runs one after another (memory is not held across runs)."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab.cli._args import path
 from theorylab.cli._output import add_format_option, emit
 
 KINDS = ("compare", "gamma-c", "mass")
@@ -20,7 +21,7 @@ def register(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=KINDS, help="which figure")
     p.add_argument("--store", required=True, help="SQLite sweep store")
-    p.add_argument("--out", "-o", required=True, help="output PNG path in an existing folder (written atomically)")
+    p.add_argument("--out", "-o", required=True, type=path, help="output PNG path in an existing folder (written atomically)")
     p.add_argument("--variant", nargs="+", help="only these variants")
     p.add_argument("--predicted", default="law", choices=("law", "exact"), help="compare: predicted route")
     p.add_argument("--simulated", default="mc", choices=("mc", "exact"), help="compare: simulated route")
@@ -37,6 +38,9 @@ def run(args) -> int:
     from theorylab.sim import sweep
 
     check_output_path("--out", args.out, ".png")
+    if args.title is not None:
+        from theorylab.plots import check_text
+        check_text("--title", args.title)
     spec = sweep.spec_of_store(args.store)
     rows = sweep.export_rows(args.store)
     if args.variant:

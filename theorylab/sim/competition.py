@@ -37,12 +37,12 @@ term alone exceeds e^60, where the mass is below 1e-26 either way.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 
 import numba as nb
 import numpy as np
 
+from theorylab._progress import progress as progress_bar
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.resources import Cost, as_float, bytes_of
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
@@ -269,18 +269,16 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     sums = np.zeros((BATCHES, g.size))
     counts = np.diff(first).astype(float)
     sq = np.zeros(g.size)
-    bar = _bar(samples, progress)
-    for start in range(0, samples, CHUNK):
-        count = min(CHUNK, samples - start)
-        out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
-        ids = np.arange(start, start + count) * BATCHES // samples
-        cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-        sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
-        sq += np.einsum("ij,ij->j", out, out)
-        if bar is not None:
-            bar.update(count)
-    if bar is not None:
-        bar.close()
+    with progress_bar(samples, "simulate", "sample", enabled=progress) as bar:
+        for start in range(0, samples, CHUNK):
+            count = min(CHUNK, samples - start)
+            out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+            ids = np.arange(start, start + count) * BATCHES // samples
+            cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
+            sq += np.einsum("ij,ij->j", out, out)
+            if bar is not None:
+                bar.update(count)
     mass = sums.sum(axis=0) / samples
     var = np.maximum(sq / samples - mass**2, 0.0) * samples / max(samples - 1, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -310,16 +308,6 @@ def simulate_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
         + bytes_of(3, BATCHES + 1, G)
     seconds = n * m * (DRAW_SECONDS + G * EVAL_SECONDS.get(dtype, EVAL_SECONDS["float64"]))
     return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings")
-
-
-def _bar(total, enabled):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, unit="sample", file=sys.stderr, leave=False, desc="simulate")
 
 
 __all__ = ["LOADINGS", "MassCurve", "simulate_mass", "per_sample_mass", "loadings",

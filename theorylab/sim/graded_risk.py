@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from theorylab._progress import progress as progress_bar
 from theorylab.errors import ParameterError, positive_int, real_array
 from theorylab.graded import envelope as env
 from theorylab.resources import Cost, as_float, bytes_of
@@ -176,73 +177,68 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
     wstar = model.target()
     W = model.window
     rows, ratio_rows, losses = [], [], {}
-    iterator = range(len(m_values))
-    if progress:
-        try:                          # optional: tqdm is not a declared dependency
-            from tqdm import tqdm
-        except ImportError:
-            pass
-        else:
-            iterator = tqdm(iterator, desc="graded-sim", unit="m", delay=2.0)
-    for i in iterator:
-        m = m_values[i]
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
-        setup = []
-        for cls in classes:
-            S = estimable_levels(cls, model.sigma_xi, m)
-            targets = {"profile": wstar, "least-favourable": least_favourable_target(cls, S, wstar)}
-            setup.append((cls, S, cls.coords(S).astype(bool), np.stack([targets[t] for t in TARGETS], axis=1)))
-        loss = np.empty((len(classes), len(TARGETS), reps))
-        per_draw = rows_per_draw(model.d)
-        for start in range(0, reps, BLOCK):
-            b = min(BLOCK, reps - start)
-            # least squares via the normal equations (m >= 2 D_S + 4), accumulated over row draws
-            gram = [np.zeros((b, int(mask.sum()), int(mask.sum()))) for _, _, mask, _ in setup]
-            rhs = [np.zeros((b, int(mask.sum()), Wt.shape[1])) for _, _, mask, Wt in setup]
-            for r0 in range(0, m, per_draw):
-                X = rng.standard_normal((b, min(per_draw, m - r0), model.d))
-                X *= sd
-                xi = model.sigma_xi * rng.standard_normal(X.shape[:2])
+    with progress_bar(len(m_values), "graded-sim", "m", enabled=progress, leave=True, delay=2.0) as bar:
+        for i in range(len(m_values)):
+            m = m_values[i]
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+            setup = []
+            for cls in classes:
+                S = estimable_levels(cls, model.sigma_xi, m)
+                targets = {"profile": wstar, "least-favourable": least_favourable_target(cls, S, wstar)}
+                setup.append((cls, S, cls.coords(S).astype(bool), np.stack([targets[t] for t in TARGETS], axis=1)))
+            loss = np.empty((len(classes), len(TARGETS), reps))
+            per_draw = rows_per_draw(model.d)
+            for start in range(0, reps, BLOCK):
+                b = min(BLOCK, reps - start)
+                # least squares via the normal equations (m >= 2 D_S + 4), accumulated over row draws
+                gram = [np.zeros((b, int(mask.sum()), int(mask.sum()))) for _, _, mask, _ in setup]
+                rhs = [np.zeros((b, int(mask.sum()), Wt.shape[1])) for _, _, mask, Wt in setup]
+                for r0 in range(0, m, per_draw):
+                    X = rng.standard_normal((b, min(per_draw, m - r0), model.d))
+                    X *= sd
+                    xi = model.sigma_xi * rng.standard_normal(X.shape[:2])
+                    for c, (cls, S, mask, Wt) in enumerate(setup):
+                        if mask.any():
+                            XS = X[:, :, mask]
+                            y = np.einsum("bmi,ik->bmk", X, Wt) + xi[..., None]
+                            gram[c] += np.einsum("bmi,bmj->bij", XS, XS)
+                            rhs[c] += np.einsum("bmi,bmk->bik", XS, y)
                 for c, (cls, S, mask, Wt) in enumerate(setup):
+                    est = np.zeros((b,) + Wt.shape)
                     if mask.any():
-                        XS = X[:, :, mask]
-                        y = np.einsum("bmi,ik->bmk", X, Wt) + xi[..., None]
-                        gram[c] += np.einsum("bmi,bmj->bij", XS, XS)
-                        rhs[c] += np.einsum("bmi,bmk->bik", XS, y)
+                        est[:, mask, :] = np.linalg.solve(gram[c], rhs[c])
+                    loss[c, :, start:start + b] = np.sum((sd[None, :, None] * (est - Wt)) ** 2, axis=1).T
+            worst = {}
             for c, (cls, S, mask, Wt) in enumerate(setup):
-                est = np.zeros((b,) + Wt.shape)
-                if mask.any():
-                    est[:, mask, :] = np.linalg.solve(gram[c], rhs[c])
-                loss[c, :, start:start + b] = np.sum((sd[None, :, None] * (est - Wt)) ** 2, axis=1).T
-        worst = {}
-        for c, (cls, S, mask, Wt) in enumerate(setup):
-            M = float(env.envelope(cls.caps, cls.dims, model.sigma_xi, m))
-            applies = bool(env.upper_regime(cls.caps, cls.dims, model.sigma_xi, m))
-            lb = two_point_lower_bound(float(cls.caps.max()), model.sigma_xi, m)
-            per = []
-            first = len(rows)
-            for k, t in enumerate(TARGETS):
-                losses[f"m{m}_{cls.name}_{t}"] = loss[c, k]
-                mean, se = float(loss[c, k].mean()), float(loss[c, k].std(ddof=1) / np.sqrt(reps))
-                exact = exact_risk(cls, Wt[:, k], model.sigma_xi, m, S)
-                per.append((exact, mean, se))
-                rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]), "class": cls.name, "target": t,
-                             "S_levels": "".join(str(l) for l in np.flatnonzero(S)) or "-",
-                             "risk_mc": mean, "se": se, "risk_exact": exact, "envelope": M,
-                             "risk_over_envelope": mean / M, "upper_applies": applies,
-                             "upper_ok": (exact <= env.UPPER_CONSTANT * M and mean - 3 * se <= env.UPPER_CONSTANT * M)
-                             if applies else None,
-                             "lower_bound": lb, "lower_ok": None, "implied_c_lower": lb / M})
-            worst[cls.name] = max(per)
-            k = per.index(worst[cls.name])          # the lower bound is on the sup over the class:
-            exact, mean, se = worst[cls.name]      # it is checked on the worst target of the family
-            rows[first + k]["lower_ok"] = bool(mean + 3 * se >= lb and exact >= lb)
-        ex_u, mc_u, se_u = worst["uniform"]
-        ex_g, mc_g, se_g = worst["graded"]
-        ratio_rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]),
-                           "ratio_exact": ex_g / ex_u, "ratio_mc": mc_g / mc_u,
-                           "ratio_se": (mc_g / mc_u) * float(np.hypot(se_g / mc_g if mc_g else 0, se_u / mc_u)),
-                           "cap_ratio": model.cap_ratio, "Lambda": model.Lambda})
+                M = float(env.envelope(cls.caps, cls.dims, model.sigma_xi, m))
+                applies = bool(env.upper_regime(cls.caps, cls.dims, model.sigma_xi, m))
+                lb = two_point_lower_bound(float(cls.caps.max()), model.sigma_xi, m)
+                per = []
+                first = len(rows)
+                for k, t in enumerate(TARGETS):
+                    losses[f"m{m}_{cls.name}_{t}"] = loss[c, k]
+                    mean, se = float(loss[c, k].mean()), float(loss[c, k].std(ddof=1) / np.sqrt(reps))
+                    exact = exact_risk(cls, Wt[:, k], model.sigma_xi, m, S)
+                    per.append((exact, mean, se))
+                    rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]), "class": cls.name, "target": t,
+                                 "S_levels": "".join(str(l) for l in np.flatnonzero(S)) or "-",
+                                 "risk_mc": mean, "se": se, "risk_exact": exact, "envelope": M,
+                                 "risk_over_envelope": mean / M, "upper_applies": applies,
+                                 "upper_ok": (exact <= env.UPPER_CONSTANT * M and mean - 3 * se <= env.UPPER_CONSTANT * M)
+                                 if applies else None,
+                                 "lower_bound": lb, "lower_ok": None, "implied_c_lower": lb / M})
+                worst[cls.name] = max(per)
+                k = per.index(worst[cls.name])          # the lower bound is on the sup over the class:
+                exact, mean, se = worst[cls.name]      # it is checked on the worst target of the family
+                rows[first + k]["lower_ok"] = bool(mean + 3 * se >= lb and exact >= lb)
+            ex_u, mc_u, se_u = worst["uniform"]
+            ex_g, mc_g, se_g = worst["graded"]
+            ratio_rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]),
+                               "ratio_exact": ex_g / ex_u, "ratio_mc": mc_g / mc_u,
+                               "ratio_se": (mc_g / mc_u) * float(np.hypot(se_g / mc_g if mc_g else 0, se_u / mc_u)),
+                               "cap_ratio": model.cap_ratio, "Lambda": model.Lambda})
+            if bar is not None:
+                bar.update()
     factors = env.theorem41_factors(model.nu, model.mu)
     summary = {"estimator": ESTIMATOR, "targets": list(TARGETS), "reps": reps, "seed": seed,
                "m_sat": model.m_sat, "window": list(W) if W else None, "g": model.g.tolist(),
