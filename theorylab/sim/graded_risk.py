@@ -53,6 +53,8 @@ products, ``SOLVE_SECONDS`` per ``D_S^3`` of a batched solve, ``LOWER_BOUND_SECO
 PRODUCT_SECONDS = 3.5e-9
 SOLVE_SECONDS = 5e-9
 LOWER_BOUND_SECONDS = 0.25
+LOWER_BOUND_BYTES = 5 * 200 * 64 * 80 * 8
+"""Peak bytes of :func:`two_point_lower_bound`: a few (kappa grid 200) x (64 nodes) x (80 Hermite) arrays."""
 
 
 def rows_per_draw(d: int) -> int:
@@ -84,7 +86,7 @@ def simulate_cost(model: env.StratifiedModel, m_values, reps) -> Cost:
         seconds += reps * per_rep + 2 * LOWER_BOUND_SECONDS
     rows = min(max(ms), rows_per_draw(model.d))
     memory = (bytes_of(3, b, rows, d) + bytes_of(3, b, D_max, D_max) + bytes_of(4, b, d, 2)
-              + bytes_of(4, reps) + bytes_of(8, d))
+              + bytes_of(4, reps) + bytes_of(8, d) + LOWER_BOUND_BYTES)
     return Cost(memory, seconds, f"{len(ms)} sample sizes up to m = {max(ms):.3g} x {reps:.3g} repetitions, d = {d:.0f}")
 
 
