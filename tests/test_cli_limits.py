@@ -6,7 +6,6 @@ import subprocess
 import sys
 import tracemalloc
 
-import numpy as np
 import pytest
 
 from theorylab import resources
@@ -81,8 +80,9 @@ def test_integer_options_parse_exactly(text, value):
     (["graded-sim", "--levels", "1e9", "--d", "1e9"], "limit"),
     (["graded-sim", "--reps", "1e12", "--no-progress"], "limit"),
     (["graded-sim", "--points", "1e9", "--no-progress"], "limit"),
-    (["graded-sim", "--sigma-xi", "1e200"], "m_sat"),
-    (["envelope", "--sigma-xi", "1e200"], "m_sat"),
+    (["graded-sim", "--sigma-xi", "1e200"], "--sigma-xi"),
+    (["graded-sim", "--sigma-xi", "1e-320"], "--sigma-xi"),
+    (["envelope", "--sigma-xi", "1e200"], "--sigma-xi"),
     (["grades", "--nu", "0.6", "--mu", "0.3", "--levels", "1e9"], "limit"),
     (["bench", "gamma-c", "--repeat", "1e9"], "limit"),
     (["bench", "mc", "--samples", "1e12", "--no-cold"], "limit"),

@@ -21,6 +21,7 @@ import pkgutil
 import signal
 import sys
 import threading
+import warnings
 
 from theorylab import __version__
 
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
     args = None
     try:
-        with _interruptible():
+        with _interruptible(), _warnings_unless_error():
             import theorylab.errors  # noqa: F401  (NumPy loads here, where Ctrl-C is already handled)
 
             parser = build_parser()
@@ -79,6 +80,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prefix}{_one_line(exc)}", file=sys.stderr)
         return 2
     return int(status or 0)
+
+
+@contextlib.contextmanager
+def _warnings_unless_error():
+    """Hold the warnings a command raises (NumPy's overflow warnings on extreme input) and show
+    them only if it succeeds: a refusal or an interrupt stays one line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        yield
+    for w in caught:
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 @contextlib.contextmanager

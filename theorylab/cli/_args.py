@@ -9,6 +9,7 @@ one-line usage error naming the option and its range.
 from __future__ import annotations
 
 import argparse
+import math
 from decimal import Decimal, InvalidOperation
 
 from theorylab import resources
@@ -51,6 +52,21 @@ def integer(low: int = 1, high: int = COUNT_HIGH):
         return value
 
     parse.__name__ = "integer"
+    return parse
+
+
+def real(low: float, high: float):
+    """An argparse ``type``: a finite real number in ``[low, high]``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a real number in [{low:g}, {high:g}] (got {text!r})")
+        return value
+
+    parse.__name__ = "real"
     return parse
 
 

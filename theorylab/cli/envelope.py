@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import add_resource_options, check_cost, integer
+from theorylab.cli._args import add_resource_options, check_cost, integer, real
 from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
@@ -26,7 +26,9 @@ def add_model_options(p) -> None:
     p.add_argument("--levels", type=integer(1), default=4, help="number of levels L, an integer >= 1 (default 4)")
     p.add_argument("--d", type=integer(1), default=64,
                    help="design width d, an integer multiple of L (default 64)")
-    p.add_argument("--sigma-xi", type=float, default=1.0, help="noise standard deviation (default 1)")
+    p.add_argument("--sigma-xi", type=real(1e-100, 1e100), default=1.0,
+                   help="noise standard deviation, in [1e-100, 1e100] (so that sigma_xi^2 / m and m_sat are "
+                        "normal floats; default 1)")
     p.add_argument("--clip", type=float, default=None,
                    help="clip C for the default grades g*_C (default 2; not with --g)")
     p.add_argument("--g", type=float, nargs="+", metavar="G", help="level grades (default: g*_C at --clip)")
@@ -37,10 +39,7 @@ DEFAULT_CLIP = 2.0
 
 
 def build_model(args):
-    """The model of the options, refused up front unless 0 < mu < nu < 1 (Thm. 4.1's factors are reported)
-    and m_sat = d^2 sigma_xi^2 / (L^2 s_0) is a finite number."""
-    import math
-
+    """The model of the options, refused up front unless 0 < mu < nu < 1 (Thm. 4.1's factors are reported)."""
     from theorylab.errors import ParameterError
     from theorylab.graded.envelope import stratified_model, stratified_model_cost
     from theorylab.graded.grades import geometric_parameters
@@ -49,16 +48,8 @@ def build_model(args):
         raise ParameterError("--clip is not read with --g (it sets the default grades g*_C)")
     geometric_parameters(args.nu, args.mu, ordered=True)
     check_cost(args, stratified_model_cost(args.levels))
-    model = stratified_model(args.nu, args.mu, args.levels, args.d, args.sigma_xi, args.g,
-                             DEFAULT_CLIP if args.clip is None else args.clip)
-    try:
-        m_sat = model.m_sat
-    except OverflowError:
-        m_sat = math.inf
-    if not math.isfinite(m_sat):
-        raise ParameterError(f"--sigma-xi and --d give m_sat = d^2 sigma_xi^2 / (L^2 s_0) beyond the float range "
-                             f"(got sigma_xi={args.sigma_xi:g}, d={args.d})")
-    return model
+    return stratified_model(args.nu, args.mu, args.levels, args.d, args.sigma_xi, args.g,
+                            DEFAULT_CLIP if args.clip is None else args.clip)
 
 
 def model_summary(model) -> dict:
@@ -89,12 +80,11 @@ LEVEL_SECONDS = 2e-6
 def run(args) -> int:
     import numpy as np
 
-    from theorylab.errors import positive_int
     from theorylab.graded import envelope as env
     from theorylab.resources import Cost, bytes_of
 
     model = build_model(args)
-    ms = [positive_int("m", m) for m in args.m] if args.m else \
+    ms = args.m if args.m else \
         sorted({4, max(4, int(model.m_sat // 2)), int(np.ceil(model.m_sat)), int(np.ceil(4 * model.m_sat))})
     n_rows = 2 * len(ms)          # each row holds the L caps (about 64 bytes each as text or JSON)
     check_cost(args, Cost(bytes_of(n_rows, model.levels, itemsize=64), n_rows * model.levels * LEVEL_SECONDS,

@@ -26,7 +26,8 @@ def register(sub) -> None:
     p.add_argument("--predicted", default="law", choices=("law", "exact"), help="compare: predicted route")
     p.add_argument("--simulated", default="mc", choices=("mc", "exact"), help="compare: simulated route")
     p.add_argument("--axis", default="dk", choices=("dk", "T"), help="gamma-c: horizontal axis")
-    p.add_argument("--title", default=None, help="figure title (default: the sweep name)")
+    p.add_argument("--title", default=None,
+                   help="figure title, at most 1000 characters of matplotlib text (default: the sweep name)")
     add_format_option(p)
     p.set_defaults(handler=run)
 

@@ -44,8 +44,8 @@ import numpy as np
 
 from theorylab._progress import progress as progress_bar
 from theorylab.errors import ParameterError, choice, positive_int, real_array
-from theorylab.resources import Cost, as_float, bytes_of
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
+from theorylab.resources import Cost, as_float, bytes_of
 from theorylab.sim.exact import integer_context_length
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 from theorylab.sim.rng import bits_as_float as _bits_as_float
@@ -294,6 +294,8 @@ DRAW_SECONDS = 3.5e-8
 """Seconds per distractor draw (a pair of normals), measured on a shared 2-core machine."""
 EVAL_SECONDS = {"float32": 2.5e-9, "float64": 4.5e-9}
 """Seconds per distractor evaluation at one g (same machine), by kernel arithmetic."""
+CALL_SECONDS = 0.03
+"""Fixed seconds per call (validation, loadings, launching the Numba threads; same machine)."""
 
 
 def simulate_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
@@ -301,12 +303,12 @@ def simulate_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
 
     Memory: two normal vectors of ``m = T - 2`` distractors per Numba thread, the
     ``(CHUNK, G)`` block of masses with its reductions, the batch sums. Time:
-    ``samples * m * (DRAW_SECONDS + G * EVAL_SECONDS[dtype])``."""
+    ``CALL_SECONDS + samples * m * (DRAW_SECONDS + G * EVAL_SECONDS[dtype])``."""
     m, G, n = max(as_float(T) - 2, 0.0), as_float(n_gamma), as_float(samples)
     itemsize = 4 if dtype == "float32" else 8
     memory = nb.get_num_threads() * bytes_of(2, m, itemsize=itemsize) + bytes_of(3, min(n, CHUNK), G) \
         + bytes_of(3, BATCHES + 1, G)
-    seconds = n * m * (DRAW_SECONDS + G * EVAL_SECONDS.get(dtype, EVAL_SECONDS["float64"]))
+    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * EVAL_SECONDS.get(dtype, EVAL_SECONDS["float64"]))
     return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings")
 
 

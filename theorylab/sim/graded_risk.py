@@ -259,7 +259,11 @@ def default_m_grid(model: env.StratifiedModel, points: int = 10) -> list[int]:
     if not 8 * model.m_sat < 2**62:
         raise ParameterError(f"m_sat is too large for a grid of sample sizes (8 m_sat = {8 * model.m_sat:.3g}; "
                              f"reduce d or sigma_xi, or give the sample sizes)")
-    return np.unique(np.round(np.geomspace(4, 8 * model.m_sat, points)).astype(np.int64)).tolist()
+    grid = np.round(np.geomspace(4, 8 * model.m_sat, points))      # increasing: duplicates are neighbours
+    keep = np.empty(grid.size, bool)
+    keep[0] = True
+    np.not_equal(grid[1:], grid[:-1], out=keep[1:])
+    return grid[keep].astype(np.int64).tolist()
 
 
 def default_m_grid_cost(points) -> Cost:
