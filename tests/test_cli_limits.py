@@ -185,6 +185,20 @@ def test_read_text_refuses_what_is_not_a_text_file(tmp_path):
             read_text("--x", str(tmp_path / "fifo"))
 
 
+def test_interrupted_write_leaves_neither_file_nor_temporary(tmp_path):
+    from theorylab._io import atomic_path, write_text_atomic
+
+    target = tmp_path / "out.json"
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(str(target)) as tmp:
+            with open(tmp, "w") as fh:
+                fh.write("half")
+            raise KeyboardInterrupt
+    assert os.listdir(tmp_path) == []
+    write_text_atomic(str(target), "whole")
+    assert os.listdir(tmp_path) == ["out.json"] and target.read_text() == "whole"
+
+
 GRIDS = {"bin.csv": b"\x00\xff" * 50, "hdr.csv": b"a,b\n1,2\n", "short.csv": b"dk,T\n64\n", "obj.json": b'{"dk": 1}',
          "strs.json": b'[["64", "512"]]', "deep.json": b"[" * 50000 + b"]" * 50000, "empty.json": b"",
          "none.json": b"[]", "big.json": b"[[64, " + b"9" * 400 + b"]]"}
