@@ -193,6 +193,9 @@ def sup_abs_below(fprime, U: float, target: float, points=(), cells: int = 32, p
     mp.iv.prec = prec
     try:
         Uq = Fraction(U)
+        lo = max(abs(fprime(mp.iv.mpf(mp.mpf(x.numerator) / x.denominator))).a
+                 for x in [Uq, -Uq] + [Fraction(p) for p in points if abs(p) <= U])
+        lo = float(lo) * (1 - 2 ** -50)
         todo = [(-Uq + 2 * Uq * Fraction(k, cells), -Uq + 2 * Uq * Fraction(k + 1, cells)) for k in range(cells)]
         hi, tiny = mp.mpf(0), 2 * Uq / 2 ** 40
         while todo:
@@ -205,10 +208,8 @@ def sup_abs_below(fprime, U: float, target: float, points=(), cells: int = 32, p
                 mid = (a + b) / 2
                 todo += [(a, mid), (mid, b)]
             else:
-                return False, float(top), 0.0
-        lo = max(abs(fprime(mp.iv.mpf(mp.mpf(x.numerator) / x.denominator))).a
-                 for x in [Uq, -Uq] + [Fraction(p) for p in points if abs(p) <= U])
-        return True, float(hi), float(lo) * (1 - 2 ** -50)
+                return False, float(top), lo
+        return True, float(hi), lo
     finally:
         mp.iv.prec = saved
 
