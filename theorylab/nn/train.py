@@ -130,6 +130,25 @@ class TrainConfig:
         return float(tasks.ceiling(self.T)) if self.task == "canonical" else None
 
 
+EVAL_CHUNK = 500
+"""Evaluation sequences per forward pass."""
+
+
+def memory_estimate(config: TrainConfig) -> int:
+    """Bytes one run needs at its peak (an upper estimate; one function so a shared limit can call it).
+
+    Largest forward/backward batch (training batch or evaluation chunk) times the per-layer
+    intermediates (about ``12 d + 4 mlp + 6 T`` floats per position: projections, streams,
+    LayerNorm inputs and outputs, scores and weights), plus parameters, gradients and the two
+    AdamW moments, float64.
+    """
+    rows = max(config.batch, min(config.eval_size, EVAL_CHUNK)) * config.seq_len
+    per_layer = rows * (12 * max(config.d_model, config.dk) + 4 * config.mlp + 6 * config.seq_len)
+    params = config.vocab_size * config.d_model + config.n_layer * (4 * config.d_model * config.dk
+                                                                   + 2 * config.d_model * config.mlp)
+    return 8 * (config.n_layer * per_layer + 4 * params + rows * config.vocab_size)
+
+
 def head_spec(config: TrainConfig) -> attention.HeadSpec:
     """The head of every layer for ``config.variant`` (fixed parts; free taps start at the identity)."""
     g, v, base = float(config.gamma), config.variant, config.base
@@ -186,7 +205,8 @@ class Evaluation:
     loss: float
 
 
-def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch, chunk: int = 500) -> Evaluation:
+def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
+             chunk: int = EVAL_CHUNK) -> Evaluation:
     """Prediction credits (logit argmax = answer) and attention credits (query's attention argmax = target)."""
     pred, att, losses = [], [], []
     for s in range(0, len(batch.tokens), chunk):
@@ -214,6 +234,7 @@ class TrainResult:
     evaluation: Evaluation
     history: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     model: decoder.Decoder | None = None
 
     @property
@@ -232,7 +253,7 @@ class TrainResult:
                "dk": self.config.dk, "seed": self.seed, "steps": self.config.steps, "accuracy": self.accuracy,
                "ci_low": lo, "ci_high": hi, "attention_accuracy": self.attention_accuracy,
                "eval_loss": self.evaluation.loss, "final_train_loss": self.history[-1]["loss"] if self.history else None,
-               "seconds": self.seconds}
+               "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
         if self.history and "k_b0" in self.history[-1]:
             row.update({k: self.history[-1][k] for k in ("q_b0", "q_b1", "k_b0", "k_b1")})
         return row
@@ -247,7 +268,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     across BLAS thread counts).
     """
     seed = positive_int("seed", seed, low=0)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model = init_model(config, seed)
     names = trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
@@ -269,7 +290,8 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
         if progress is not None:
             progress(1)
     evaluation = evaluate(config, model, batch_of(config, config.eval_size, [seed, 2]))
-    return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, model if keep_model else None)
+    return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, time.process_time() - cpu,
+                       model if keep_model else None)
 
 
 def _log(step, loss, lr, norm, model) -> dict:
@@ -281,5 +303,5 @@ def _log(step, loss, lr, norm, model) -> dict:
     return row
 
 
-__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "head_spec", "trainable", "init_model", "batch_of", "answers",
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "head_spec", "trainable", "init_model", "batch_of", "answers",
            "Evaluation", "evaluate", "TrainResult", "train"]
