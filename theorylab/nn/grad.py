@@ -133,12 +133,17 @@ def rope_vjp(dy, base: float | None) -> np.ndarray:
     return dy if base is None else psa.rope(dy, base, -_positions(dy))
 
 
-def two_tap_vjp(x, taps, dy) -> tuple[np.ndarray, np.ndarray]:
-    """VJP of ``attention.two_tap(x, taps)`` (``b0 x_t + b1 x_{t-1}``, ``x_{-1} = x_0``): ``(dx, dtaps)``."""
+def two_tap_vjp(x, taps, dy) -> tuple[np.ndarray, np.ndarray | None]:
+    """VJP of ``attention.two_tap(x, taps)`` (``b0 x_t + b1 x_{t-1}``, ``x_{-1} = x_0``): ``(dx, dtaps)``.
+
+    ``x`` is only needed for ``dtaps``; pass None for fixed taps (``dtaps`` is then None).
+    """
     b0, b1 = taps
     dx = b0 * dy
     dx[..., :-1, :] += b1 * dy[..., 1:, :]                              # x_t feeds y_{t+1} through b1
     dx[..., 0, :] += b1 * dy[..., 0, :]                                 # and x_0 is its own predecessor
+    if x is None:
+        return dx, None
     prev = np.concatenate([x[..., :1, :], x[..., :-1, :]], axis=-2)     # [..., n, d] x_{t-1}
     return dx, np.array([np.sum(dy * x), np.sum(dy * prev)])
 
@@ -159,15 +164,15 @@ def stream_vjp(spec, x, dy, stream: str) -> tuple[np.ndarray, np.ndarray | None]
         return rope_vjp(dy, spec.base), None
     if not isinstance(spec, (PSA, TwoTap)):
         raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head to be trained (got {type(spec).__name__})")
-    taps = _taps(spec, stream)
+    taps, learn = _taps(spec, stream), isinstance(spec, TwoTap)       # PSA couplings are fixed
     if spec.base is None:
-        dx, dtaps = two_tap_vjp(x, taps, dy)
+        dx, dtaps = two_tap_vjp(x if learn else None, taps, dy)
     elif spec.placement == "post-rope":
-        dr, dtaps = two_tap_vjp(psa.rope(x, spec.base), taps, dy)
+        dr, dtaps = two_tap_vjp(psa.rope(x, spec.base) if learn else None, taps, dy)
         dx = rope_vjp(dr, spec.base)
     else:
-        dx, dtaps = two_tap_vjp(x, taps, rope_vjp(dy, spec.base))
-    return dx, (dtaps if isinstance(spec, TwoTap) else None)
+        dx, dtaps = two_tap_vjp(x if learn else None, taps, rope_vjp(dy, spec.base))
+    return dx, dtaps
 
 
 def scores_vjp(qs, ks, ds) -> tuple[np.ndarray, np.ndarray]:

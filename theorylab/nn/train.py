@@ -66,9 +66,9 @@ class TrainConfig:
     d_model: int = 64
     dk: int = 64
     mlp: int = 0
-    steps: int = 1500
-    batch: int = 32
-    lr: float = 3e-3
+    steps: int = 800
+    batch: int = 64
+    lr: float = 5e-3
     weight_decay: float = 0.01
     warmup: int = 100
     clip: float = 1.0
