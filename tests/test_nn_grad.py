@@ -226,3 +226,11 @@ def test_untrainable_heads_are_refused(rng):
     spec = A.Graded(np.zeros(4), 2.0)
     with pytest.raises(ParameterError, match="spec"):
         G.stream_vjp(spec, rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), "q")
+
+
+def test_two_tap_heads_are_refused_by_the_cache():
+    """A learnable two-tap head keeps no retained raw vectors: cached decoding refuses it (full forward only)."""
+    model = D.random_decoder(vocab=11, d=8, n_head=1, n_layer=1, head=A.TwoTap(np.array([1.2, -0.2]),
+                                                                             np.array([0.9, 0.4])), seed=2)
+    with pytest.raises(ParameterError, match="prev"):
+        D.decode(model, np.array([1, 2, 3, 4]), 2)
