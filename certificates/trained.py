@@ -60,13 +60,13 @@ def _independent_logits(model, tokens) -> np.ndarray:
     return ln(h, *model.ln_f) @ model.wte.T
 
 
-@certificate("P21", title="Trained one-layer key-only PSA exceeds the 1/(T-2) induction ceiling; standard stays under it",
+@certificate("P21", title="Trained one-layer key-only PSA exceeds the 1/(T-2) induction ceiling; standard does not",
              paper="PSA §7.4, §7.5, §2.2", method="monte-carlo",
              claim="A single attention layer trained by gradient descent solves induction with the key-side shear "
                    "and cannot without it: key-only PSA (gamma = 2) far above 1/(T-2), standard attention at or "
                    "below it.")
 def trained_separation(run=train) -> Outcome:
-    """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed and batches), 2000 held-out sequences."""
+    """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed), 2000 held-out sequences."""
     ceiling = float(tasks.ceiling(TINY["T"]))
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 8")], {}, True
     for variant, g in (("key-only", 2.0), ("standard", 0.0)):

@@ -70,6 +70,6 @@ def report_table(rows: list[dict], columns: list[str] | None = None) -> None:
     """Print a table (default: the seed-summary columns present in ``rows``)."""
     from theorylab.cli._output import emit
     print()
-    emit(rows, "table", columns=columns or [c for c in ("part", "dk", "variant", "gamma", "seeds", "mean", "sd", "t_low",
-                                                        "t_high", "attention", "paper") if any(c in r for r in rows)])
+    default = ("part", "dk", "variant", "gamma", "seeds", "mean", "sd", "t_low", "t_high", "attention", "paper")
+    emit(rows, "table", columns=columns or [c for c in default if any(c in r for r in rows)])
 main = _study.main

@@ -65,7 +65,8 @@ def main() -> None:
     right.set_title(f"(f) order lattice: canonical T = 15, {lattice[0].steps} steps, {seeds} seeds", fontsize=9)
     columns = ["part", "variant", "gamma", "seed", "steps", "accuracy", "ci_low", "ci_high", "attention_accuracy",
                "eval_loss", "final_train_loss", "seconds", "cpu_seconds"]
-    summary = {"study": STUDY, "steps": {"recall": recall[0].steps, "lattice": lattice[0].steps}, "seeds": seeds, "timing": timing, "recall": RECALL,
+    summary = {"study": STUDY, "steps": {"recall": recall[0].steps, "lattice": lattice[0].steps}, "seeds": seeds,
+               "timing": timing, "recall": RECALL,
                "lattice": LATTICE, "table": rows}
     _trained.write(STUDY, args, runs, columns, summary, fig)
     _trained.report_table(rows)

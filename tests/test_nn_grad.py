@@ -184,7 +184,8 @@ def test_cross_entropy(rng):
     check(lambda z: np.array(G.cross_entropy(z, answers)[0]), logits, dz, np.array(1.0), rng)
 
 
-WHOLE = {"sdpa-mlp": (A.SDPA(), 2), "psa-symmetric": (A.PSA(0.7, 0.7), 1), "psa-unequal-pre": (A.PSA(0.2, 1.1, "pre-rope"), 2),
+WHOLE = {"sdpa-mlp": (A.SDPA(), 2), "psa-symmetric": (A.PSA(0.7, 0.7), 1),
+         "psa-unequal-pre": (A.PSA(0.2, 1.1, "pre-rope"), 2),
          "two-tap": (A.TwoTap(np.array([1.1, -0.2]), np.array([0.8, 0.5])), 2)}
 
 

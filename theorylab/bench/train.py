@@ -5,7 +5,8 @@ key-only PSA head, d_model = dk = 64, batch 32). Library step: ``grad.loss_and_g
 (batched forward with a trace, hand-derived backward) plus the AdamW update. Baseline:
 the same step written naively, one sequence at a time (a Python loop over the batch
 calling ``loss_and_grad`` on batches of one and averaging the gradients). Both give the
-same gradient (checked in the run; the largest relative difference is printed). Reported: steps per second of each and their ratio.
+same gradient (checked in the run; the largest relative difference is printed).
+Reported: steps per second of each and their ratio.
 BLAS runs with whatever threads this process has (run with OPENBLAS_NUM_THREADS=1 to
 match the training workers).
 """

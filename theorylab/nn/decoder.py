@@ -403,6 +403,7 @@ def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
     return replace(model, layers=tuple(layers))
 
 
-__all__ = ["Layer", "Decoder", "random_decoder", "forward", "hidden_states", "logits", "prefix_logits", "prefix_consistency_gap",
+__all__ = ["Layer", "Decoder", "random_decoder", "forward", "hidden_states", "logits", "prefix_logits",
+           "prefix_consistency_gap",
            "token_ids", "HeadCache", "Cache", "empty_cache", "cached_head", "restore_queries", "cached_attention", "extend", "decode", "commit", "rollback", "cache_floats",
            "compile_grading"]

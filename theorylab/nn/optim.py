@@ -48,7 +48,8 @@ class AdamState:
 
 def init_state(params: dict[str, np.ndarray]) -> AdamState:
     """Zero moments for every parameter."""
-    return AdamState(0, {k: np.zeros_like(p) for k, p in params.items()}, {k: np.zeros_like(p) for k, p in params.items()})
+    zeros = {k: np.zeros_like(p) for k, p in params.items()}
+    return AdamState(0, zeros, {k: z.copy() for k, z in zeros.items()})
 
 
 def clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[dict[str, np.ndarray], float]:

@@ -82,7 +82,8 @@ class TrainConfig:
         choice("task", self.task, TASKS)
         g = float(real_array("gamma", self.gamma, low=0))
         if self.variant not in COUPLED and g != 0:
-            raise ParameterError(f"gamma must be 0 for the {self.variant} variant (it has no fixed coupling; got {g:g})")
+            raise ParameterError(f"gamma must be 0 for the {self.variant} variant (it has no fixed coupling; "
+                                 f"got {g:g})")
         if self.task == "recall":
             positive_int("pairs", self.pairs)
             positive_int("alphabet", self.alphabet, low=max(2, self.pairs))
@@ -252,7 +253,8 @@ class TrainResult:
         row = {"variant": self.config.variant, "gamma": float(self.config.gamma), "task": self.config.task,
                "dk": self.config.dk, "seed": self.seed, "steps": self.config.steps, "accuracy": self.accuracy,
                "ci_low": lo, "ci_high": hi, "attention_accuracy": self.attention_accuracy,
-               "eval_loss": self.evaluation.loss, "final_train_loss": self.history[-1]["loss"] if self.history else None,
+               "eval_loss": self.evaluation.loss,
+               "final_train_loss": self.history[-1]["loss"] if self.history else None,
                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
         if self.history and "k_b0" in self.history[-1]:
             row.update({k: self.history[-1][k] for k in ("q_b0", "q_b1", "k_b0", "k_b1")})
@@ -303,5 +305,6 @@ def _log(step, loss, lr, norm, model) -> dict:
     return row
 
 
-__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "head_spec", "trainable", "init_model", "batch_of", "answers",
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "head_spec", "trainable",
+           "init_model", "batch_of", "answers",
            "Evaluation", "evaluate", "TrainResult", "train"]

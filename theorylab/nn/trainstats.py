@@ -51,7 +51,8 @@ def gamma_c(gammas: Sequence[float], accuracy: Sequence[float]) -> float | None:
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
     """Least-squares slope of ``log y`` on ``log x``."""
-    lx, ly = np.log(real_array("x", x, low=0, low_inclusive=False)), np.log(real_array("y", y, low=0, low_inclusive=False))
+    lx = np.log(real_array("x", x, low=0, low_inclusive=False))
+    ly = np.log(real_array("y", y, low=0, low_inclusive=False))
     return float(np.polyfit(lx, ly, 1)[0])
 
 
