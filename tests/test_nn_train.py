@@ -160,3 +160,9 @@ def test_trained_key_only_beats_standard_and_query_only_stays_at_the_ceiling():
     ceiling = 1 / (10 - 2)
     assert ko.accuracy > 3 * ceiling
     assert std.attention_accuracy < ceiling + 0.03 and qo.attention_accuracy < ceiling + 0.03
+
+
+def test_bench_train_reports_a_ratio_and_equal_gradients(capsys):
+    assert main(["bench", "train", "--steps", "1", "--repeat", "1", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["speedup_vs_baseline"] > 0 and out["max_rel_gradient_difference"] < 1e-12
