@@ -10,9 +10,9 @@ The log-log slope of gamma_c on dk (bootstrap 95 % interval) is set against the 
 trained -1.13 [-1.18, -1.07] and the T4-only law's -1/4; the plateaus against the argmax
 limit Phi(sqrt(dk)/2)^m (``theorylab.psa.transition.argmax_plateau``; paper: r = 0.945).
 
-    python simulations/h_trained_ladder.py [--steps N] [--seeds N] [--workers N]
+    python simulations/j_trained_ladder.py [--steps N] [--seeds N] [--workers N]
 
-Writes results/h_trained_ladder.{csv,json,png}.
+Writes results/j_trained_ladder.{csv,json,png}.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from theorylab.plots import new_figure
 from theorylab.plots.trained import accuracy_axes
 from theorylab.psa.transition import argmax_plateau
 
-STUDY = "h_trained_ladder"
+STUDY = "j_trained_ladder"
 DKS = [8, 16, 32, 64]
 GAMMAS = [0.0, 0.25, 0.5, 1.0, 2.0]
 SEEDS = 2

@@ -7,9 +7,9 @@ Does the optimiser find a key-side first difference (``k_b1 / k_b0 < 0``) and an
 query (``q_b1 ~ 0``)? Paper: accuracy 1.000, key-side first difference, identity query.
 ``two-layer``: two standard-attention layers (paper: 0.036 at 3,000 steps).
 
-    python simulations/g_trained_two_tap.py [--steps N] [--seeds N] [--workers N]
+    python simulations/i_trained_two_tap.py [--steps N] [--seeds N] [--workers N]
 
-Writes results/g_trained_two_tap.{csv,json,png}.
+Writes results/i_trained_two_tap.{csv,json,png}.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from theorylab.nn.train import TrainConfig
 from theorylab.plots import new_figure
 from theorylab.plots.trained import taps_axes
 
-STUDY = "g_trained_two_tap"
+STUDY = "i_trained_two_tap"
 PAPER = {"free-two-tap": 1.000, "two-layer": 0.036}
 
 
