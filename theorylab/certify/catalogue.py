@@ -155,8 +155,6 @@ def issue_of(cid: str) -> int:
 
 
 EVIDENCE_ELSEWHERE = {
-    "P22": "measured by study (i), docs/results.md: a certificate would train several models for minutes, "
-           "beyond certify's one-minute budget",
     "P23": "measured by study (j), docs/results.md: gamma_c per dk needs tens of training runs (minutes), "
            "beyond certify's one-minute budget",
 }
