@@ -114,26 +114,55 @@ def reduce_levels(coord_profile, dims) -> np.ndarray:
 
 # --------------------------------------------------------------------------- Lambda, BC
 def _Lambda(alpha, tau, g):
-    """Kernel of Lambda over the last axis (no validation)."""
-    return np.sum(alpha * g ** -2.0, axis=-1) * np.sum(tau * g ** 2.0, axis=-1)
+    """Kernel of Lambda over the last axis (no validation).
+
+    Lambda is invariant under ``g -> c g`` (GAUGE), so each g is first divided by the power of
+    two nearest the geometric mean of its extremes: exact (no rounding), and it keeps ``g^2`` and
+    ``g^-2`` in the float range for any grades with ``max g / min g < 2^500`` (e.g. all grades
+    1e200 or 1e-200 give the same Lambda as all grades 1).
+    """
+    _, top = np.frexp(np.max(g, axis=-1, keepdims=True))
+    _, bottom = np.frexp(np.min(g, axis=-1, keepdims=True))
+    g = np.ldexp(g, -((top + bottom) // 2))
+    with np.errstate(over="ignore"):
+        return np.sum(alpha * g ** -2.0, axis=-1) * np.sum(tau * g ** 2.0, axis=-1)
+
+
+def _finite_Lambda(value, name: str):
+    if not np.all(np.isfinite(value)):
+        raise ParameterError(f"{name}: Lambda overflows the float range (the grades span more than ~2^500; "
+                             f"log_Lambda_u gives its logarithm)")
+    return value
 
 
 def Lambda(g, alpha, tau):
     """Sample-complexity ratio ``Lambda(g) = (sum_j alpha_j g_j^-2)(sum_j tau_j g_j^2)`` (Prop. 7).
 
-    ``g`` has shape (..., d) with positive entries; the result has shape (...).
+    ``g`` has shape (..., d) with positive entries; the result has shape (...). Scale invariant:
+    any common scale of g (1e-200, 1e200) gives the same value.
     """
     a, t = profiles(alpha, tau)
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape[-1:] != a.shape:
         raise ParameterError(f"g must have last dimension {a.size} (got shape {g.shape})")
-    return _Lambda(a, t, g)
+    return _finite_Lambda(_Lambda(a, t, g), "g")
 
 
 def Lambda_q(q, alpha, tau, lam: float = np.e):
-    """``Lambda(q) = Lambda(lambda^q)`` with base ``lam > 1`` (Prop. 8)."""
+    """``Lambda(q) = Lambda(lambda^q)`` with base ``lam > 1`` (Prop. 8).
+
+    Invariant under ``q -> q + c``: q is centred on the midpoint of its range before
+    exponentiating, so only the spread of q (not its offset) is limited by the float range.
+    """
+    a, t = profiles(alpha, tau)
     lam = float(real_array("lam", lam, low=1.0, low_inclusive=False))
-    return Lambda(lam ** real_array("q", q), alpha, tau)
+    q = real_array("q", q)
+    if q.shape[-1:] != a.shape:
+        raise ParameterError(f"q must have last dimension {a.size} (got shape {q.shape})")
+    centre = 0.5 * np.max(q, axis=-1, keepdims=True) + 0.5 * np.min(q, axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):
+        g = lam ** (q - centre)
+    return _finite_Lambda(_Lambda(a, t, g) if np.all(np.isfinite(g)) else np.inf, "q, lam")
 
 
 def log_Lambda_u(u, alpha, tau):
