@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr
+from scipy.special import erfcx, log_ndtr, ndtr
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
@@ -62,26 +62,50 @@ def _gauss_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
 def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarray:
     """``1 - phi(e^t) = E[1 - exp(-e^(t + x - Delta))]``, x ~ N(0, sigma^2), for an array of t.
 
-    ``refine`` multiplies the number of quadrature nodes (for convergence checks).
+    ``t`` real (any shape), ``delta`` real, ``sigma >= 0``; ``refine`` (a positive integer)
+    multiplies the number of quadrature nodes (for convergence checks).
     """
-    t = np.asarray(t, float)
+    t = real_array("t", t, allow_empty=True)
+    delta = float(real_array("delta", delta))
+    sigma = float(real_array("sigma", sigma, low=0))
+    return _one_minus_phi(t, delta, sigma, positive_int("refine", refine))
+
+
+def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int) -> np.ndarray:
     mu = t - delta
     if sigma <= _SWITCH:
         z, w = _gauss_hermite(64 * refine)
-        y = sigma * z[:, None] + mu[None, :]
-        return w @ -np.expm1(-np.exp(y))
-    s2 = sigma * sigma
+        y = sigma * z[:, None] + mu.ravel()[None, :]
+        with np.errstate(over="ignore"):
+            return (w @ -np.expm1(-np.exp(y))).reshape(mu.shape)
+    mu = mu.ravel()
     yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
     yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
 
     def density(y):
-        return np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+        with np.errstate(over="ignore"):          # sigma near the float maximum: the density is 0
+            return np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
 
     above = ndtr(mu / sigma)
     B = (wB * np.exp(-np.exp(yB))) @ density(yB)
     A = (wA * -np.expm1(-np.exp(yA))) @ density(yA)
-    tail = np.exp(mu + s2 / 2.0 + log_ndtr((_Y_LO - mu - s2) / sigma))
-    return above - B + A + tail
+    return (above - B + A + _left_tail(mu, sigma)).reshape(t.shape)
+
+
+def _left_tail(mu: np.ndarray, sigma: float) -> np.ndarray:
+    """``E[e^Y; Y < y_lo] = exp(mu + sigma^2/2) Phi((y_lo - mu - sigma^2)/sigma)``, Y ~ N(mu, sigma^2).
+
+    With ``x = (y_lo - mu)/sigma - sigma`` the exponent ``mu + sigma^2/2 + log Phi(x)`` cancels
+    two terms of size sigma^2; for ``x < 0`` it is rewritten exactly as
+    ``y_lo - ((y_lo - mu)/sigma)^2/2 + log(erfcx(-x/sqrt 2)/2)``, finite for any sigma (the
+    ``sigma -> inf`` limit of the mass is ``2^-m``).
+    """
+    a = (_Y_LO - mu) / sigma
+    x = a - sigma
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = np.exp(mu + sigma * sigma / 2.0 + log_ndtr(x))
+        rewritten = np.exp(_Y_LO - a * a / 2.0) * erfcx(-x / np.sqrt(2.0)) / 2.0
+    return np.where(x < 0, rewritten, direct)
 
 
 def integer_context_length(T, high: int | None = None) -> int:
@@ -108,8 +132,10 @@ def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> floa
 
 
 def _mass_given(delta: float, sigma: float, m: float, refine: int) -> float:
+    if m == 0:                                   # no distractor: the target holds all the mass
+        return 1.0
     t, w = _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)
-    q = np.clip(one_minus_phi(t, delta, sigma, refine=refine), 0.0, 1.0)
+    q = np.clip(_one_minus_phi(t, delta, sigma, refine), 0.0, 1.0)
     with np.errstate(divide="ignore"):  # q == 1 (phi underflowed): phi^m = 0
         return float(w @ np.exp(t - np.exp(t) + m * np.log1p(-q)))
 
