@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, finite_output, positive_int, real_array, real_or_exact
 
 EPS: float = 1e-9
 """The positivity floor ``eps`` of eq. (3.4) in the reference code."""
@@ -125,6 +125,11 @@ def _is_exact(x) -> bool:
     return isinstance(x, np.ndarray) and x.dtype == object
 
 
+def _real_or_exact(name: str, x) -> np.ndarray:
+    """Validated input of a function with an exact route: object arrays entrywise, numbers as reals."""
+    return real_or_exact(name, x, allow_empty=True)
+
+
 def _square(name: str, M) -> np.ndarray:
     """A square matrix or stack; object arrays (symbols, the exact route) pass unvalidated."""
     M = M if _is_exact(M) else real_array(name, M)
@@ -178,17 +183,56 @@ def cumulative_density_operators(q_rot, mask=None) -> np.ndarray:
     return np.cumsum(outer, axis=0)
 
 
+@finite_output("x, gamma, beta")
 def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     """Row-wise LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis.
 
     Population variance; ``eps = 0`` gives the exactly scale-invariant map (Lemma 5.11).
+    Convention for a constant row (zero variance): with ``eps = 0`` it maps to 0 (then
+    ``+ beta``), the value every ``eps > 0`` gives it, instead of 0/0.
+    Each numeric row is first scaled by a power of two (exact: the result is unchanged
+    wherever the plain formula neither overflows nor underflows), so rows of size 1e200
+    or 1e-200 are normalised correctly.
     Object arrays (e.g. of ``mpmath.mpf``) are evaluated in their own arithmetic.
+    ``gamma``, ``beta`` (optional) broadcast against the rows, e.g. shape ``(d,)``.
     """
-    x = x if _is_exact(x) else np.asarray(x, dtype=float)
+    x = _real_or_exact("x", x)
+    if x.ndim < 1 or x.shape[-1] == 0:
+        raise ParameterError(f"x must be an array with a non-empty last axis (got shape {x.shape})")
     eps = float(real_array("eps", eps, low=0))
-    centred = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
-    out = centred / (var + eps) ** 0.5          # ** 0.5: also high-precision (mpmath) object arrays
+    gamma, beta = (None if a is None else _affine(name, a, x.shape) for name, a in (("gamma", gamma), ("beta", beta)))
+    return _layer_norm(x, gamma, beta, eps)
+
+
+def _affine(name: str, a, shape) -> np.ndarray:
+    a = _real_or_exact(name, a)
+    try:
+        ok = np.broadcast_shapes(a.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ParameterError(f"{name} must broadcast to the shape of x {shape}, e.g. ({shape[-1]},) (got {a.shape})")
+    return a
+
+
+def _layer_norm(x: np.ndarray, gamma, beta, eps: float) -> np.ndarray:
+    if _is_exact(x):
+        centred = x - x.mean(axis=-1, keepdims=True)
+        var = np.mean(centred * centred, axis=-1, keepdims=True)
+        den = (var + eps) ** 0.5          # ** 0.5: also high-precision (mpmath) object arrays
+        out = centred / np.where(den == 0, 1, den)
+    else:
+        _, e = np.frexp(np.max(np.abs(x), axis=-1, keepdims=True))
+        y = np.ldexp(x, -e)                                                  # each row in [-1, 1], exactly
+        centred = y - y.mean(axis=-1, keepdims=True)
+        var = np.mean(centred * centred, axis=-1, keepdims=True)
+        with np.errstate(over="ignore"):
+            eps_y = np.ldexp(eps, -2 * e)                                    # eps in the scaled units
+        den = np.sqrt(var + eps_y)
+        out = np.divide(centred, den, out=np.zeros_like(centred), where=den > 0)   # constant row: 0
+        tiny = np.isinf(eps_y)                                               # |x| << sqrt(eps): var negligible
+        if tiny.any():
+            out = np.where(tiny, np.ldexp(centred, e) / np.sqrt(eps), out)
     if gamma is not None:
         out = out * gamma
     if beta is not None:
