@@ -278,9 +278,46 @@ def argmax_probability(variant: str, dk, T, g=None, *, model: ScoreModel | None 
         r = np.sqrt(dk) * _leading_snr(model)
     else:
         g = real_array("g", g, low=0, low_inclusive=False)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = model.gap(g, dk) / np.sqrt(model.variance(g))
+        r = _snr(model, g, dk)
     return np.exp(distractors(T) * log_ndtr(r))
+
+
+_G_PLAIN = 2.0 ** 100
+"""Couplings in [2^-100, 2^100] take the plain quotient Delta/sigma (no power of g over- or underflows)."""
+
+
+def _snr(model: ScoreModel, g: np.ndarray, dk: np.ndarray) -> np.ndarray:
+    """``Delta/sigma`` at couplings g > 0: the plain quotient of :meth:`ScoreModel.gap` and
+    :meth:`ScoreModel.variance` on [2^-100, 2^100]; outside, :func:`_factored_snr` (same value,
+    no overflow to inf/inf = NaN at g = 1e200, no underflow to 0/0 at g = 1e-200)."""
+    plain = (g >= 1.0 / _G_PLAIN) & (g <= _G_PLAIN)
+    g_in, g_out = np.where(plain, g, 1.0), np.where(plain, 1.0, g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = model.gap(g_in, dk) / np.sqrt(model.variance(g_in))
+        outside = np.sqrt(dk) * _factored_snr(model, g_out)
+    return np.where(plain, inside, outside)
+
+
+def _factored_snr(model: ScoreModel, g: np.ndarray) -> np.ndarray:
+    """``Delta / (sigma sqrt(dk))`` with the dominant power of g factored out of each polynomial:
+    ``P(g) = g^n sum_k p_k g^(k-n)`` with n the degree (g > 1) or the lowest power (g < 1)."""
+    gap = np.trim_zeros(np.asarray(model.gap_poly, float), "b")
+    var = np.trim_zeros(np.asarray(model.var_poly, float), "b")
+    if len(gap) == 0:
+        return np.zeros_like(g)
+
+    def factored(c, big):
+        lead = len(c) - 1 if big else int(np.flatnonzero(c)[0])
+        rest = c[lead::-1] if big else c[lead:]                   # in powers of 1/g (big) or of g
+        return lead, np.polynomial.polynomial.polyval(np.where(big, 1.0 / g, g), rest)
+
+    big = g > 1
+    out = np.empty_like(g)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        for side in (True, False):
+            (p, P), (q, Q) = factored(gap, side), factored(var, side)
+            out = np.where(big == side, g ** (p - q / 2.0) * P / np.sqrt(Q), out)
+    return out
 
 
 def _leading_snr(model: ScoreModel) -> float:
