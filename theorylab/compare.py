@@ -364,9 +364,9 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
 
     Parameters
     ----------
-    dk : even head width >= 2.  T : context length, integer >= 5.
+    dk : even head width >= 2.  T : context length, integer >= 9 (``induction.BULK_MIN_T``).
     theta : RoPE angle(s) as in :func:`theorylab.sim.induction.frequencies` (0 = no RoPE).
-    samples : >= 2 per batch (40).  seed : >= 0.  placement : "post" (paper) or "pre".
+    samples : >= 2 per batch (40).  seed : in [0, 2^64).  placement : "post" (paper) or "pre".
     model : reduced model for ``closed_form`` (default the library's t3-inclusive).
     """
     from dataclasses import replace
@@ -376,6 +376,7 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
     from theorylab.sim import induction
 
     samples = positive_int("samples", samples, low=2 * CROSSOVER_BATCHES)
+    positive_int("T", T, low=induction.BULK_MIN_T)
     sample = induction.simulate(dk, T, theta, samples=samples, seed=seed, placement=placement)
     t3, t4 = induction.CHANNELS.index("T3"), induction.CHANNELS.index("T4")
 

@@ -210,10 +210,25 @@ def _se(a, axis=0):
     return np.std(a, axis=axis, ddof=1) / np.sqrt(a.shape[axis])
 
 
+BULK_MIN_T = 9
+"""Smallest T with bulk moments in every sample: T - 1 keys minus the target and the (up to four)
+special positions leave at least 3 bulk distractors, among them a neighbouring pair, whatever j."""
+
+
 def channel_moments(sample: InductionSample) -> ChannelMoments:
-    """Target gaps, distractor variances, Cov(c3, c4), neighbour correlations, special positions."""
+    """Target gaps, distractor variances, Cov(c3, c4), neighbour correlations, special positions.
+
+    Needs ``sample.T >= 9`` (:data:`BULK_MIN_T`; below, some target position leaves fewer than two
+    bulk distractors or no neighbouring pair, and the bulk moments are undefined) and at least
+    two samples (standard errors).
+    """
     C, j = sample.channels, sample.target                             # (n, 4, K), (n,)
     n, _, K = C.shape
+    if K + 1 < BULK_MIN_T:
+        raise ParameterError(f"T must be >= {BULK_MIN_T} for the channel moments (the bulk distractors away "
+                             f"from the special keys are empty below; got T = {K + 1})")
+    if n < 2:
+        raise ParameterError(f"samples must be >= 2 for the channel moments (got {n})")
     rows = np.arange(n)
     pos = np.arange(K)[None, :]
     distr = pos != j[:, None]                                         # (n, K) all T-2 distractors
@@ -405,7 +420,7 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
     return float(np.polyfit(np.log(Ns), np.log(env), 1)[0]), Ns, env
 
 
-__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "ChannelModel", "reduced_channel_model", "frequencies",
+__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "BULK_MIN_T", "ChannelModel", "reduced_channel_model", "frequencies",
            "induction_batch", "stream_channels", "InductionSample", "simulate", "ChannelMoments", "channel_moments",
            "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows",
            "coriolis_gain",
