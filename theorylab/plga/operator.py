@@ -149,19 +149,32 @@ def _queries(name: str, q) -> np.ndarray:
 def sigmoid(u) -> np.ndarray:
     """Logistic ``1/(1 + e^-u)``, evaluated as ``e^u/(1 + e^u)`` for u < 0 (no overflow, full relative
     accuracy in both tails); object arrays (exact route) get the SymPy expression ``1/(1 + exp(-u))``."""
+    return _sigmoid(_real_or_exact("u", u))
+
+
+def _sigmoid(u: np.ndarray) -> np.ndarray:
     if _is_exact(u):
         import sympy as sp
 
         return np.vectorize(lambda v: 1 / (1 + sp.exp(-v)), otypes=[object])(u)
-    u = np.asarray(u, dtype=float)
     e = np.exp(-np.abs(u))                          # <= 1: no overflow; full relative accuracy both sides
     return np.where(u >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def iswiglu(u) -> np.ndarray:
-    """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free."""
-    u = u if _is_exact(u) else np.asarray(u, dtype=float)
-    return u * u * sigmoid(u)
+    """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free: every real
+    ``u <= 1e154`` (above, ``u^2`` exceeds the float range: ParameterError)."""
+    u = _real_or_exact("u", u)
+    if not _is_exact(u) and u.size and np.max(u) > _ISWIGLU_MAX:
+        raise ParameterError(f"u must be <= {_ISWIGLU_MAX:g} (u^2 sigmoid(u) overflows above; got {np.max(u):g})")
+    return _iswiglu(u)
+
+
+_ISWIGLU_MAX = 1e154
+
+
+def _iswiglu(u: np.ndarray) -> np.ndarray:
+    return u * (u * _sigmoid(u))            # u (u sigmoid(u)): 0, not inf * 0, for u << 0
 
 
 def density_operator(q_rot) -> np.ndarray:
