@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, finite_result, positive_int, real_array
 from theorylab.graded import grades
 
 UPPER_CONSTANT = 3.0
@@ -102,7 +102,9 @@ def cap_ratio(g, a) -> float:
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape != a.shape:
         raise ParameterError(f"g must have one grade per level ({a.size}), got shape {g.shape}")
-    return float(g[0] ** 2 * np.sum(a / g ** 2))
+    g = np.ldexp(g, -np.frexp(g[0])[1])      # invariant under g -> c g: scale by a power of two (exact)
+    with np.errstate(over="ignore"):
+        return float(finite_result("g", g[0] ** 2 * np.sum(a / g ** 2)))
 
 
 def grade_condition(g, nu: float, mu: float) -> bool:

@@ -195,8 +195,9 @@ def bc_geometric(nu: float, mu: float, levels: int) -> float:
     ``0 < nu, mu < 1`` (:func:`geometric_parameters`)."""
     nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
-    r = np.sqrt(mu / nu)
-    return float(nu ** ((L - 1) / 2) / np.sqrt(_geom(nu, L) * _geom(mu, L)) * _geom(r, L))
+    top, low = (nu, mu) if mu <= nu else (mu, nu)  # BC is symmetric in (nu, mu): keep r <= 1 (no r^L overflow)
+    r = np.sqrt(low / top)
+    return float(top ** ((L - 1) / 2) / np.sqrt(_geom(nu, L) * _geom(mu, L)) * _geom(r, L))
 
 
 def _geom(x: float, n: int) -> float:

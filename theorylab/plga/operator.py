@@ -489,6 +489,9 @@ def commutant_projection(G) -> np.ndarray:
 def off_commutant_residual(G) -> np.ndarray:
     """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12)."""
     G = _square("G", G)
+    if G.shape[-1] % 2:
+        raise ParameterError(f"G must have an even size dk (got {G.shape[-1]})")
+    G = np.ldexp(G, -np.frexp(np.max(np.abs(G), axis=(-2, -1), keepdims=True))[1])   # scale invariant: exact rescale
     num = np.linalg.norm(G - commutant_projection(G), axis=(-2, -1))
     den = np.linalg.norm(G, axis=(-2, -1))
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
@@ -543,6 +546,8 @@ def order_parameter(D1, D2) -> float:
     D1, D2 = real_array("D1", D1), real_array("D2", D2)
     if D1.shape != D2.shape:
         raise ParameterError(f"D1 and D2 must have the same shape (got {D1.shape} and {D2.shape})")
+    e = np.frexp(max(np.max(np.abs(D1)), np.max(np.abs(D2))))[1]         # m is scale invariant: scaling both
+    D1, D2 = np.ldexp(D1, -e), np.ldexp(D2, -e)                        # by a power of two keeps D1 - D2 finite
     den = 0.5 * (rms(D1) + rms(D2))
     return 0.0 if den == 0 else rms(D1 - D2) / den
 

@@ -233,7 +233,7 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
 def t4_asymptote(dk, T) -> np.ndarray:
     """Large-dk t4-only asymptote ``gamma_c ~ (L^2/dk)^(1/4)``."""
     dk, T = _grid(dk, T)
-    return (log_count(T) ** 2 / dk) ** 0.25
+    return np.sqrt(log_count(T)) / dk ** 0.25
 
 
 def t3_asymptote(dk, T) -> np.ndarray:
