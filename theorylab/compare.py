@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int
+from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
 
@@ -146,7 +146,7 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
     Parameters
     ----------
     variant : score-model variant.  points : iterable of (dk, T).
-    samples : Monte Carlo samples per point.  seed : point i uses ``seed + i``.
+    samples : Monte Carlo samples per point.  seed : in [0, 2^64); point i uses ``(seed + i) mod 2^64``.
     c : condensation constant for the t4-only condensed branch (default: the library's).
     """
     from theorylab.sim.competition import mc_gamma_c
@@ -155,17 +155,17 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
     choice("variant", variant, VARIANTS)
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     kwargs = {} if c is None else {"c": c}
     rows = []
     for i, (dk, T) in enumerate(pts):
         law = transition.gamma_c(variant, dk, T, **kwargs)
-        mc = mc_gamma_c(variant, dk, T, samples=samples, seed=seed + i, progress=progress)
+        mc = mc_gamma_c(variant, dk, T, samples=samples, seed=derived_seed(seed, i), progress=progress)
         exact = exact_gamma_c(variant, dk, T)
         row = {"dk": dk, "T": T, "L": float(log_count(T)), "branch": str(law.branch),
                "law_gamma_c": float(law.gamma_c), "annealed_gamma_c": float(transition.annealed_gamma_c(variant, dk, T)),
                "exact_gamma_c": exact, "mc_gamma_c": mc.gamma_c, "mc_ci_low": mc.ci_low,
-               "mc_ci_high": mc.ci_high, "seed": seed + i}
+               "mc_ci_high": mc.ci_high, "seed": derived_seed(seed, i)}
         row["rel_err_law"] = float(relative_error(row["law_gamma_c"], mc.gamma_c))
         row["rel_err_exact"] = float(relative_error(exact, mc.gamma_c))
         rows.append(row)
@@ -225,25 +225,25 @@ class Calibration:
 
 def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, seed: int = 0,
                              simulate=None) -> Calibration:
-    """Calibrate c on condensed points (see :class:`Calibration`); point i uses seed + i."""
+    """Calibrate c on condensed points (see :class:`Calibration`); point i uses seed + i (mod 2^64)."""
     from theorylab.sim.competition import mc_gamma_c
     from theorylab.sim.exact import exact_gamma_c
 
     simulate = simulate or mc_gamma_c
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     rows = []
     for i, (dk, T) in enumerate(pts):
         if dk >= float(transition.crossover_dk(T)):
             raise ParameterError(f"calibration points must be condensed, dk < 8L (got dk={dk:g}, T={T})")
         plateau = float(transition.argmax_plateau(dk, T))
         gf = float(transition.freezing_coupling(T))
-        mc = simulate("t4-only", dk, T, samples=samples, seed=seed + i, level=plateau / 2.0)
+        mc = simulate("t4-only", dk, T, samples=samples, seed=derived_seed(seed, i), level=plateau / 2.0)
         ex = exact_gamma_c("t4-only", dk, T, level=plateau / 2.0)
         rows.append({"dk": dk, "T": T, "plateau": plateau, "g_freeze": gf, "mc_g_half": mc.gamma_c,
                      "mc_ci_low": mc.ci_low, "mc_ci_high": mc.ci_high, "exact_g_half": ex,
-                     "c_mc": mc.gamma_c / gf, "c_exact": ex / gf, "seed": seed + i})
+                     "c_mc": mc.gamma_c / gf, "c_exact": ex / gf, "seed": derived_seed(seed, i)})
     c_i = np.array([r["c_mc"] for r in rows])
     half = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 / r["g_freeze"] for r in rows])
     c = float(np.mean(c_i))
@@ -266,7 +266,8 @@ def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.
     from theorylab.sim.exact import exact_mass
 
     band, simulate, exact = band or transition.t4_band, simulate or simulate_mass, exact or exact_mass
-    g = np.asarray(gammas, float)
+    g = real_array("gammas", gammas, low=0)
+    seed = seed_int("seed", seed)
     curve = simulate("t4-only", dk, T, g, samples=samples, seed=seed)
     ex = exact("t4-only", dk, T, g)
     ann = annealed_mass("t4-only", dk, T, g)
@@ -280,23 +281,25 @@ def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *,
                   samples: int = 200_000, seed: int = 0, plateau=None, simulate=None) -> list[dict]:
     """Argmax plateau ``Phi(sqrt(dk)/2)^m`` vs the simulated and exact mass at large g (t4-only).
 
-    Point i uses seed ``seed + i``. ``plateau``/``simulate`` default to the library's
+    Point i uses seed ``seed + i`` (mod 2^64). ``plateau``/``simulate`` default to the library's
     ``argmax_plateau``/``simulate_mass``. Rows: plateau, exact M(g), MC M(g) with SE,
-    ``mc_minus_plateau`` and ``z = (MC - plateau) / SE``, ``exact_minus_plateau``.
+    ``mc_minus_plateau`` and ``z = (MC - plateau) / SE`` (NaN when SE = 0: every sample gave the same
+    mass), ``exact_minus_plateau``.
     """
     from theorylab.sim.competition import simulate_mass
     from theorylab.sim.exact import exact_mass
 
     plateau = plateau or transition.argmax_plateau
     simulate = simulate or simulate_mass
+    seed = seed_int("seed", seed)
     rows = []
     for i, (dk, T) in enumerate(validate_grid(points)):
         p = float(np.asarray(plateau(dk, T)))
-        curve = simulate("t4-only", dk, T, [g], samples=samples, seed=seed + i)
+        curve = simulate("t4-only", dk, T, [g], samples=samples, seed=derived_seed(seed, i))
         mc, se, ex = float(curve.mass[0]), float(curve.se[0]), float(exact_mass("t4-only", dk, T, g))
         rows.append({"dk": dk, "T": T, "gamma": g, "plateau": p, "exact_mass": ex, "mc_mass": mc, "se": se,
-                     "mc_minus_plateau": mc - p, "z": (mc - p) / se, "exact_minus_plateau": ex - p,
-                     "seed": seed + i})
+                     "mc_minus_plateau": mc - p, "z": (mc - p) / se if se > 0 else float("nan"), "exact_minus_plateau": ex - p,
+                     "seed": derived_seed(seed, i)})
     return rows
 
 

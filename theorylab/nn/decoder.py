@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int
+from theorylab.errors import ParameterError, check_memory, positive_int, seed_int
 from theorylab.nn import attention
 from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
 from theorylab.plga import operator as plga
@@ -83,8 +83,9 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
     n_head, n_layer = positive_int("n_head", n_head), positive_int("n_layer", n_layer)
     if d % n_head or (d // n_head) % 2:
         raise ParameterError(f"d must be a multiple of n_head with an even head width (got d={d}, n_head={n_head})")
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
-    spec = head if callable(head) else (lambda layer, h: head)
+    check_memory("vocab, d, n_layer", 8 * (vocab * d + n_layer * (12 * d * d + 8 * d)))
+    rng = np.random.default_rng(seed_int("seed", seed))
+    spec = head if callable(head) and not isinstance(head, (SDPA, PSA, Graded, PLGA)) else (lambda layer, h: head)
 
     def w(m, n):
         return rng.normal(0.0, 1.0 / np.sqrt(m), (m, n))
@@ -92,9 +93,14 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
     def ln():
         return 1.0 + 0.1 * rng.normal(size=d), 0.1 * rng.normal(size=d)
 
+    specs = [[spec(i, h) for h in range(n_head)] for i in range(n_layer)]
+    for row in specs:
+        for sp in row:
+            if not isinstance(sp, (SDPA, PSA, Graded, PLGA)):
+                raise ParameterError(f"head must be a head spec or a function (layer, head) -> spec (got {sp!r})")
     layers = tuple(Layer(w(d, d), w(d, d), w(d, d), w(d, d), w(d, 4 * d), 0.1 * rng.normal(size=4 * d),
                          w(4 * d, d), 0.1 * rng.normal(size=d), ln(), ln(),
-                         tuple(spec(i, h) for h in range(n_head))) for i in range(n_layer))
+                         tuple(specs[i])) for i in range(n_layer))
     return Decoder(rng.normal(size=(vocab, d)), layers, ln())
 
 

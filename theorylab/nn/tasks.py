@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_array, seed_int
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
 
@@ -97,7 +97,8 @@ def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionB
     """``n`` canonical induction sequences of length T over ``vocab >= T - 1`` tokens (query is a key)."""
     n, T = positive_int("n", n), positive_int("T", T, low=4)
     vocab = positive_int("vocab", vocab, low=T - 1)
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    check_memory("n, vocab", 16 * n * vocab)
+    rng = np.random.default_rng(seed_int("seed", seed))
     tokens = np.argsort(rng.random((n, vocab)), axis=1)[:, :T]          # [n, T] distinct tokens
     tokens, target = plant_induction(rng, tokens, query_is_key=True)     # target j in 1..T-2
     return InductionBatch(tokens, target)
@@ -105,8 +106,9 @@ def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionB
 
 def embeddings(vocab: int, dk: int, seed: int = 0) -> np.ndarray:
     """Isotropic Gaussian token embeddings ``(vocab, dk)``, unit variance per coordinate."""
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
-    return rng.normal(size=(positive_int("vocab", vocab), positive_int("dk", dk)))
+    vocab, dk = positive_int("vocab", vocab), positive_int("dk", dk)
+    check_memory("vocab, dk", 8 * vocab * dk)
+    return np.random.default_rng(seed_int("seed", seed)).normal(size=(vocab, dk))
 
 
 def slow_planes(dk: int, T: int, base: float = 10000.0) -> np.ndarray:

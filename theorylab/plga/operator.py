@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, finite_output, positive_int, real_array, real_or_exact
+from theorylab.errors import (ParameterError, check_memory, finite_output, positive_int, real_array, real_or_exact,
+                              seed_int)
 
 EPS: float = 1e-9
 """The positivity floor ``eps`` of eq. (3.4) in the reference code."""
@@ -87,13 +88,16 @@ def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = 
     """Random PLGA parameters with the reference initialisation (PLGA §3.1).
 
     Dense layers of ``Phi_res`` Glorot-uniform with zero bias; ``W, P, a`` Glorot-normal;
-    ``b_W, b_a`` zero; LayerNorm ``gamma = 1, beta = 0``.
+    ``b_W, b_a`` zero; LayerNorm ``gamma = 1, beta = 0``. ``eps > 0`` (the positivity floor:
+    ``A_LM >= eps`` makes ``A_P = A_LM ** P`` finite), ``eps_ln >= 0``; ``seed`` in [0, 2^64).
     """
     dk = positive_int("dk", dk)
     n_res = positive_int("n_res", n_res, low=0)
     hidden = positive_int("hidden", hidden if hidden is not None else dk)
-    _check_eps(eps, eps_ln)
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    real_array("eps", eps, low=0, low_inclusive=False)
+    real_array("eps_ln", eps_ln, low=0)
+    check_memory("dk, hidden, n_res", 8 * (5 * dk * dk + n_res * (2 * dk * hidden + hidden + dk)))
+    rng = np.random.default_rng(seed_int("seed", seed))
 
     def glorot_uniform(m, n):
         lim = np.sqrt(6.0 / (m + n))
@@ -114,11 +118,6 @@ def sdpa_params(params: PLGAParams) -> PLGAParams:
     dk = params.dk
     return PLGAParams(params.W, params.b_W, params.P, np.zeros((dk, dk)), np.eye(dk), params.units,
                       params.ln_gamma, params.ln_beta, params.eps, params.eps_ln)
-
-
-def _check_eps(eps, eps_ln) -> None:
-    real_array("eps", eps, low=0)
-    real_array("eps_ln", eps_ln, low=0)
 
 
 def _is_exact(x) -> bool:

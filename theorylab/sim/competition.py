@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, choice, finite_output, positive_int, real_array, seed_int
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
 from theorylab.sim.exact import integer_context_length
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
@@ -72,9 +72,14 @@ def loading_variance_poly(variant: str) -> np.ndarray:
     return P.polyadd(P.polymul(a, a), P.polymul(b, b))
 
 
+@finite_output("g")
 def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
-    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g."""
-    a, b = LOADINGS[choice("variant", variant, VARIANTS)]
+    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0)."""
+    return _loadings(choice("variant", variant, VARIANTS), real_array("g", g, low=0, allow_empty=True))
+
+
+def _loadings(variant: str, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    a, b = LOADINGS[variant]
     P = np.polynomial.polynomial
     return P.polyval(g, a), P.polyval(g, b)
 
@@ -167,12 +172,15 @@ def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: 
                     sigma0: float = 0.0, dtype: str = "float32", model: ScoreModel | None = None) -> np.ndarray:
     """Target mass of samples ``start .. start+count-1`` at every g: shape ``(count, G)``.
 
-    Sample ``s`` is the same configuration in every call (counter-based draws).
+    Sample ``s`` is the same configuration in every call (counter-based draws);
+    ``start + count <= 2^63``, ``seed`` in [0, 2^64).
     """
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
-    model = resolve_model(variant, model)
     dtype = choice("dtype", dtype, tuple(_KERNELS))
-    start, count = positive_int("start", start, low=0), positive_int("count", count)
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
+    model = resolve_model(variant, model)
+    count = positive_int("count", count)
+    start = positive_int("start", start, low=0, high=2 ** 63 - count)
+    check_memory("count, gammas", 8 * count * g.size)
     return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
 
 
@@ -190,20 +198,25 @@ def resolve_model(variant: str, model: ScoreModel | None) -> ScoreModel:
 
 
 def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
-    a, b = loadings(variant, g)
+    a, b = _loadings(variant, g)
     delta = model.gap(g, dk)
     out = np.empty((count, g.size))
-    _KERNELS[dtype](seed, start, out, m, a, b, delta, sigma0)
+    # one fixed argument type for every call: the seed as uint64 and the start as int64, so that the
+    # first call does not decide the compiled signature (a small seed would otherwise type it int64
+    # and a later seed >= 2^63 would not fit)
+    _KERNELS[dtype](np.uint64(seed), np.int64(start), out, np.int64(m), a, b, delta, float(sigma0))
     return out
 
 
-def _validate(variant, dk, T, gammas, seed, sigma0):
+def _validate(variant, dk, T, gammas, seed, sigma0, dtype):
     choice("variant", variant, VARIANTS)
     g = real_array("gamma", gammas, low=0, high=1e3).ravel()
     dk = float(head_width(dk))
     m = int(distractors(integer_context_length(T, high=2**31)))
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     sigma0 = float(real_array("sigma0", sigma0, low=0))
+    itemsize = np.dtype(dtype).itemsize
+    check_memory("T", 2 * m * itemsize * nb.get_num_threads())      # two normals per distractor, per thread
     return g, dk, m, seed, sigma0
 
 
@@ -245,7 +258,7 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     variant : score-model variant (:data:`theorylab.psa.scoremodel.VARIANTS`).
     dk : head width (> 0).  T : context length (integer >= 3); ``m = T - 2`` distractors.
     gammas : couplings g (>= 0), all evaluated on the same draws (common random numbers).
-    samples : number of independent queries.  seed : stream seed (>= 0).
+    samples : number of independent queries.  seed : stream seed, an integer in [0, 2^64).
     sigma0 : standard deviation of the target's own score noise (default 0).
     dtype : "float32" (default) or "float64" kernel arithmetic.
     progress : show a progress bar (None: only when the run is expected to exceed ~2 s).
@@ -257,10 +270,11 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     MassCurve
         Identical for any thread count with the same seed.
     """
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
+    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
-    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    check_memory("samples", 16 * samples)
     if progress is None:
         progress = samples * m * g.size > 2.0 * _RATE_GUESS
     batch = np.minimum(np.arange(samples) * BATCHES // samples, BATCHES - 1)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, integer_array, positive_int, real_array, seed_int
 from theorylab.graded import envelope as env
 
 ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
@@ -121,9 +121,10 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
     bound and the implied lower constant ``LB/M``.  Ratio rows: worst-of-family risk ratio
     graded/uniform (exact and MC) beside the cap ratio and Lambda(g).
     """
-    m_values = [positive_int("m", m) for m in np.atleast_1d(m_values)]
+    m_values = [int(m) for m in np.atleast_1d(integer_array("m_values", m_values, low=1))]
     reps = positive_int("reps", reps, low=2)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
+    check_memory("m_values, model.d", 8 * 3 * BLOCK * max(m_values) * model.d)
     classes = (model.uniform, model.graded)
     sd = np.sqrt(model.uniform.coords(model.uniform.sigma2))
     wstar = model.target()

@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, choice, finite_output, finite_result, positive_int,
+                              real_array, seed_int)
 from theorylab.nn import tasks
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
@@ -126,10 +127,19 @@ def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[
 def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
     """Unit-coupling channels ``(c1, c2, c3, c4)`` of the last-position query: shape (n, 4, T-1).
 
-    ``x`` is (n, T, dk). Includes :data:`HEAD_SIGN` and the 1/sqrt(dk) scale.
+    ``x`` is (n, T, dk) with T >= 2 and dk even; ``freqs`` has dk/2 entries. Includes
+    :data:`HEAD_SIGN` and the 1/sqrt(dk) scale.
     """
     placement = PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))]
-    x = np.asarray(x, dtype=float)
+    x = real_array("x", x)
+    freqs = real_array("freqs", freqs)
+    if x.ndim != 3 or x.shape[1] < 2 or x.shape[2] != 2 * freqs.size or freqs.ndim != 1:
+        raise ParameterError(f"x must be (n, T, dk) with T >= 2 and dk = 2 len(freqs) (got shapes {x.shape} "
+                             f"and {freqs.shape})")
+    return finite_result("x", _stream_channels(x, freqs, placement))
+
+
+def _stream_channels(x: np.ndarray, freqs: np.ndarray, placement: str) -> np.ndarray:
     T, dk = x.shape[-2], x.shape[-1]
     cos, sin = shear.rope_tables(T, freqs)
     X = shear.rotate_pairs(x, cos, sin)                               # (n, T, dk) rotated stream
@@ -168,12 +178,13 @@ def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: i
     T = positive_int("T", T, low=5)
     freqs = frequencies(dk, theta)
     samples = positive_int("samples", samples, low=2)
-    seed = positive_int("seed", seed, low=0)
-    choice("placement", placement, tuple(PLACEMENTS))
+    seed = seed_int("seed", seed)
+    placement = choice("placement", placement, tuple(PLACEMENTS))
+    check_memory("samples, T, dk", 8 * (2 * samples * 4 * T + 8 * _CHUNK * T * dk))
     chans, targets = [], []
     for c in range((samples + _CHUNK - 1) // _CHUNK):
         x, j = induction_batch(np.random.default_rng([seed, c]), _CHUNK, T, dk)
-        chans.append(stream_channels(x, freqs, placement))
+        chans.append(_stream_channels(x, freqs, PLACEMENTS[placement]))
         targets.append(j)
     return InductionSample(np.concatenate(chans)[:samples], np.concatenate(targets)[:samples], dk, T, freqs,
                            placement, seed)
@@ -345,6 +356,7 @@ def coriolis_gain(theta) -> np.ndarray:
     return 2.0 * np.abs(np.sin(0.5 * real_array("theta", theta)))
 
 
+@finite_output("g, freqs")
 def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
                          coriolis=shear.coriolis_term) -> np.ndarray:
     """Measured per-plane ``||post - pre||_a / (|g| ||x_{t-1}||_a)`` for every position t >= 1.
@@ -354,13 +366,14 @@ def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
     """
     dk = positive_int("dk", dk, low=2)
     T = positive_int("T", T, low=2)
+    check_memory("T, dk", 8 * 4 * T * dk)
     freqs = real_array("freqs", freqs)
     if freqs.shape != (dk // 2,):
         raise ParameterError(f"freqs must have dk/2 = {dk // 2} entries (got {freqs.shape})")
     g = float(real_array("g", g))
     if g == 0:
         raise ParameterError("g must be nonzero for a Coriolis ratio (got 0)")
-    x = np.random.default_rng(positive_int("seed", seed, low=0)).standard_normal((T, dk))
+    x = np.random.default_rng(seed_int("seed", seed)).standard_normal((T, dk))
     cos, sin = shear.rope_tables(T, freqs)
     diff = np.asarray(coriolis(x, g, cos, sin))[1:]                  # (T-1, dk)
     plane = lambda v: np.sqrt(v[:, 0::2] ** 2 + v[:, 1::2] ** 2)      # noqa: E731  (T-1, dk/2)
@@ -385,10 +398,13 @@ def cesaro_averages(N: int, freqs, channel: str = "T3", part: str = "positional"
     """
     N = positive_int("N", N)
     freqs = real_array("freqs", freqs)
+    if freqs.ndim != 1:
+        raise ParameterError(f"freqs must be a 1-D array of dk/2 frequencies (got shape {freqs.shape})")
+    check_memory("N, freqs", 8 * 8 * (N + 1) * freqs.size)
     choice("channel", channel, ("T2", "T3"))
     choice("part", part, ("positional", "content"))
     dk = 2 * freqs.size
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    rng = np.random.default_rng(seed_int("seed", seed))
     other, content = rng.standard_normal(dk), rng.standard_normal(dk)
     x = (np.broadcast_to(content, (N + 1, dk)) if part == "positional"
          else rng.standard_normal((N + 1, dk)))
