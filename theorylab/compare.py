@@ -8,7 +8,7 @@ Per grid point (dk, T) three routes to the critical coupling:
   (:func:`theorylab.sim.exact.exact_gamma_c`);
 * the **Monte Carlo** root with its batch-means confidence interval
   (:func:`theorylab.sim.competition.mc_gamma_c`); point ``i`` of a grid uses seed
-  ``seed + i`` so the points are independent.
+  ``(seed + i) mod 2^64`` so the points are independent (any seed in [0, 2^64) is valid).
 
 Across the grid: Pearson r and the median relative error ``|law - MC| / MC`` (the
 paper's :data:`PAPER_STATISTICS`), and the same for exact vs MC.
@@ -76,10 +76,7 @@ class Comparison:
 
 def _paired(x, y, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     """Two float arrays of the same shape (NaN allowed: it marks a missing value)."""
-    try:
-        x, y = np.asarray(x, float), np.asarray(y, float)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{names[0]} and {names[1]} must be arrays of real numbers") from None
+    x, y = (real_array(name, v, allow_empty=True, allow_nan=True) for name, v in zip(names, (x, y)))
     if x.shape != y.shape:
         raise ParameterError(f"{names[0]} and {names[1]} must have the same shape (got {x.shape} and {y.shape})")
     return x, y
@@ -109,7 +106,10 @@ def _median(values) -> float:
 
 def validate_grid(points) -> list[tuple[float, int]]:
     """Check a grid of (dk, T) pairs: dk > 0, T an integer >= 3, at least one point."""
-    pts = [tuple(p) for p in points]
+    try:
+        pts = [tuple(p) for p in points]
+    except TypeError:
+        pts = []
     if not pts or any(len(p) != 2 for p in pts):
         raise ParameterError("grid must be a non-empty list of (dk, T) pairs")
     out = []
@@ -195,7 +195,7 @@ def annealed_mass(variant: str, dk, T, gammas) -> np.ndarray:
     from theorylab.psa.scoremodel import score_model
 
     model = score_model(choice("variant", variant, VARIANTS))
-    g = np.asarray(gammas, float)
+    g = real_array("gammas", gammas, low=0)
     expo = log_count(T) + model.variance(g) / 2.0 - model.gap(g, dk)
     return np.exp(-np.logaddexp(0.0, expo))
 

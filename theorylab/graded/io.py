@@ -13,11 +13,13 @@ import re
 
 import numpy as np
 
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, real_array
 
 
 def read_vector(name: str, source: str) -> np.ndarray:
-    """Return the numbers named by ``source`` (a path or inline text) as a float array."""
+    """Return the finite numbers named by ``source`` (a path or inline text) as a float array."""
+    if not isinstance(source, str):
+        raise ParameterError(f"{name} must be a file path or a list of numbers as text (got {type(source).__name__})")
     text = source
     if os.path.isfile(source):
         try:
@@ -25,15 +27,17 @@ def read_vector(name: str, source: str) -> np.ndarray:
                 text = fh.read()
         except OSError as exc:
             raise ParameterError(f"{name}: cannot read {source!r} ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise ParameterError(f"{name}: {source!r} is not UTF-8 text") from None
         if source.lower().endswith(".json"):
             try:
                 data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ParameterError(f"{name}: {source!r} is not valid JSON ({exc.msg})") from None
-            if not isinstance(data, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                      for x in data):
-                raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers")
-            return np.asarray(data, float)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise ParameterError(f"{name}: {source!r} is not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})") from None
+            if not isinstance(data, list) or not data or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                                 for x in data):
+                raise ParameterError(f"{name}: {source!r} must hold a non-empty JSON list of numbers")
+            return real_array(name, data)
     text = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
     tokens = [t for t in re.split(r"[\s,]+", text.strip()) if t]
     try:
@@ -44,4 +48,4 @@ def read_vector(name: str, source: str) -> np.ndarray:
                              f"(got {source[:40]!r})") from None
     if not values:
         raise ParameterError(f"{name}: no numbers found in {source[:40]!r}")
-    return np.asarray(values, float)
+    return real_array(name, values)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, real_array
+from theorylab.errors import ParameterError, choice, finite_output, positive_int, real_array, real_or_exact
 from theorylab.graded.attention import grading_matrix
 from theorylab.graded.grades import clip_bound
 from theorylab.plga import operator as plga
@@ -49,6 +49,24 @@ class SDPA:
 
     base: float | None = 10000.0
 
+    def __post_init__(self):
+        _rope_base(self.base)
+
+
+def _rope_base(base) -> None:
+    """``base``: None (no RoPE) or a real number > 1."""
+    if base is not None:
+        real_array("base", base, low=1, low_inclusive=False)
+        if np.ndim(base):
+            raise ParameterError(f"base must be None or a single real number > 1 (got shape {np.shape(base)})")
+
+
+def _scalar(name: str, value) -> float:
+    v = real_array(name, value)
+    if v.ndim:
+        raise ParameterError(f"{name} must be a single real number (got shape {v.shape})")
+    return float(v)
+
 
 @dataclass(frozen=True)
 class PSA:
@@ -64,14 +82,15 @@ class PSA:
     base: float | None = 10000.0
 
     def __post_init__(self):
-        real_array("g_q", self.g_q)
-        real_array("g_k", self.g_k)
+        _scalar("g_q", self.g_q)
+        _scalar("g_k", self.g_k)
         choice("placement", self.placement, psa.PLACEMENTS)
+        _rope_base(self.base)
 
     @classmethod
     def member(cls, name: str, g: float, placement: str = "post-rope", base: float | None = 10000.0) -> "PSA":
         """Order-lattice member ``name`` (standard, query-only, key-only, symmetric) at coupling g."""
-        g_q, g_k = psa.lattice_couplings(name, float(g))
+        g_q, g_k = psa.lattice_couplings(name, _scalar("g", g))
         return cls(float(g_q), float(g_k), placement, base)
 
 
@@ -85,10 +104,13 @@ class Graded:
     base: float | None = 10000.0
 
     def __post_init__(self):
-        real_array("grades", self.grades, low=0)
+        if real_array("grades", self.grades, low=0).ndim != 1:
+            raise ParameterError(f"grades must be a 1-D vector of dk grades (got shape {np.shape(self.grades)})")
+        _scalar("lam", self.lam)
         real_array("lam", self.lam, low=1, low_inclusive=False)
         if self.clip is not None:
             clip_bound(self.clip)
+        _rope_base(self.base)
 
     @property
     def diag(self) -> np.ndarray:
@@ -105,7 +127,11 @@ class PLGA:
     base: float | None = 10000.0
 
     def __post_init__(self):
+        if not isinstance(self.params, plga.PLGAParams):
+            raise ParameterError(f"params must be PLGAParams (from plga.operator.init_params; got "
+                                 f"{type(self.params).__name__})")
         choice("gram", self.gram, GRAMS)
+        _rope_base(self.base)
 
 
 HeadSpec = SDPA | PSA | Graded | PLGA
@@ -144,6 +170,9 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     -------
     ``(qs, ks, vs)``, each ``(..., n, dk)``.
     """
+    spec = _spec(spec)
+    q, k, v = _projections(q, k, v)
+    start = positive_int("start", start, low=0)
     n = q.shape[-2]                                                     # rows in this block
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
     if isinstance(spec, Graded):
@@ -152,14 +181,38 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     if not isinstance(spec, PSA):                                       # SDPA, PLGA
         return _rope(q, pos, spec.base), _rope(k, pos, spec.base), v
     if start > 0:                                                       # prepend position start-1
-        if prev is None:
-            raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA block with start > 0")
-        q = np.concatenate([np.asarray(prev[0])[..., None, :], q], axis=-2)     # [n+1, dk]
-        k = np.concatenate([np.asarray(prev[1])[..., None, :], k], axis=-2)     # [n+1, dk]
+        prev_q, prev_k = _previous(prev, q.shape[:-2] + q.shape[-1:])
+        q = np.concatenate([prev_q[..., None, :], q], axis=-2)         # [n+1, dk]
+        k = np.concatenate([prev_k[..., None, :], k], axis=-2)         # [n+1, dk]
         pos = np.arange(start - 1, start + n, dtype=float)              # [n+1]
     qs = _sheared(q, spec.g_q, pos, spec)                               # [n(+1), dk]
     ks = _sheared(k, spec.g_k, pos, spec)                               # [n(+1), dk]
     return qs[..., -n:, :], ks[..., -n:, :], v                          # drop the retained row
+
+
+def _spec(spec) -> HeadSpec:
+    if not isinstance(spec, (SDPA, PSA, Graded, PLGA)):
+        raise ParameterError(f"spec must be a head spec (SDPA, PSA, Graded or PLGA; got {type(spec).__name__})")
+    return spec
+
+
+def _projections(q, k, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw projections ``(..., n, dk)``: q and k of one shape, v with the same leading shape."""
+    q, k, v = real_or_exact("q", q), real_or_exact("k", k), real_or_exact("v", v)
+    if q.ndim < 2 or q.shape != k.shape or v.shape[:-1] != q.shape[:-1] or q.shape[-1] == 0:
+        raise ParameterError(f"q, k, v must be (..., n, dk) arrays with q and k of one shape and v of the same "
+                             f"rows (got {q.shape}, {k.shape}, {v.shape})")
+    return q, k, v
+
+
+def _previous(prev, shape) -> tuple[np.ndarray, np.ndarray]:
+    """``prev = (q_raw, k_raw)`` of the position before the block, each of ``shape``."""
+    if not isinstance(prev, (tuple, list)) or len(prev) != 2:
+        raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA block with start > 0")
+    pq, pk = real_array("prev[0]", prev[0]), real_array("prev[1]", prev[1])
+    if pq.shape != shape or pk.shape != shape:
+        raise ParameterError(f"prev must hold two raw vectors of shape {shape} (got {pq.shape} and {pk.shape})")
+    return pq, pk
 
 
 def _sheared(x, g, pos, spec: PSA):
@@ -179,8 +232,20 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     (unused when start = 0, where ``p_0 = 0``). The recursion contracts errors by
     ``|g/(1+g)|`` (``< 1`` for ``g > -1/2``). This is PSA §8.5's "one extra
     d-vector per speculative block" for the key stream: the cached sheared keys plus one
-    anchored raw key give back every raw key of the block.
+    anchored raw key give back every raw key of the block. ``g_k`` must not be -1 (the filter
+    is then not invertible).
     """
+    if not isinstance(spec, PSA):
+        raise ParameterError(f"spec must be a PSA head (got {type(spec).__name__})")
+    ks = real_array("ks", ks)
+    if ks.ndim != 2 or ks.shape[1] == 0:
+        raise ParameterError(f"ks must be an (n, dk) array of cached sheared keys (got shape {ks.shape})")
+    start = positive_int("start", start, low=0)
+    if start:
+        prev_k = real_array("prev_k", prev_k)
+        if prev_k.shape != ks.shape[1:]:
+            raise ParameterError(f"prev_k must be the raw key of position start-1, shape {ks.shape[1:]} "
+                                 f"(got {prev_k.shape})")
     n = ks.shape[-2]                                                    # rows to rebuild
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
     g = spec.g_k
@@ -189,22 +254,31 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     post = spec.placement == "post-rope"
     y = ks if post else unrotate(ks, pos)                               # [n, dk] filtered stream
     r = np.empty_like(y)
-    last = None if start == 0 else (rotate(np.asarray(prev_k)[None], pos[:1] - 1)[0] if post else prev_k)
+    last = None if start == 0 else (rotate(prev_k[None], pos[:1] - 1)[0] if post else prev_k)
     for t in range(n):                                                  # invert (1+g) r_t - g r_{t-1}
         r[t] = y[t] if last is None else psa.unshear_step(y[t], last, g)   # [dk]
         last = r[t]
     return unrotate(r, pos) if post else r                              # [n, dk] raw projections
 
 
+@finite_output("qs, ks, G")
 def scores(qs, ks, G=None) -> np.ndarray:
     """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``."""
+    if G is not None:
+        return plga.scores(qs, ks, G)                                   # [n, m] (PLGA eq. 3.7)
+    qs, ks = real_or_exact("qs", qs), real_or_exact("ks", ks)
+    if qs.ndim < 2 or ks.ndim < 2 or qs.shape[-1] != ks.shape[-1] or qs.shape[-1] == 0:
+        raise ParameterError(f"qs (..., n, dk) and ks (..., m, dk) must share dk (got {qs.shape} and {ks.shape})")
     if G is None:
         return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])     # [n, m]
-    return plga.scores(qs, ks, G)                                       # [n, m] (PLGA eq. 3.7)
 
 
 def attend(s, vs) -> np.ndarray:
-    """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
+    """Causal softmax of scores ``s`` (n, m), ``n <= m`` -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
+    s, vs = real_array("s", s), real_array("vs", vs)
+    if s.ndim != 2 or vs.ndim != 2 or s.shape[0] > s.shape[1] or vs.shape[0] != s.shape[1] or not s.size:
+        raise ParameterError(f"s must be (n, m) scores with 1 <= n <= m and vs (m, dv) values "
+                             f"(got {s.shape} and {vs.shape})")
     n, m = s.shape[-2:]
     past = np.arange(m)[None, :] <= np.arange(m - n, m)[:, None]        # [n, m] keys up to the query
     return softmax(s, mask=past) @ vs                                   # [n, dv]
@@ -212,6 +286,8 @@ def attend(s, vs) -> np.ndarray:
 
 def plga_operator(spec: PLGA, qs) -> np.ndarray:
     """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative."""
+    if not isinstance(spec, PLGA):
+        raise ParameterError(f"spec must be a PLGA head (got {type(spec).__name__})")
     if spec.gram == "global":
         return plga.g_lm(qs, spec.params)                               # [dk, dk]
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]

@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, positive_int, seed_int
+from theorylab.errors import ParameterError, _describe, check_memory, finite_output, positive_int, real_array, seed_int
 from theorylab.nn import attention
 from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
 from theorylab.plga import operator as plga
@@ -106,26 +106,55 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
 
 # ------------------------------------------------------------------------------ building blocks
 def layer_norm(x, affine) -> np.ndarray:
+    """Pre-LN of the rows of ``x`` with ``affine = (gamma, beta)`` (plga.operator.layer_norm, eps = LN_EPS)."""
+    if not isinstance(affine, (tuple, list)) or len(affine) != 2:
+        raise ParameterError("affine must be a pair (gamma, beta) of LayerNorm parameters")
     return plga.layer_norm(x, affine[0], affine[1], eps=LN_EPS)             # [n, d]
 
 
+@finite_output("x")
 def gelu(x) -> np.ndarray:
+    """GELU, tanh approximation (GPT-2)."""
+    x = real_array("x", x, allow_empty=True)
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
+def _rows(x, d: int) -> np.ndarray:
+    """Hidden states ``(n, d)``: finite reals with the model width."""
+    x = real_array("x", x)
+    if x.ndim != 2 or x.shape[1] != d:
+        raise ParameterError(f"x must be an (n, {d}) array of hidden states (got shape {x.shape})")
+    return x
+
+
+@finite_output("x")
 def mlp(layer: Layer, x) -> np.ndarray:
+    """``GELU(x W_fc + b_fc) W_proj + b_proj`` of the rows ``x`` (n, d)."""
+    x = _rows(x, layer.w_fc.shape[0])
     return gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
 
 
 def split_heads(x, n_head: int) -> np.ndarray:
+    """``(n, d) -> (H, n, d/H)``."""
+    n_head = positive_int("n_head", n_head)
+    x = real_array("x", x)
+    if x.ndim != 2 or x.shape[1] % n_head:
+        raise ParameterError(f"x must be (n, d) with d a multiple of n_head = {n_head} (got shape {x.shape})")
     return x.reshape(len(x), n_head, -1).transpose(1, 0, 2)                 # [n, d] -> [H, n, dk]
 
 
 def merge_heads(x) -> np.ndarray:
+    """``(H, n, dk) -> (n, H dk)``."""
+    x = real_array("x", x)
+    if x.ndim != 3:
+        raise ParameterError(f"x must be an (H, n, dk) array (got shape {x.shape})")
     return x.transpose(1, 0, 2).reshape(x.shape[1], -1)                     # [H, n, dk] -> [n, d]
 
 
+@finite_output("x")
 def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-head query, key and value projections ``(H, n, dk)`` of the rows ``x`` (n, d)."""
+    x = _rows(x, layer.w_q.shape[0])
     H = len(layer.heads)
     return (split_heads(x @ layer.w_q, H), split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
             split_heads(x @ layer.w_v, H))
@@ -133,10 +162,13 @@ def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def token_ids(model: Decoder, tokens) -> np.ndarray:
     """``tokens`` as a non-empty 1-D integer array of ids in ``[0, vocab)``."""
-    t = np.atleast_1d(np.asarray(tokens))
+    try:
+        t = np.atleast_1d(np.asarray(tokens))
+    except (TypeError, ValueError, OverflowError):
+        t = np.asarray([None])
     vocab = len(model.wte)
     if t.ndim != 1 or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 or t.max() >= vocab:
-        raise ParameterError(f"tokens must be a non-empty 1-D array of integer ids in [0, {vocab}) (got {t!r})")
+        raise ParameterError(f"tokens must be a non-empty 1-D array of integer ids in [0, {vocab}) (got {_describe(tokens)})")
     return t
 
 
@@ -220,6 +252,9 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
     The rows form a new open block: a PSA head keeps the raw query and key of its last row
     and, as the block's anchor, the retained raw key of position ``start - 1``.
     """
+    start = positive_int("start", start, low=0)
+    if start != len(hc.keys):
+        raise ParameterError(f"start must be the cached length {len(hc.keys)} (got {start})")
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
     qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
     K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new
@@ -249,6 +284,7 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
     as in this decoder); with grouped-query values an engine would have to keep the raw
     queries of the block instead.
     """
+    start = positive_int("start", start, low=0)
     lost = [isinstance(s, PSA) and start > 0 and not len(hc.raw_q) for s, hc in zip(layer.heads, caches)]
     if not any(lost):
         return caches
@@ -270,6 +306,9 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
 def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int,
                      streams=attention.streams) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
     """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
+    if not isinstance(caches, (tuple, list)) or len(caches) != len(layer.heads):
+        raise ParameterError(f"caches must hold one HeadCache per head ({len(layer.heads)})")
+    start = positive_int("start", start, low=0)
     q, k, v = projections(layer, x)                                         # [H, n, dk] x3
     caches = restore_queries(layer, caches, start)
     outs, caches = zip(*(cached_head(s, hc, q[h], k[h], v[h], start, streams)

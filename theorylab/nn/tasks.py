@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_array, seed_int
+from theorylab.errors import ParameterError, check_memory, choice, integer_array, positive_int, real_array, seed_int
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
 
@@ -66,6 +66,7 @@ def target_positions(T: int, query_is_key: bool = True) -> np.ndarray:
     See the module docstring for why the two key conventions differ.
     """
     T = positive_int("T", T, low=3 if query_is_key else 4)
+    check_memory("T", 8 * T)
     return np.arange(1, T - 1 if query_is_key else T - 2)
 
 
@@ -83,6 +84,9 @@ def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key:
     -------
     ``(items, j)``: a copy of ``content`` with ``items[:, T-1] = items[:, j-1]``, and ``j`` (n,).
     """
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
+    real_array("content", content)
     items = np.array(content, copy=True)
     if items.ndim < 2:
         raise ParameterError(f"content must have shape (n, T, ...) (got {items.shape})")
@@ -136,20 +140,38 @@ def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0
     ``planes="slow"`` (default): P projects onto the slow RoPE planes (:func:`slow_planes`);
     ``planes="all"``: P = I, so content also rides the fast planes (placement matters there).
     """
+    dk = positive_int("dk", dk)
+    check_memory("dk", 8 * dk * dk)
     mask = slow_planes(dk, T, base) if choice("planes", planes, ("slow", "all")) == "slow" else np.ones(dk)
     P = np.diag(mask)                                                    # [dk, dk]
     return InductionHead(attention.PSA.member(member, real_array("g", g, low=0).item(), placement, base), P, -P)
 
 
+def _embedding(E, head: InductionHead, batch: InductionBatch) -> np.ndarray:
+    """Validate the embedding table: (vocab, dk) reals covering every token of the batch."""
+    E = real_array("E", E)
+    dk = head.w_q.shape[0]
+    if E.ndim != 2 or E.shape[1] != dk or E.shape[0] <= int(batch.tokens.max()):
+        raise ParameterError(f"E must be a (vocab, {dk}) table with a row for every token id "
+                             f"(max id {int(batch.tokens.max())}; got shape {E.shape})")
+    return E
+
+
 def query_scores(head: InductionHead, E: np.ndarray, batch: InductionBatch, streams=attention.streams) -> np.ndarray:
     """Scores ``(N, T)`` of the last position (the query) against every key."""
-    x = E[batch.tokens]                                                  # [N, T, dk]
+    x = _embedding(E, head, batch)[batch.tokens]                         # [N, T, dk]
     qs, ks, _ = streams(head.spec, x @ head.w_q, x @ head.w_k, x)       # [N, T, dk] x2
     return attention.scores(qs[:, -1:], ks)[:, 0]                       # [N, T]
 
 
 def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per-sequence credit: ``1/k`` if the target is among the k argmax keys of scores ``s`` (N, T), else 0."""
+    s = real_array("s", s)
+    if s.ndim != 2 or s.shape[1] == 0:
+        raise ParameterError(f"s must be a (N, T) array of scores (got shape {s.shape})")
+    target = integer_array("target", target, low=0, high=s.shape[1] - 1, allow_empty=True)
+    if target.shape != (len(s),):
+        raise ParameterError(f"target must hold one key position per row of s ({len(s)}; got shape {target.shape})")
     top = s == s.max(axis=1, keepdims=True)                             # [N, T]
     return top[np.arange(len(s)), target] / top.sum(axis=1)             # [N]
 
@@ -169,6 +191,7 @@ def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: Induction
     ``i <= T - 4`` so that the query and its predecessor are untouched.
     """
     i = positive_int("i", i, low=0)
+    E = _embedding(E, head, batch)
     if i > batch.T - 4:
         raise ParameterError(f"i must be <= T - 4 = {batch.T - 4} (got {i})")
     changed = batch.tokens.copy()
@@ -186,6 +209,7 @@ def ceiling(T) -> np.ndarray:
 def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``hits / n`` (default z: 99 % two-sided)."""
     n = positive_int("n", n)
+    z = float(real_array("z", z, low=0, low_inclusive=False, high=1e100))
     p = float(real_array("hits", hits, low=0, high=n)) / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)

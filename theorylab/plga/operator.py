@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import (ParameterError, check_memory, finite_output, positive_int, real_array, real_or_exact,
-                              seed_int)
+from theorylab.errors import (ParameterError, check_memory, finite_output, finite_result, positive_int,
+                              real_array, real_or_exact, seed_int)
 
 EPS: float = 1e-9
 """The positivity floor ``eps`` of eq. (3.4) in the reference code."""
@@ -129,18 +129,20 @@ def _real_or_exact(name: str, x) -> np.ndarray:
     return real_or_exact(name, x, allow_empty=True)
 
 
-def _square(name: str, M) -> np.ndarray:
-    """A square matrix or stack; object arrays (symbols, the exact route) pass unvalidated."""
-    M = M if _is_exact(M) else real_array(name, M)
-    if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
-        raise ParameterError(f"{name} must be a square matrix (or a stack of them) (got shape {M.shape})")
+def _square(name: str, M, *, single: bool = False) -> np.ndarray:
+    """A non-empty square matrix (or a stack of them unless ``single``); object arrays (the exact
+    route) are checked entrywise."""
+    M = _real_or_exact(name, M)
+    if M.ndim < 2 or M.shape[-1] != M.shape[-2] or M.shape[-1] == 0 or (single and M.ndim != 2):
+        what = "a non-empty square matrix" + ("" if single else " (or a stack of them)")
+        raise ParameterError(f"{name} must be {what} (got shape {M.shape})")
     return M
 
 
 def _queries(name: str, q) -> np.ndarray:
-    q = q if _is_exact(q) else real_array(name, q)
-    if q.ndim != 2:
-        raise ParameterError(f"{name} must be a 2-d array of shape (S, dk) (got shape {q.shape})")
+    q = _real_or_exact(name, q)
+    if q.ndim != 2 or q.shape[1] == 0:
+        raise ParameterError(f"{name} must be a 2-d array of shape (S, dk), dk >= 1 (got shape {q.shape})")
     return q
 
 
@@ -176,21 +178,24 @@ def _iswiglu(u: np.ndarray) -> np.ndarray:
     return u * (u * _sigmoid(u))            # u (u sigmoid(u)): 0, not inf * 0, for u << 0
 
 
+@finite_output("q_rot")
 def density_operator(q_rot) -> np.ndarray:
     """``D_Q = Q~^T Q~`` of the rotated queries ``q_rot`` (S, dk) (PLGA eq. 3.2, Def. 4.3)."""
     q = _queries("q_rot", q_rot)
     return q.T @ q                                                     # (dk, dk)
 
 
+@finite_output("q_rot")
 def cumulative_density_operators(q_rot, mask=None) -> np.ndarray:
     """Masked cumulative Grams ``D_t^cum = sum_{n<=t} m_n q~_n q~_n^T`` for t = 1..S (PLGA eq. 4.16).
 
     Returns an array (S, dk, dk); ``mask`` (S,) of 0/1 weights defaults to all ones.
     """
     q = _queries("q_rot", q_rot)
-    m = np.ones(len(q)) if mask is None else real_array("mask", mask, low=0, high=1)
+    m = np.ones(len(q)) if mask is None else real_array("mask", mask, low=0, high=1, allow_empty=True)
     if m.shape != (len(q),):
         raise ParameterError(f"mask must have shape ({len(q)},) (got {m.shape})")
+    check_memory("q_rot", 16 * q.shape[0] * q.shape[1] ** 2)
     outer = np.einsum("n,ni,nj->nij", m, q, q)                         # (S, dk, dk)
     return np.cumsum(outer, axis=0)
 
@@ -254,14 +259,24 @@ def _layer_norm(x: np.ndarray, gamma, beta, eps: float) -> np.ndarray:
 
 def silu(u) -> np.ndarray:
     """``silu(u) = u sigmoid(u)`` (overflow-free)."""
-    u = u if _is_exact(u) else np.asarray(u, dtype=float)
-    return u * sigmoid(u)
+    return _silu(_real_or_exact("u", u))
+
+
+def _silu(u: np.ndarray) -> np.ndarray:
+    return u * _sigmoid(u)
 
 
 def metric_learner(x, params: PLGAParams) -> np.ndarray:
     """``Phi_res``: the residual units applied to every row of ``x`` (PLGA eq. 3.3, Prop. 3.11)."""
+    x = real_array("x", x)
+    if x.ndim < 1 or x.shape[-1] != params.dk:
+        raise ParameterError(f"x must have rows of length dk = {params.dk} (got shape {x.shape})")
+    return finite_result("x", _metric_learner(x, params))
+
+
+def _metric_learner(x: np.ndarray, params: PLGAParams) -> np.ndarray:
     for u in params.units:
-        x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
+        x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                    # (..., dk)
     return x
 
 
@@ -282,9 +297,9 @@ def stages_from_density(D, params: PLGAParams) -> PLGAStages:
     D = _square("D", D)
     if D.shape[-1] != params.dk:
         raise ParameterError(f"D must have trailing shape ({params.dk}, {params.dk}) (got {D.shape})")
-    A = metric_learner(layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)   # (..., dk, dk)
+    A = _metric_learner(_layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)  # (..., dk, dk)
     U = params.W @ A + params.b_W                                                                # (..., dk, dk)
-    A_LM = iswiglu(U) + params.eps                                                               # (..., dk, dk) > 0
+    A_LM = _iswiglu(U) + params.eps                                                              # (..., dk, dk) > 0
     A_P = A_LM ** params.P                                                                       # (..., dk, dk) > 0
     G = params.a @ A_P + params.b_a                                                              # (..., dk, dk)
     return PLGAStages(D, A, U, A_LM, A_P, G)
@@ -305,21 +320,29 @@ def g_lm_cumulative(q_rot, params: PLGAParams, mask=None) -> np.ndarray:
     return stages_from_density(cumulative_density_operators(q_rot, mask), params).G
 
 
+@finite_output("q_rot, k_rot, G")
 def scores(q_rot, k_rot, G) -> np.ndarray:
     """``E = Q~ G K~^T / sqrt(dk)`` (PLGA eq. 3.7); ``G`` (dk, dk) or per-row (S, dk, dk)."""
     q, k = _queries("q_rot", q_rot), _queries("k_rot", k_rot)
     G = _square("G", G)
     dk = q.shape[1]
+    if k.shape[1] != dk or G.shape[-1] != dk or G.ndim > 3 or (G.ndim == 3 and len(G) != len(q)):
+        raise ParameterError(f"q_rot (S, dk), k_rot (S', dk) and G (dk, dk) or (S, dk, dk) must agree "
+                             f"(got {q.shape}, {k.shape}, {G.shape})")
     if G.ndim == 2:
         return q @ G @ k.T / np.sqrt(dk)                                # (S, S')
     return np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)           # row t uses G^(t)
 
 
+@finite_output("q_t, K, dG")
 def row_perturbation_bound(q_t, K, dG) -> float:
     """``||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)``: bound on the l2 change of attention row t when G_LM moves
     by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score)."""
     q_t = real_array("q_t", q_t)
-    K, dG = _queries("K", K), _square("dG", dG)
+    K, dG = _queries("K", K), _square("dG", dG, single=True)
+    if q_t.ndim != 1 or K.shape[1] != q_t.size or dG.shape[0] != q_t.size:
+        raise ParameterError(f"q_t (dk,), K (S, dk) and dG (dk, dk) must share dk "
+                             f"(got shapes {q_t.shape}, {K.shape}, {dG.shape})")
     return float(np.linalg.norm(q_t) * np.linalg.norm(K, 2) * np.linalg.norm(dG, 2) / np.sqrt(q_t.size))
 
 
@@ -341,8 +364,9 @@ class PositivityMargins:
 
 def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargins:
     """The positivity margins of ``iSwiGLU(U)``, ``A_LM`` and ``A_P`` (claim A2)."""
-    return PositivityMargins(float(np.min(iswiglu(stages.U))), float(np.min(stages.A_LM)),
-                             float(np.min(stages.A_P)), float(eps))
+    eps = float(real_array("eps", eps, low=0))
+    return PositivityMargins(float(np.min(_iswiglu(stages.U))), float(np.min(stages.A_LM)),
+                             float(np.min(stages.A_P)), eps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -360,14 +384,13 @@ class PerronPair:
     residual: float
 
 
+@finite_output("M")
 def perron_frobenius(M) -> PerronPair:
     """Perron root and vector of a square nonnegative matrix ``M`` (claim A3, Prop. 3.12).
 
     Raises ParameterError unless ``M`` is one square matrix with every entry >= 0 (the
     Perron-Frobenius theorem says nothing about a matrix with a negative entry)."""
-    M = _square("M", M)
-    if M.ndim != 2:
-        raise ParameterError(f"M must be a single square matrix (got shape {M.shape})")
+    M = _square("M", M, single=True)
     if np.any(M < 0):
         raise ParameterError(f"M must be nonnegative (every entry >= 0; got min entry {M.min():g})")
     vals, vecs = np.linalg.eig(M)
@@ -380,11 +403,14 @@ def perron_frobenius(M) -> PerronPair:
     return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))))
 
 
+@finite_output("M, v")
 def collatz_wielandt_bounds(M, v=None) -> tuple[float, float]:
     """``(min_i (M v)_i / v_i, max_i (M v)_i / v_i)``: they bracket the Perron root of a nonnegative
     ``M`` for every positive ``v`` (Collatz-Wielandt); ``v = 1`` gives the row-sum bounds."""
     M = _square("M", M)
     v = np.ones(M.shape[-1]) if v is None else real_array("v", v, low=0, low_inclusive=False)
+    if v.shape != M.shape[-1:]:
+        raise ParameterError(f"v must have shape ({M.shape[-1]},) (got {v.shape})")
     r = (M @ v) / v
     return float(r.min()), float(r.max())
 
@@ -410,10 +436,20 @@ def walk_terms(W, kmax: int = 30) -> np.ndarray:
     """``log( tr((W o W)^k) / k! )`` for k = 1..kmax: log weighted closed-walk counts (claim A5).
 
     Computed with a renormalised running power, so no term overflows; a zero walk
-    count gives ``-inf``.
+    count gives ``-inf``. ``W`` one square matrix, ``kmax`` in [1, 10000].
     """
-    M = _square("W", W) ** 2
-    kmax = positive_int("kmax", kmax)
+    kmax = positive_int("kmax", kmax, high=10_000)
+    return _walk_terms(_squared("W", W), kmax)
+
+
+def _squared(name: str, W) -> np.ndarray:
+    """``W o W`` of one square real matrix, refused if an entry overflows."""
+    W = _square(name, W, single=True)
+    with np.errstate(over="ignore"):
+        return finite_result(name, W ** 2)
+
+
+def _walk_terms(M: np.ndarray, kmax: int) -> np.ndarray:
     out = np.empty(kmax)
     B, log_scale = np.eye(M.shape[0]), 0.0                              # M^k/k! = B * exp(log_scale)
     for k in range(1, kmax + 1):
@@ -436,14 +472,12 @@ def notears_h(W) -> NotearsValue:
     to the floor dk eps^2); above it ``log tr exp(M) = rho + log tr exp(M - rho I)``,
     which cannot overflow.
     """
-    M = _square("W", W) ** 2
-    if M.ndim != 2:
-        raise ParameterError(f"W must be a single square matrix (got shape {M.shape})")
+    M = _squared("W", W)
     d = M.shape[0]
-    rho = float(np.max(np.abs(np.linalg.eigvals(M)))) if d else 0.0
+    rho = float(np.max(np.abs(np.linalg.eigvals(M))))
     if rho <= _SERIES_RHO:
         kmax = 60
-        logs = walk_terms(W, kmax)
+        logs = _walk_terms(M, kmax)
         finite = logs[np.isfinite(logs)]
         if finite.size == 0:
             return NotearsValue(0.0, -np.inf, "walk-series")
@@ -461,7 +495,8 @@ def notears_h(W) -> NotearsValue:
 
 def dag_floor(dk, eps=EPS) -> np.ndarray:
     """``dk * eps^2``: the lower bound on h(W) when every entry of W is >= eps (claim A13)."""
-    return real_array("dk", dk, low=1) * real_array("eps", eps, low=0) ** 2
+    with np.errstate(over="ignore"):
+        return finite_result("dk, eps", real_array("dk", dk, low=1) * real_array("eps", eps, low=0) ** 2)
 
 
 def commutant_projection(G) -> np.ndarray:
@@ -503,16 +538,23 @@ def plane_rotations(freqs, positions) -> np.ndarray:
 
     freqs = real_array("freqs", freqs)
     n = np.atleast_1d(real_array("positions", positions))
+    if freqs.ndim != 1 or n.ndim != 1:
+        raise ParameterError(f"freqs and positions must be 1-D (got shapes {freqs.shape} and {n.shape})")
     dk = 2 * freqs.size
+    check_memory("freqs, positions", 3 * 8 * n.size * dk * dk)
     cos, sin = shear.rope_tables(n.size, freqs, n)
     basis = np.broadcast_to(np.eye(dk)[:, None, :], (dk, n.size, dk))      # basis[j, n] = e_j
     return np.transpose(shear.rotate_pairs(basis, cos, sin), (1, 2, 0))      # [n, :, j] = R_n e_j
 
 
+@finite_output("M")
 def position_twirl(M, freqs, S: int) -> np.ndarray:
     """``(1/S) sum_{n=1}^S R_n M R_n^T`` computed by direct summation (Lemma 5.9; claim A12)."""
-    M = _square("M", M)
+    M = _square("M", M, single=True)
     S = positive_int("S", S)
+    if 2 * np.size(freqs) != M.shape[0]:
+        raise ParameterError(f"freqs must hold dk/2 = {M.shape[0] // 2} frequencies for M of size {M.shape[0]} "
+                             f"(got {np.size(freqs)})")
     R = plane_rotations(freqs, np.arange(1, S + 1))
     return np.einsum("nij,jk,nlk->il", R, M, R) / S
 
@@ -521,6 +563,8 @@ def twirl_constant(freqs) -> float:
     """``C_Theta = max_{omega != 0} 1/|sin(omega/2)|`` over the difference frequencies
     ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant."""
     th = real_array("freqs", freqs)
+    if th.ndim != 1:
+        raise ParameterError(f"freqs must be a 1-D array of frequencies (got shape {th.shape})")
     diffs = [2 * th]
     if th.size > 1:
         iu = np.triu_indices(th.size, 1)
@@ -531,7 +575,7 @@ def twirl_constant(freqs) -> float:
 
 def rms(X) -> float:
     """``||X||_rms = sqrt(mean(X^2))``, scaled by max|X| first so it neither under- nor overflows."""
-    X = np.asarray(X, dtype=float)
+    X = real_array("X", X, allow_empty=True)
     top = float(np.max(np.abs(X))) if X.size else 0.0
     return 0.0 if top == 0 else top * float(np.sqrt(np.mean((X / top) ** 2)))
 
@@ -566,6 +610,8 @@ def density_report(q_rot) -> DensityReport:
     """Symmetry, smallest eigenvalue and numerical rank of ``D_Q`` vs the bound min(S, dk)."""
     q = _queries("q_rot", q_rot)
     D = density_operator(q)
+    if not q.shape[0]:
+        raise ParameterError("q_rot must have at least one row (S >= 1)")
     ev = np.linalg.eigvalsh(0.5 * (D + D.T))
     tol = max(D.shape) * np.finfo(float).eps * max(float(np.max(np.abs(ev))), 1e-300)
     return DensityReport(float(np.max(np.abs(D - D.T))), float(ev.min()), int(np.sum(ev > tol)),
@@ -577,9 +623,12 @@ def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
 
     No proxy: both LayerNorms are evaluated and subtracted (no affine gamma, beta).
     """
-    D = D if _is_exact(D) else real_array("D", D)
+    D = _real_or_exact("D", D)
+    if D.ndim < 1 or D.shape[-1] == 0:
+        raise ParameterError(f"D must be an array with a non-empty last axis (got shape {D.shape})")
     S = float(real_array("S", S, low=0, low_inclusive=False))
-    return layer_norm(D, eps=eps) - layer_norm(D / S, eps=eps)
+    eps = float(real_array("eps", eps, low=0))
+    return _layer_norm(D, None, None, eps) - _layer_norm(D / S, None, None, eps)
 
 
 __all__ = [

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import positive_int, real_array
+from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array
 from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
                                       log_count, score_model)
 
@@ -48,7 +48,11 @@ spread across points (the observable's drift with T and dk) 0.073. The paper's
 
 def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
     """Validate and broadcast ``dk`` (> 0) and ``T`` (>= 3)."""
-    return np.broadcast_arrays(head_width(dk), context_length(T))
+    dk, T = head_width(dk), context_length(T)
+    try:
+        return np.broadcast_arrays(dk, T)
+    except ValueError:
+        raise ParameterError(f"dk and T must broadcast to one grid (got shapes {dk.shape} and {T.shape})") from None
 
 
 def crossover_dk(T) -> np.ndarray:
@@ -127,6 +131,7 @@ def crossing_polynomial(model: ScoreModel, dk, T) -> np.ndarray:
     return coeffs
 
 
+@finite_output("g, dk, T")
 def crossing_residual(model: ScoreModel, g, dk, T) -> tuple[np.ndarray, np.ndarray]:
     """``(Delta - L - sigma^2/2, Delta + L + sigma^2/2)`` at g: the residual and its scale.
 
@@ -145,9 +150,9 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     matrix (one batched ``eigvals`` call); the smallest positive near-real one is then
     polished by Newton steps on the polynomial itself. NaN where no positive real root
     exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
-    ``newton_steps`` (an integer >= 0) is the number of polishing steps.
+    ``newton_steps`` (an integer in [0, 100]) is the number of polishing steps.
     """
-    newton_steps = positive_int("newton_steps", newton_steps, low=0)
+    newton_steps = positive_int("newton_steps", newton_steps, low=0, high=100)
     coeffs = crossing_polynomial(model, dk, T)
     shape, n = coeffs.shape[:-1], coeffs.shape[-1] - 1
     flat = coeffs.reshape(-1, n + 1)
@@ -184,7 +189,7 @@ def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
     condensation constant ``c`` (default :data:`CONDENSATION_C`).
     """
     c = float(real_array("c", c, low=0, low_inclusive=False))
-    return c * freezing_coupling(T)
+    return finite_result("c", c * freezing_coupling(T))
 
 
 @dataclass(frozen=True)

@@ -351,7 +351,20 @@ class MCGammaC:
 
 
 def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> float:
-    """First upward crossing of ``level`` by a sampled curve (monotone cubic interpolant); NaN if none."""
+    """First upward crossing of ``level`` by a sampled curve (monotone cubic interpolant); NaN if none.
+
+    ``gamma``: 1-D, strictly increasing, at least 2 points; ``mass``: one value per point (a NaN
+    anywhere, a missing value, gives NaN); ``level``: a real number.
+    """
+    gamma = real_array("gamma", gamma)
+    mass = real_array("mass", mass, allow_nan=True)
+    if gamma.ndim != 1 or gamma.size < 2 or mass.shape != gamma.shape or np.any(np.diff(gamma) <= 0):
+        raise ParameterError(f"gamma must be a strictly increasing 1-D grid of >= 2 points and mass one value per "
+                             f"point (got shapes {gamma.shape} and {mass.shape})")
+    return _first_crossing(gamma, mass, float(real_array("level", level)))
+
+
+def _first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float) -> float:
     from scipy.interpolate import PchipInterpolator
     from scipy.optimize import brentq
 
@@ -398,8 +411,8 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     lo = _COARSE[max(i - 1, 0)]
     hi = _COARSE[min(i + 2, _COARSE.size - 1)]
     curve = simulate_mass(variant, dk, T, np.linspace(lo, hi, fine_points), samples=samples, **kw)
-    root = first_crossing(curve.gamma, curve.mass, level)
-    batch_roots = np.array([first_crossing(curve.gamma, b, level) for b in curve.batch_mass])
+    root = _first_crossing(curve.gamma, curve.mass, level)
+    batch_roots = np.array([_first_crossing(curve.gamma, b, level) for b in curve.batch_mass])
     ok = batch_roots[np.isfinite(batch_roots)]
     if ok.size >= 2 and np.isfinite(root):
         half = student_t.ppf(0.5 + confidence / 2.0, ok.size - 1) * ok.std(ddof=1) / np.sqrt(ok.size)

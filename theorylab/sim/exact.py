@@ -111,7 +111,10 @@ def _left_tail(mu: np.ndarray, sigma: float) -> np.ndarray:
 def integer_context_length(T, high: int | None = None) -> int:
     """Validate a context length for the reduced model's sampling/quadrature: an integer ``3 <= T``
     (``<= high`` if given); ``m = T - 2`` distractors must be a whole number."""
-    T = float(context_length(T))
+    T = context_length(T)
+    if T.ndim:
+        raise ParameterError(f"T must be a single integer >= 3 (got an array of shape {T.shape})")
+    T = float(T)
     if not T.is_integer() or (high is not None and T > high):
         limit = "" if high is None else f" and <= {int(high)}"
         raise ParameterError(f"T must be an integer >= 3{limit} (got {T:g})")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, integer_array, positive_int, real_array, seed_int
+from theorylab.errors import ParameterError, check_memory, finite_result, integer_array, positive_int, real_array, seed_int
 from theorylab.graded import envelope as env
 
 ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
@@ -42,8 +42,9 @@ machine many small threaded BLAS calls were up to 7x slower (and their timing er
 
 def estimable_levels(cls: env.LinearClass, sigma_xi: float, m: int) -> np.ndarray:
     """Mask of the levels the estimator fits: S of Lem. 3, trimmed to ``2 D_S + 4 <= m``."""
+    sigma_xi, m = _noise(sigma_xi), positive_int("m", m)
     S = env.worth_estimating(cls.caps, cls.dims, sigma_xi, m)
-    e2 = sigma_xi ** 2 / m
+    e2 = float(env.eps2(sigma_xi, m))
     keep = np.zeros_like(S)
     used = 0
     for l in np.argsort(-(cls.caps / (cls.dims * e2)), kind="stable"):
@@ -55,22 +56,40 @@ def estimable_levels(cls: env.LinearClass, sigma_xi: float, m: int) -> np.ndarra
 
 def exact_risk(cls: env.LinearClass, w, sigma_xi: float, m: int, levels_mask) -> float:
     """Exact excess risk of level-selective least squares at target ``w`` (see module docstring)."""
-    mask = cls.coords(levels_mask).astype(bool)
+    sigma_xi, m = _noise(sigma_xi), positive_int("m", m)
+    w = _target("w", w, cls)
+    mask = cls.coords(np.asarray(levels_mask, bool))
     sig2 = cls.coords(cls.sigma2)
-    b = float(np.sum(sig2[~mask] * np.asarray(w)[~mask] ** 2))
+    with np.errstate(over="ignore"):
+        b = float(finite_result("w", np.sum(sig2[~mask] * w[~mask] ** 2)))
     DS = int(mask.sum())
     if DS == 0:
         return b
     if m <= DS + 1:
         return float("inf")
-    return b + (sigma_xi ** 2 + b) * DS / (m - DS - 1)
+    with np.errstate(over="ignore"):
+        return float(finite_result("w, sigma_xi", b + (sigma_xi ** 2 + b) * DS / (m - DS - 1)))
+
+
+def _noise(sigma_xi) -> float:
+    return np.float64(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+
+
+def _target(name: str, w, cls: env.LinearClass) -> np.ndarray:
+    """A target vector: d finite reals, d = sum of the class's level sizes."""
+    w = real_array(name, w)
+    d = int(cls.dims.sum())
+    if w.shape != (d,):
+        raise ParameterError(f"{name} must be a vector of the d = {d} coordinates (got shape {w.shape})")
+    return w
 
 
 def least_favourable_target(cls: env.LinearClass, levels_mask, fallback) -> np.ndarray:
     """Budget on the first coordinate of the largest-cap level outside S (``fallback`` if S is full)."""
+    fallback = _target("fallback", fallback, cls)
     outside = np.flatnonzero(~np.asarray(levels_mask, bool))
     if outside.size == 0:
-        return np.asarray(fallback, float)
+        return fallback
     l = outside[np.argmax(cls.caps[outside])]
     w = np.zeros(int(cls.dims.sum()))
     w[int(cls.dims[:l].sum())] = cls.B / cls.D[l]
@@ -89,6 +108,7 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
     sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
     m = positive_int("m", m)
     nodes = positive_int("nodes", nodes)
+    check_memory("nodes", 8 * 4 * 200 * 80 * nodes)
     z, wz = hermegauss(80)
     wz = wz / wz.sum()
     chi = chdtri(m, 1.0 - (np.arange(nodes) + 0.5) / nodes)       # chi-square quantile midpoints
@@ -201,6 +221,7 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
 def default_m_grid(model: env.StratifiedModel, points: int = 10) -> list[int]:
     """Geometric grid of sample sizes from 4 to 8 m_sat (inside and outside W)."""
     points = positive_int("points", points, low=2)
+    check_memory("points", 8 * points)
     if model.m_sat * 8 <= 4:
         raise ParameterError("m_sat is too small for a grid (increase d or sigma_xi)")
     return sorted({int(round(x)) for x in np.geomspace(4, 8 * model.m_sat, points)})

@@ -110,6 +110,7 @@ def frequencies(dk: int, theta=0.0) -> np.ndarray:
     dk = positive_int("dk", dk, low=2)
     if dk % 2:
         raise ParameterError(f"dk must be an even integer >= 2 (got {dk})")
+    check_memory("dk", 4 * dk)
     th = real_array("theta", theta, low=-np.pi, high=np.pi)
     if th.ndim == 0:
         return np.full(dk // 2, float(th))
@@ -119,7 +120,11 @@ def frequencies(dk: int, theta=0.0) -> np.ndarray:
 
 
 def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)``."""
+    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)`` (T >= 4)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
+    n, T, dk = positive_int("n", n), positive_int("T", T, low=4), positive_int("dk", dk)
+    check_memory("n, T, dk", 8 * n * T * dk)
     x = rng.standard_normal((n, T, dk))                               # (n, T, dk) isotropic tokens
     return tasks.plant_induction(rng, x, query_is_key=False)          # query A = x_{j-1}, j in 1..T-3
 
@@ -280,6 +285,7 @@ def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
     """
     T = positive_int("T", T, low=5)
     freqs = real_array("freqs", freqs)
+    check_memory("T, freqs", 16 * T * freqs.size)
     j = tasks.target_positions(T, query_is_key=False)                 # 1..T-3
     off = (T - j) if PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))] == "post-rope" else (T - 1 - j)
     return float(np.mean(np.cos(np.multiply.outer(off, freqs))))
@@ -291,11 +297,13 @@ MASS_VARIANT: dict[str, str | None] = {"symmetric": "t3-inclusive", "key-only": 
 """The reduced-model variant whose mean target mass is set beside each lattice member's."""
 
 
+@finite_output("g")
 def scores_at(sample: InductionSample, g, member: str = "symmetric") -> np.ndarray:
     """Scores ``c1 + g_q c2 + g_k c3 + g_q g_k c4`` of a lattice member, shape (len(g), n, T-1)."""
-    g = np.atleast_1d(real_array("g", g, low=0))
+    g = _couplings(g)
     a, b = shear.lattice_couplings(choice("member", member, MEMBERS), 1)
     C = sample.channels
+    check_memory("g", 8 * 2 * g.size * C.shape[0] * C.shape[2])
     gq, gk = (a * g)[:, None, None], (b * g)[:, None, None]
     return C[None, :, 0] + gq * C[None, :, 1] + gk * C[None, :, 2] + gq * gk * C[None, :, 3]
 
@@ -313,7 +321,7 @@ def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dic
     """Per g: measured target mass (+SE), accuracy, and the matching reduced model's exact mass."""
     from theorylab.sim.exact import exact_mass
 
-    g = np.atleast_1d(real_array("g", g, low=0))
+    g = _couplings(g)
     mass, se, acc = target_mass(sample, g, member)
     variant = MASS_VARIANT[member]
     model = exact_mass(variant, sample.dk, sample.T, g) if variant else np.full(g.shape, np.nan)
@@ -322,13 +330,14 @@ def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dic
             for i, gv in enumerate(g)]
 
 
+@finite_output("g")
 def comparison_rows(sample: InductionSample, g, moments: ChannelMoments | None = None) -> list[dict]:
     """Per g and channel: measured gap/variance beside the reduced model's; one row for Cov(T3, T4).
 
     Measured T_i moments are the unit-channel moments times ``g^deg`` (gap),
     ``g^(2 deg)`` (variance), ``g^3`` (covariance): exact, since T_i = g^deg c_i.
     """
-    g = np.atleast_1d(real_array("g", g, low=0))
+    g = _couplings(g)
     m = moments or channel_moments(sample)
     model = reduced_channel_model()
     rope = rope_match_factor(sample.T, sample.freqs, sample.placement)
@@ -348,6 +357,14 @@ def comparison_rows(sample: InductionSample, g, moments: ChannelMoments | None =
                      "var_bulk": float(m.bulk_cov34 * gv ** 3), "var_model": float(model.cov34_at(gv)),
                      "lag1": None})
     return rows
+
+
+def _couplings(g) -> np.ndarray:
+    """A 1-D grid of couplings g >= 0 (a single number gives a grid of one)."""
+    g = np.atleast_1d(real_array("g", g, low=0))
+    if g.ndim != 1:
+        raise ParameterError(f"g must be a number or a 1-D grid of couplings (got shape {g.shape})")
+    return g
 
 
 # ----------------------------------------------------------------------------- Coriolis (P9)
@@ -421,6 +438,8 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
     Returns ``(slope, N_blocks, envelope)``; blocks start at ``start`` and double.
     """
     a = np.abs(real_array("averages", averages))
+    if a.ndim != 1:
+        raise ParameterError(f"averages must be a 1-D array (got shape {a.shape})")
     start = positive_int("start", start)
     Ns, env = [], []
     lo = start
