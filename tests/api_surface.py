@@ -22,7 +22,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import os
 import pkgutil
+import tempfile
 
 import numpy as np
 
@@ -391,6 +393,10 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True)
     case(compare.relative_error, predicted=np.array([1.0, 2.0]), simulated=np.array([1.1, 2.0]), nan_ok=True)
     case(compare.validate_grid, points=[(64.0, 16), (32.0, 64)])
+    grid_file = os.path.join(tempfile.mkdtemp(prefix="theorylab-api-"), "grid.csv")
+    with open(grid_file, "w", encoding="utf-8") as fh:
+        fh.write("dk,T\n64,16\n32,64\n")
+    case(compare.read_grid, path=grid_file)
     case(compare.compare_grid, variant="t4-only", points=[(64.0, 16)], samples=40, seed=0, c=0.854, progress=False,
          fixed=("progress",), nan_ok=True, examples=4, work={"samples": 64})
     case(compare.annealed_mass, variant="t4-only", dk=64.0, T=16.0, gammas=np.array([0.5, 1.0]))
@@ -467,8 +473,6 @@ _skip("long-running study (minutes: tens of thousands of samples per point); its
       "validate_grid, seed_int and mc_gamma_c/simulate_mass, which the suite drives",
       "theorylab.compare.calibrate_condensation_c", "theorylab.compare.band_edge_check",
       "theorylab.compare.plateau_check")
-_skip("reads a file: malformed files are the CLI's fuzz test (tests/test_cli_fuzz.py); its content goes "
-      "through validate_grid, which the suite drives", "theorylab.compare.read_grid")
 _skip("symbolic certificate helper: its inputs are SymPy expressions and matrices built by the certificates "
       "(exact arithmetic decides identities; there is no numeric range to validate)",
       "theorylab.symbolic.exact.exact", "theorylab.symbolic.exact.matrix", "theorylab.symbolic.exact.is_zero",

@@ -219,3 +219,31 @@ def test_allocations_beyond_the_memory_limit_are_refused_up_front(monkeypatch):
     monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "lots")
     with pytest.raises(ParameterError, match="^THEORYLAB_MAX_MEMORY must be"):
         tasks.induction_sequences(4, 4, 10)
+
+
+# ------------------------------------------------------------------ files read by the library
+@pytest.mark.parametrize("name, content", [
+    ("bin.csv", b"\xff\xfe\x00"),                          # was UnicodeDecodeError
+    ("short.csv", b"dk,T\n64\n"),                          # was TypeError (None cell)
+    ("abc.csv", b"dk,T\nabc,16\n"),                        # was ValueError outside the handler
+    ("three.json", b"[[64, 16, 3]]"),                      # was ValueError (unpacking)
+    ("bool.json", b"[[true, 16]]"),                        # was read as dk = 1.0
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000),        # was RecursionError
+    ("empty.csv", b""),
+])
+def test_malformed_grid_files_are_refused_in_one_line(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ParameterError) as err:
+        compare.read_grid(str(path))
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00", b"nan, 0.5", b"1e400, 0.2", b"[]"])
+def test_malformed_vector_files_are_refused(tmp_path, content):
+    from theorylab.graded.io import read_vector
+
+    path = tmp_path / ("v.json" if content == b"[]" else "v.txt")
+    path.write_bytes(content)
+    with pytest.raises(ParameterError):
+        read_vector("alpha", str(path))

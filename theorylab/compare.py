@@ -123,20 +123,28 @@ def validate_grid(points) -> list[tuple[float, int]]:
 
 def read_grid(path: str) -> list[tuple[float, int]]:
     """Read a grid file: CSV with columns ``dk`` and ``T`` (header row), or JSON ``[[dk, T], ...]``
-    / ``[{"dk": .., "T": ..}, ...]``."""
-    if not os.path.isfile(path):
+    / ``[{"dk": .., "T": ..}, ...]`` (JSON values must be numbers; CSV cells are parsed as numbers)."""
+    if not isinstance(path, str) or not path or not os.path.isfile(path):
         raise ParameterError(f"grid must be 'paper' or an existing CSV/JSON file (got {path!r})")
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ParameterError(f"grid file {path!r} cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ParameterError(f"grid file {path!r} is not UTF-8 text") from None
     try:
         if path.lower().endswith(".json"):
             data = json.loads(text)
             pts = [(d["dk"], d["T"]) if isinstance(d, dict) else tuple(d) for d in data]
+            if any(isinstance(v, (bool, str)) or not isinstance(v, (int, float)) for p in pts for v in p):
+                raise TypeError("values must be numbers")
         else:
             pts = [(r["dk"], r["T"]) for r in csv.DictReader(text.splitlines())]
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-        raise ParameterError(f"grid file {path!r} must hold columns dk and T ({type(exc).__name__})") from None
-    return validate_grid([(float(dk), float(T)) for dk, T in pts])
+        pts = [(float(dk), float(T)) for dk, T in pts]
+    except (KeyError, TypeError, ValueError, RecursionError, csv.Error) as exc:
+        raise ParameterError(f"grid file {path!r} must hold columns dk and T of numbers ({type(exc).__name__})") from None
+    return validate_grid(pts)
 
 
 def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed: int = 0,
