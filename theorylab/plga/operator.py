@@ -513,8 +513,8 @@ def commutant_projection(G) -> np.ndarray:
     out = np.zeros_like(G)
     for j in range(0, dk, 2):
         B = G[..., j:j + 2, j:j + 2]
-        c = 0.5 * (B[..., 0, 0] + B[..., 1, 1])
-        s = 0.5 * (B[..., 1, 0] - B[..., 0, 1])
+        c = 0.5 * B[..., 0, 0] + 0.5 * B[..., 1, 1]          # = 0.5 (a + b), exactly, and no overflow
+        s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]
         out[..., j, j] = out[..., j + 1, j + 1] = c
         out[..., j + 1, j], out[..., j, j + 1] = s, -s
     return out
