@@ -373,7 +373,13 @@ def _first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float) -> float:
     if above[0] or hits.size == 0 or not np.all(np.isfinite(mass)):
         return float("nan")
     i = hits[0]
-    curve = PchipInterpolator(gamma, mass - level)
+    e = np.frexp(max(np.max(np.abs(mass)), abs(level)))[1]      # the root of c (mass - level) is the same:
+    f = np.ldexp(mass, -e) - np.ldexp(level, -e)                 # scale by a power of two (exact), no overflow
+    try:
+        curve = PchipInterpolator(gamma, f)
+    except ValueError:
+        raise ParameterError("gamma, mass: the curve is too steep to interpolate (slopes beyond the float range)") \
+            from None
     return float(brentq(curve, gamma[i], gamma[i + 1], xtol=1e-14))
 
 
