@@ -113,8 +113,10 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
     wz = wz / wz.sum()
     chi = chdtri(m, 1.0 - (np.arange(nodes) + 0.5) / nodes)       # chi-square quantile midpoints
     kappa = np.sqrt(cap) * np.geomspace(1e-3, 1.0, 200)
-    eta = kappa[:, None, None] * np.sqrt(chi)[None, :, None] / sigma_xi
-    x = np.abs(eta ** 2 + eta * z[None, None, :])
+    with np.errstate(over="ignore", invalid="ignore"):
+        eta = kappa[:, None, None] * np.sqrt(chi)[None, :, None] / sigma_xi
+        x = np.abs(eta ** 2 + eta * z[None, None, :])
+    x = np.where(np.isnan(x), np.inf, x)                         # inf - inf at eta = inf (sigma_xi -> 0): x = inf
     sech2 = 4 * np.exp(-2 * x) / (1 + np.exp(-2 * x)) ** 2
     risk = kappa ** 2 * np.mean(sech2 @ wz, axis=1)
     return float(risk.max())
