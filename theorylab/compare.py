@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
+from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int, single
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
 
@@ -114,7 +114,7 @@ def validate_grid(points) -> list[tuple[float, int]]:
         raise ParameterError("grid must be a non-empty list of (dk, T) pairs")
     out = []
     for dk, T in pts:
-        dk, T = float(head_width(dk)), float(context_length(T))
+        dk, T = single("dk", head_width(dk)), single("T", context_length(T))
         if not T.is_integer():
             raise ParameterError(f"T must be an integer >= 3 (got {T:g})")
         out.append((dk, int(T)))
@@ -143,7 +143,8 @@ def read_grid(path: str) -> list[tuple[float, int]]:
             pts = [(r["dk"], r["T"]) for r in csv.DictReader(text.splitlines())]
         pts = [(float(dk), float(T)) for dk, T in pts]
     except (KeyError, TypeError, ValueError, RecursionError, csv.Error) as exc:
-        raise ParameterError(f"grid file {path!r} must hold columns dk and T of numbers ({type(exc).__name__})") from None
+        raise ParameterError(f"grid file {path!r} must hold columns dk and T of numbers "
+                             f"({type(exc).__name__})") from None
     return validate_grid(pts)
 
 
@@ -306,7 +307,8 @@ def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *,
         curve = simulate("t4-only", dk, T, [g], samples=samples, seed=derived_seed(seed, i))
         mc, se, ex = float(curve.mass[0]), float(curve.se[0]), float(exact_mass("t4-only", dk, T, g))
         rows.append({"dk": dk, "T": T, "gamma": g, "plateau": p, "exact_mass": ex, "mc_mass": mc, "se": se,
-                     "mc_minus_plateau": mc - p, "z": (mc - p) / se if se > 0 else float("nan"), "exact_minus_plateau": ex - p,
+                     "mc_minus_plateau": mc - p, "z": (mc - p) / se if se > 0 else float("nan"),
+                     "exact_minus_plateau": ex - p,
                      "seed": derived_seed(seed, i)})
     return rows
 

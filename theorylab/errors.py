@@ -40,7 +40,7 @@ SEED_BOUND = 2 ** 64
 """Seeds are integers in ``[0, SEED_BOUND)``, i.e. any unsigned 64-bit word."""
 
 
-def _describe(value) -> str:
+def describe(value) -> str:
     """A short one-line description of a rejected value for the error message."""
     if isinstance(value, np.ndarray) and value.ndim:
         return f"an array of shape {value.shape} and dtype {value.dtype}"
@@ -55,7 +55,7 @@ def _as_float_array(value) -> np.ndarray | str:
     if isinstance(value, (bool, np.bool_)):
         return f"a boolean {value!r}"
     if isinstance(value, (str, bytes)):
-        return f"a string {_describe(value)}"
+        return f"a string {describe(value)}"
     if isinstance(value, numbers.Integral) and not isinstance(value, np.integer):
         try:                                       # a Python int of any size: inf if beyond float range
             return np.asarray(float(value))
@@ -64,7 +64,7 @@ def _as_float_array(value) -> np.ndarray | str:
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError, OverflowError):
-        return f"{_describe(value)}, not an array of numbers of one shape"
+        return f"{describe(value)}, not an array of numbers of one shape"
     kind = arr.dtype.kind
     if kind == "O":
         flat = arr.ravel()
@@ -73,8 +73,8 @@ def _as_float_array(value) -> np.ndarray | str:
             return np.array([_as_float_array(int(v)) for v in flat], dtype=float).reshape(arr.shape)
     if kind not in "iuf":
         what = {"O": "an object", "b": "a boolean", "c": "a complex", "U": "a string", "S": "a bytes"}.get(kind, "a")
-        return (f"{what} value {_describe(value)}" if arr.ndim == 0 else
-                f"{_describe(arr)}" + ("" if isinstance(value, np.ndarray) else f" from {type(value).__name__}"))
+        return (f"{what} value {describe(value)}" if arr.ndim == 0 else
+                f"{describe(arr)}" + ("" if isinstance(value, np.ndarray) else f" from {type(value).__name__}"))
     with np.errstate(over="ignore"):
         return arr.astype(float, copy=False)
 
@@ -118,6 +118,18 @@ def real_array(name: str, value, *, low: float | None = None, high: float | None
     return arr
 
 
+def single(name: str, value: np.ndarray) -> float:
+    """The one number of a validated array: refuse arrays (``[3]`` is not the number 3)."""
+    if np.ndim(value):
+        raise ParameterError(f"{name} must be a single real number (got an array of shape {np.shape(value)})")
+    return float(value)
+
+
+def real_scalar(name: str, value, **bounds) -> float:
+    """:func:`real_array` for a single number: a float in range, or :class:`ParameterError`."""
+    return single(name, real_array(name, value, **bounds))
+
+
 def is_exact(value) -> bool:
     """Whether ``value`` is for the exact route: a NumPy object array or a SymPy expression."""
     sympy = sys.modules.get("sympy")
@@ -146,7 +158,7 @@ def exact_array(name: str, value) -> np.ndarray:
         else:
             ok = False
         if not ok:
-            raise ParameterError(f"{name} must hold finite real numbers or SymPy expressions (got {_describe(v)})")
+            raise ParameterError(f"{name} must hold finite real numbers or SymPy expressions (got {describe(v)})")
     return arr
 
 
@@ -171,7 +183,7 @@ def positive_int(name: str, value, *, low: int = 1, high: int | None = None) -> 
     where = f">= {low}" if high is None else f"in [{low}, {high}]"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         if not (isinstance(value, (float, np.floating)) and float(value).is_integer()):
-            raise ParameterError(f"{name} must be an integer {where} (got {_describe(value)})")
+            raise ParameterError(f"{name} must be an integer {where} (got {describe(value)})")
     v = int(value)
     if v < low or (high is not None and v > high):
         raise ParameterError(f"{name} must be an integer {where} (got {v})")
@@ -211,7 +223,7 @@ def seed_int(name: str, value) -> int:
     everywhere; kernels then receive it as one fixed type (``np.uint64``).
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(f"{name} must be an integer in [0, 2^64) (got {_describe(value)})")
+        raise ParameterError(f"{name} must be an integer in [0, 2^64) (got {describe(value)})")
     v = int(value)
     if not 0 <= v < SEED_BOUND:
         raise ParameterError(f"{name} must be an integer in [0, 2^64) (got {v})")
@@ -258,6 +270,7 @@ def memory_limit() -> int:
 
 
 def _bytes(n: float) -> str:
+    n = float(n) if n < 2.0 ** 1000 else math.inf
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if n < 1024 or unit == "TiB":
             return f"{n:.3g} {unit}" if unit != "B" else f"{n:.0f} B"
@@ -320,14 +333,22 @@ def choice(name: str, value: str, options) -> str:
     """Return ``value`` if it is one of ``options`` (strings), else raise :class:`ParameterError`."""
     options = tuple(options)
     if not isinstance(value, str) or value not in options:
-        raise ParameterError(f"{name} must be one of {', '.join(options)} (got {_describe(value)})")
+        raise ParameterError(f"{name} must be one of {', '.join(options)} (got {describe(value)})")
     return value
 
 
 def _range(low, high, low_inclusive, high_inclusive) -> str:
     parts = []
     if low is not None:
-        parts.append(f"{'>=' if low_inclusive else '>'} {low:g}")
+        parts.append(f"{'>=' if low_inclusive else '>'} {_g(low)}")
     if high is not None:
-        parts.append(f"{'<=' if high_inclusive else '<'} {high:g}")
+        parts.append(f"{'<=' if high_inclusive else '<'} {_g(high)}")
     return (" " + " and ".join(parts)) if parts else ""
+
+
+def _g(x) -> str:
+    """``x`` in ``%g`` form (integers beyond the float range as they are)."""
+    try:
+        return f"{x:g}"
+    except OverflowError:
+        return str(x)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, finite_result, real_array
+from theorylab.errors import ParameterError, check_memory, finite_result, real_array, real_scalar
 
 
 def grading_matrix(q, lam: float) -> np.ndarray:
@@ -30,7 +30,7 @@ def _grading_diag(q, lam) -> np.ndarray:
     q = real_array("q", q)
     if q.ndim != 1:
         raise ParameterError(f"q must be a 1-D vector of grades (got shape {q.shape})")
-    lam = float(real_array("lam", lam, low=0.0, low_inclusive=False))
+    lam = real_scalar("lam", lam, low=0.0, low_inclusive=False)
     check_memory("q", 8 * q.size * q.size)
     with np.errstate(over="ignore"):
         return finite_result("q, lam", lam ** q)
@@ -47,5 +47,5 @@ def grade(X, q, lam: float) -> np.ndarray:
 
 def ellipsoid_semi_axes(q, lam: float, B: float) -> np.ndarray:
     """Semi-axes ``B lambda^q_j`` of the graded constraint ellipsoid (Prop. 5)."""
-    B = float(real_array("B", B, low=0.0, low_inclusive=False))
+    B = real_scalar("B", B, low=0.0, low_inclusive=False)
     return finite_result("q, lam, B", B * _grading_diag(q, lam))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import block_diag
 
-from theorylab.errors import ParameterError, finite_result, real_array
+from theorylab.errors import ParameterError, finite_result, real_array, real_scalar
 
 
 def _list(name: str, value) -> list:
@@ -53,7 +53,7 @@ def _blocks(P_blocks, q_blocks):
 
 def _level_gradings(qs, lam) -> list[np.ndarray]:
     """``lambda^q_l`` per level, refused when it exceeds the float range."""
-    lam = float(real_array("lam", lam, low=0.0, low_inclusive=False))
+    lam = real_scalar("lam", lam, low=0.0, low_inclusive=False)
     with np.errstate(over="ignore"):
         return [finite_result("q_blocks, lam", lam ** q) for q in qs]
 
@@ -98,6 +98,6 @@ def gram_defect(P_blocks) -> float:
 def prop6_bound(q_blocks, lam: float, eta: float) -> float:
     """Right-hand side of Prop. 6: ``L lambda^q_max eta``."""
     qs = _grades(q_blocks)
-    eta = float(real_array("eta", eta, low=0.0))
+    eta = real_scalar("eta", eta, low=0.0)
     top = _level_gradings([np.array([max(float(np.max(q)) for q in qs)])], lam)[0][0]   # lambda^q_max
     return float(finite_result("q_blocks, lam, eta", len(qs) * top * eta))

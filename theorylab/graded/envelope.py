@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, finite_result, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, finite_result, positive_int, real_array, real_scalar
 from theorylab.graded import grades
 
 UPPER_CONSTANT = 3.0
@@ -45,7 +45,7 @@ def caps(sigma2, D, B: float) -> np.ndarray:
     if sigma2.shape != D.shape:
         raise ParameterError(f"sigma2 and D must have one entry per level each (got shapes {sigma2.shape} "
                              f"and {D.shape})")
-    B = np.float64(real_array("B", B, low=0.0, low_inclusive=False))
+    B = np.float64(real_scalar("B", B, low=0.0, low_inclusive=False))
     with np.errstate(over="ignore", under="ignore"):
         return _positive_finite("sigma2, D, B", sigma2 * B ** 2 / D ** 2)
 
@@ -63,7 +63,7 @@ def eps2(sigma_xi: float, m) -> np.ndarray:
 
 
 def _noise(sigma_xi, m) -> tuple[float, np.ndarray]:
-    return (np.float64(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)),
+    return (np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)),
             real_array("m", m, low=1.0))
 
 
@@ -108,16 +108,16 @@ def upper_regime(cap, dims, sigma_xi: float, m) -> np.ndarray:
 
 def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
     """Saturation size ``m_sat = d_0 sigma_xi^2 / cap_0^unif`` (Lem. 4)."""
-    d0 = float(real_array("d0", d0, low=1.0))
-    sigma_xi = np.float64(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
-    cap0 = float(real_array("cap0_unif", cap0_unif, low=0.0, low_inclusive=False))
+    d0 = real_scalar("d0", d0, low=1.0)
+    sigma_xi = np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    cap0 = real_scalar("cap0_unif", cap0_unif, low=0.0, low_inclusive=False)
     with np.errstate(over="ignore"):
         return float(finite_result("d0, sigma_xi, cap0_unif", d0 * sigma_xi ** 2 / cap0))
 
 
 def window(msat: float) -> tuple[int, int] | None:
     """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8)."""
-    last = int(np.floor(float(real_array("m_sat", msat, low=0.0)) / 2))
+    last = int(np.floor(real_scalar("m_sat", msat, low=0.0) / 2))
     return (WINDOW_LOW, last) if last >= WINDOW_LOW else None
 
 
@@ -141,7 +141,9 @@ def grade_condition(g, nu: float, mu: float) -> bool:
         raise ParameterError(f"g must be a 1-D vector of level grades (got shape {g.shape})")
     ratio = g[1:] / g[:-1]
     tol = 1e-12
-    return bool(g[0] >= 1 - tol and np.all(ratio >= 1 - tol) and np.all(ratio <= (nu * mu) ** -0.25 + tol))
+    with np.errstate(divide="ignore"):
+        top = np.float64(nu * mu) ** -0.25                   # inf when nu mu underflows: no upper limit
+    return bool(g[0] >= 1 - tol and np.all(ratio >= 1 - tol) and np.all(ratio <= top + tol))
 
 
 def theorem41_factors(nu: float, mu: float) -> tuple[float, float]:
@@ -230,7 +232,7 @@ def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float 
         raise ParameterError(f"g must have one grade per level ({L}), got shape {g.shape}")
     dims = np.full(L, d // L)
     sigma2 = s / dims
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)
     uniform = LinearClass("uniform", dims, sigma2, np.ones(L), 1.0)
     with np.errstate(over="ignore", divide="ignore"):
         D, B = finite_result("g", 1.0 / g), float(finite_result("g", np.sqrt(np.sum(a / g ** 2))))

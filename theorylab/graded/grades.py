@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, finite_result, integer_array, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
+                              real_scalar)
 
 GAUGE = "min-grade-one"
 PROFILE_SUM_RTOL = 1e-6
@@ -168,7 +169,7 @@ def Lambda_q(q, alpha, tau, lam: float = np.e):
     exponentiating, so only the spread of q (not its offset) is limited by the float range.
     """
     a, t = profiles(alpha, tau)
-    lam = float(real_array("lam", lam, low=1.0, low_inclusive=False))
+    lam = real_scalar("lam", lam, low=1.0, low_inclusive=False)
     q = real_array("q", q)
     if q.shape[-1:] != a.shape:
         raise ParameterError(f"q must have last dimension {a.size} (got shape {q.shape})")
@@ -299,7 +300,7 @@ class ClippedOptimum:
 
 def clip_bound(C: float) -> float:
     """Validate the clip C >= 1 (``lambda^q_max <= C``) and return it as a float."""
-    return float(real_array("C", C, low=1.0))
+    return real_scalar("C", C, low=1.0)
 
 
 def clipped_grades(alpha, tau, C: float) -> ClippedOptimum:

@@ -33,7 +33,8 @@ def read_vector(name: str, source: str) -> np.ndarray:
             try:
                 data = json.loads(text)
             except (json.JSONDecodeError, RecursionError) as exc:
-                raise ParameterError(f"{name}: {source!r} is not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})") from None
+                why = getattr(exc, "msg", "too deeply nested")
+                raise ParameterError(f"{name}: {source!r} is not valid JSON ({why})") from None
             if not isinstance(data, list) or not data or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                                  for x in data):
                 raise ParameterError(f"{name}: {source!r} must hold a non-empty JSON list of numbers")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, finite_output, positive_int, real_array, real_or_exact
+from theorylab.errors import ParameterError, choice, finite_output, positive_int, real_array, real_or_exact, real_scalar
 from theorylab.graded.attention import grading_matrix
 from theorylab.graded.grades import clip_bound
 from theorylab.plga import operator as plga
@@ -143,7 +143,7 @@ def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
     The clip (GLLM §3.1, §8.1.1: ``lambda^q_max <= C``) caps each grade at ``log_lam(C)``.
     """
     q = real_array("grades", grades, low=0)                             # [dk] grades
-    lam = float(real_array("lam", lam, low=1, low_inclusive=False))
+    lam = real_scalar("lam", lam, low=1, low_inclusive=False)
     if clip is not None:
         q = np.minimum(q, np.log(clip_bound(clip)) / np.log(lam))      # [dk] lam^q <= clip
     return np.diag(grading_matrix(q, lam))                              # [dk] lam^q

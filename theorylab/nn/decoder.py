@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, _describe, check_memory, finite_output, positive_int, real_array, seed_int
+from theorylab.errors import ParameterError, check_memory, describe, finite_output, positive_int, real_array, seed_int
 from theorylab.nn import attention
 from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
 from theorylab.plga import operator as plga
@@ -168,7 +168,8 @@ def token_ids(model: Decoder, tokens) -> np.ndarray:
         t = np.asarray([None])
     vocab = len(model.wte)
     if t.ndim != 1 or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 or t.max() >= vocab:
-        raise ParameterError(f"tokens must be a non-empty 1-D array of integer ids in [0, {vocab}) (got {_describe(tokens)})")
+        raise ParameterError(f"tokens must be a non-empty 1-D array of integer ids in [0, {vocab}) "
+                             f"(got {describe(tokens)})")
     return t
 
 
@@ -255,6 +256,10 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
     start = positive_int("start", start, low=0)
     if start != len(hc.keys):
         raise ParameterError(f"start must be the cached length {len(hc.keys)} (got {start})")
+    dk, dv = hc.keys.shape[1], hc.values.shape[1]
+    if np.ndim(q) != 2 or np.shape(q)[1] != dk or np.shape(k) != np.shape(q) or np.shape(v) != (len(q), dv):
+        raise ParameterError(f"q, k must be (n, {dk}) and v (n, {dv}) rows of this head "
+                             f"(got shapes {np.shape(q)}, {np.shape(k)}, {np.shape(v)})")
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
     qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
     K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new

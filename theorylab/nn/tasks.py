@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, choice, integer_array, positive_int, real_array, seed_int
+from theorylab.errors import (ParameterError, check_memory, choice, integer_array, positive_int, real_array,
+                              real_scalar, seed_int)
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
 
@@ -208,9 +209,9 @@ def ceiling(T) -> np.ndarray:
 
 def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``hits / n`` (default z: 99 % two-sided)."""
-    n = positive_int("n", n)
-    z = float(real_array("z", z, low=0, low_inclusive=False, high=1e100))
-    p = float(real_array("hits", hits, low=0, high=n)) / n
+    n = positive_int("n", n, high=2 ** 53)
+    z = real_scalar("z", z, low=0, low_inclusive=False, high=1e100)
+    p = real_scalar("hits", hits, low=0, high=n) / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)

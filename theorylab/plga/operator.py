@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import (ParameterError, check_memory, finite_output, finite_result, positive_int,
-                              real_array, real_or_exact, seed_int)
+from theorylab.errors import (ParameterError, check_memory, finite_output, finite_result, positive_int, real_array,
+                              real_or_exact, real_scalar, seed_int)
 
 EPS: float = 1e-9
 """The positivity floor ``eps`` of eq. (3.4) in the reference code."""
@@ -129,18 +129,18 @@ def _real_or_exact(name: str, x) -> np.ndarray:
     return real_or_exact(name, x, allow_empty=True)
 
 
-def _square(name: str, M, *, single: bool = False) -> np.ndarray:
+def _square(name: str, M, *, single: bool = False, exact: bool = True) -> np.ndarray:
     """A non-empty square matrix (or a stack of them unless ``single``); object arrays (the exact
-    route) are checked entrywise."""
-    M = _real_or_exact(name, M)
+    route, unless ``exact=False``: numeric-only functions) are checked entrywise."""
+    M = _real_or_exact(name, M) if exact else real_array(name, M)
     if M.ndim < 2 or M.shape[-1] != M.shape[-2] or M.shape[-1] == 0 or (single and M.ndim != 2):
         what = "a non-empty square matrix" + ("" if single else " (or a stack of them)")
         raise ParameterError(f"{name} must be {what} (got shape {M.shape})")
     return M
 
 
-def _queries(name: str, q) -> np.ndarray:
-    q = _real_or_exact(name, q)
+def _queries(name: str, q, *, exact: bool = True) -> np.ndarray:
+    q = _real_or_exact(name, q) if exact else real_array(name, q, allow_empty=True)
     if q.ndim != 2 or q.shape[1] == 0:
         raise ParameterError(f"{name} must be a 2-d array of shape (S, dk), dk >= 1 (got shape {q.shape})")
     return q
@@ -216,7 +216,7 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     x = _real_or_exact("x", x)
     if x.ndim < 1 or x.shape[-1] == 0:
         raise ParameterError(f"x must be an array with a non-empty last axis (got shape {x.shape})")
-    eps = float(real_array("eps", eps, low=0))
+    eps = real_scalar("eps", eps, low=0)
     gamma, beta = (None if a is None else _affine(name, a, x.shape) for name, a in (("gamma", gamma), ("beta", beta)))
     return _layer_norm(x, gamma, beta, eps)
 
@@ -339,7 +339,7 @@ def row_perturbation_bound(q_t, K, dG) -> float:
     """``||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)``: bound on the l2 change of attention row t when G_LM moves
     by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score)."""
     q_t = real_array("q_t", q_t)
-    K, dG = _queries("K", K), _square("dG", dG, single=True)
+    K, dG = _queries("K", K, exact=False), _square("dG", dG, single=True, exact=False)
     if q_t.ndim != 1 or K.shape[1] != q_t.size or dG.shape[0] != q_t.size:
         raise ParameterError(f"q_t (dk,), K (S, dk) and dG (dk, dk) must share dk "
                              f"(got shapes {q_t.shape}, {K.shape}, {dG.shape})")
@@ -364,7 +364,7 @@ class PositivityMargins:
 
 def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargins:
     """The positivity margins of ``iSwiGLU(U)``, ``A_LM`` and ``A_P`` (claim A2)."""
-    eps = float(real_array("eps", eps, low=0))
+    eps = real_scalar("eps", eps, low=0)
     return PositivityMargins(float(np.min(_iswiglu(stages.U))), float(np.min(stages.A_LM)),
                              float(np.min(stages.A_P)), eps)
 
@@ -390,7 +390,7 @@ def perron_frobenius(M) -> PerronPair:
 
     Raises ParameterError unless ``M`` is one square matrix with every entry >= 0 (the
     Perron-Frobenius theorem says nothing about a matrix with a negative entry)."""
-    M = _square("M", M, single=True)
+    M = _square("M", M, single=True, exact=False)
     if np.any(M < 0):
         raise ParameterError(f"M must be nonnegative (every entry >= 0; got min entry {M.min():g})")
     vals, vecs = np.linalg.eig(M)
@@ -407,7 +407,7 @@ def perron_frobenius(M) -> PerronPair:
 def collatz_wielandt_bounds(M, v=None) -> tuple[float, float]:
     """``(min_i (M v)_i / v_i, max_i (M v)_i / v_i)``: they bracket the Perron root of a nonnegative
     ``M`` for every positive ``v`` (Collatz-Wielandt); ``v = 1`` gives the row-sum bounds."""
-    M = _square("M", M)
+    M = _square("M", M, exact=False)
     v = np.ones(M.shape[-1]) if v is None else real_array("v", v, low=0, low_inclusive=False)
     if v.shape != M.shape[-1:]:
         raise ParameterError(f"v must have shape ({M.shape[-1]},) (got {v.shape})")
@@ -444,7 +444,7 @@ def walk_terms(W, kmax: int = 30) -> np.ndarray:
 
 def _squared(name: str, W) -> np.ndarray:
     """``W o W`` of one square real matrix, refused if an entry overflows."""
-    W = _square(name, W, single=True)
+    W = _square(name, W, single=True, exact=False)
     with np.errstate(over="ignore"):
         return finite_result(name, W ** 2)
 
@@ -522,7 +522,7 @@ def commutant_projection(G) -> np.ndarray:
 
 def off_commutant_residual(G) -> np.ndarray:
     """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12)."""
-    G = _square("G", G)
+    G = _square("G", G, exact=False)
     if G.shape[-1] % 2:
         raise ParameterError(f"G must have an even size dk (got {G.shape[-1]})")
     G = np.ldexp(G, -np.frexp(np.max(np.abs(G), axis=(-2, -1), keepdims=True))[1])   # scale invariant: exact rescale
@@ -550,9 +550,10 @@ def plane_rotations(freqs, positions) -> np.ndarray:
 @finite_output("M")
 def position_twirl(M, freqs, S: int) -> np.ndarray:
     """``(1/S) sum_{n=1}^S R_n M R_n^T`` computed by direct summation (Lemma 5.9; claim A12)."""
-    M = _square("M", M, single=True)
+    M = _square("M", M, single=True, exact=False)
     S = positive_int("S", S)
-    if 2 * np.size(freqs) != M.shape[0]:
+    freqs = real_array("freqs", freqs)
+    if 2 * freqs.size != M.shape[0]:
         raise ParameterError(f"freqs must hold dk/2 = {M.shape[0] // 2} frequencies for M of size {M.shape[0]} "
                              f"(got {np.size(freqs)})")
     R = plane_rotations(freqs, np.arange(1, S + 1))
@@ -608,7 +609,7 @@ class DensityReport:
 
 def density_report(q_rot) -> DensityReport:
     """Symmetry, smallest eigenvalue and numerical rank of ``D_Q`` vs the bound min(S, dk)."""
-    q = _queries("q_rot", q_rot)
+    q = _queries("q_rot", q_rot, exact=False)
     D = density_operator(q)
     if not q.shape[0]:
         raise ParameterError("q_rot must have at least one row (S >= 1)")
@@ -626,8 +627,8 @@ def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
     D = _real_or_exact("D", D)
     if D.ndim < 1 or D.shape[-1] == 0:
         raise ParameterError(f"D must be an array with a non-empty last axis (got shape {D.shape})")
-    S = float(real_array("S", S, low=0, low_inclusive=False))
-    eps = float(real_array("eps", eps, low=0))
+    S = real_scalar("S", S, low=0, low_inclusive=False)
+    eps = real_scalar("eps", eps, low=0)
     return _layer_norm(D, None, None, eps) - _layer_norm(D / S, None, None, eps)
 
 

@@ -30,8 +30,8 @@ import numbers
 
 import numpy as np
 
-from theorylab.errors import (ParameterError, check_memory, choice, exact_array, finite_output, finite_result, is_exact,
-                              positive_int, real_array, real_or_exact)
+from theorylab.errors import (ParameterError, check_memory, choice, exact_array, finite_output, finite_result,
+                              is_exact, positive_int, real_array, real_or_exact, real_scalar)
 
 LATTICE: dict[str, tuple[int, int]] = {"standard": (0, 0), "query-only": (1, 0),
                                        "key-only": (0, 1), "symmetric": (1, 1)}
@@ -263,7 +263,12 @@ def nonlinear_shear(q, p, f) -> tuple:
     q, p = _phase_point(q, p)
     if not callable(f):
         raise ParameterError(f"f must be a function of the momentum (got {type(f).__name__})")
-    fp = _values("f(p)", f(p))
+    try:
+        fp = f(p)
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ParameterError(f"f must map the momentum p to an array of p's shape (f(p) raised "
+                             f"{type(exc).__name__})") from None
+    fp = _values("f(p)", fp)
     _same_shape(q, fp, "q and f(p)")
     return q + fp, p
 
@@ -326,7 +331,7 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     if d % 2:
         raise ParameterError(f"d must be an even integer >= 2 (got {d})")
     check_memory("d", 4 * d)
-    base = float(real_array("base", base, low=1, low_inclusive=False))
+    base = real_scalar("base", base, low=1, low_inclusive=False)
     return base ** (-2.0 * np.arange(d // 2) / d)
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array
+from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array, real_scalar
 from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
                                       log_count, score_model)
 
@@ -188,7 +188,7 @@ def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
     Our reading of the paper: the transition sits at REM freezing times the
     condensation constant ``c`` (default :data:`CONDENSATION_C`).
     """
-    c = float(real_array("c", c, low=0, low_inclusive=False))
+    c = real_scalar("c", c, low=0, low_inclusive=False)
     return finite_result("c", c * freezing_coupling(T))
 
 
@@ -222,7 +222,7 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
     annealed root, or ``branch = "none"`` where it does not exist.
     """
     dk, T = _grid(dk, T)
-    c = float(real_array("c", c, low=0, low_inclusive=False))
+    c = real_scalar("c", c, low=0, low_inclusive=False)
     L = log_count(T)
     root = annealed_gamma_c(variant, dk, T)
     branch = np.where(np.isnan(root), "none", "mean-field").astype(object)

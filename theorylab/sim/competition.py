@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, choice, finite_output, positive_int, real_array, seed_int
+from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
+                              real_scalar, seed_int, single)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
 from theorylab.sim.exact import integer_context_length
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
@@ -211,10 +212,10 @@ def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> n
 def _validate(variant, dk, T, gammas, seed, sigma0, dtype):
     choice("variant", variant, VARIANTS)
     g = real_array("gamma", gammas, low=0, high=1e3).ravel()
-    dk = float(head_width(dk))
+    dk = single("dk", head_width(dk))
     m = int(distractors(integer_context_length(T, high=2**31)))
     seed = seed_int("seed", seed)
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
     itemsize = np.dtype(dtype).itemsize
     check_memory("T", 2 * m * itemsize * nb.get_num_threads())      # two normals per distractor, per thread
     return g, dk, m, seed, sigma0
@@ -361,7 +362,7 @@ def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> f
     if gamma.ndim != 1 or gamma.size < 2 or mass.shape != gamma.shape or np.any(np.diff(gamma) <= 0):
         raise ParameterError(f"gamma must be a strictly increasing 1-D grid of >= 2 points and mass one value per "
                              f"point (got shapes {gamma.shape} and {mass.shape})")
-    return _first_crossing(gamma, mass, float(real_array("level", level)))
+    return _first_crossing(gamma, mass, real_scalar("level", level))
 
 
 def _first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float) -> float:
@@ -401,9 +402,8 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     from scipy.stats import t as student_t
 
     samples = positive_int("samples", samples)
-    level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
-    confidence = float(real_array("confidence", confidence, low=0, high=1, low_inclusive=False,
-                                  high_inclusive=False))
+    level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
+    confidence = real_scalar("confidence", confidence, low=0, high=1, low_inclusive=False, high_inclusive=False)
     fine_points = positive_int("fine_points", fine_points, low=4)
     kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
     coarse = simulate_mass(variant, dk, T, _COARSE, samples=min(samples, 2000), **kw)

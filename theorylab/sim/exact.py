@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 from theorylab.psa.transition import argmax_probability
 
@@ -62,13 +62,23 @@ def _gauss_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
 def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarray:
     """``1 - phi(e^t) = E[1 - exp(-e^(t + x - Delta))]``, x ~ N(0, sigma^2), for an array of t.
 
-    ``t`` real (any shape), ``delta`` real, ``sigma >= 0``; ``refine`` (a positive integer)
-    multiplies the number of quadrature nodes (for convergence checks).
+    ``t`` real (any shape), ``delta`` real, ``sigma >= 0``; ``refine`` (an integer in
+    [1, 8]) multiplies the number of quadrature nodes (for convergence checks).
     """
     t = real_array("t", t, allow_empty=True)
-    delta = float(real_array("delta", delta))
-    sigma = float(real_array("sigma", sigma, low=0))
-    return _one_minus_phi(t, delta, sigma, positive_int("refine", refine))
+    delta = real_scalar("delta", delta)
+    sigma = real_scalar("sigma", sigma, low=0)
+    refine = _refine(refine)
+    check_memory("t, refine", 8 * 3 * t.size * 288 * refine)
+    return _one_minus_phi(t, delta, sigma, refine)
+
+
+MAX_REFINE = 8
+"""Largest quadrature refinement (``refine`` multiplies the nodes; 2 is the convergence check's)."""
+
+
+def _refine(refine) -> int:
+    return positive_int("refine", refine, high=MAX_REFINE)
 
 
 def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int) -> np.ndarray:
@@ -127,10 +137,10 @@ def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> floa
     ``delta`` real, ``sigma >= 0``, ``m >= 0`` (a real count is allowed here: the formula is
     analytic in m), ``refine`` a positive integer node multiplier.
     """
-    delta = float(real_array("delta", delta))
-    sigma = float(real_array("sigma", sigma, low=0))
-    m = float(real_array("m", m, low=0))
-    refine = positive_int("refine", refine)
+    delta = real_scalar("delta", delta)
+    sigma = real_scalar("sigma", sigma, low=0)
+    m = real_scalar("m", m, low=0)
+    refine = _refine(refine)
     return _mass_given(delta, sigma, m, refine)
 
 
@@ -161,10 +171,10 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
     choice("variant", variant, VARIANTS)
     model = model or score_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = float(head_width(dk))
+    dk = single("dk", head_width(dk))
     m = float(distractors(integer_context_length(T)))
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
-    refine = positive_int("refine", refine)
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
+    refine = _refine(refine)
     z, w = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
     delta = model.gap(g, dk).ravel()
     sigma = np.sqrt(model.variance(g)).ravel()
@@ -184,9 +194,9 @@ def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: 
     by Brent's method. NaN where M(g) stays below ``level`` on [0, 10].
     """
     choice("variant", variant, VARIANTS)
-    dk, T = float(head_width(dk)), integer_context_length(T)
-    level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
-    xtol = float(real_array("xtol", xtol, low=0, low_inclusive=False))
+    dk, T = single("dk", head_width(dk)), integer_context_length(T)
+    level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
+    xtol = real_scalar("xtol", xtol, low=0, low_inclusive=False)
 
     def f(g):
         return float(exact_mass(variant, dk, T, g, model=model)) - level
@@ -210,4 +220,5 @@ def argmax_limit(variant: str, dk, T) -> np.ndarray:
     return argmax_probability(variant, dk, T)
 
 
-__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length"]
+__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length",
+           "MAX_REFINE"]

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, finite_result, integer_array, positive_int, real_array, seed_int
+from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
+                              real_scalar, seed_int)
 from theorylab.graded import envelope as env
 
 ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
@@ -72,7 +73,7 @@ def exact_risk(cls: env.LinearClass, w, sigma_xi: float, m: int, levels_mask) ->
 
 
 def _noise(sigma_xi) -> float:
-    return np.float64(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    return np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
 
 
 def _target(name: str, w, cls: env.LinearClass) -> np.ndarray:
@@ -104,8 +105,8 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
     from numpy.polynomial.hermite_e import hermegauss
     from scipy.special import chdtri
 
-    cap = float(real_array("cap", cap, low=0.0, low_inclusive=False))
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    cap = real_scalar("cap", cap, low=0.0, low_inclusive=False)
+    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)
     m = positive_int("m", m)
     nodes = positive_int("nodes", nodes)
     check_memory("nodes", 8 * 4 * 200 * 80 * nodes)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, finite_result, positive_int,
-                              real_array, seed_int)
+                              real_array, real_scalar, seed_int)
 from theorylab.nn import tasks
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
@@ -288,7 +288,9 @@ def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
     check_memory("T, freqs", 16 * T * freqs.size)
     j = tasks.target_positions(T, query_is_key=False)                 # 1..T-3
     off = (T - j) if PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))] == "post-rope" else (T - 1 - j)
-    return float(np.mean(np.cos(np.multiply.outer(off, freqs))))
+    with np.errstate(over="ignore"):
+        angles = finite_result("freqs", np.multiply.outer(off, freqs))
+    return float(np.mean(np.cos(angles)))
 
 
 MEMBERS: tuple[str, ...] = tuple(shear.LATTICE)
@@ -387,7 +389,7 @@ def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
     freqs = real_array("freqs", freqs)
     if freqs.shape != (dk // 2,):
         raise ParameterError(f"freqs must have dk/2 = {dk // 2} entries (got {freqs.shape})")
-    g = float(real_array("g", g))
+    g = real_scalar("g", g)
     if g == 0:
         raise ParameterError("g must be nonzero for a Coriolis ratio (got 0)")
     x = np.random.default_rng(seed_int("seed", seed)).standard_normal((T, dk))
@@ -455,7 +457,8 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
     return float(np.polyfit(np.log(Ns), np.log(env), 1)[0]), Ns, env
 
 
-__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "BULK_MIN_T", "ChannelModel", "reduced_channel_model", "frequencies",
+__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "BULK_MIN_T", "ChannelModel", "reduced_channel_model",
+           "frequencies",
            "induction_batch", "stream_channels", "InductionSample", "simulate", "ChannelMoments", "channel_moments",
            "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows",
            "coriolis_gain",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from theorylab.errors import integer_array, positive_int, real_array
+from theorylab.errors import integer_array, positive_int, real_array, real_scalar
 
 
 def is_zero_rational(expr) -> bool:
@@ -60,7 +60,7 @@ def squared_grading(q, lam) -> sp.Matrix:
     """``M^2 = diag(lambda^(2 q_j))`` as the paper writes it (Eq. 12)."""
     q = np.atleast_1d(real_array("q", q, low=-1000, high=1000))           # exact powers: bounded exponents
     if not isinstance(lam, sp.Basic):
-        lam = float(real_array("lam", lam, low=0, low_inclusive=False))
+        lam = real_scalar("lam", lam, low=0, low_inclusive=False)
         lam = sp.Integer(int(lam)) if lam.is_integer() else lam
     return sp.diag(*[lam ** (2 * int(qj)) if float(qj).is_integer() else lam ** (2 * qj) for qj in q])
 
