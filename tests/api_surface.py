@@ -348,7 +348,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(competition.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True)
     case(competition.mc_gamma_c, variant="t4-only", dk=64.0, T=16, samples=40, seed=0, level=0.5, confidence=0.95,
          fine_points=4, progress=False, fixed=("progress",), nan_ok=True, examples=8,
-         work={"samples": 64, "fine_points": 8, "T": 256})
+         work={"samples": 64, "fine_points": 8, "T": 256},
+         shape_free=("variant", "dk", "T", "samples", "seed", "level", "confidence", "fine_points"))
     case(exact.one_minus_phi, t=np.array([-1.0, 0.0, 1.0]), delta=1.0, sigma=0.8, refine=1, work={"refine": 2})
     case(exact.integer_context_length, T=512)
     case(exact.mass_given, delta=1.0, sigma=0.8, m=5.0, refine=1, work={"refine": 2})
