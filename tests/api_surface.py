@@ -74,6 +74,9 @@ class Case:
         suite passes (the library does not bound run time; the CLI estimates it).
     shape_free : arguments whose values decide the result's shape (no shape comparison).
     exact : arguments that also take object arrays (the exact/symbolic route).
+    nan_input : arguments documented to take NaN entries (missing values).
+    none_input : arguments documented to take None (a default meaning, e.g. the large-g limit).
+    mask_input : arguments documented to take boolean masks.
     """
 
     fn: object
@@ -84,6 +87,9 @@ class Case:
     work: dict = dataclasses.field(default_factory=dict)
     shape_free: tuple = ()
     exact: tuple = ()
+    nan_input: tuple = ()
+    none_input: tuple = ()
+    mask_input: tuple = ()
 
 
 def _a(*shape, seed=0, low=None):
@@ -133,7 +139,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     C: dict[str, Case] = {}
 
     def case(fn, _key=None, **kw):
-        opts = {k: kw.pop(k) for k in ("fixed", "nan_ok", "examples", "work", "shape_free", "exact") if k in kw}
+        opts = {k: kw.pop(k) for k in ("fixed", "nan_ok", "examples", "work", "shape_free", "exact", "nan_input",
+                                       "none_input", "mask_input") if k in kw}
         C[_key or f"{fn.__module__}.{fn.__qualname__}"] = Case(fn, kw, **opts)
 
     # ------------------------------------------------------------------ psa.deploy
@@ -143,7 +150,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(deploy.shear_flops, d=64.0)
     case(deploy.insert_sheared, x_prev=_a(4), x=_a(4, seed=1), g=0.5)
     case(deploy.int8_headroom_bits, g=0.5)
-    case(deploy.range_growth, stream=_a(5, 2), g=0.5, exact=("stream",))
+    case(deploy.range_growth, stream=_a(5, 2), g=0.5, exact=("stream", "g"))
     case(deploy.alternating_stream, T=5, d=2, shape_free=("T", "d"))
     # ------------------------------------------------------------------ psa.scoremodel
     case(scoremodel.score_model, variant="t4-only")
@@ -155,32 +162,33 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(sm.variance, "theorylab.psa.scoremodel.ScoreModel.variance", g=np.array([0.5, 1.0]))
     # ------------------------------------------------------------------ psa.shear
     case(shear.momentum, stream=x54, axis=-2, exact=("stream",))
-    case(shear.upper_shear, q=_a(3), p=_a(3, seed=1), g=0.5, exact=("q", "p"))
-    case(shear.lower_shear, q=_a(3), p=_a(3, seed=1), g=0.5, exact=("q", "p"))
-    case(shear.shear, stream=x54, g=0.5, axis=-2, exact=("stream",))
-    case(shear.shear_step, x_prev=_a(4), x=_a(4, seed=1), g=0.5, exact=("x_prev", "x"))
-    case(shear.unshear_step, y=_a(4), r_prev=_a(4, seed=1), g=0.5, exact=("y", "r_prev"))
+    case(shear.upper_shear, q=_a(3), p=_a(3, seed=1), g=0.5, exact=("q", "p", "g"))
+    case(shear.lower_shear, q=_a(3), p=_a(3, seed=1), g=0.5, exact=("q", "p", "g"))
+    case(shear.shear, stream=x54, g=0.5, axis=-2, exact=("stream", "g"))
+    case(shear.shear_step, x_prev=_a(4), x=_a(4, seed=1), g=0.5, exact=("x_prev", "x", "g"))
+    case(shear.unshear_step, y=_a(4), r_prev=_a(4, seed=1), g=0.5, exact=("y", "r_prev", "g"))
     case(shear.symplectic_form, d=2, shape_free=("d",))
-    case(shear.upper_shear_matrix, g=0.5, d=2, shape_free=("d",))
-    case(shear.lower_shear_matrix, g=0.5, d=2, shape_free=("d",))
-    case(shear.lattice_couplings, member="symmetric", g=0.5)
-    case(shear.lattice_matrix, g_q=0.5, g_k=0.25, d=2, shape_free=("d",))
+    case(shear.upper_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
+    case(shear.lower_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
+    case(shear.lattice_couplings, member="symmetric", g=0.5, exact=("g",))
+    case(shear.lattice_matrix, g_q=0.5, g_k=0.25, d=2, shape_free=("d",), exact=("g_q", "g_k"))
     case(shear.nonlinear_shear, q=_a(3), p=_a(3, seed=1), f=np.tanh, fixed=("f",), exact=("q", "p"))
     case(shear.shear_jacobian, dfdp=_a(2, 2), exact=("dfdp",))
     case(shear.symplectic_shear_codimension, dk=64)
-    case(shear.stream_taps, g=0.5)
-    case(shear.stream_gain_sq, g=0.5, cos_omega=np.array([-1.0, 0.0, 1.0]), exact=("cos_omega",))
+    case(shear.stream_taps, g=0.5, exact=("g",))
+    case(shear.stream_gain_sq, g=0.5, cos_omega=np.array([-1.0, 0.0, 1.0]), exact=("g", "cos_omega"))
     case(shear.rope_frequencies, d=8, base=10000.0, shape_free=("d",))
-    case(shear.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",))
+    case(shear.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",), none_input=("positions",))
     case(shear.rotate_pairs, x=x54, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
-    case(shear.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2)
+    case(shear.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",))
     case(shear.place_shear, x=x54, g=0.5, cos=cos2, sin=sin2, placement="post-rope", axis=-2,
-         exact=("x", "cos", "sin"))
+         exact=("x", "g", "cos", "sin"))
     case(shear.sheared_stream, x=x54, g=0.5, freqs=10000.0, positions=np.arange(5.0), placement="pre-rope",
-         axis=-2)
-    case(shear.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
-    case(shear.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",))
-    case(shear.coupling_split, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, exact=("q", "k"))
+         axis=-2, exact=("g",), none_input=("positions",))
+    case(shear.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "g", "cos", "sin"))
+    case(shear.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",),
+         exact=("g_q", "g_k"))
+    case(shear.coupling_split, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, exact=("q", "k", "g_q", "g_k"))
     # ------------------------------------------------------------------ psa.softmax
     case(softmax.softmax, s=_a(3, 4), axis=-1, mask=np.tril(np.ones((3, 4), bool)), fixed=("mask",))
     case(softmax.softmax, "theorylab.psa.softmax.softmax[unmasked]", s=_a(3, 4), axis=-1)
@@ -202,7 +210,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(transition.t4_asymptote, **dkT)
     case(transition.t3_asymptote, **dkT)
     case(transition.t4_above_one_interval, T=512.0)
-    case(transition.argmax_probability, variant="t3-inclusive", g=0.7, **dkT)
+    case(transition.argmax_probability, variant="t3-inclusive", g=0.7, none_input=("g",), **dkT)
     case(transition.argmax_plateau, **dkT)
     # ------------------------------------------------------------------ graded.attention, embedding
     case(gatt.grading_matrix, q=np.array([0.0, 1.0, 2.0]), lam=1.5)
@@ -226,8 +234,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(envelope.grade_condition, g=np.array([1.0, 1.2]), nu=0.6, mu=0.3)
     case(envelope.theorem41_factors, nu=0.6, mu=0.3)
     case(envelope.stratified_model, nu=0.6, mu=0.3, levels=2, d=4, sigma_xi=1.0, g=np.array([1.0, 1.5]), C=2.0,
-         shape_free=("levels", "d"))
-    case(lc.coords, "theorylab.graded.envelope.LinearClass.coords", per_level=np.array([0.5, 2.0]))
+         shape_free=("levels", "d"), none_input=("g",))
+    case(lc.coords, "theorylab.graded.envelope.LinearClass.coords", per_level=np.array([0.5, 2.0]),
+         mask_input=("per_level",))
     # ------------------------------------------------------------------ graded.grades
     at = dict(alpha=alpha, tau=tau)
     case(grades.profile, name="alpha", value=alpha, fixed=("name",))
@@ -262,18 +271,18 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(op.iswiglu, u=_a(3, 2), exact=("u",))
     case(op.silu, u=_a(3, 2), exact=("u",))
     case(op.density_operator, q_rot=q4, exact=("q_rot",))
-    case(op.cumulative_density_operators, q_rot=q4, mask=np.array([1.0, 1, 0, 1, 1, 0]))
-    case(op.layer_norm, x=_a(3, 4), gamma=_a(4, seed=1), beta=_a(4, seed=2), eps=1e-6, exact=("x",))
+    case(op.cumulative_density_operators, q_rot=q4, mask=np.array([1.0, 1, 0, 1, 1, 0]), none_input=("mask",))
+    case(op.layer_norm, x=_a(3, 4), gamma=_a(4, seed=1), beta=_a(4, seed=2), eps=1e-6, exact=("x",), none_input=("gamma", "beta"))
     case(op.metric_learner, x=_a(3, 4), params=params, fixed=("params",))
     case(op.stages_from_density, D=op.density_operator(q4), params=params, fixed=("params",))
-    case(op.plga_stages, q_rot=q4, params=params, fixed=("params",))
-    case(op.g_lm, q_rot=q4, params=params, fixed=("params",))
-    case(op.g_lm_cumulative, q_rot=q4, params=params, mask=np.ones(6), fixed=("params",))
+    case(op.plga_stages, q_rot=q4, params=params, fixed=("params",), exact=("q_rot",))
+    case(op.g_lm, q_rot=q4, params=params, fixed=("params",), exact=("q_rot",))
+    case(op.g_lm_cumulative, q_rot=q4, params=params, mask=np.ones(6), fixed=("params",), none_input=("mask",))
     case(op.scores, q_rot=q4, k_rot=_a(5, 4, seed=3), G=Gm)
     case(op.row_perturbation_bound, q_t=_a(4), K=_a(5, 4, seed=3), dG=Gm)
     case(op.positivity_margins, stages=stages, eps=1e-9, fixed=("stages",))
     case(op.perron_frobenius, M=np.abs(Gm))
-    case(op.collatz_wielandt_bounds, M=np.abs(Gm), v=np.ones(4) + 0.5)
+    case(op.collatz_wielandt_bounds, M=np.abs(Gm), v=np.ones(4) + 0.5, none_input=("v",))
     case(op.walk_terms, W=W, kmax=10, nan_ok=True, work={"kmax": 10_000}, shape_free=("kmax",))
     case(op.notears_h, W=W, nan_ok=True)
     case(op.dag_floor, dk=4.0, eps=1e-9)
@@ -287,24 +296,24 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(op.density_report, q_rot=q4)
     case(op.ln_scale_error, D=op.density_operator(q4), S=6.0, eps=1e-6, exact=("D",))
     # ------------------------------------------------------------------ nn.attention
-    case(att.SDPA, base=10000.0)
-    case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0)
+    case(att.SDPA, base=10000.0, none_input=("base",))
+    case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
     case(att.PSA.member, "theorylab.nn.attention.PSA.member", name="symmetric", g=0.5, placement="post-rope",
-         base=10000.0)
-    case(att.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0)
-    case(att.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",))
-    case(att.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0)
+         base=10000.0, none_input=("base",))
+    case(att.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0, none_input=("base", "clip"))
+    case(att.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",), none_input=("base",))
+    case(att.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0, none_input=("clip",))
     case(att.streams, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), start=3,
-         prev=(_a(4, seed=3), _a(4, seed=4)), fixed=("spec",))
-    case(att.unshear_keys, spec=psa_spec, ks=x54, start=2, prev_k=_a(4, seed=3), fixed=("spec",))
-    case(att.scores, qs=x54, ks=_a(6, 4, seed=1), G=Gm)
+         prev=(_a(4, seed=3), _a(4, seed=4)), fixed=("spec",), none_input=("prev",))
+    case(att.unshear_keys, spec=psa_spec, ks=x54, start=2, prev_k=_a(4, seed=3), fixed=("spec",), none_input=("prev_k",))
+    case(att.scores, qs=x54, ks=_a(6, 4, seed=1), G=Gm, none_input=("G",), exact=("qs", "ks", "G"))
     case(att.attend, s=_a(3, 5), vs=_a(5, 2, seed=1))
-    case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",))
+    case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
     case(att.head, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), fixed=("spec",))
     # ------------------------------------------------------------------ nn.decoder
     case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=att.SDPA(), seed=0, fixed=("head",),
          shape_free=("vocab", "d", "n_head", "n_layer"))
-    case(dec.layer_norm, x=_a(3, 8), affine=(np.ones(8), np.zeros(8)))
+    case(dec.layer_norm, x=_a(3, 8), affine=(np.ones(8), np.zeros(8)), exact=("x",))
     case(dec.gelu, x=_a(3, 8))
     case(dec.mlp, layer=layer, x=_a(3, 8), fixed=("layer",))
     case(dec.split_heads, x=_a(3, 8), n_head=2)
@@ -342,10 +351,10 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(competition.per_sample_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), start=0,
          count=4, seed=0, sigma0=0.1, dtype="float64", work={"start": 2 ** 62, "count": 256, "T": 4096},
          shape_free=("count",))
-    case(competition.resolve_model, variant="t4-only", model=None, fixed=("model",))
+    case(competition.resolve_model, variant="t4-only", model=None, fixed=("model",), none_input=("model",))
     case(competition.simulate_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), samples=64, seed=0,
          sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
-    case(competition.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True)
+    case(competition.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True, nan_input=("mass",))
     case(competition.mc_gamma_c, variant="t4-only", dk=64.0, T=16, samples=40, seed=0, level=0.5, confidence=0.95,
          fine_points=4, progress=False, fixed=("progress",), nan_ok=True, examples=8,
          work={"samples": 64, "fine_points": 8, "T": 256},
@@ -391,21 +400,23 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("N",), work={"N": 10_000})
     case(induction.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
     # ------------------------------------------------------------------ compare
-    case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True)
-    case(compare.relative_error, predicted=np.array([1.0, 2.0]), simulated=np.array([1.1, 2.0]), nan_ok=True)
+    case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True,
+         nan_input=("x", "y"))
+    case(compare.relative_error, predicted=np.array([1.0, 2.0]), simulated=np.array([1.1, 2.0]), nan_ok=True,
+         nan_input=("predicted", "simulated"))
     case(compare.validate_grid, points=[(64.0, 16), (32.0, 64)])
     grid_file = os.path.join(tempfile.mkdtemp(prefix="theorylab-api-"), "grid.csv")
     with open(grid_file, "w", encoding="utf-8") as fh:
         fh.write("dk,T\n64,16\n32,64\n")
     case(compare.read_grid, path=grid_file)
     case(compare.compare_grid, variant="t4-only", points=[(64.0, 16)], samples=40, seed=0, c=0.854, progress=False,
-         fixed=("progress",), nan_ok=True, examples=4, work={"samples": 64})
+         fixed=("progress",), nan_ok=True, examples=4, work={"samples": 64}, none_input=("c",))
     case(compare.annealed_mass, variant="t4-only", dk=64.0, T=16.0, gammas=np.array([0.5, 1.0]))
     case(compare.gap_crossover, model=sm, fixed=("model",), nan_ok=True)
     case(compare.t3_t4_crossover, dk=4, T=9, theta=0.0, samples=40, seed=0, placement="post", model=sm,
          fixed=("model",), examples=10, work={"samples": 80, "T": 64})
     # ------------------------------------------------------------------ symbolic (numeric sizes only)
-    case(sg.squared_grading, q=np.array([0.0, 1.0]), lam=2)
+    case(sg.squared_grading, q=np.array([0.0, 1.0]), lam=2.0)
     case(sg.lagrange_residual, d=2, work={"d": 3})
     case(sg.scale_residual, d=2, work={"d": 3})
     case(sg.unit_residual, d=2, work={"d": 3})

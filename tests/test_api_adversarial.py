@@ -10,6 +10,11 @@ arrays -- and the call must either
   them as results, e.g. "no root") and, when the replacement kept the argument's shape and
   kind, whose arrays have the shapes of the valid call's result.
 
+A value that is not a number where numbers are expected (a string, a boolean, None, a complex
+number, NaN or inf outside the arguments documented to take missing values, an object array
+outside the exact route, an invalid choice or seed) must be refused: accepting it is a failure
+even when the result looks finite (it would be a silent conversion).
+
 Any other exception (TypeError, IndexError, OverflowError, ZeroDivisionError, ...) fails.
 Deterministic (``derandomize=True``); the default run uses ``EXAMPLES`` examples per
 function, the ``slow``-marked run ``DEEP_EXAMPLES``. Allocation sizes are bounded by
@@ -67,10 +72,41 @@ INT_BAD = [1.5, -0.5, math.nan, math.inf, -math.inf, "3", b"3", True, False, Non
            np.float64(2.5), np.array([2, 3])]
 INT_GOOD = [0, -1, 1, 2, 3, 4, 5, 8, 9, 16, 2 ** 20, 2 ** 31, 2 ** 40, 2 ** 63 - 1, 2 ** 63, 2 ** 64, 10 ** 30,
             -2 ** 63, 3.0, 1e300, np.int8(3), np.int64(4), np.uint64(2 ** 64 - 1), np.float32(4.0)]
-SEED_VALUES = [0, 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1, 2 ** 64, -1, 10 ** 30, 1.5, 3.0, "7", True, None, math.nan,
-               np.uint64(2 ** 64 - 1), np.int64(-3), [1, 2]]
+SEED_GOOD = [0, 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1, np.uint64(2 ** 64 - 1)]
+SEED_BAD = [2 ** 64, -1, 10 ** 30, 1.5, 3.0, "7", True, None, math.nan, np.int64(-3), [1, 2]]
 CHOICE_VALUES = ["", "nope", " t4-only", "T4-ONLY", None, 1, 1.5, b"t4-only", ["t4-only"], True, Obj(),
                  np.array(["t4-only"])]
+
+
+def _real_entry(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(float(v))
+
+
+def not_a_number(value, exact: bool = False, nan_input: bool = False, none_input: bool = False,
+                 mask_input: bool = False) -> bool:
+    """Whether ``value`` is of a kind the contract refuses wherever numbers are expected."""
+    if value is None:
+        return not none_input
+    if isinstance(value, np.ndarray) and value.dtype.kind == "b" and mask_input:
+        return False
+    if isinstance(value, (bool, np.bool_, str, bytes, dict, complex, np.complexfloating, Obj, np.datetime64)):
+        return True
+    if isinstance(value, (float, np.floating)):
+        return not math.isfinite(value) and not (nan_input and math.isnan(value))
+    if isinstance(value, (list, tuple)):
+        try:
+            value = np.asarray(value)
+        except ValueError:
+            return True                                          # ragged
+    if isinstance(value, np.ndarray):
+        kind = value.dtype.kind
+        if kind in "bcUSMm":
+            return True
+        if kind == "O":
+            return not exact or not all(_real_entry(v) for v in value.flat)
+        if kind == "f":
+            return bool(np.any(np.isinf(value)) or (np.any(np.isnan(value)) and not nan_input))
+    return False
 
 
 def _is_size_like(value) -> bool:
@@ -108,41 +144,44 @@ def array_variants(base: np.ndarray, exact: bool) -> list:
 
 
 def strategy(case, name: str):
-    """Adversarial values for argument ``name`` of ``case``, with a flag: True when the value keeps
-    the argument's shape and kind (so the result's shapes must match the valid call's)."""
+    """Adversarial values for argument ``name`` of ``case`` as triples ``(value, same, refuse)``:
+    ``same`` when the value keeps the argument's shape and kind (the result's shapes must match
+    the valid call's), ``refuse`` when the contract requires ParameterError for it."""
     base = case.args[name]
     cap = case.work.get(name)
+
+    def flagged(values, refuse):
+        return st.sampled_from([(v, False, refuse) for v in values])
+
     if name == "seed":
-        return st.sampled_from(SEED_VALUES).map(lambda v: (v, False))
+        return st.one_of(flagged(SEED_GOOD, False), flagged(SEED_BAD, True))
     if isinstance(base, str):
-        return st.sampled_from(CHOICE_VALUES).map(lambda v: (v, False))
+        return flagged(CHOICE_VALUES, True)
     if isinstance(base, bool):
-        return st.sampled_from([None, 1.5, "x"]).map(lambda v: (v, False))
+        return flagged([None, 1.5, "x"], False)
     if _is_size_like(base):
         good = [v for v in INT_GOOD if cap is None or not isinstance(v, numbers.Real) or float(v) <= cap]
-        return st.one_of(st.sampled_from(good + INT_BAD),
-                         st.integers(-3, cap if cap is not None else 64)).map(lambda v: (v, False))
+        return st.one_of(flagged(good, False), flagged(INT_BAD, True),
+                         st.integers(-3, cap if cap is not None else 64).map(lambda v: (v, False, False)))
     if isinstance(base, float):
-        same = st.one_of(st.sampled_from(REAL_GOOD),
-                         st.floats(allow_nan=False, allow_infinity=False))
-        return st.one_of(same.map(lambda v: (v, np.ndim(v) == 0)),
-                         st.sampled_from(REAL_BAD).map(lambda v: (v, False)))
+        same = st.one_of(st.sampled_from(REAL_GOOD), st.floats(allow_nan=False, allow_infinity=False))
+        return st.one_of(same.map(lambda v: (v, np.ndim(v) == 0, False)), flagged(REAL_BAD, False))
     if isinstance(base, (np.ndarray, list, tuple)) and not _holds_objects(base):
         arr = np.asarray(base)
         if cap is not None:            # integer arrays that scale the work (e.g. sample sizes)
-            return st.sampled_from([np.array([-1]), np.array([0]), np.array([2.5]), np.array([cap]),
-                                    np.array([np.nan]), "x", None, []]).map(lambda v: (v, False))
+            return flagged([np.array([-1]), np.array([0]), np.array([2.5]), np.array([cap]),
+                            np.array([np.nan]), "x", None, []], False)
         variants = array_variants(arr, name in case.exact)
-        kept = [isinstance(v, np.ndarray) and v.shape == arr.shape and v.dtype.kind in "fiu" for v in variants]
-        pairs = list(zip(variants, kept))
+        triples = [(v, isinstance(v, np.ndarray) and v.shape == arr.shape and v.dtype.kind in "fiu", False)
+                   for v in variants]
         elementwise = st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=arr.size,
-                               max_size=arr.size).map(lambda xs: (np.array(xs).reshape(arr.shape), True))
-        return st.one_of(st.sampled_from(pairs), elementwise) if arr.size else st.sampled_from(pairs)
+                               max_size=arr.size).map(lambda xs: (np.array(xs).reshape(arr.shape), True, False))
+        return st.one_of(st.sampled_from(triples), elementwise) if arr.size else st.sampled_from(triples)
     if isinstance(base, (list, tuple)):        # a list of arrays (e.g. P_blocks)
         first = np.asarray(base[0])
-        bad = [[], None, "x", [None], list(base) + [first[:1]], [first.astype(complex)] + list(base[1:]),
-               [np.full_like(first, np.nan)] + list(base[1:]), [first]]
-        return st.sampled_from(bad).map(lambda v: (v, False))
+        bad = [[], None, "x", [None], [first.astype(complex)] + list(base[1:]),
+               [np.full_like(first, np.nan)] + list(base[1:])]
+        return st.one_of(flagged(bad, True), flagged([list(base) + [first[:1]], [first]], False))
     raise AssertionError(f"no strategy for {name}={base!r}")
 
 
@@ -258,9 +297,13 @@ def drive(name: str, examples: int) -> None:
     @given(st.data())
     def run(data):
         param = data.draw(st.sampled_from(params), label="param")
-        value, same = data.draw(strategy(case, param), label="value")
+        value, same, refuse = data.draw(strategy(case, param), label="value")
         args = dict(case.args)
         args[param] = value
+        base = case.args[param]
+        if not isinstance(base, (str, bool)) and not (isinstance(base, (list, tuple)) and _holds_objects(base)):
+            refuse = refuse or not_a_number(value, param in case.exact, param in case.nan_input,
+                                            param in case.none_input, param in case.mask_input)
         try:
             result = call(case, args)
         except ParameterError as exc:
@@ -268,6 +311,7 @@ def drive(name: str, examples: int) -> None:
             return
         except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
             raise AssertionError(f"{name}({param}={value!r}) raised {type(exc).__name__}: {exc}"[:600]) from exc
+        assert not refuse, f"{name}({param}={value!r}) accepted a value that is not a number or not valid"[:600]
         try:
             check_result(case, result, same and param not in case.shape_free, shapes)
         except AssertionError as exc:

@@ -66,10 +66,10 @@ def _as_float_array(value) -> np.ndarray | str:
     except (TypeError, ValueError, OverflowError):
         return f"{describe(value)}, not an array of numbers of one shape"
     kind = arr.dtype.kind
-    if kind == "O":
+    if kind == "O" and not isinstance(value, np.ndarray):   # a list of Python ints beyond int64
         flat = arr.ravel()
         if flat.size and all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-                             for v in flat):   # Python ints beyond int64 in a list
+                             for v in flat):
             return np.array([_as_float_array(int(v)) for v in flat], dtype=float).reshape(arr.shape)
     if kind not in "iuf":
         what = {"O": "an object", "b": "a boolean", "c": "a complex", "U": "a string", "S": "a bytes"}.get(kind, "a")

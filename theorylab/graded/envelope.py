@@ -227,6 +227,7 @@ def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float 
     if d % L:
         raise ParameterError(f"d must be a multiple of levels (equal level sizes d_l = d/L); got d={d}, levels={L}")
     a, s = grades.geometric_profiles(nu, mu, L)
+    C = grades.clip_bound(C)                                             # validated even when g is given
     g = grades.clipped_grades(a, s, C).g if g is None else real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape != (L,):
         raise ParameterError(f"g must have one grade per level ({L}), got shape {g.shape}")

@@ -94,8 +94,7 @@ def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = 
     dk = positive_int("dk", dk)
     n_res = positive_int("n_res", n_res, low=0)
     hidden = positive_int("hidden", hidden if hidden is not None else dk)
-    real_array("eps", eps, low=0, low_inclusive=False)
-    real_array("eps_ln", eps_ln, low=0)
+    eps, eps_ln = real_scalar("eps", eps, low=0, low_inclusive=False), real_scalar("eps_ln", eps_ln, low=0)
     check_memory("dk, hidden, n_res", 8 * (5 * dk * dk + n_res * (2 * dk * hidden + hidden + dk)))
     rng = np.random.default_rng(seed_int("seed", seed))
 

@@ -246,7 +246,7 @@ def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
 
     Equal couplings give the symmetric member; ``g_q = 0`` or ``g_k = 0`` the half-lifts.
     """
-    check_memory("d", 8 * (4 * positive_int("d", d)) ** 2)
+    d = _width(d, 4)
     mq, mk = upper_shear_matrix(g_q, d), upper_shear_matrix(g_k, d)
     out = np.zeros((4 * d, 4 * d), dtype=np.result_type(mq, mk))
     out[:2 * d, :2 * d] = mq

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from theorylab.errors import integer_array, positive_int, real_array, real_scalar
+from theorylab.errors import ParameterError, integer_array, positive_int, real_array, real_scalar
 
 
 def is_zero_rational(expr) -> bool:
@@ -59,6 +59,8 @@ def graded_logits_residual(M: sp.Matrix, M2: sp.Matrix, n: int = 3) -> sp.Matrix
 def squared_grading(q, lam) -> sp.Matrix:
     """``M^2 = diag(lambda^(2 q_j))`` as the paper writes it (Eq. 12)."""
     q = np.atleast_1d(real_array("q", q, low=-1000, high=1000))           # exact powers: bounded exponents
+    if q.ndim != 1:
+        raise ParameterError(f"q must be a 1-D vector of grades (got shape {q.shape})")
     if not isinstance(lam, sp.Basic):
         lam = real_scalar("lam", lam, low=0, low_inclusive=False)
         lam = sp.Integer(int(lam)) if lam.is_integer() else lam
