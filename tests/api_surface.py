@@ -148,7 +148,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(deploy.extra_state_floats, d=64.0, layers=2.0)
     case(deploy.extra_state_fraction, T=128.0)
     case(deploy.shear_flops, d=64.0)
-    case(deploy.insert_sheared, x_prev=_a(4), x=_a(4, seed=1), g=0.5)
+    case(deploy.insert_sheared, x_prev=_a(4), x=_a(4, seed=1), g=0.5, exact=("x_prev", "x"))
     case(deploy.int8_headroom_bits, g=0.5)
     case(deploy.range_growth, stream=_a(5, 2), g=0.5, exact=("stream", "g"))
     case(deploy.alternating_stream, T=5, d=2, shape_free=("T", "d"))
@@ -180,11 +180,11 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(shear.rope_frequencies, d=8, base=10000.0, shape_free=("d",))
     case(shear.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",), none_input=("positions",))
     case(shear.rotate_pairs, x=x54, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
-    case(shear.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",))
+    case(shear.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",), exact=("x",))
     case(shear.place_shear, x=x54, g=0.5, cos=cos2, sin=sin2, placement="post-rope", axis=-2,
          exact=("x", "g", "cos", "sin"))
     case(shear.sheared_stream, x=x54, g=0.5, freqs=10000.0, positions=np.arange(5.0), placement="pre-rope",
-         axis=-2, exact=("g",), none_input=("positions",))
+         axis=-2, exact=("x", "g"), none_input=("positions",))
     case(shear.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "g", "cos", "sin"))
     case(shear.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",),
          exact=("g_q", "g_k"))
@@ -266,19 +266,23 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(grades.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
     case(gio.read_vector, name="alpha", source="0.2, 0.3 0.5", fixed=("name",))
     # ------------------------------------------------------------------ plga.operator
-    case(op.init_params, dk=4, seed=0, n_res=2, hidden=3, eps=1e-9, eps_ln=1e-6, shape_free=("dk", "hidden", "n_res"))
+    case(op.init_params, dk=4, seed=0, n_res=2, hidden=3, eps=1e-9, eps_ln=1e-6, shape_free=("dk", "hidden", "n_res"),
+         none_input=("hidden",))
     case(op.sigmoid, u=_a(3, 2), exact=("u",))
     case(op.iswiglu, u=_a(3, 2), exact=("u",))
     case(op.silu, u=_a(3, 2), exact=("u",))
     case(op.density_operator, q_rot=q4, exact=("q_rot",))
-    case(op.cumulative_density_operators, q_rot=q4, mask=np.array([1.0, 1, 0, 1, 1, 0]), none_input=("mask",))
-    case(op.layer_norm, x=_a(3, 4), gamma=_a(4, seed=1), beta=_a(4, seed=2), eps=1e-6, exact=("x",), none_input=("gamma", "beta"))
+    case(op.cumulative_density_operators, q_rot=q4, mask=np.array([1.0, 1, 0, 1, 1, 0]), none_input=("mask",),
+         exact=("q_rot",))
+    case(op.layer_norm, x=_a(3, 4), gamma=_a(4, seed=1), beta=_a(4, seed=2), eps=1e-6, exact=("x", "gamma", "beta"),
+         none_input=("gamma", "beta"))
     case(op.metric_learner, x=_a(3, 4), params=params, fixed=("params",))
-    case(op.stages_from_density, D=op.density_operator(q4), params=params, fixed=("params",))
+    case(op.stages_from_density, D=op.density_operator(q4), params=params, fixed=("params",), exact=("D",))
     case(op.plga_stages, q_rot=q4, params=params, fixed=("params",), exact=("q_rot",))
     case(op.g_lm, q_rot=q4, params=params, fixed=("params",), exact=("q_rot",))
-    case(op.g_lm_cumulative, q_rot=q4, params=params, mask=np.ones(6), fixed=("params",), none_input=("mask",))
-    case(op.scores, q_rot=q4, k_rot=_a(5, 4, seed=3), G=Gm)
+    case(op.g_lm_cumulative, q_rot=q4, params=params, mask=np.ones(6), fixed=("params",), none_input=("mask",),
+         exact=("q_rot",))
+    case(op.scores, q_rot=q4, k_rot=_a(5, 4, seed=3), G=Gm, exact=("q_rot", "k_rot", "G"))
     case(op.row_perturbation_bound, q_t=_a(4), K=_a(5, 4, seed=3), dG=Gm)
     case(op.positivity_margins, stages=stages, eps=1e-9, fixed=("stages",))
     case(op.perron_frobenius, M=np.abs(Gm))
@@ -286,7 +290,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(op.walk_terms, W=W, kmax=10, nan_ok=True, work={"kmax": 10_000}, shape_free=("kmax",))
     case(op.notears_h, W=W, nan_ok=True)
     case(op.dag_floor, dk=4.0, eps=1e-9)
-    case(op.commutant_projection, G=Gm)
+    case(op.commutant_projection, G=Gm, exact=("G",))
     case(op.off_commutant_residual, G=Gm)
     case(op.plane_rotations, freqs=freqs2, positions=np.arange(3.0))
     case(op.position_twirl, M=Gm, freqs=freqs2, S=8, work={"S": 10_000})
@@ -300,12 +304,14 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
     case(att.PSA.member, "theorylab.nn.attention.PSA.member", name="symmetric", g=0.5, placement="post-rope",
          base=10000.0, none_input=("base",))
-    case(att.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0, none_input=("base", "clip"))
+    case(att.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0,
+         none_input=("base", "clip"))
     case(att.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",), none_input=("base",))
     case(att.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0, none_input=("clip",))
     case(att.streams, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), start=3,
-         prev=(_a(4, seed=3), _a(4, seed=4)), fixed=("spec",), none_input=("prev",))
-    case(att.unshear_keys, spec=psa_spec, ks=x54, start=2, prev_k=_a(4, seed=3), fixed=("spec",), none_input=("prev_k",))
+         prev=(_a(4, seed=3), _a(4, seed=4)), fixed=("spec",), none_input=("prev",), exact=("q", "k", "v"))
+    case(att.unshear_keys, spec=psa_spec, ks=x54, start=2, prev_k=_a(4, seed=3), fixed=("spec",),
+         none_input=("prev_k",))
     case(att.scores, qs=x54, ks=_a(6, 4, seed=1), G=Gm, none_input=("G",), exact=("qs", "ks", "G"))
     case(att.attend, s=_a(3, 5), vs=_a(5, 2, seed=1))
     case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))

@@ -320,6 +320,58 @@ def drive(name: str, examples: int) -> None:
     run()
 
 
+def canonical_bad(case, name: str) -> list:
+    """A fixed set of values of the wrong kind for argument ``name``: each must be refused."""
+    base = case.args[name]
+    none = [] if name in case.none_input else [None]
+    if name == "seed":
+        return [2 ** 64, -1, 1.5, True, "7"] + none
+    if isinstance(base, str):
+        return ["nope", "", 1] + none
+    if _is_size_like(base):
+        return [1.5, "3", True, math.nan, 1 + 0j] + none
+    if isinstance(base, float):
+        return ["1.5", True, 1 + 1j, math.nan, math.inf, Obj()] + none
+    if isinstance(base, (list, tuple)) and _holds_objects(base):
+        return ["x", [None]] + none
+    arr = np.asarray(base)
+    bad = [arr.astype(str), arr.astype(complex) + 1j, None, "1, 2", Obj()]
+    if name not in case.mask_input:
+        bad.append(arr.astype(bool))
+    if name not in case.exact:
+        bad.append(arr.astype(object))
+    if arr.size and arr.dtype.kind in "fiu":
+        with_inf = arr.astype(float)
+        with_inf.flat[0] = np.inf
+        bad.append(with_inf)
+        if name not in case.nan_input:
+            with_nan = arr.astype(float)
+            with_nan.flat[0] = np.nan
+            bad.append(with_nan)
+    return [v for v in bad if not (v is None and name in case.none_input)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_of_the_wrong_kind_are_refused(name):
+    """Deterministic sweep: every argument, a fixed set of non-numbers (strings, booleans, None,
+    complex, NaN, inf, object arrays, invalid choices and seeds) -> ParameterError in one line."""
+    case = CASES[name]
+    for param in perturbable(case):
+        if param in case.work and not _is_size_like(case.args[param]) and not isinstance(case.args[param], float):
+            continue                                      # work-scaling integer arrays: covered by the strategy
+        for value in canonical_bad(case, param):
+            args = dict(case.args)
+            args[param] = value
+            try:
+                call(case, args)
+            except ParameterError as exc:
+                assert "\n" not in str(exc), f"{name}({param}={value!r}): message not one line: {exc!r}"
+                continue
+            except Exception as exc:  # noqa: BLE001
+                raise AssertionError(f"{name}({param}={value!r}) raised {type(exc).__name__}: {exc}"[:600]) from exc
+            raise AssertionError(f"{name}({param}={value!r}) accepted a value of the wrong kind"[:600])
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_adversarial_argument(name):
     drive(name, CASES[name].examples or EXAMPLES)
