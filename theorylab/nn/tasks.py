@@ -145,7 +145,7 @@ def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0
     check_memory("dk", 8 * dk * dk)
     mask = slow_planes(dk, T, base) if choice("planes", planes, ("slow", "all")) == "slow" else np.ones(dk)
     P = np.diag(mask)                                                    # [dk, dk]
-    return InductionHead(attention.PSA.member(member, real_array("g", g, low=0).item(), placement, base), P, -P)
+    return InductionHead(attention.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)
 
 
 def _embedding(E, head: InductionHead, batch: InductionBatch) -> np.ndarray:
