@@ -301,6 +301,7 @@ def drive(name: str, examples: int) -> None:
         args = dict(case.args)
         args[param] = value
         base = case.args[param]
+        refuse = refuse and not (value is None and param in case.none_input)
         if not isinstance(base, (str, bool)) and not (isinstance(base, (list, tuple)) and _holds_objects(base)):
             refuse = refuse or not_a_number(value, param in case.exact, param in case.nan_input,
                                             param in case.none_input, param in case.mask_input)

@@ -256,10 +256,11 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
     start = positive_int("start", start, low=0)
     if start != len(hc.keys):
         raise ParameterError(f"start must be the cached length {len(hc.keys)} (got {start})")
+    q, k, v = real_array("q", q), real_array("k", k), real_array("v", v)
     dk, dv = hc.keys.shape[1], hc.values.shape[1]
-    if np.ndim(q) != 2 or np.shape(q)[1] != dk or np.shape(k) != np.shape(q) or np.shape(v) != (len(q), dv):
+    if q.ndim != 2 or q.shape[1] != dk or k.shape != q.shape or v.shape != (len(q), dv):
         raise ParameterError(f"q, k must be (n, {dk}) and v (n, {dv}) rows of this head "
-                             f"(got shapes {np.shape(q)}, {np.shape(k)}, {np.shape(v)})")
+                             f"(got shapes {q.shape}, {k.shape}, {v.shape})")
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
     qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
     K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new
