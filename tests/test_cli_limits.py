@@ -103,7 +103,7 @@ def test_largest_seed_accepted_everywhere():
     script is: the Numba kernels' dispatch on a seed's integer type is the library's business."""
     top = str(2**64 - 1)
     calls = [["simulate", "--dk", "64", "--T", "16", "--gamma", "1", "--samples", "20", "--seed", top],
-             ["induction", "--dk", "4", "--T", "8", "--samples", "4", "--seed", top],
+             ["induction", "--dk", "4", "--T", "9", "--samples", "4", "--seed", top],
              ["graded-sim", "--m", "20", "--reps", "2", "--no-progress", "--seed", top],
              ["gamma-c", "--dk", "64", "--T", "64", "--variant", "t4-only", "--method", "mc", "--samples", "20",
               "--seed", top]]

@@ -3,7 +3,7 @@ import pytest
 
 from planted import certify_with_bug
 
-SIGN_FLIP = ("theorylab/graded/grades.py", "return float(q @ (a - t))", "return float(q @ (t - a))")
+SIGN_FLIP = ("theorylab/graded/grades.py", "finite_result(\"q\", q @ (a - t))", "finite_result(\"q\", q @ (t - a))")
 EDUCATED_READS_THE_TRUTH = ("theorylab/graded/ladder.py", "g = grades.clipped_grades(a_hat, s_hat, design.C).g",
                             "g = grades.clipped_grades(design.a, design.s, design.C).g")
 BUDGET_WITH_G_NOT_1_OVER_G = ("theorylab/sim/ladder.py", "c = obs * precision * g ", "c = obs * precision / g ")

@@ -24,7 +24,9 @@ BUGS = {
         SHEAR, "base ** (-2.0 * np.arange(d // 2) / d)", "base ** (-1.0 * np.arange(d // 2) / d)", (),
         ["A9", "P20.numeric", "G1.numeric", "A12.numeric", "P9.numeric"]),
     "score scale dk instead of sqrt(dk), SDPA and PLGA alike": (
-        NN, "/ np.sqrt(qs.shape[-1])", "/ qs.shape[-1]", ((OPERATOR, "dk = q.shape[1]\n", "dk = q.shape[1] ** 2\n"),),
+        NN, "/ np.sqrt(qs.shape[-1])", "/ qs.shape[-1]",
+        ((OPERATOR, "q @ G @ k.T / np.sqrt(dk)", "q @ G @ k.T / dk"),
+         (OPERATOR, 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk')),
         ["A1", "A1.symbolic", "A9", "P20.numeric", "G1.numeric"]),
     "PLGA power A_LM**(2P)": (
         OPERATOR, "    return A ** P\n", "    return A ** (2 * P)\n", (), ["A2.numeric", "A9"]),
@@ -43,7 +45,7 @@ BUGS = {
         NN, "return grading_diag(self.grades, self.lam, self.clip)", "return grading_diag(self.grades, self.lam)", (),
         ["G1.numeric"]),
     "gradient_u: sign of the alpha tilt flipped": (
-        GRADES, "return tilted(t, u) - tilted(a, -u)", "return tilted(t, u) - tilted(a, u)", (), ["G4"]),
+        GRADES, "return _tilted(t, u) - _tilted(a, -u)", "return _tilted(t, u) - _tilted(a, u)", (), ["G4"]),
 }
 
 
@@ -66,15 +68,15 @@ MORE_BUGS = {
         "G = frozen = attention.plga_operator(spec, qs)", (), ["A8"]),
     "cumulative Gram without the cumulative sum": (OPERATOR, "return np.cumsum(outer, axis=0)", "return outer", (),
                                                    ["A9"]),
-    "LayerNorm eps outside the square root": (OPERATOR, "out = centred / (var + eps) ** 0.5",
-                                              "out = centred / (var ** 0.5 + eps)", (), ["A11.numeric", "A2.numeric"]),
-    "metric learner without its residual": (OPERATOR, "x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2",
-                                            "x = silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", (), ["A2.metric"]),
+    "LayerNorm eps outside the square root": (OPERATOR, "den = np.sqrt(var + eps_y)",
+                                              "den = np.sqrt(var) + eps_y", (), ["A11.numeric", "A2.numeric"]),
+    "metric learner without its residual": (OPERATOR, "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2",
+                                            "x = _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", (), ["A2.metric"]),
     "G_LM = A_P a (right action)": (OPERATOR, "G = params.a @ A_P + params.b_a", "G = A_P @ params.a + params.b_a", (),
                                     ["A2.numeric"]),
     "Perron vector normalised by its max": (OPERATOR, "v = v / v.sum()", "v = v / v.max()", (), ["A3"]),
     "commutant projection: J part with the wrong sign": (
-        OPERATOR, "s = 0.5 * (B[..., 1, 0] - B[..., 0, 1])", "s = 0.5 * (B[..., 0, 1] - B[..., 1, 0])", (),
+        OPERATOR, "s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]", "s = 0.5 * B[..., 0, 1] - 0.5 * B[..., 1, 0]", (),
         ["A12.numeric"]),
     "position twirl over n = 0..S-1": (OPERATOR, "plane_rotations(freqs, np.arange(1, S + 1))",
                                        "plane_rotations(freqs, np.arange(S))", (), ["A12.numeric"]),
@@ -89,10 +91,10 @@ MORE_BUGS = {
                                     (), ["P20.numeric"]),
     "grading clip at C^2": (ATTENTION, "np.log(clip_bound(clip)) / np.log(lam))",
                             "2 * np.log(clip_bound(clip)) / np.log(lam))", (), ["G1.numeric"]),
-    "cap ratio without g_0^2": (ENVELOPE_, "return float(g[0] ** 2 * np.sum(a / g ** 2))",
-                                "return float(np.sum(a / g ** 2))", (), ["G8.numeric"]),
+    "cap ratio without g_0^2": (ENVELOPE_, 'finite_result("g", g[0] ** 2 * np.sum(a / g ** 2))',
+                                'finite_result("g", np.sum(a / g ** 2))', (), ["G8.numeric"]),
     "tilted profile without the max shift (overflows at large u)": (
-        GRADES, "w = p * np.exp(u - np.max(u))", "w = p * np.exp(u)", (), ["G4"]),
+        GRADES, "shift = u - np.max(u)", "shift = u", (), ["G4"]),
 }
 
 

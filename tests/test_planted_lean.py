@@ -31,7 +31,8 @@ BUGS = {
     "Hadamard power with |P|": (OPERATOR, "    return A ** P\n", "    return A ** np.abs(P)\n", (),
                                 ["A14.symbolic", "A14.numeric", "A2.numeric"]),
     "LayerNorm eps outside the square root": (
-        OPERATOR, "out = centred / (var + eps) ** 0.5", "out = centred / (var ** 0.5 + eps)", (),
+        OPERATOR, "den = (var + eps) ** 0.5", "den = var ** 0.5 + eps",
+        ((OPERATOR, "den = np.sqrt(var + eps_y)", "den = np.sqrt(var) + eps_y"),),
         ["A15.symbolic", "A15.numeric"]),
     "LayerNorm proxy without the 2": (
         OPERATOR, "eps / (2 * np.where(v > 0, v, 1.0))", "eps / np.where(v > 0, v, 1.0)", (), ["A15.numeric"]),

@@ -183,16 +183,18 @@ def test_memory_check_follows_the_budget(tmp_path, capsys, monkeypatch):
         sweep.check_memory(spec, workers=1)
 
 
-def test_spec_ranges_are_the_library_ranges():
+def test_spec_ranges_are_the_library_ranges(monkeypatch):
     """The spec refuses what the workers would refuse: g above GAMMA_MAX (exact and Monte Carlo)
-    and T above MC_T_MAX (Monte Carlo) -- and accepts their boundaries, which the library accepts."""
+    and T above MC_T_MAX (Monte Carlo) -- and accepts their boundaries, which the library accepts
+    (given the memory: the boundary T needs tens of GiB, refused under the default limit)."""
+    monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "1P")
     from theorylab.sim import competition, exact
     from theorylab.sim.sweep.spec import GAMMA_MAX, MC_T_MAX
     exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX])
-    competition._validate("t4-only", 64, MC_T_MAX, [GAMMA_MAX], 0, 0.0)
+    competition._validate("t4-only", 64, MC_T_MAX, [GAMMA_MAX], 0, 0.0, "float32")
     for call in (lambda: exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX * 1.001]),
-                 lambda: competition._validate("t4-only", 64, 15, [GAMMA_MAX * 1.001], 0, 0.0),
-                 lambda: competition._validate("t4-only", 64, MC_T_MAX + 1, [1.0], 0, 0.0)):
+                 lambda: competition._validate("t4-only", 64, 15, [GAMMA_MAX * 1.001], 0, 0.0, "float32"),
+                 lambda: competition._validate("t4-only", 64, MC_T_MAX + 1, [1.0], 0, 0.0, "float32")):
         with pytest.raises(ParameterError):
             call()
     spec = sweep.spec_from_dict({"sweep": {"compute": ["mc"]}, "grid": {"dk": [64], "T": [MC_T_MAX],

@@ -8,7 +8,7 @@ Per grid point (dk, T) three routes to the critical coupling:
   (:func:`theorylab.sim.exact.exact_gamma_c`);
 * the **Monte Carlo** root with its batch-means confidence interval
   (:func:`theorylab.sim.competition.mc_gamma_c`); point ``i`` of a grid uses seed
-  ``seed + i`` so the points are independent.
+  ``(seed + i) mod 2^64`` so the points are independent (any seed in [0, 2^64) is valid).
 
 Across the grid: Pearson r and the median relative error ``|law - MC| / MC`` (the
 paper's :data:`PAPER_STATISTICS`), and the same for exact vs MC.
@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from theorylab._io import input_cost, read_text
-from theorylab.errors import ParameterError, choice, positive_int
+from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
 from theorylab.resources import Cost
@@ -78,10 +78,7 @@ class Comparison:
 
 def _paired(x, y, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     """Two float arrays of the same shape (NaN allowed: it marks a missing value)."""
-    try:
-        x, y = np.asarray(x, float), np.asarray(y, float)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{names[0]} and {names[1]} must be arrays of real numbers") from None
+    x, y = (real_array(name, v, allow_empty=True, allow_nan=True) for name, v in zip(names, (x, y)))
     if x.shape != y.shape:
         raise ParameterError(f"{names[0]} and {names[1]} must have the same shape (got {x.shape} and {y.shape})")
     return x, y
@@ -111,7 +108,10 @@ def _median(values) -> float:
 
 def validate_grid(points) -> list[tuple[float, int]]:
     """Check a grid of (dk, T) pairs: dk > 0, T an integer >= 3, at least one point."""
-    pts = [tuple(p) for p in points]
+    try:
+        pts = [tuple(p) for p in points]
+    except TypeError:
+        pts = []
     if not pts or any(len(p) != 2 for p in pts):
         raise ParameterError("grid must be a non-empty list of (dk, T) pairs")
     dk = head_width([p[0] for p in pts])            # one vectorised check per column (fast on big grids)
@@ -137,6 +137,8 @@ def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
 
     A malformed file (binary, not UTF-8, not JSON, wrong shape or types, no points) raises
     :class:`ParameterError` naming ``name`` (the CLI passes ``"--grid"``), the file and what is wrong."""
+    if not isinstance(path, str) or not path:
+        raise ParameterError(f"{name} must be 'paper' or the path of a CSV/JSON grid file (got {path!r})")
     text = read_text(name, path)
     where = f"{name} file {path!r}"
     if path.lower().endswith(".json"):
@@ -208,7 +210,7 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
     Parameters
     ----------
     variant : score-model variant.  points : iterable of (dk, T).
-    samples : Monte Carlo samples per point.  seed : point i uses ``seed + i``.
+    samples : Monte Carlo samples per point.  seed : in [0, 2^64); point i uses ``(seed + i) mod 2^64``.
     c : condensation constant for the t4-only condensed branch (default: the library's).
     """
     from theorylab.sim.competition import mc_gamma_c
@@ -217,17 +219,17 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
     choice("variant", variant, VARIANTS)
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     kwargs = {} if c is None else {"c": c}
     rows = []
     for i, (dk, T) in enumerate(pts):
         law = transition.gamma_c(variant, dk, T, **kwargs)
-        mc = mc_gamma_c(variant, dk, T, samples=samples, seed=seed + i, progress=progress)
+        mc = mc_gamma_c(variant, dk, T, samples=samples, seed=derived_seed(seed, i), progress=progress)
         exact = exact_gamma_c(variant, dk, T)
         row = {"dk": dk, "T": T, "L": float(log_count(T)), "branch": str(law.branch),
                "law_gamma_c": float(law.gamma_c), "annealed_gamma_c": float(transition.annealed_gamma_c(variant, dk, T)),
                "exact_gamma_c": exact, "mc_gamma_c": mc.gamma_c, "mc_ci_low": mc.ci_low,
-               "mc_ci_high": mc.ci_high, "seed": seed + i}
+               "mc_ci_high": mc.ci_high, "seed": derived_seed(seed, i)}
         row["rel_err_law"] = float(relative_error(row["law_gamma_c"], mc.gamma_c))
         row["rel_err_exact"] = float(relative_error(exact, mc.gamma_c))
         rows.append(row)
@@ -257,7 +259,7 @@ def annealed_mass(variant: str, dk, T, gammas) -> np.ndarray:
     from theorylab.psa.scoremodel import score_model
 
     model = score_model(choice("variant", variant, VARIANTS))
-    g = np.asarray(gammas, float)
+    g = real_array("gammas", gammas, low=0)
     expo = log_count(T) + model.variance(g) / 2.0 - model.gap(g, dk)
     return np.exp(-np.logaddexp(0.0, expo))
 
@@ -287,25 +289,25 @@ class Calibration:
 
 def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, seed: int = 0,
                              simulate=None) -> Calibration:
-    """Calibrate c on condensed points (see :class:`Calibration`); point i uses seed + i."""
+    """Calibrate c on condensed points (see :class:`Calibration`); point i uses seed + i (mod 2^64)."""
     from theorylab.sim.competition import mc_gamma_c
     from theorylab.sim.exact import exact_gamma_c
 
     simulate = simulate or mc_gamma_c
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     rows = []
     for i, (dk, T) in enumerate(pts):
         if dk >= float(transition.crossover_dk(T)):
             raise ParameterError(f"calibration points must be condensed, dk < 8L (got dk={dk:g}, T={T})")
         plateau = float(transition.argmax_plateau(dk, T))
         gf = float(transition.freezing_coupling(T))
-        mc = simulate("t4-only", dk, T, samples=samples, seed=seed + i, level=plateau / 2.0)
+        mc = simulate("t4-only", dk, T, samples=samples, seed=derived_seed(seed, i), level=plateau / 2.0)
         ex = exact_gamma_c("t4-only", dk, T, level=plateau / 2.0)
         rows.append({"dk": dk, "T": T, "plateau": plateau, "g_freeze": gf, "mc_g_half": mc.gamma_c,
                      "mc_ci_low": mc.ci_low, "mc_ci_high": mc.ci_high, "exact_g_half": ex,
-                     "c_mc": mc.gamma_c / gf, "c_exact": ex / gf, "seed": seed + i})
+                     "c_mc": mc.gamma_c / gf, "c_exact": ex / gf, "seed": derived_seed(seed, i)})
     c_i = np.array([r["c_mc"] for r in rows])
     half = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 / r["g_freeze"] for r in rows])
     c = float(np.mean(c_i))
@@ -328,7 +330,8 @@ def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.
     from theorylab.sim.exact import exact_mass
 
     band, simulate, exact = band or transition.t4_band, simulate or simulate_mass, exact or exact_mass
-    g = np.asarray(gammas, float)
+    g = real_array("gammas", gammas, low=0)
+    seed = seed_int("seed", seed)
     curve = simulate("t4-only", dk, T, g, samples=samples, seed=seed)
     ex = exact("t4-only", dk, T, g)
     ann = annealed_mass("t4-only", dk, T, g)
@@ -342,23 +345,26 @@ def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *,
                   samples: int = 200_000, seed: int = 0, plateau=None, simulate=None) -> list[dict]:
     """Argmax plateau ``Phi(sqrt(dk)/2)^m`` vs the simulated and exact mass at large g (t4-only).
 
-    Point i uses seed ``seed + i``. ``plateau``/``simulate`` default to the library's
+    Point i uses seed ``seed + i`` (mod 2^64). ``plateau``/``simulate`` default to the library's
     ``argmax_plateau``/``simulate_mass``. Rows: plateau, exact M(g), MC M(g) with SE,
-    ``mc_minus_plateau`` and ``z = (MC - plateau) / SE``, ``exact_minus_plateau``.
+    ``mc_minus_plateau`` and ``z = (MC - plateau) / SE`` (NaN when SE = 0: every sample gave the same
+    mass), ``exact_minus_plateau``.
     """
     from theorylab.sim.competition import simulate_mass
     from theorylab.sim.exact import exact_mass
 
     plateau = plateau or transition.argmax_plateau
     simulate = simulate or simulate_mass
+    seed = seed_int("seed", seed)
     rows = []
     for i, (dk, T) in enumerate(validate_grid(points)):
         p = float(np.asarray(plateau(dk, T)))
-        curve = simulate("t4-only", dk, T, [g], samples=samples, seed=seed + i)
+        curve = simulate("t4-only", dk, T, [g], samples=samples, seed=derived_seed(seed, i))
         mc, se, ex = float(curve.mass[0]), float(curve.se[0]), float(exact_mass("t4-only", dk, T, g))
         rows.append({"dk": dk, "T": T, "gamma": g, "plateau": p, "exact_mass": ex, "mc_mass": mc, "se": se,
-                     "mc_minus_plateau": mc - p, "z": (mc - p) / se, "exact_minus_plateau": ex - p,
-                     "seed": seed + i})
+                     "mc_minus_plateau": mc - p, "z": (mc - p) / se if se > 0 else float("nan"),
+                     "exact_minus_plateau": ex - p,
+                     "seed": derived_seed(seed, i)})
     return rows
 
 
@@ -431,9 +437,9 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
 
     Parameters
     ----------
-    dk : even head width >= 2.  T : context length, integer >= 5.
+    dk : even head width >= 2.  T : context length, integer >= 9 (``induction.BULK_MIN_T``).
     theta : RoPE angle(s) as in :func:`theorylab.sim.induction.frequencies` (0 = no RoPE).
-    samples : >= 2 per batch (40).  seed : >= 0.  placement : "post" (paper) or "pre".
+    samples : >= 2 per batch (40).  seed : in [0, 2^64).  placement : "post" (paper) or "pre".
     model : reduced model for ``closed_form`` (default the library's t3-inclusive).
     """
     from dataclasses import replace
@@ -443,6 +449,7 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
     from theorylab.sim import induction
 
     samples = positive_int("samples", samples, low=2 * CROSSOVER_BATCHES)
+    positive_int("T", T, low=induction.BULK_MIN_T)
     sample = induction.simulate(dk, T, theta, samples=samples, seed=seed, placement=placement)
     t3, t4 = induction.CHANNELS.index("T3"), induction.CHANNELS.index("T4")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import _thread
 import argparse
 import contextlib
+import os
 import importlib
 import pkgutil
 import signal
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
             if not getattr(args, "handler", None):
                 parser.print_help()
                 return 2
-            status = args.handler(args)
+            with _memory_limit(getattr(args, "max_memory", None)):
+                status = args.handler(args)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
@@ -80,6 +82,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prefix}{_one_line(exc)}", file=sys.stderr)
         return 2
     return int(status or 0)
+
+
+@contextlib.contextmanager
+def _memory_limit(max_memory: str | None):
+    """While the command runs, a ``--max-memory`` given on its command line is also the process's
+    ``THEORYLAB_MAX_MEMORY``, so the library's own up-front checks (and worker processes) apply
+    the limit the command was given; the variable is restored afterwards."""
+    if max_memory is None:
+        yield
+        return
+    from theorylab.resources import MEMORY_ENV
+
+    before = os.environ.get(MEMORY_ENV)
+    os.environ[MEMORY_ENV] = str(max_memory)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(MEMORY_ENV, None)
+        else:
+            os.environ[MEMORY_ENV] = before
 
 
 @contextlib.contextmanager

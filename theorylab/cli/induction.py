@@ -28,7 +28,8 @@ def register(sub) -> None:
     p = sub.add_parser("induction", help="vector-level induction simulation: channel moments vs reduced model",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dk", type=integer(2), default=64, help="head width, an even integer >= 2 (default 64)")
-    p.add_argument("--T", type=integer(5), default=512, help="context length, an integer >= 5 (default 512)")
+    p.add_argument("--T", type=integer(9), default=512,
+                   help="context length, an integer >= 9: the channel moments need bulk distractors (default 512)")
     rope = p.add_mutually_exclusive_group()
     rope.add_argument("--theta", type=float, default=0.0,
                       help="RoPE per-step angle in [-pi, pi] on every plane (default 0: no RoPE)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, check_memory, finite_result, real_array, real_scalar
 
 
 def grading_matrix(q, lam: float) -> np.ndarray:
@@ -20,21 +20,32 @@ def grading_matrix(q, lam: float) -> np.ndarray:
     ----------
     q : 1-D array of real grades (the paper takes q >= 0; any real q gives an invertible M).
     lam : base lambda > 0 (the paper uses lambda > 1, e.g. e^(1/dk)).
+
+    Raises ParameterError when some ``lambda^q_j`` exceeds the float range.
     """
+    return np.diag(_grading_diag(q, lam))
+
+
+def _grading_diag(q, lam) -> np.ndarray:
     q = real_array("q", q)
     if q.ndim != 1:
         raise ParameterError(f"q must be a 1-D vector of grades (got shape {q.shape})")
-    lam = float(real_array("lam", lam, low=0.0, low_inclusive=False))
-    return np.diag(lam ** q)
+    lam = real_scalar("lam", lam, low=0.0, low_inclusive=False)
+    check_memory("q", 8 * q.size * q.size)
+    with np.errstate(over="ignore"):
+        return finite_result("q, lam", lam ** q)
 
 
 def grade(X, q, lam: float) -> np.ndarray:
     """``X M``: grade the rows of ``X`` (n, dk) (queries, keys or values, Eq. 11)."""
     X = real_array("X", X)
-    return X @ grading_matrix(q, lam)
+    m = _grading_diag(q, lam)
+    if X.ndim < 1 or X.shape[-1] != m.size:
+        raise ParameterError(f"X must have rows of length dk = len(q) = {m.size} (got shape {X.shape})")
+    return finite_result("X, q, lam", X * m)
 
 
 def ellipsoid_semi_axes(q, lam: float, B: float) -> np.ndarray:
     """Semi-axes ``B lambda^q_j`` of the graded constraint ellipsoid (Prop. 5)."""
-    B = float(real_array("B", B, low=0.0, low_inclusive=False))
-    return B * np.diag(grading_matrix(q, lam))
+    B = real_scalar("B", B, low=0.0, low_inclusive=False)
+    return finite_result("q, lam, B", B * _grading_diag(q, lam))

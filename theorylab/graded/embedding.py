@@ -14,49 +14,90 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import block_diag
 
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, finite_result, real_array, real_scalar
+
+
+def _list(name: str, value) -> list:
+    if isinstance(value, (str, bytes, np.ndarray)) or not isinstance(value, (list, tuple)) or not value:
+        raise ParameterError(f"{name} must be a non-empty list of arrays, one per level (got {type(value).__name__})")
+    return list(value)
+
+
+def _projections(P_blocks) -> list[np.ndarray]:
+    Ps = [real_array(f"P_blocks[{i}]", P) for i, P in enumerate(_list("P_blocks", P_blocks))]
+    for i, P in enumerate(Ps):
+        if P.ndim != 2 or P.shape[0] != Ps[0].shape[0]:
+            raise ParameterError(f"P_blocks[{i}] must be a (d, d_l) matrix with the same d as P_blocks[0] "
+                                 f"(got shape {P.shape})")
+    return Ps
+
+
+def _grades(q_blocks) -> list[np.ndarray]:
+    qs = [real_array(f"q_blocks[{i}]", q) for i, q in enumerate(_list("q_blocks", q_blocks))]
+    for i, q in enumerate(qs):
+        if q.ndim != 1:
+            raise ParameterError(f"q_blocks[{i}] must be a 1-D vector of grades (got shape {q.shape})")
+    return qs
 
 
 def _blocks(P_blocks, q_blocks):
-    if len(P_blocks) != len(q_blocks) or not P_blocks:
-        raise ParameterError("P_blocks and q_blocks must be non-empty lists of the same length")
-    Ps = [real_array(f"P_blocks[{i}]", P) for i, P in enumerate(P_blocks)]
-    qs = [real_array(f"q_blocks[{i}]", q) for i, q in enumerate(q_blocks)]
+    Ps, qs = _projections(P_blocks), _grades(q_blocks)
+    if len(Ps) != len(qs):
+        raise ParameterError(f"P_blocks and q_blocks must have the same length (got {len(Ps)} and {len(qs)})")
     for i, (P, q) in enumerate(zip(Ps, qs)):
-        if P.ndim != 2 or q.ndim != 1 or P.shape[1] != q.size or P.shape[0] != Ps[0].shape[0]:
-            raise ParameterError(f"P_blocks[{i}] must be (d, d_l) with d_l = len(q_blocks[{i}])")
+        if P.shape[1] != q.size:
+            raise ParameterError(f"P_blocks[{i}] must be (d, d_l) with d_l = len(q_blocks[{i}]) = {q.size} "
+                                 f"(got shape {P.shape})")
     return Ps, qs
+
+
+def _level_gradings(qs, lam) -> list[np.ndarray]:
+    """``lambda^q_l`` per level, refused when it exceeds the float range."""
+    lam = real_scalar("lam", lam, low=0.0, low_inclusive=False)
+    with np.errstate(over="ignore"):
+        return [finite_result("q_blocks, lam", lam ** q) for q in qs]
 
 
 def mlge_grading(P_blocks, q_blocks, lam: float) -> np.ndarray:
     """``G = sum_l P_l diag(lambda^q_l) P_l^T`` (d, d)."""
     Ps, qs = _blocks(P_blocks, q_blocks)
-    lam = float(real_array("lam", lam, low=0.0, low_inclusive=False))
-    return sum((P * lam ** q) @ P.T for P, q in zip(Ps, qs))
+    return finite_result("P_blocks, q_blocks, lam", _mlge(Ps, _level_gradings(qs, lam)))
+
+
+def _mlge(Ps, ms) -> np.ndarray:
+    return sum((P * m) @ P.T for P, m in zip(Ps, ms))
 
 
 def graded_basis_defect(P_blocks, q_blocks, lam: float) -> float:
     """``|| P^T G P - (+)_l M_l ||_op``: distance of G, read in the graded basis, to the direct sum."""
     Ps, qs = _blocks(P_blocks, q_blocks)
+    ms = _level_gradings(qs, lam)
     P = np.hstack(Ps)
-    direct = block_diag(*[np.diag(lam ** q) for q in qs])
-    return float(np.linalg.norm(P.T @ mlge_grading(Ps, qs, lam) @ P - direct, 2))
+    direct = block_diag(*[np.diag(m) for m in ms])
+    with np.errstate(over="ignore", invalid="ignore"):
+        residual = P.T @ _mlge(Ps, ms) @ P - direct
+    return float(np.linalg.norm(finite_result("P_blocks, q_blocks, lam", residual), 2))
 
 
 def orthogonality_defect(P_blocks) -> float:
     """``eta = max_{l != l'} ||P_l^T P_l'||_op`` (0 for a single level)."""
-    Ps = [real_array(f"P_blocks[{i}]", P) for i, P in enumerate(P_blocks)]
-    return max((float(np.linalg.norm(A.T @ B, 2)) for i, A in enumerate(Ps) for j, B in enumerate(Ps) if i != j),
-               default=0.0)
+    Ps = _projections(P_blocks)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cross = [A.T @ B for i, A in enumerate(Ps) for j, B in enumerate(Ps) if i != j]
+    return max((float(np.linalg.norm(finite_result("P_blocks", c), 2)) for c in cross), default=0.0)
 
 
 def gram_defect(P_blocks) -> float:
     """``||P^T P - I||_op`` for ``P = [P_0 ... P_{L-1}]`` (the alternative convention)."""
-    P = np.hstack([real_array(f"P_blocks[{i}]", P) for i, P in enumerate(P_blocks)])
-    return float(np.linalg.norm(P.T @ P - np.eye(P.shape[1]), 2))
+    P = np.hstack(_projections(P_blocks))
+    with np.errstate(over="ignore", invalid="ignore"):
+        residual = P.T @ P - np.eye(P.shape[1])
+    return float(np.linalg.norm(finite_result("P_blocks", residual), 2))
 
 
 def prop6_bound(q_blocks, lam: float, eta: float) -> float:
     """Right-hand side of Prop. 6: ``L lambda^q_max eta``."""
-    qmax = max(float(np.max(real_array("q_blocks", q))) for q in q_blocks)
-    return len(q_blocks) * float(lam) ** qmax * float(real_array("eta", eta, low=0.0))
+    qs = _grades(q_blocks)
+    eta = real_scalar("eta", eta, low=0.0)
+    top = _level_gradings([np.array([max(float(np.max(q)) for q in qs)])], lam)[0][0]   # lambda^q_max
+    return float(finite_result("q_blocks, lam, eta", len(qs) * top * eta))

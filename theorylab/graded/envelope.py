@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, finite_result, positive_int, real_array, real_scalar
 from theorylab.graded import grades
 from theorylab.resources import Cost
 
@@ -46,14 +46,31 @@ def caps(sigma2, D, B: float) -> np.ndarray:
     if sigma2.shape != D.shape:
         raise ParameterError(f"sigma2 and D must have one entry per level each (got shapes {sigma2.shape} "
                              f"and {D.shape})")
-    B = float(real_array("B", B, low=0.0, low_inclusive=False))
-    return sigma2 * B ** 2 / D ** 2
+    B = np.float64(real_scalar("B", B, low=0.0, low_inclusive=False))
+    with np.errstate(over="ignore", under="ignore"):
+        return _positive_finite("sigma2, D, B", sigma2 * B ** 2 / D ** 2)
+
+
+def _positive_finite(names: str, value):
+    """A cap, noise level or ratio: finite and > 0 (an overflow or underflow of the inputs is refused)."""
+    if not np.all(np.isfinite(value)) or np.any(np.asarray(value) <= 0):
+        raise ParameterError(f"{names} out of range: the result overflows or underflows the float range")
+    return value
 
 
 def eps2(sigma_xi: float, m) -> np.ndarray:
     """``eps^2 = sigma_xi^2 / m``."""
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
-    return sigma_xi ** 2 / real_array("m", m, low=1.0)
+    return _eps2(*_noise(sigma_xi, m))
+
+
+def _noise(sigma_xi, m) -> tuple[float, np.ndarray]:
+    return (np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)),
+            real_array("m", m, low=1.0))
+
+
+def _eps2(sigma_xi: float, m: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore", under="ignore"):
+        return _positive_finite("sigma_xi, m", sigma_xi ** 2 / m)
 
 
 def _levels(cap, dims):
@@ -67,33 +84,41 @@ def _levels(cap, dims):
 def envelope(cap, dims, sigma_xi: float, m) -> np.ndarray:
     """``M(m) = sum_l min(cap_l, d_l eps^2)`` (Lem. 3), vectorised over m."""
     cap, dims = _levels(cap, dims)
-    e2 = np.asarray(eps2(sigma_xi, m))[..., None]
-    return np.sum(np.minimum(cap, dims * e2), axis=-1)
+    e2 = _eps2(*_noise(sigma_xi, m))[..., None]
+    with np.errstate(over="ignore"):
+        return finite_result("caps, dims", np.sum(np.minimum(cap, dims * e2), axis=-1))
 
 
 def worth_estimating(cap, dims, sigma_xi: float, m) -> np.ndarray:
     """Boolean mask (..., L) of ``S = {l : d_l eps^2 <= cap_l}``."""
     cap, dims = _levels(cap, dims)
-    return dims * np.asarray(eps2(sigma_xi, m))[..., None] <= cap
+    return _worth(cap, dims, _eps2(*_noise(sigma_xi, m)))
+
+
+def _worth(cap, dims, e2) -> np.ndarray:
+    return dims * e2[..., None] <= cap
 
 
 def upper_regime(cap, dims, sigma_xi: float, m) -> np.ndarray:
     """Whether Lem. 3(ii) applies: ``m >= 2 sum_{l in S} d_l + 4``."""
     cap, dims = _levels(cap, dims)
-    S = worth_estimating(cap, dims, sigma_xi, m)
-    return np.asarray(m, float) >= 2 * np.sum(np.where(S, dims, 0.0), axis=-1) + 4
+    sigma_xi, m = _noise(sigma_xi, m)
+    S = _worth(cap, dims, _eps2(sigma_xi, m))
+    return m >= 2 * np.sum(np.where(S, dims, 0.0), axis=-1) + 4
 
 
 def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
     """Saturation size ``m_sat = d_0 sigma_xi^2 / cap_0^unif`` (Lem. 4)."""
-    d0 = float(real_array("d0", d0, low=1.0))
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
-    return d0 * sigma_xi ** 2 / float(real_array("cap0_unif", cap0_unif, low=0.0, low_inclusive=False))
+    d0 = real_scalar("d0", d0, low=1.0)
+    sigma_xi = np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    cap0 = real_scalar("cap0_unif", cap0_unif, low=0.0, low_inclusive=False)
+    with np.errstate(over="ignore"):
+        return float(finite_result("d0, sigma_xi, cap0_unif", d0 * sigma_xi ** 2 / cap0))
 
 
 def window(msat: float) -> tuple[int, int] | None:
     """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8)."""
-    last = int(np.floor(float(real_array("m_sat", msat, low=0.0)) / 2))
+    last = int(np.floor(real_scalar("m_sat", msat, low=0.0) / 2))
     return (WINDOW_LOW, last) if last >= WINDOW_LOW else None
 
 
@@ -103,7 +128,9 @@ def cap_ratio(g, a) -> float:
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape != a.shape:
         raise ParameterError(f"g must have one grade per level ({a.size}), got shape {g.shape}")
-    return float(g[0] ** 2 * np.sum(a / g ** 2))
+    g = np.ldexp(g, -np.frexp(g[0])[1])      # invariant under g -> c g: scale by a power of two (exact)
+    with np.errstate(over="ignore"):
+        return float(finite_result("g", g[0] ** 2 * np.sum(a / g ** 2)))
 
 
 def grade_condition(g, nu: float, mu: float) -> bool:
@@ -111,9 +138,13 @@ def grade_condition(g, nu: float, mu: float) -> bool:
     ``0 < nu, mu < 1`` (Cor. 3's geometric profiles, :func:`grades.geometric_parameters`)."""
     nu, mu = grades.geometric_parameters(nu, mu)
     g = real_array("g", g, low=0.0, low_inclusive=False)
+    if g.ndim != 1:
+        raise ParameterError(f"g must be a 1-D vector of level grades (got shape {g.shape})")
     ratio = g[1:] / g[:-1]
     tol = 1e-12
-    return bool(g[0] >= 1 - tol and np.all(ratio >= 1 - tol) and np.all(ratio <= (nu * mu) ** -0.25 + tol))
+    with np.errstate(divide="ignore"):
+        top = np.float64(nu * mu) ** -0.25                   # inf when nu mu underflows: no upper limit
+    return bool(g[0] >= 1 - tol and np.all(ratio >= 1 - tol) and np.all(ratio <= top + tol))
 
 
 def theorem41_factors(nu: float, mu: float) -> tuple[float, float]:
@@ -139,8 +170,12 @@ class LinearClass:
         return caps(self.sigma2, self.D, self.B)
 
     def coords(self, per_level) -> np.ndarray:
-        """Expand a per-level vector to the d coordinates."""
-        return np.repeat(np.asarray(per_level, float), self.dims)
+        """Expand a per-level vector (one real per level, or a boolean level mask) to the d coordinates."""
+        mask = isinstance(per_level, np.ndarray) and per_level.dtype == bool
+        v = per_level if mask else real_array("per_level", per_level)
+        if v.shape != self.dims.shape:
+            raise ParameterError(f"per_level must have one entry per level ({self.dims.size}), got shape {v.shape}")
+        return np.repeat(v, self.dims)
 
 
 @dataclass(frozen=True)
@@ -195,15 +230,19 @@ def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float 
     default the clipped optimum g*_C of the level program at clip ``C`` (Prop. 10-11)."""
     L = positive_int("levels", levels)
     d = positive_int("d", d)
+    check_memory("d", 8 * 8 * d)
     if d % L:
         raise ParameterError(f"d must be a multiple of levels (equal level sizes d_l = d/L); got d={d}, levels={L}")
     a, s = grades.geometric_profiles(nu, mu, L)
+    C = grades.clip_bound(C)                                             # validated even when g is given
     g = grades.clipped_grades(a, s, C).g if g is None else real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape != (L,):
         raise ParameterError(f"g must have one grade per level ({L}), got shape {g.shape}")
     dims = np.full(L, d // L)
     sigma2 = s / dims
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)
     uniform = LinearClass("uniform", dims, sigma2, np.ones(L), 1.0)
-    graded = LinearClass("graded", dims, sigma2, 1.0 / g, float(np.sqrt(np.sum(a / g ** 2))))
+    with np.errstate(over="ignore", divide="ignore"):
+        D, B = finite_result("g", 1.0 / g), float(finite_result("g", np.sqrt(np.sum(a / g ** 2))))
+    graded = LinearClass("graded", dims, sigma2, D, B)
     return StratifiedModel(float(nu), float(mu), L, d, sigma_xi, g, a, s, uniform, graded)

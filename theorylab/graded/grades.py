@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
+                              real_scalar)
 from theorylab.resources import Cost, as_float
 
 GAUGE = "min-grade-one"
@@ -70,10 +71,10 @@ def geometric_parameters(nu: float, mu: float, ordered: bool = False) -> tuple[f
         One line naming nu and mu, the range required and the values received.
     """
     rng = "0 < mu < nu < 1 (Thm. 4.1: r = sqrt(mu/nu) < 1)" if ordered else "0 < nu < 1 and 0 < mu < 1 (Cor. 3)"
-    try:
-        nu_, mu_ = float(nu), float(mu)
-    except (TypeError, ValueError):
-        raise ParameterError(f"nu and mu must be real numbers with {rng} (got nu={nu!r}, mu={mu!r})") from None
+    nu_, mu_ = (real_array(name, v) for name, v in (("nu", nu), ("mu", mu)))
+    if nu_.ndim or mu_.ndim:
+        raise ParameterError(f"nu and mu must be real numbers with {rng} (got nu={nu!r}, mu={mu!r})")
+    nu_, mu_ = float(nu_), float(mu_)
     ok = 0.0 < nu_ < 1.0 and 0.0 < mu_ < 1.0 and (mu_ < nu_ or not ordered)
     if not ok:
         raise ParameterError(f"nu and mu must satisfy {rng} (got nu={nu_:g}, mu={mu_:g})")
@@ -90,24 +91,37 @@ def geometric_profiles(nu: float, mu: float, levels: int) -> tuple[np.ndarray, n
     """
     nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
+    check_memory("levels", 8 * 8 * L)
     l = np.arange(L)
     a, s = nu ** (L - 1 - l), mu ** l
+    if a[0] == 0 or s[-1] == 0:
+        raise ParameterError(f"levels too large for nu={nu:g}, mu={mu:g}: nu^(L-1) or mu^(L-1) underflows to 0 "
+                             f"(the profiles must have full support; got levels={L})")
     return a / a.sum(), s / s.sum()
 
 
 def expand_levels(level_profile, dims) -> np.ndarray:
     """Coordinate profile of a level-stratified profile: ``alpha_j = a_l / d_l`` for j in V_l (Cor. 3)."""
     a = profile("level profile", level_profile)
-    dims = np.array([positive_int("dims", d) for d in np.atleast_1d(dims)])
+    dims = _dims(dims)
     if dims.size != a.size:
         raise ParameterError(f"dims must have one entry per level ({a.size}), got {dims.size}")
+    check_memory("dims", 8 * int(dims.sum()))
     return np.repeat(a / dims, dims)
+
+
+def _dims(dims) -> np.ndarray:
+    """Level sizes: a non-empty 1-D array of integers >= 1."""
+    d = integer_array("dims", dims, low=1)
+    if d.ndim > 1:
+        raise ParameterError(f"dims must be a 1-D list of level sizes (got shape {d.shape})")
+    return np.atleast_1d(d)
 
 
 def reduce_levels(coord_profile, dims) -> np.ndarray:
     """Level masses ``a_l = sum_{j in V_l} alpha_j`` of a coordinate profile (Prop. 11)."""
     p = profile("profile", coord_profile)
-    dims = np.array([positive_int("dims", d) for d in np.atleast_1d(dims)])
+    dims = _dims(dims)
     if dims.sum() != p.size:
         raise ParameterError(f"dims must sum to the profile length {p.size} (got {dims.sum()})")
     return np.add.reduceat(p, np.concatenate(([0], np.cumsum(dims)[:-1])))
@@ -115,26 +129,55 @@ def reduce_levels(coord_profile, dims) -> np.ndarray:
 
 # --------------------------------------------------------------------------- Lambda, BC
 def _Lambda(alpha, tau, g):
-    """Kernel of Lambda over the last axis (no validation)."""
-    return np.sum(alpha * g ** -2.0, axis=-1) * np.sum(tau * g ** 2.0, axis=-1)
+    """Kernel of Lambda over the last axis (no validation).
+
+    Lambda is invariant under ``g -> c g`` (GAUGE), so each g is first divided by the power of
+    two nearest the geometric mean of its extremes: exact (no rounding), and it keeps ``g^2`` and
+    ``g^-2`` in the float range for any grades with ``max g / min g < 2^500`` (e.g. all grades
+    1e200 or 1e-200 give the same Lambda as all grades 1).
+    """
+    _, top = np.frexp(np.max(g, axis=-1, keepdims=True))
+    _, bottom = np.frexp(np.min(g, axis=-1, keepdims=True))
+    g = np.ldexp(g, -((top + bottom) // 2))
+    with np.errstate(over="ignore"):
+        return np.sum(alpha * g ** -2.0, axis=-1) * np.sum(tau * g ** 2.0, axis=-1)
+
+
+def _finite_Lambda(value, name: str):
+    if not np.all(np.isfinite(value)):
+        raise ParameterError(f"{name}: Lambda overflows the float range (the grades span more than ~2^500; "
+                             f"log_Lambda_u gives its logarithm)")
+    return value
 
 
 def Lambda(g, alpha, tau):
     """Sample-complexity ratio ``Lambda(g) = (sum_j alpha_j g_j^-2)(sum_j tau_j g_j^2)`` (Prop. 7).
 
-    ``g`` has shape (..., d) with positive entries; the result has shape (...).
+    ``g`` has shape (..., d) with positive entries; the result has shape (...). Scale invariant:
+    any common scale of g (1e-200, 1e200) gives the same value.
     """
     a, t = profiles(alpha, tau)
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape[-1:] != a.shape:
         raise ParameterError(f"g must have last dimension {a.size} (got shape {g.shape})")
-    return _Lambda(a, t, g)
+    return _finite_Lambda(_Lambda(a, t, g), "g")
 
 
 def Lambda_q(q, alpha, tau, lam: float = np.e):
-    """``Lambda(q) = Lambda(lambda^q)`` with base ``lam > 1`` (Prop. 8)."""
-    lam = float(real_array("lam", lam, low=1.0, low_inclusive=False))
-    return Lambda(lam ** real_array("q", q), alpha, tau)
+    """``Lambda(q) = Lambda(lambda^q)`` with base ``lam > 1`` (Prop. 8).
+
+    Invariant under ``q -> q + c``: q is centred on the midpoint of its range before
+    exponentiating, so only the spread of q (not its offset) is limited by the float range.
+    """
+    a, t = profiles(alpha, tau)
+    lam = real_scalar("lam", lam, low=1.0, low_inclusive=False)
+    q = real_array("q", q)
+    if q.shape[-1:] != a.shape:
+        raise ParameterError(f"q must have last dimension {a.size} (got shape {q.shape})")
+    centre = 0.5 * np.max(q, axis=-1, keepdims=True) + 0.5 * np.min(q, axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):
+        g = lam ** (q - centre)
+    return _finite_Lambda(_Lambda(a, t, g) if np.all(np.isfinite(g)) else np.inf, "q, lam")
 
 
 def log_Lambda_u(u, alpha, tau):
@@ -167,8 +210,9 @@ def bc_geometric(nu: float, mu: float, levels: int) -> float:
     ``0 < nu, mu < 1`` (:func:`geometric_parameters`)."""
     nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
-    r = np.sqrt(mu / nu)
-    return float(nu ** ((L - 1) / 2) / np.sqrt(_geom(nu, L) * _geom(mu, L)) * _geom(r, L))
+    top, low = (nu, mu) if mu <= nu else (mu, nu)  # BC is symmetric in (nu, mu): keep r <= 1 (no r^L overflow)
+    r = np.sqrt(low / top)
+    return float(top ** ((L - 1) / 2) / np.sqrt(_geom(nu, L) * _geom(mu, L)) * _geom(r, L))
 
 
 def _geom(x: float, n: int) -> float:
@@ -180,7 +224,15 @@ def tilted(p, u):
     """Tilted profile ``p^(u)_j = p_j e^{u_j} / sum_k p_k e^{u_k}`` (moment map, Prop. 12)."""
     p = real_array("p", p, low=0.0, low_inclusive=False)
     u = real_array("u", u)
-    w = p * np.exp(u - np.max(u))
+    if p.ndim != 1 or u.shape != p.shape:
+        raise ParameterError(f"p and u must be 1-D of the same length (got shapes {p.shape} and {u.shape})")
+    return _tilted(p, u)
+
+
+def _tilted(p, u):
+    with np.errstate(over="ignore", invalid="ignore"):
+        shift = u - np.max(u)
+    w = p * np.exp(np.where(np.isfinite(shift), shift, -np.inf))    # u spanning > 1.8e308: only the top counts
     return w / w.sum()
 
 
@@ -188,18 +240,24 @@ def gradient_u(u, alpha, tau) -> np.ndarray:
     """``grad_u Phi(u) = tau^(u) - alpha^(-u)`` with ``alpha^(-u)_j = alpha_j e^{-u_j}/A(u)``
     (Prop. 8, Prop. 12(iii)); at ``u = 0`` it is ``tau - alpha``."""
     a, t = profiles(alpha, tau)
-    u = real_array("u", u)
-    return tilted(t, u) - tilted(a, -u)
+    u = _same_length("u", u, a)
+    return _tilted(t, u) - _tilted(a, -u)
+
+
+def _same_length(name: str, v, a) -> np.ndarray:
+    v = real_array(name, v)
+    if v.shape != a.shape:
+        raise ParameterError(f"{name} must have length {a.size} (got shape {v.shape})")
+    return v
 
 
 def admissibility(q, alpha, tau) -> float:
     """First-order criterion ``<q, alpha - tau>`` (Eq. 15): q enters the admissible cone to first
     order iff this is positive.  Invariant under q -> q + c 1."""
     a, t = profiles(alpha, tau)
-    q = real_array("q", q)
-    if q.shape != a.shape:
-        raise ParameterError(f"q must have length {a.size} (got shape {q.shape})")
-    return float(q @ (a - t))
+    q = _same_length("q", q, a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(finite_result("q", q @ (a - t)))
 
 
 def boundary_polynomial(t, alpha, tau):
@@ -207,8 +265,11 @@ def boundary_polynomial(t, alpha, tau):
     ``F(t) = (sum_j alpha_j prod_{k != j} t_k)(sum_j tau_j t_j) - prod_k t_k``; Q+ = {F < 0}."""
     a, t_ = profiles(alpha, tau)
     t = real_array("t", t, low=0.0, low_inclusive=False)
-    prod = np.prod(t, axis=-1)
-    return np.sum(a * prod[..., None] / t, axis=-1) * np.sum(t_ * t, axis=-1) - prod
+    if t.shape[-1:] != a.shape:
+        raise ParameterError(f"t must have last dimension {a.size} (got shape {t.shape})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        prod = np.prod(t, axis=-1)
+        return finite_result("t", np.sum(a * prod[..., None] / t, axis=-1) * np.sum(t_ * t, axis=-1) - prod)
 
 
 # --------------------------------------------------------------------------- optimal grades
@@ -240,7 +301,7 @@ class ClippedOptimum:
 
 def clip_bound(C: float) -> float:
     """Validate the clip C >= 1 (``lambda^q_max <= C``) and return it as a float."""
-    return float(real_array("C", C, low=1.0))
+    return real_scalar("C", C, low=1.0)
 
 
 PROGRAM_BYTES = 160.0
@@ -318,15 +379,16 @@ def moment_maps(alpha, tau, u) -> tuple[np.ndarray, np.ndarray]:
     """The two moment maps of Prop. 12 at ``u``: ``(alpha^(-u), tau^(u))``; they coincide at the
     optimum ``u* = 2 log g*``, where both equal ``sqrt(alpha tau)/BC``."""
     a, t = profiles(alpha, tau)
-    u = real_array("u", u)
-    return tilted(a, -u), tilted(t, u)
+    u = _same_length("u", u, a)
+    return _tilted(a, -u), _tilted(t, u)
 
 
 def recession_slope(v) -> float:
     """Recession slope of ``Phi = log Lambda`` along ``v`` (Prop. 12(ii)): ``max v - min v``;
     positive off the gauge direction, which is why the selection problem has a minimiser."""
     v = real_array("v", v)
-    return float(v.max() - v.min())
+    with np.errstate(over="ignore"):
+        return float(finite_result("v", v.max() - v.min()))
 
 
 def clipped_lower_bound(alpha, tau, C: float) -> float:

@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from theorylab._io import input_cost, read_text
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, real_array
 from theorylab.resources import Cost
 
 VECTOR_BYTES_PER_BYTE = 40.0
@@ -30,7 +30,9 @@ def read_vector_cost(source: str) -> Cost:
 
 
 def read_vector(name: str, source: str) -> np.ndarray:
-    """Return the numbers named by ``source`` (a path or inline text) as a float array."""
+    """Return the finite numbers named by ``source`` (a path or inline text) as a float array."""
+    if not isinstance(source, str):
+        raise ParameterError(f"{name} must be a file path or a list of numbers as text (got {type(source).__name__})")
     is_file = bool(source) and os.path.lexists(source)
     text = read_text(name, source) if is_file else source
     if is_file and source.lower().endswith(".json"):
@@ -40,11 +42,11 @@ def read_vector(name: str, source: str) -> np.ndarray:
             raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers (nested too deeply)") from None
         except ValueError as exc:
             raise ParameterError(f"{name}: {source!r} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
-        if not isinstance(data, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                  for x in data):
-            raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers")
+        if not isinstance(data, list) or not data or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                             for x in data):
+            raise ParameterError(f"{name}: {source!r} must hold a non-empty JSON list of numbers")
         try:
-            return np.asarray([float(x) for x in data], float)
+            return real_array(name, [float(x) for x in data])
         except OverflowError:
             raise ParameterError(f"{name}: {source!r} holds a number beyond the float range") from None
     text = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
@@ -59,4 +61,4 @@ def read_vector(name: str, source: str) -> np.ndarray:
                              f"(got {source[:40]!r})") from None
     if not values:
         raise ParameterError(f"{name}: no numbers found in {source[:40]!r}")
-    return np.asarray(values, float)
+    return real_array(name, values)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, real_array
+from theorylab.errors import ParameterError, choice, finite_output, positive_int, real_array, real_or_exact, real_scalar
 from theorylab.graded.attention import grading_matrix
 from theorylab.graded.grades import clip_bound
 from theorylab.plga import operator as plga
@@ -55,6 +55,24 @@ class SDPA:
 
     base: float | None = 10000.0
 
+    def __post_init__(self):
+        _rope_base(self.base)
+
+
+def _rope_base(base) -> None:
+    """``base``: None (no RoPE) or a real number > 1."""
+    if base is not None:
+        real_array("base", base, low=1, low_inclusive=False)
+        if np.ndim(base):
+            raise ParameterError(f"base must be None or a single real number > 1 (got shape {np.shape(base)})")
+
+
+def _scalar(name: str, value) -> float:
+    v = real_array(name, value)
+    if v.ndim:
+        raise ParameterError(f"{name} must be a single real number (got shape {v.shape})")
+    return float(v)
+
 
 @dataclass(frozen=True)
 class PSA:
@@ -70,14 +88,15 @@ class PSA:
     base: float | None = 10000.0
 
     def __post_init__(self):
-        real_array("g_q", self.g_q)
-        real_array("g_k", self.g_k)
+        _scalar("g_q", self.g_q)
+        _scalar("g_k", self.g_k)
         choice("placement", self.placement, psa.PLACEMENTS)
+        _rope_base(self.base)
 
     @classmethod
     def member(cls, name: str, g: float, placement: str = "post-rope", base: float | None = 10000.0) -> "PSA":
         """Order-lattice member ``name`` (standard, query-only, key-only, symmetric) at coupling g."""
-        g_q, g_k = psa.lattice_couplings(name, float(g))
+        g_q, g_k = psa.lattice_couplings(name, _scalar("g", g))
         return cls(float(g_q), float(g_k), placement, base)
 
 
@@ -91,10 +110,13 @@ class Graded:
     base: float | None = 10000.0
 
     def __post_init__(self):
-        real_array("grades", self.grades, low=0)
+        if real_array("grades", self.grades, low=0).ndim != 1:
+            raise ParameterError(f"grades must be a 1-D vector of dk grades (got shape {np.shape(self.grades)})")
+        _scalar("lam", self.lam)
         real_array("lam", self.lam, low=1, low_inclusive=False)
         if self.clip is not None:
             clip_bound(self.clip)
+        _rope_base(self.base)
 
     @property
     def diag(self) -> np.ndarray:
@@ -111,7 +133,11 @@ class PLGA:
     base: float | None = 10000.0
 
     def __post_init__(self):
+        if not isinstance(self.params, plga.PLGAParams):
+            raise ParameterError(f"params must be PLGAParams (from plga.operator.init_params; got "
+                                 f"{type(self.params).__name__})")
         choice("gram", self.gram, GRAMS)
+        _rope_base(self.base)
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,7 +178,7 @@ def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
     The clip (GLLM §3.1, §8.1.1: ``lambda^q_max <= C``) caps each grade at ``log_lam(C)``.
     """
     q = real_array("grades", grades, low=0)                             # [dk] grades
-    lam = float(real_array("lam", lam, low=1, low_inclusive=False))
+    lam = real_scalar("lam", lam, low=1, low_inclusive=False)
     if clip is not None:
         q = np.minimum(q, np.log(clip_bound(clip)) / np.log(lam))      # [dk] lam^q <= clip
     return np.diag(grading_matrix(q, lam))                              # [dk] lam^q
@@ -179,6 +205,9 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     -------
     ``(qs, ks, vs)``, each ``(..., n, dk)``.
     """
+    spec = _spec(spec)
+    q, k, v = _projections(q, k, v)
+    start = positive_int("start", start, low=0)
     n = q.shape[-2]                                                     # rows in this block
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
     if isinstance(spec, Graded):
@@ -187,11 +216,9 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     if not isinstance(spec, (PSA, TwoTap)):                             # SDPA, PLGA
         return _rope(q, pos, spec.base), _rope(k, pos, spec.base), v
     if start > 0:                                                       # prepend position start-1
-        if prev is None:
-            raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA or two-tap block "
-                                 "with start > 0")
-        q = np.concatenate([np.asarray(prev[0])[..., None, :], q], axis=-2)     # [n+1, dk]
-        k = np.concatenate([np.asarray(prev[1])[..., None, :], k], axis=-2)     # [n+1, dk]
+        prev_q, prev_k = _previous(prev, q.shape[:-2] + q.shape[-1:])
+        q = np.concatenate([prev_q[..., None, :], q], axis=-2)         # [n+1, dk]
+        k = np.concatenate([prev_k[..., None, :], k], axis=-2)         # [n+1, dk]
         pos = np.arange(start - 1, start + n, dtype=float)              # [n+1]
     if isinstance(spec, PSA):
         qs = _sheared(q, spec.g_q, pos, spec)                           # [n(+1), dk]
@@ -200,6 +227,33 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
         qs = _filtered(q, spec.q_taps, pos, spec)                       # [n(+1), dk]
         ks = _filtered(k, spec.k_taps, pos, spec)                       # [n(+1), dk]
     return qs[..., -n:, :], ks[..., -n:, :], v                          # drop the retained row
+
+
+def _spec(spec) -> HeadSpec:
+    if not isinstance(spec, HeadSpec):
+        raise ParameterError(f"spec must be a head spec (SDPA, PSA, TwoTap, Graded or PLGA; got "
+                             f"{type(spec).__name__})")
+    return spec
+
+
+def _projections(q, k, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw projections ``(..., n, dk)``: q and k of one shape, v with the same leading shape."""
+    q, k, v = real_or_exact("q", q), real_or_exact("k", k), real_or_exact("v", v)
+    if q.ndim < 2 or q.shape != k.shape or v.shape[:-1] != q.shape[:-1] or q.shape[-1] == 0:
+        raise ParameterError(f"q, k, v must be (..., n, dk) arrays with q and k of one shape and v of the same "
+                             f"rows (got {q.shape}, {k.shape}, {v.shape})")
+    return q, k, v
+
+
+def _previous(prev, shape) -> tuple[np.ndarray, np.ndarray]:
+    """``prev = (q_raw, k_raw)`` of the position before the block, each of ``shape``."""
+    if not isinstance(prev, (tuple, list)) or len(prev) != 2:
+        raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA or two-tap block "
+                             "with start > 0")
+    pq, pk = real_array("prev[0]", prev[0]), real_array("prev[1]", prev[1])
+    if pq.shape != shape or pk.shape != shape:
+        raise ParameterError(f"prev must hold two raw vectors of shape {shape} (got {pq.shape} and {pk.shape})")
+    return pq, pk
 
 
 def _sheared(x, g, pos, spec: PSA):
@@ -237,8 +291,20 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     (unused when start = 0, where ``p_0 = 0``). The recursion contracts errors by
     ``|g/(1+g)|`` (``< 1`` for ``g > -1/2``). This is PSA §8.5's "one extra
     d-vector per speculative block" for the key stream: the cached sheared keys plus one
-    anchored raw key give back every raw key of the block.
+    anchored raw key give back every raw key of the block. ``g_k`` must not be -1 (the filter
+    is then not invertible).
     """
+    if not isinstance(spec, PSA):
+        raise ParameterError(f"spec must be a PSA head (got {type(spec).__name__})")
+    ks = real_array("ks", ks)
+    if ks.ndim != 2 or ks.shape[1] == 0:
+        raise ParameterError(f"ks must be an (n, dk) array of cached sheared keys (got shape {ks.shape})")
+    start = positive_int("start", start, low=0)
+    if start:
+        prev_k = real_array("prev_k", prev_k)
+        if prev_k.shape != ks.shape[1:]:
+            raise ParameterError(f"prev_k must be the raw key of position start-1, shape {ks.shape[1:]} "
+                                 f"(got {prev_k.shape})")
     n = ks.shape[-2]                                                    # rows to rebuild
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
     g = spec.g_k
@@ -247,22 +313,30 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     post = spec.placement == "post-rope"
     y = ks if post else unrotate(ks, pos)                               # [n, dk] filtered stream
     r = np.empty_like(y)
-    last = None if start == 0 else (rotate(np.asarray(prev_k)[None], pos[:1] - 1)[0] if post else prev_k)
+    last = None if start == 0 else (rotate(prev_k[None], pos[:1] - 1)[0] if post else prev_k)
     for t in range(n):                                                  # invert (1+g) r_t - g r_{t-1}
         r[t] = y[t] if last is None else psa.unshear_step(y[t], last, g)   # [dk]
         last = r[t]
     return unrotate(r, pos) if post else r                              # [n, dk] raw projections
 
 
+@finite_output("qs, ks, G")
 def scores(qs, ks, G=None) -> np.ndarray:
     """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``."""
+    if G is not None:
+        return plga.scores(qs, ks, G)                                   # [n, m] (PLGA eq. 3.7)
+    qs, ks = real_or_exact("qs", qs), real_or_exact("ks", ks)
+    if qs.ndim < 2 or ks.ndim < 2 or qs.shape[-1] != ks.shape[-1] or qs.shape[-1] == 0:
+        raise ParameterError(f"qs (..., n, dk) and ks (..., m, dk) must share dk (got {qs.shape} and {ks.shape})")
     if G is None:
         return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])     # [n, m]
-    return plga.scores(qs, ks, G)                                       # [n, m] (PLGA eq. 3.7)
 
 
 def attention_weights(s) -> np.ndarray:
     """Causal softmax of scores ``s`` (..., n, m): row i is position ``m - n + i`` and sees keys ``<= m - n + i``."""
+    s = real_array("s", s)
+    if s.ndim < 2 or s.shape[-2] > s.shape[-1] or not s.size:
+        raise ParameterError(f"s must be (..., n, m) scores with 1 <= n <= m (got shape {s.shape})")
     n, m = s.shape[-2:]
     past = np.arange(m)[None, :] <= np.arange(m - n, m)[:, None]        # [n, m] keys up to the query
     return softmax(s, mask=past)                                        # [..., n, m]
@@ -270,11 +344,16 @@ def attention_weights(s) -> np.ndarray:
 
 def attend(s, vs) -> np.ndarray:
     """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
-    return attention_weights(s) @ vs                                    # [n, dv]
+    p, vs = attention_weights(s), real_array("vs", vs)
+    if vs.ndim != p.ndim or vs.shape[-2] != p.shape[-1]:
+        raise ParameterError(f"vs must be (..., m, dv) values for scores of shape {p.shape} (got {vs.shape})")
+    return p @ vs                                                       # [n, dv]
 
 
 def plga_operator(spec: PLGA, qs) -> np.ndarray:
     """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative."""
+    if not isinstance(spec, PLGA):
+        raise ParameterError(f"spec must be a PLGA head (got {type(spec).__name__})")
     if spec.gram == "global":
         return plga.g_lm(qs, spec.params)                               # [dk, dk]
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
@@ -284,8 +363,10 @@ def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     """Full causal forward pass of one head over raw projections ``q, k, v`` (..., T, dk) -> (..., T, dk).
 
     ``trace``: if a list, a dict ``{q, k, v, qs, ks, vs, p}`` (raw projections, streams,
-    attention weights) is appended to it for the backward pass.
+    attention weights) is appended to it for the backward pass. Floats only: the exact route (object
+    arrays) goes through :func:`streams` and :func:`scores`.
     """
+    q, k, v = real_array("q", q), real_array("k", k), real_array("v", v)
     qs, ks, vs = streams(spec, q, k, v)                                 # [T, dk] x3
     G = plga_operator(spec, qs) if isinstance(spec, PLGA) else None     # None | [dk, dk] | [T, dk, dk]
     p = attention_weights(scores(qs, ks, G))                            # [T, T]

@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int
+from theorylab.errors import ParameterError, check_memory, describe, finite_output, positive_int, real_array, seed_int
 from theorylab.nn import attention
 from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
 from theorylab.plga import operator as plga
@@ -83,8 +83,9 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
     n_head, n_layer = positive_int("n_head", n_head), positive_int("n_layer", n_layer)
     if d % n_head or (d // n_head) % 2:
         raise ParameterError(f"d must be a multiple of n_head with an even head width (got d={d}, n_head={n_head})")
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
-    spec = head if callable(head) else (lambda layer, h: head)
+    check_memory("vocab, d, n_layer", 8 * (vocab * d + n_layer * (12 * d * d + 8 * d)))
+    rng = np.random.default_rng(seed_int("seed", seed))
+    spec = head if callable(head) and not isinstance(head, HeadSpec) else (lambda layer, h: head)
 
     def w(m, n):
         return rng.normal(0.0, 1.0 / np.sqrt(m), (m, n))
@@ -92,34 +93,68 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
     def ln():
         return 1.0 + 0.1 * rng.normal(size=d), 0.1 * rng.normal(size=d)
 
+    specs = [[spec(i, h) for h in range(n_head)] for i in range(n_layer)]
+    for row in specs:
+        for sp in row:
+            if not isinstance(sp, HeadSpec):
+                raise ParameterError(f"head must be a head spec or a function (layer, head) -> spec (got {sp!r})")
     layers = tuple(Layer(w(d, d), w(d, d), w(d, d), w(d, d), w(d, 4 * d), 0.1 * rng.normal(size=4 * d),
                          w(4 * d, d), 0.1 * rng.normal(size=d), ln(), ln(),
-                         tuple(spec(i, h) for h in range(n_head))) for i in range(n_layer))
+                         tuple(specs[i])) for i in range(n_layer))
     return Decoder(rng.normal(size=(vocab, d)), layers, ln())
 
 
 # ------------------------------------------------------------------------------ building blocks
 def layer_norm(x, affine) -> np.ndarray:
+    """Pre-LN of the rows of ``x`` with ``affine = (gamma, beta)`` (plga.operator.layer_norm, eps = LN_EPS)."""
+    if not isinstance(affine, (tuple, list)) or len(affine) != 2:
+        raise ParameterError("affine must be a pair (gamma, beta) of LayerNorm parameters")
     return plga.layer_norm(x, affine[0], affine[1], eps=LN_EPS)             # [n, d]
 
 
+@finite_output("x")
 def gelu(x) -> np.ndarray:
+    """GELU, tanh approximation (GPT-2)."""
+    x = real_array("x", x, allow_empty=True)
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
+def _rows(x, d: int) -> np.ndarray:
+    """Hidden states ``(..., n, d)``: finite reals with the model width (a batch of sequences allowed)."""
+    x = real_array("x", x)
+    if x.ndim < 2 or x.shape[-1] != d:
+        raise ParameterError(f"x must be an (..., n, {d}) array of hidden states (got shape {x.shape})")
+    return x
+
+
+@finite_output("x")
 def mlp(layer: Layer, x) -> np.ndarray:
+    """``GELU(x W_fc + b_fc) W_proj + b_proj`` of the rows ``x`` (n, d)."""
+    x = _rows(x, layer.w_fc.shape[0])
     return gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
 
 
 def split_heads(x, n_head: int) -> np.ndarray:
+    """``(..., n, d) -> (..., H, n, d/H)``."""
+    n_head = positive_int("n_head", n_head)
+    x = real_array("x", x)
+    if x.ndim < 2 or x.shape[-1] % n_head:
+        raise ParameterError(f"x must be (..., n, d) with d a multiple of n_head = {n_head} (got shape {x.shape})")
     return np.moveaxis(x.reshape(*x.shape[:-1], n_head, -1), -2, -3)        # [..., n, d] -> [..., H, n, dk]
 
 
 def merge_heads(x) -> np.ndarray:
+    """``(..., H, n, dk) -> (..., n, H dk)``."""
+    x = real_array("x", x)
+    if x.ndim < 3:
+        raise ParameterError(f"x must be an (..., H, n, dk) array (got shape {x.shape})")
     return np.moveaxis(x, -3, -2).reshape(*x.shape[:-3], x.shape[-2], -1)   # [..., H, n, dk] -> [..., n, d]
 
 
+@finite_output("x")
 def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-head query, key and value projections ``(H, n, dk)`` of the rows ``x`` (n, d)."""
+    x = _rows(x, layer.w_q.shape[0])
     H = len(layer.heads)
     return (split_heads(x @ layer.w_q, H), split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
             split_heads(x @ layer.w_v, H))
@@ -127,12 +162,16 @@ def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
     """``tokens`` as a non-empty 1-D (or, if ``batched``, 2-D ``(batch, T)``) integer array of ids in ``[0, vocab)``."""
-    t = np.atleast_1d(np.asarray(tokens))
+    try:
+        t = np.atleast_1d(np.asarray(tokens))
+    except (TypeError, ValueError, OverflowError):
+        t = np.asarray([None])
     vocab = len(model.wte)
     if t.ndim not in ((1, 2) if batched else (1,)) or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 \
             or t.max() >= vocab:
         shape = "1-D or 2-D (batch, T)" if batched else "1-D"
-        raise ParameterError(f"tokens must be a non-empty {shape} array of integer ids in [0, {vocab}) (got {t!r})")
+        raise ParameterError(f"tokens must be a non-empty {shape} array of integer ids in [0, {vocab}) "
+                             f"(got {describe(tokens)})")
     return t
 
 
@@ -275,6 +314,14 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
     The rows form a new open block: a PSA head keeps the raw query and key of its last row
     and, as the block's anchor, the retained raw key of position ``start - 1``.
     """
+    start = positive_int("start", start, low=0)
+    if start != len(hc.keys):
+        raise ParameterError(f"start must be the cached length {len(hc.keys)} (got {start})")
+    q, k, v = real_array("q", q), real_array("k", k), real_array("v", v)
+    dk, dv = hc.keys.shape[1], hc.values.shape[1]
+    if q.ndim != 2 or q.shape[1] != dk or k.shape != q.shape or v.shape != (len(q), dv):
+        raise ParameterError(f"q, k must be (n, {dk}) and v (n, {dv}) rows of this head "
+                             f"(got shapes {q.shape}, {k.shape}, {v.shape})")
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
     qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
     K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new
@@ -304,6 +351,7 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
     as in this decoder); with grouped-query values an engine would have to keep the raw
     queries of the block instead.
     """
+    start = positive_int("start", start, low=0)
     lost = [isinstance(s, PSA) and start > 0 and not len(hc.raw_q) for s, hc in zip(layer.heads, caches)]
     if not any(lost):
         return caches
@@ -325,6 +373,9 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
 def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int,
                      streams=attention.streams) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
     """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
+    if not isinstance(caches, (tuple, list)) or len(caches) != len(layer.heads):
+        raise ParameterError(f"caches must hold one HeadCache per head ({len(layer.heads)})")
+    start = positive_int("start", start, low=0)
     q, k, v = projections(layer, x)                                         # [H, n, dk] x3
     caches = restore_queries(layer, caches, start)
     outs, caches = zip(*(cached_head(s, hc, q[h], k[h], v[h], start, streams)

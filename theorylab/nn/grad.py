@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from theorylab.errors import ParameterError
-from theorylab.nn import attention, decoder
+from theorylab.nn import decoder
 from theorylab.nn.attention import PSA, SDPA, TwoTap
 from theorylab.psa import shear as psa
 

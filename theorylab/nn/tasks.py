@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, choice, integer_array, positive_int, real_array,
+                              real_scalar, seed_int)
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
 
@@ -66,6 +67,7 @@ def target_positions(T: int, query_is_key: bool = True) -> np.ndarray:
     See the module docstring for why the two key conventions differ.
     """
     T = positive_int("T", T, low=3 if query_is_key else 4)
+    check_memory("T", 8 * T)
     return np.arange(1, T - 1 if query_is_key else T - 2)
 
 
@@ -83,6 +85,9 @@ def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key:
     -------
     ``(items, j)``: a copy of ``content`` with ``items[:, T-1] = items[:, j-1]``, and ``j`` (n,).
     """
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
+    real_array("content", content)
     items = np.array(content, copy=True)
     if items.ndim < 2:
         raise ParameterError(f"content must have shape (n, T, ...) (got {items.shape})")
@@ -97,7 +102,8 @@ def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionB
     """``n`` canonical induction sequences of length T over ``vocab >= T - 1`` tokens (query is a key)."""
     n, T = positive_int("n", n), positive_int("T", T, low=4)
     vocab = positive_int("vocab", vocab, low=T - 1)
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    check_memory("n, vocab", 16 * n * vocab)
+    rng = np.random.default_rng(seed_int("seed", seed))
     tokens = np.argsort(rng.random((n, vocab)), axis=1)[:, :T]          # [n, T] distinct tokens
     tokens, target = plant_induction(rng, tokens, query_is_key=True)     # target j in 1..T-2
     return InductionBatch(tokens, target)
@@ -134,8 +140,9 @@ def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed
 
 def embeddings(vocab: int, dk: int, seed: int = 0) -> np.ndarray:
     """Isotropic Gaussian token embeddings ``(vocab, dk)``, unit variance per coordinate."""
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
-    return rng.normal(size=(positive_int("vocab", vocab), positive_int("dk", dk)))
+    vocab, dk = positive_int("vocab", vocab), positive_int("dk", dk)
+    check_memory("vocab, dk", 8 * vocab * dk)
+    return np.random.default_rng(seed_int("seed", seed)).normal(size=(vocab, dk))
 
 
 def slow_planes(dk: int, T: int, base: float = 10000.0) -> np.ndarray:
@@ -163,20 +170,38 @@ def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0
     ``planes="slow"`` (default): P projects onto the slow RoPE planes (:func:`slow_planes`);
     ``planes="all"``: P = I, so content also rides the fast planes (placement matters there).
     """
+    dk = positive_int("dk", dk)
+    check_memory("dk", 8 * dk * dk)
     mask = slow_planes(dk, T, base) if choice("planes", planes, ("slow", "all")) == "slow" else np.ones(dk)
     P = np.diag(mask)                                                    # [dk, dk]
-    return InductionHead(attention.PSA.member(member, real_array("g", g, low=0).item(), placement, base), P, -P)
+    return InductionHead(attention.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)
+
+
+def _embedding(E, head: InductionHead, batch: InductionBatch) -> np.ndarray:
+    """Validate the embedding table: (vocab, dk) reals covering every token of the batch."""
+    E = real_array("E", E)
+    dk = head.w_q.shape[0]
+    if E.ndim != 2 or E.shape[1] != dk or E.shape[0] <= int(batch.tokens.max()):
+        raise ParameterError(f"E must be a (vocab, {dk}) table with a row for every token id "
+                             f"(max id {int(batch.tokens.max())}; got shape {E.shape})")
+    return E
 
 
 def query_scores(head: InductionHead, E: np.ndarray, batch: InductionBatch, streams=attention.streams) -> np.ndarray:
     """Scores ``(N, T)`` of the last position (the query) against every key."""
-    x = E[batch.tokens]                                                  # [N, T, dk]
+    x = _embedding(E, head, batch)[batch.tokens]                         # [N, T, dk]
     qs, ks, _ = streams(head.spec, x @ head.w_q, x @ head.w_k, x)       # [N, T, dk] x2
     return attention.scores(qs[:, -1:], ks)[:, 0]                       # [N, T]
 
 
 def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per-sequence credit: ``1/k`` if the target is among the k argmax keys of scores ``s`` (N, T), else 0."""
+    s = real_array("s", s)
+    if s.ndim != 2 or s.shape[1] == 0:
+        raise ParameterError(f"s must be a (N, T) array of scores (got shape {s.shape})")
+    target = integer_array("target", target, low=0, high=s.shape[1] - 1, allow_empty=True)
+    if target.shape != (len(s),):
+        raise ParameterError(f"target must hold one key position per row of s ({len(s)}; got shape {target.shape})")
     top = s == s.max(axis=1, keepdims=True)                             # [N, T]
     return top[np.arange(len(s)), target] / top.sum(axis=1)             # [N]
 
@@ -196,6 +221,7 @@ def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: Induction
     ``i <= T - 4`` so that the query and its predecessor are untouched.
     """
     i = positive_int("i", i, low=0)
+    E = _embedding(E, head, batch)
     if i > batch.T - 4:
         raise ParameterError(f"i must be <= T - 4 = {batch.T - 4} (got {i})")
     changed = batch.tokens.copy()
@@ -212,8 +238,9 @@ def ceiling(T) -> np.ndarray:
 
 def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion ``hits / n`` (default z: 99 % two-sided)."""
-    n = positive_int("n", n)
-    p = float(real_array("hits", hits, low=0, high=n)) / n
+    n = positive_int("n", n, high=2 ** 53)
+    z = real_scalar("z", z, low=0, low_inclusive=False, high=1e100)
+    p = real_scalar("hits", hits, low=0, high=n) / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, float(centre - half)), min(1.0, float(centre + half))

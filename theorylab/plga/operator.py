@@ -37,11 +37,12 @@ Conventions the paper leaves open (named here, explained in docs/plga.md)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, choice, finite_output, finite_result, positive_int,
+                              real_array, real_or_exact, real_scalar, seed_int)
 
 EPS: float = 1e-9
 """The positivity floor ``eps`` of eq. (3.4) in the reference code."""
@@ -129,14 +130,18 @@ def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = 
     (``RESIDUALS``): ``"glu-ln"`` (default, the authors' ``LN(GLU(r) + r)`` with ``n_dense`` gated
     units of width ``hidden`` per residual unit) or ``"additive"`` (``r + silu(r W1 + b1) W2 + b2``).
     The authors' 110M configuration is ``dk = 64, n_res = 8, n_dense = 2, hidden = 180``.
+    ``eps > 0`` (the positivity floor: ``A_LM >= eps`` makes ``A_P = A_LM ** P`` finite),
+    ``eps_ln >= 0``; ``seed`` in [0, 2^64).
     """
     dk = positive_int("dk", dk)
     n_res = positive_int("n_res", n_res, low=0)
     hidden = positive_int("hidden", hidden if hidden is not None else dk)
     residual = choice("residual", residual, RESIDUALS)
     n_dense = positive_int("n_dense", n_dense)
-    _check_eps(eps, eps_ln)
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    eps, eps_ln = real_scalar("eps", eps, low=0, low_inclusive=False), real_scalar("eps_ln", eps_ln, low=0)
+    check_memory("dk, hidden, n_res, n_dense",
+                 8 * (5 * dk * dk + n_res * n_dense * (3 * dk * hidden + 2 * hidden + 3 * dk)))
+    rng = np.random.default_rng(seed_int("seed", seed))
 
     def glorot_uniform(m, n):
         lim = np.sqrt(6.0 / (m + n))
@@ -167,27 +172,29 @@ def sdpa_params(params: PLGAParams) -> PLGAParams:
                       params.ln_gamma, params.ln_beta, params.eps, params.eps_ln)
 
 
-def _check_eps(eps, eps_ln) -> None:
-    real_array("eps", eps, low=0)
-    real_array("eps_ln", eps_ln, low=0)
-
-
 def _is_exact(x) -> bool:
     return isinstance(x, np.ndarray) and x.dtype == object
 
 
-def _square(name: str, M) -> np.ndarray:
-    """A square matrix or stack; object arrays (symbols, the exact route) pass unvalidated."""
-    M = M if _is_exact(M) else real_array(name, M)
-    if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
-        raise ParameterError(f"{name} must be a square matrix (or a stack of them) (got shape {M.shape})")
+def _real_or_exact(name: str, x) -> np.ndarray:
+    """Validated input of a function with an exact route: object arrays entrywise, numbers as reals."""
+    return real_or_exact(name, x, allow_empty=True)
+
+
+def _square(name: str, M, *, single: bool = False, exact: bool = True) -> np.ndarray:
+    """A non-empty square matrix (or a stack of them unless ``single``); object arrays (the exact
+    route, unless ``exact=False``: numeric-only functions) are checked entrywise."""
+    M = _real_or_exact(name, M) if exact else real_array(name, M)
+    if M.ndim < 2 or M.shape[-1] != M.shape[-2] or M.shape[-1] == 0 or (single and M.ndim != 2):
+        what = "a non-empty square matrix" + ("" if single else " (or a stack of them)")
+        raise ParameterError(f"{name} must be {what} (got shape {M.shape})")
     return M
 
 
-def _queries(name: str, q) -> np.ndarray:
-    q = q if _is_exact(q) else real_array(name, q)
-    if q.ndim != 2:
-        raise ParameterError(f"{name} must be a 2-d array of shape (S, dk) (got shape {q.shape})")
+def _queries(name: str, q, *, exact: bool = True) -> np.ndarray:
+    q = _real_or_exact(name, q) if exact else real_array(name, q, allow_empty=True)
+    if q.ndim != 2 or q.shape[1] == 0:
+        raise ParameterError(f"{name} must be a 2-d array of shape (S, dk), dk >= 1 (got shape {q.shape})")
     return q
 
 
@@ -195,53 +202,108 @@ def _queries(name: str, q) -> np.ndarray:
 def sigmoid(u) -> np.ndarray:
     """Logistic ``1/(1 + e^-u)``, evaluated as ``e^u/(1 + e^u)`` for u < 0 (no overflow, full relative
     accuracy in both tails); object arrays (exact route) get the SymPy expression ``1/(1 + exp(-u))``."""
+    return _sigmoid(_real_or_exact("u", u))
+
+
+def _sigmoid(u: np.ndarray) -> np.ndarray:
     if _is_exact(u):
         import sympy as sp
 
         return np.vectorize(lambda v: 1 / (1 + sp.exp(-v)), otypes=[object])(u)
-    u = np.asarray(u, dtype=float)
     e = np.exp(-np.abs(u))                          # <= 1: no overflow; full relative accuracy both sides
     return np.where(u >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def iswiglu(u) -> np.ndarray:
-    """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free."""
-    u = u if _is_exact(u) else np.asarray(u, dtype=float)
-    return u * u * sigmoid(u)
+    """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free: every real
+    ``u <= 1e154`` (above, ``u^2`` exceeds the float range: ParameterError)."""
+    u = _real_or_exact("u", u)
+    if not _is_exact(u) and u.size and np.max(u) > _ISWIGLU_MAX:
+        raise ParameterError(f"u must be <= {_ISWIGLU_MAX:g} (u^2 sigmoid(u) overflows above; got {np.max(u):g})")
+    return _iswiglu(u)
 
 
+_ISWIGLU_MAX = 1e154
+
+
+def _iswiglu(u: np.ndarray) -> np.ndarray:
+    return u * (u * _sigmoid(u))            # u (u sigmoid(u)): 0, not inf * 0, for u << 0
+
+
+@finite_output("q_rot")
 def density_operator(q_rot) -> np.ndarray:
     """``D_Q = Q~^T Q~`` of the rotated queries ``q_rot`` (S, dk) (PLGA eq. 3.2, Def. 4.3)."""
     q = _queries("q_rot", q_rot)
     return q.T @ q                                                     # (dk, dk)
 
 
+@finite_output("q_rot")
 def cumulative_density_operators(q_rot, mask=None) -> np.ndarray:
     """Masked cumulative Grams ``D_t^cum = sum_{n<=t} m_n q~_n q~_n^T`` for t = 1..S (PLGA eq. 4.16).
 
     Returns an array (S, dk, dk); ``mask`` (S,) of 0/1 weights defaults to all ones.
     """
     q = _queries("q_rot", q_rot)
-    m = np.ones(len(q)) if mask is None else real_array("mask", mask, low=0, high=1)
+    m = np.ones(len(q)) if mask is None else real_array("mask", mask, low=0, high=1, allow_empty=True)
     if m.shape != (len(q),):
         raise ParameterError(f"mask must have shape ({len(q)},) (got {m.shape})")
+    check_memory("q_rot", 16 * q.shape[0] * q.shape[1] ** 2)
     outer = np.einsum("n,ni,nj->nij", m, q, q)                         # (S, dk, dk)
     return np.cumsum(outer, axis=0)
 
 
+@finite_output("x, gamma, beta")
 def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     """Row-wise LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis.
 
     Population variance; ``eps = 0`` gives the exactly scale-invariant map (Lemma 5.11).
+    Convention for a constant row (zero variance): with ``eps = 0`` it maps to 0 (then
+    ``+ beta``), the value every ``eps > 0`` gives it, instead of 0/0.
+    Each numeric row is first scaled by a power of two (exact: the result is unchanged
+    wherever the plain formula neither overflows nor underflows), so rows of size 1e200
+    or 1e-200 are normalised correctly.
     Object arrays (e.g. of ``mpmath.mpf`` or SymPy symbols) are evaluated in their own arithmetic;
     with them ``eps`` may be a SymPy symbol too.
+    ``gamma``, ``beta`` (optional) broadcast against the rows, e.g. shape ``(d,)``.
     """
-    x = x if _is_exact(x) else np.asarray(x, dtype=float)
+    x = _real_or_exact("x", x)
+    if x.ndim < 1 or x.shape[-1] == 0:
+        raise ParameterError(f"x must be an array with a non-empty last axis (got shape {x.shape})")
     if not (_is_exact(x) and hasattr(eps, "free_symbols")):              # a SymPy eps on the exact route only
-        eps = float(real_array("eps", eps, low=0))
-    centred = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
-    out = centred / (var + eps) ** 0.5          # ** 0.5: also high-precision (mpmath) object arrays
+        eps = real_scalar("eps", eps, low=0)
+    gamma, beta = (None if a is None else _affine(name, a, x.shape) for name, a in (("gamma", gamma), ("beta", beta)))
+    return _layer_norm(x, gamma, beta, eps)
+
+
+def _affine(name: str, a, shape) -> np.ndarray:
+    a = _real_or_exact(name, a)
+    try:
+        ok = np.broadcast_shapes(a.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ParameterError(f"{name} must broadcast to the shape of x {shape}, e.g. ({shape[-1]},) (got {a.shape})")
+    return a
+
+
+def _layer_norm(x: np.ndarray, gamma, beta, eps: float) -> np.ndarray:
+    if _is_exact(x):
+        centred = x - x.mean(axis=-1, keepdims=True)
+        var = np.mean(centred * centred, axis=-1, keepdims=True)
+        den = (var + eps) ** 0.5          # ** 0.5: also high-precision (mpmath) object arrays
+        out = centred / np.where(den == 0, 1, den)
+    else:
+        _, e = np.frexp(np.max(np.abs(x), axis=-1, keepdims=True))
+        y = np.ldexp(x, -e)                                                  # each row in [-1, 1], exactly
+        centred = y - y.mean(axis=-1, keepdims=True)
+        var = np.mean(centred * centred, axis=-1, keepdims=True)
+        with np.errstate(over="ignore"):
+            eps_y = np.ldexp(eps, -2 * e)                                    # eps in the scaled units
+        den = np.sqrt(var + eps_y)
+        out = np.divide(centred, den, out=np.zeros_like(centred), where=den > 0)   # constant row: 0
+        tiny = np.isinf(eps_y)                                               # |x| << sqrt(eps): var negligible
+        if tiny.any():
+            out = np.where(tiny, np.ldexp(centred, e) / np.sqrt(eps), out)
     if gamma is not None:
         out = out * gamma
     if beta is not None:
@@ -251,8 +313,11 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
 
 def silu(u) -> np.ndarray:
     """``silu(u) = u sigmoid(u)`` (overflow-free)."""
-    u = u if _is_exact(u) else np.asarray(u, dtype=float)
-    return u * sigmoid(u)
+    return _silu(_real_or_exact("u", u))
+
+
+def _silu(u: np.ndarray) -> np.ndarray:
+    return u * _sigmoid(u)
 
 
 def glu(x, g: GLU) -> np.ndarray:
@@ -280,11 +345,18 @@ def hadamard_power(A, P) -> np.ndarray:
 
 def metric_learner(x, params: PLGAParams) -> np.ndarray:
     """``Phi_res``: the residual units applied to every row of ``x`` (PLGA eq. 3.3, Prop. 3.11)."""
+    x = real_array("x", x)
+    if x.ndim < 1 or x.shape[-1] != params.dk:
+        raise ParameterError(f"x must have rows of length dk = {params.dk} (got shape {x.shape})")
+    return finite_result("x", _metric_learner(x, params))
+
+
+def _metric_learner(x: np.ndarray, params: PLGAParams) -> np.ndarray:
     for u in params.units:
         if isinstance(u, GatedResidualUnit):
             x = gated_unit(x, u, params.eps_ln)
         else:
-            x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
+            x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
     return x
 
 
@@ -305,9 +377,9 @@ def stages_from_density(D, params: PLGAParams) -> PLGAStages:
     D = _square("D", D)
     if D.shape[-1] != params.dk:
         raise ParameterError(f"D must have trailing shape ({params.dk}, {params.dk}) (got {D.shape})")
-    A = metric_learner(layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)   # (..., dk, dk)
+    A = _metric_learner(_layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)  # (..., dk, dk)
     U = params.W @ A + params.b_W                                                                # (..., dk, dk)
-    A_LM = iswiglu(U) + params.eps                                                               # (..., dk, dk) > 0
+    A_LM = _iswiglu(U) + params.eps                                                              # (..., dk, dk) > 0
     A_P = hadamard_power(A_LM, params.P)                                                         # (..., dk, dk) > 0
     G = params.a @ A_P + params.b_a                                                              # (..., dk, dk)
     return PLGAStages(D, A, U, A_LM, A_P, G)
@@ -328,21 +400,29 @@ def g_lm_cumulative(q_rot, params: PLGAParams, mask=None) -> np.ndarray:
     return stages_from_density(cumulative_density_operators(q_rot, mask), params).G
 
 
+@finite_output("q_rot, k_rot, G")
 def scores(q_rot, k_rot, G) -> np.ndarray:
     """``E = Q~ G K~^T / sqrt(dk)`` (PLGA eq. 3.7); ``G`` (dk, dk) or per-row (S, dk, dk)."""
     q, k = _queries("q_rot", q_rot), _queries("k_rot", k_rot)
     G = _square("G", G)
     dk = q.shape[1]
+    if k.shape[1] != dk or G.shape[-1] != dk or G.ndim > 3 or (G.ndim == 3 and len(G) != len(q)):
+        raise ParameterError(f"q_rot (S, dk), k_rot (S', dk) and G (dk, dk) or (S, dk, dk) must agree "
+                             f"(got {q.shape}, {k.shape}, {G.shape})")
     if G.ndim == 2:
         return q @ G @ k.T / np.sqrt(dk)                                # (S, S')
     return np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)           # row t uses G^(t)
 
 
+@finite_output("q_t, K, dG")
 def row_perturbation_bound(q_t, K, dG) -> float:
     """``||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)``: bound on the l2 change of attention row t when G_LM moves
     by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score)."""
     q_t = real_array("q_t", q_t)
-    K, dG = _queries("K", K), _square("dG", dG)
+    K, dG = _queries("K", K, exact=False), _square("dG", dG, single=True, exact=False)
+    if q_t.ndim != 1 or K.shape[1] != q_t.size or dG.shape[0] != q_t.size:
+        raise ParameterError(f"q_t (dk,), K (S, dk) and dG (dk, dk) must share dk "
+                             f"(got shapes {q_t.shape}, {K.shape}, {dG.shape})")
     return float(np.linalg.norm(q_t) * np.linalg.norm(K, 2) * np.linalg.norm(dG, 2) / np.sqrt(q_t.size))
 
 
@@ -364,8 +444,9 @@ class PositivityMargins:
 
 def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargins:
     """The positivity margins of ``iSwiGLU(U)``, ``A_LM`` and ``A_P`` (claim A2)."""
-    return PositivityMargins(float(np.min(iswiglu(stages.U))), float(np.min(stages.A_LM)),
-                             float(np.min(stages.A_P)), float(eps))
+    eps = real_scalar("eps", eps, low=0)
+    return PositivityMargins(float(np.min(_iswiglu(stages.U))), float(np.min(stages.A_LM)),
+                             float(np.min(stages.A_P)), eps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -397,6 +478,7 @@ def row_clone(alpha) -> np.ndarray:
     return out
 
 
+@finite_output("M")
 def perron_frobenius(M) -> PerronPair:
     """Perron root and vector of a square nonnegative matrix ``M`` (claim A3, Prop. 3.12).
 
@@ -408,9 +490,7 @@ def perron_frobenius(M) -> PerronPair:
     eigenvalue 0 (claim A16). Otherwise raises ParameterError unless ``M`` is one square matrix
     with every entry >= 0 (the Perron-Frobenius theorem says nothing about a matrix with a
     negative entry)."""
-    M = _square("M", M)
-    if M.ndim != 2:
-        raise ParameterError(f"M must be a single square matrix (got shape {M.shape})")
+    M = _square("M", M, single=True, exact=False)
     if M.size and np.all(M == M[:1]):                                   # identical rows: M = 1 alpha^T
         s = math.fsum(M[0])
         v = np.full(len(M), 1.0 / len(M))
@@ -427,11 +507,14 @@ def perron_frobenius(M) -> PerronPair:
     return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))), rho)
 
 
+@finite_output("M, v")
 def collatz_wielandt_bounds(M, v=None) -> tuple[float, float]:
     """``(min_i (M v)_i / v_i, max_i (M v)_i / v_i)``: they bracket the Perron root of a nonnegative
     ``M`` for every positive ``v`` (Collatz-Wielandt); ``v = 1`` gives the row-sum bounds."""
-    M = _square("M", M)
+    M = _square("M", M, exact=False)
     v = np.ones(M.shape[-1]) if v is None else real_array("v", v, low=0, low_inclusive=False)
+    if v.shape != M.shape[-1:]:
+        raise ParameterError(f"v must have shape ({M.shape[-1]},) (got {v.shape})")
     r = (M @ v) / v
     return float(r.min()), float(r.max())
 
@@ -457,10 +540,20 @@ def walk_terms(W, kmax: int = 30) -> np.ndarray:
     """``log( tr((W o W)^k) / k! )`` for k = 1..kmax: log weighted closed-walk counts (claim A5).
 
     Computed with a renormalised running power, so no term overflows; a zero walk
-    count gives ``-inf``.
+    count gives ``-inf``. ``W`` one square matrix, ``kmax`` in [1, 10000].
     """
-    M = _square("W", W) ** 2
-    kmax = positive_int("kmax", kmax)
+    kmax = positive_int("kmax", kmax, high=10_000)
+    return _walk_terms(_squared("W", W), kmax)
+
+
+def _squared(name: str, W) -> np.ndarray:
+    """``W o W`` of one square real matrix, refused if an entry overflows."""
+    W = _square(name, W, single=True, exact=False)
+    with np.errstate(over="ignore"):
+        return finite_result(name, W ** 2)
+
+
+def _walk_terms(M: np.ndarray, kmax: int) -> np.ndarray:
     out = np.empty(kmax)
     B, log_scale = np.eye(M.shape[0]), 0.0                              # M^k/k! = B * exp(log_scale)
     for k in range(1, kmax + 1):
@@ -483,14 +576,12 @@ def notears_h(W) -> NotearsValue:
     to the floor dk eps^2); above it ``log tr exp(M) = rho + log tr exp(M - rho I)``,
     which cannot overflow.
     """
-    M = _square("W", W) ** 2
-    if M.ndim != 2:
-        raise ParameterError(f"W must be a single square matrix (got shape {M.shape})")
+    M = _squared("W", W)
     d = M.shape[0]
-    rho = float(np.max(np.abs(np.linalg.eigvals(M)))) if d else 0.0
+    rho = float(np.max(np.abs(np.linalg.eigvals(M))))
     if rho <= _SERIES_RHO:
         kmax = 60
-        logs = walk_terms(W, kmax)
+        logs = _walk_terms(M, kmax)
         finite = logs[np.isfinite(logs)]
         if finite.size == 0:
             return NotearsValue(0.0, -np.inf, "walk-series")
@@ -526,7 +617,8 @@ def dag_loss(W) -> float:
 
 def dag_floor(dk, eps=EPS) -> np.ndarray:
     """``dk * eps^2``: the lower bound on h(W) when every entry of W is >= eps (claim A13)."""
-    return real_array("dk", dk, low=1) * real_array("eps", eps, low=0) ** 2
+    with np.errstate(over="ignore"):
+        return finite_result("dk, eps", real_array("dk", dk, low=1) * real_array("eps", eps, low=0) ** 2)
 
 
 def commutant_projection(G) -> np.ndarray:
@@ -543,8 +635,8 @@ def commutant_projection(G) -> np.ndarray:
     out = np.zeros_like(G)
     for j in range(0, dk, 2):
         B = G[..., j:j + 2, j:j + 2]
-        c = 0.5 * (B[..., 0, 0] + B[..., 1, 1])
-        s = 0.5 * (B[..., 1, 0] - B[..., 0, 1])
+        c = 0.5 * B[..., 0, 0] + 0.5 * B[..., 1, 1]          # = 0.5 (a + b), exactly, and no overflow
+        s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]
         out[..., j, j] = out[..., j + 1, j + 1] = c
         out[..., j + 1, j], out[..., j, j + 1] = s, -s
     return out
@@ -552,7 +644,10 @@ def commutant_projection(G) -> np.ndarray:
 
 def off_commutant_residual(G) -> np.ndarray:
     """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12)."""
-    G = _square("G", G)
+    G = _square("G", G, exact=False)
+    if G.shape[-1] % 2:
+        raise ParameterError(f"G must have an even size dk (got {G.shape[-1]})")
+    G = np.ldexp(G, -np.frexp(np.max(np.abs(G), axis=(-2, -1), keepdims=True))[1])   # scale invariant: exact rescale
     num = np.linalg.norm(G - commutant_projection(G), axis=(-2, -1))
     den = np.linalg.norm(G, axis=(-2, -1))
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
@@ -565,16 +660,24 @@ def plane_rotations(freqs, positions) -> np.ndarray:
 
     freqs = real_array("freqs", freqs)
     n = np.atleast_1d(real_array("positions", positions))
+    if freqs.ndim != 1 or n.ndim != 1:
+        raise ParameterError(f"freqs and positions must be 1-D (got shapes {freqs.shape} and {n.shape})")
     dk = 2 * freqs.size
+    check_memory("freqs, positions", 3 * 8 * n.size * dk * dk)
     cos, sin = shear.rope_tables(n.size, freqs, n)
     basis = np.broadcast_to(np.eye(dk)[:, None, :], (dk, n.size, dk))      # basis[j, n] = e_j
     return np.transpose(shear.rotate_pairs(basis, cos, sin), (1, 2, 0))      # [n, :, j] = R_n e_j
 
 
+@finite_output("M")
 def position_twirl(M, freqs, S: int) -> np.ndarray:
     """``(1/S) sum_{n=1}^S R_n M R_n^T`` computed by direct summation (Lemma 5.9; claim A12)."""
-    M = _square("M", M)
+    M = _square("M", M, single=True, exact=False)
     S = positive_int("S", S)
+    freqs = real_array("freqs", freqs)
+    if 2 * freqs.size != M.shape[0]:
+        raise ParameterError(f"freqs must hold dk/2 = {M.shape[0] // 2} frequencies for M of size {M.shape[0]} "
+                             f"(got {np.size(freqs)})")
     R = plane_rotations(freqs, np.arange(1, S + 1))
     return (R @ M @ np.swapaxes(R, -1, -2)).sum(axis=0) / S                # (dk, dk)
 
@@ -643,13 +746,16 @@ def twirl_statistics(freqs, S: int, pairs: str = "unordered") -> TwirlStatistics
 def twirl_constant(freqs) -> float:
     """``C_Theta = max_{omega != 0} 1/|sin(omega/2)|`` over the difference frequencies
     ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant."""
-    s = np.abs(np.sin(twirl_frequencies(freqs) / 2))
+    th = real_array("freqs", freqs)
+    if th.ndim != 1:
+        raise ParameterError(f"freqs must be a 1-D array of frequencies (got shape {th.shape})")
+    s = np.abs(np.sin(twirl_frequencies(th) / 2))
     return float(np.inf if np.any(s == 0) else 1.0 / s.min())
 
 
 def rms(X) -> float:
     """``||X||_rms = sqrt(mean(X^2))``, scaled by max|X| first so it neither under- nor overflows."""
-    X = np.asarray(X, dtype=float)
+    X = real_array("X", X, allow_empty=True)
     top = float(np.max(np.abs(X))) if X.size else 0.0
     return 0.0 if top == 0 else top * float(np.sqrt(np.mean((X / top) ** 2)))
 
@@ -678,6 +784,8 @@ def order_parameter(D1, D2, normalization: str = "rms") -> float:
     D1, D2 = real_array("D1", D1), real_array("D2", D2)
     if D1.shape != D2.shape:
         raise ParameterError(f"D1 and D2 must have the same shape (got {D1.shape} and {D2.shape})")
+    e = np.frexp(max(np.max(np.abs(D1)), np.max(np.abs(D2))))[1]         # m is scale invariant: scaling both
+    D1, D2 = np.ldexp(D1, -e), np.ldexp(D2, -e)                        # by a power of two keeps D1 - D2 finite
     if choice("normalization", normalization, NORMALIZATIONS) == "signed":
         num, mu = rms(D1 - D2), 0.5 * (abs(_mean(D1)) + abs(_mean(D2)))
         return 0.0 if num == 0 else (num / mu if mu > 0 else float("inf"))
@@ -698,8 +806,10 @@ class DensityReport:
 
 def density_report(q_rot) -> DensityReport:
     """Symmetry, smallest eigenvalue and numerical rank of ``D_Q`` vs the bound min(S, dk)."""
-    q = _queries("q_rot", q_rot)
+    q = _queries("q_rot", q_rot, exact=False)
     D = density_operator(q)
+    if not q.shape[0]:
+        raise ParameterError("q_rot must have at least one row (S >= 1)")
     ev = np.linalg.eigvalsh(0.5 * (D + D.T))
     tol = max(D.shape) * np.finfo(float).eps * max(float(np.max(np.abs(ev))), 1e-300)
     return DensityReport(float(np.max(np.abs(D - D.T))), float(ev.min()), int(np.sum(ev > tol)),
@@ -711,9 +821,12 @@ def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
 
     No proxy: both LayerNorms are evaluated and subtracted (no affine gamma, beta).
     """
-    D = D if _is_exact(D) else real_array("D", D)
-    S = float(real_array("S", S, low=0, low_inclusive=False))
-    return layer_norm(D, eps=eps) - layer_norm(D / S, eps=eps)
+    D = _real_or_exact("D", D)
+    if D.ndim < 1 or D.shape[-1] == 0:
+        raise ParameterError(f"D must be an array with a non-empty last axis (got shape {D.shape})")
+    S = real_scalar("S", S, low=0, low_inclusive=False)
+    eps = real_scalar("eps", eps, low=0)
+    return _layer_norm(D, None, None, eps) - _layer_norm(D / S, None, None, eps)
 
 
 

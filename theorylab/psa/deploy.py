@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, finite_output, positive_int, real_array, real_or_exact
 from theorylab.psa import shear as psa
 
 
+@finite_output("T, d, layers")
 def kv_cache_floats(T, d, layers=1):
     """Numbers held by the baseline KV cache: ``2 T d`` per layer (keys and values)."""
     return 2 * real_array("T", T, low=1) * real_array("d", d, low=1) * real_array("layers", layers, low=1)
 
 
+@finite_output("d, layers")
 def extra_state_floats(d, layers=1):
     """Extra persistent state of PSA: two retained raw d-vectors per layer (PSA §8.3)."""
     return 2 * real_array("d", d, low=1) * real_array("layers", layers, low=1)
@@ -38,11 +40,13 @@ def extra_state_fraction(T):
     return 1.0 / real_array("T", T, low=1)
 
 
+@finite_output("d")
 def shear_flops(d):
     """FLOPs added per token per layer: ``3d`` per stream (subtract, scale, add), two streams: ``6d``."""
     return 6 * real_array("d", d, low=1)
 
 
+@finite_output("x_prev, x, g")
 def insert_sheared(x_prev, x, g):
     """The insertion kernel ``x + g (x - x_prev)``: the sheared vector of the newest position.
 
@@ -87,16 +91,18 @@ def count_flops(fn, *arrays, **kwargs) -> int:
     return int(_FlopCounter.count)
 
 
+@finite_output("g")
 def int8_headroom_bits(g):
     """Upper bound ``log2(1 + 2g)`` on the extra bits a sheared key needs (PSA §8.6), g >= 0."""
     return np.log2(1 + 2 * real_array("g", g, low=0))
 
 
+@finite_output("stream, g")
 def range_growth(stream, g):
     """``max|shear(stream, g)| / max|stream|`` of a stream ``(T, d)``; object arrays give it exactly."""
-    x = np.asarray(stream)
-    if x.dtype != object:
-        x = real_array("stream", x)
+    x = real_or_exact("stream", stream)
+    if np.ndim(x) != 2 or not np.size(x):
+        raise ParameterError(f"stream must be a non-empty (T, d) array (got shape {np.shape(x)})")
     top = np.max(np.abs(x))
     if top == 0:
         raise ParameterError("stream must not be identically zero")
@@ -108,7 +114,12 @@ def range_growth(stream, g):
 def alternating_stream(T: int, d: int = 1, dtype=float) -> np.ndarray:
     """The stream ``x_t = (-1)^t (1, ..., 1)`` that attains the INT8 bound (PSA §8.6)."""
     T, d = positive_int("T", T), positive_int("d", d)
-    signs = np.array([(-1) ** t for t in range(T)], dtype=dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise ParameterError(f"dtype must be a NumPy dtype such as float or object (got {dtype!r})") from None
+    check_memory("T, d", max(dtype.itemsize, 8) * T * d)
+    signs = np.where(np.arange(T) % 2, -1, 1).astype(dtype)             # (-1)^t (Python ints if object)
     return np.repeat(signs[:, None], d, axis=1)
 
 

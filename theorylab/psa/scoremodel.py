@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, real_array
+from theorylab.errors import ParameterError, choice, finite_output, real_array
 
 VARIANTS: tuple[str, ...] = ("t4-only", "t3-inclusive", "key-only", "symmetric-key-convention")
 
@@ -47,12 +47,14 @@ class ScoreModel:
     var_poly: tuple[float, ...]
     source: str
 
+    @finite_output("g, dk")
     def gap(self, g, dk) -> np.ndarray:
         """Target score gap ``Delta(g, dk)`` (broadcast over arrays of g and dk)."""
         g = real_array("g", g, low=0)
         dk = real_array("dk", dk, low=0, low_inclusive=False)
         return np.sqrt(dk) * np.polynomial.polynomial.polyval(g, self.gap_poly)
 
+    @finite_output("g")
     def variance(self, g) -> np.ndarray:
         """Distractor score variance ``sigma^2(g)``."""
         g = real_array("g", g, low=0)

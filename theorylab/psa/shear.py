@@ -25,11 +25,13 @@ these very functions by exact algebra.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, real_array
+from theorylab.errors import (ParameterError, check_memory, choice, exact_array, finite_output, finite_result,
+                              is_exact, positive_int, real_array, real_or_exact, real_scalar)
 
 LATTICE: dict[str, tuple[int, int]] = {"standard": (0, 0), "query-only": (1, 0),
                                        "key-only": (0, 1), "symmetric": (1, 1)}
@@ -43,32 +45,50 @@ def _is_exact(x) -> bool:
     return isinstance(x, np.ndarray) and x.dtype == object
 
 
+def _values(name: str, x) -> np.ndarray:
+    """Numeric input as finite reals; object arrays and SymPy expressions (exact route) entrywise."""
+    return real_or_exact(name, x)
+
+
+def _axis(axis, ndim: int) -> int:
+    return positive_int("axis", axis, low=-ndim, high=ndim - 1) if ndim else positive_int("axis", axis, low=0, high=0)
+
+
 def _stream(name: str, x, axis: int) -> np.ndarray:
     """A stream with at least one position axis; numeric input must be finite reals."""
-    arr = x if _is_exact(x) else real_array(name, x)
+    arr = _values(name, x)
     if arr.ndim < 1:
         raise ParameterError(f"{name} must be an array with a position axis (got a scalar)")
-    try:
-        np.moveaxis(arr, axis, 0)
-    except np.exceptions.AxisError:
-        raise ParameterError(f"axis must index a dimension of {name} (ndim {arr.ndim}, got {axis})") from None
+    _axis(axis, arr.ndim)
     return arr
 
 
 def _coupling(name: str, g):
-    """A real coupling (any sign; the paper uses g >= 0) or a symbolic one, returned as is."""
+    """A real coupling (a single number, any sign; the paper uses g >= 0) or a symbolic one (SymPy)."""
     if isinstance(g, (bool, np.bool_)):
         raise ParameterError(f"{name} must be a finite real number (got {g!r})")
-    if isinstance(g, numbers.Integral):
-        return int(g)
-    if isinstance(g, numbers.Real):
-        return float(real_array(name, g))
-    if isinstance(g, np.ndarray) and g.dtype != object:
-        return real_array(name, g)
-    return g  # symbolic (exact route)
+    if is_exact(g) and not isinstance(g, np.ndarray):
+        return exact_array(name, np.array(g, dtype=object)).item()       # symbolic (exact route)
+    if isinstance(g, numbers.Integral) and abs(int(g)) <= 2 ** 53:
+        return int(g)                                                   # exact integers stay exact
+    if isinstance(g, numbers.Real) and not isinstance(g, np.ndarray):
+        try:
+            g = float(g)
+        except OverflowError:
+            g = math.inf if g > 0 else -math.inf
+    value = real_array(name, g) if not _is_exact(g) else exact_array(name, g)
+    if value.ndim:
+        raise ParameterError(f"{name} must be a single real number or a SymPy expression (got shape {value.shape})")
+    return value.item() if _is_exact(value) else float(value)
+
+
+def _same_shape(a, b, names: str) -> None:
+    if np.shape(a) != np.shape(b):
+        raise ParameterError(f"{names} must have the same shape (got {np.shape(a)} and {np.shape(b)})")
 
 
 # ---------------------------------------------------------------- phase-space lift
+@finite_output("stream")
 def momentum(stream, axis: int = -2) -> np.ndarray:
     """First difference along positions with zero momentum at the first position.
 
@@ -81,25 +101,43 @@ def momentum(stream, axis: int = -2) -> np.ndarray:
     -------
     p : same shape, ``p_t = x_t - x_{t-1}`` for ``t >= 1`` and ``p_0 = 0`` (PSA §4).
     """
-    x = np.moveaxis(_stream("stream", stream, axis), axis, 0)
+    return _momentum(_stream("stream", stream, axis), axis)
+
+
+def _momentum(x: np.ndarray, axis: int) -> np.ndarray:
+    x = np.moveaxis(x, axis, 0)
     p = np.empty_like(x)
     p[:1] = x[:1] - x[:1]
     p[1:] = x[1:] - x[:-1]
     return np.moveaxis(p, 0, axis)
 
 
+def _phase_point(q, p) -> tuple[np.ndarray, np.ndarray]:
+    q, p = _values("q", q), _values("p", p)
+    _same_shape(q, p, "q and p")
+    return q, p
+
+
+@finite_output("q, p, g")
 def upper_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
-    """The upper shear ``M_g : (q, p) -> (q + g p, p)`` (PSA §3.2, §4), elementwise."""
-    g = _coupling("g", g)
+    """The upper shear ``M_g : (q, p) -> (q + g p, p)`` (PSA §3.2, §4), elementwise (q, p of one shape)."""
+    q, p = _phase_point(q, p)
+    return _upper_shear(q, p, _coupling("g", g))
+
+
+def _upper_shear(q, p, g):
     return q + g * p, p
 
 
+@finite_output("q, p, g")
 def lower_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
     """The lower shear ``(q, p) -> (q, p + g q)`` (PSA §4.4): symplectic but score-null."""
+    q, p = _phase_point(q, p)
     g = _coupling("g", g)
     return q, p + g * q
 
 
+@finite_output("stream, g")
 def shear(stream, g, axis: int = -2) -> np.ndarray:
     """Sheared stream ``q' = q + g p`` with ``p = momentum(q)`` (PSA §4, Algorithm 1).
 
@@ -114,22 +152,22 @@ def shear(stream, g, axis: int = -2) -> np.ndarray:
     Array of the stream's shape: ``(1 + g) x_t - g x_{t-1}``, and ``x_0`` at ``t = 0``.
     """
     x = _stream("stream", stream, axis)
-    return upper_shear(x, momentum(x, axis), g)[0]
+    return _shear(x, _coupling("g", g), axis)
+
+
+def _shear(x: np.ndarray, g, axis: int = -2) -> np.ndarray:
+    return _upper_shear(x, _momentum(x, axis), g)[0]
 
 
 def _step_vector(name: str, x) -> np.ndarray:
     """One position's vector: subclasses and object arrays kept; numeric input must be finite reals."""
     if _is_exact(x):
-        return x
+        return exact_array(name, x)
     real_array(name, x)
     return np.asanyarray(x, dtype=float)
 
 
-def _same_shape(a, b, names: str) -> None:
-    if a.shape != b.shape:
-        raise ParameterError(f"{names} must have the same shape (got {a.shape} and {b.shape})")
-
-
+@finite_output("x_prev, x, g")
 def shear_step(x_prev, x, g):
     """Sheared vector of the newest position, ``x + g (x - x_prev)`` (PSA §4, §8.3).
 
@@ -140,9 +178,10 @@ def shear_step(x_prev, x, g):
     """
     x_prev, x = _step_vector("x_prev", x_prev), _step_vector("x", x)
     _same_shape(x_prev, x, "x_prev and x")
-    return upper_shear(x, x - x_prev, g)[0]
+    return _upper_shear(x, x - x_prev, _coupling("g", g))[0]
 
 
+@finite_output("y, r_prev, g")
 def unshear_step(y, r_prev, g):
     """Raw vector ``r = (y + g r_prev) / (1 + g)`` from its sheared value ``y`` and the raw predecessor.
 
@@ -169,25 +208,31 @@ def _blocks(a, b, c, e, d: int) -> np.ndarray:
     return np.block([[eye * a, eye * b], [eye * c, eye * e]]).astype(dtype)
 
 
+def _width(d, factor: int = 2) -> int:
+    """Phase-space half-width d >= 1 of a ``(factor d) x (factor d)`` matrix (memory checked)."""
+    d = positive_int("d", d)
+    check_memory("d", 8 * (factor * d) ** 2)
+    return d
+
+
 def symplectic_form(d: int = 1) -> np.ndarray:
     """``J = [[0, I], [-I, 0]]`` on phase space ``(q, p)`` in ``R^{2d}`` (integer entries)."""
-    from theorylab.errors import positive_int
-    d = positive_int("d", d)
-    return _blocks(0, 1, -1, 0, d).astype(int)
+    return _blocks(0, 1, -1, 0, _width(d)).astype(int)
 
 
+@finite_output("g")
 def upper_shear_matrix(g, d: int = 1) -> np.ndarray:
     """``M_g = [[I, g I], [0, I]]`` acting on ``(q, p)`` in ``R^{2d}`` (object array if g is symbolic)."""
-    from theorylab.errors import positive_int
-    return _blocks(1, _coupling("g", g), 0, 1, positive_int("d", d))
+    return _blocks(1, _coupling("g", g), 0, 1, _width(d))
 
 
+@finite_output("g")
 def lower_shear_matrix(g, d: int = 1) -> np.ndarray:
     """Lower shear ``[[I, 0], [g I, I]]`` on ``(q, p)`` (PSA §4.4)."""
-    from theorylab.errors import positive_int
-    return _blocks(1, 0, _coupling("g", g), 1, positive_int("d", d))
+    return _blocks(1, 0, _coupling("g", g), 1, _width(d))
 
 
+@finite_output("g")
 def lattice_couplings(member: str, g) -> tuple:
     """``(g_q, g_k)`` of an order-lattice member (one of :data:`LATTICE`) at coupling ``g``."""
     a, b = LATTICE[choice("member", member, tuple(LATTICE))]
@@ -195,11 +240,13 @@ def lattice_couplings(member: str, g) -> tuple:
     return a * g, b * g
 
 
+@finite_output("g_q, g_k")
 def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
     """Joint operator ``M_{g_q} (+) M_{g_k}`` on ``(q, p_q, k, p_k)`` in ``R^{4d}``.
 
     Equal couplings give the symmetric member; ``g_q = 0`` or ``g_k = 0`` the half-lifts.
     """
+    d = _width(d, 4)
     mq, mk = upper_shear_matrix(g_q, d), upper_shear_matrix(g_k, d)
     out = np.zeros((4 * d, 4 * d), dtype=np.result_type(mq, mk))
     out[:2 * d, :2 * d] = mq
@@ -207,17 +254,32 @@ def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
     return out
 
 
+@finite_output("q, p")
 def nonlinear_shear(q, p, f) -> tuple:
-    """Nonlinear upper shear ``(q, p) -> (q + f(p), p)`` for a map ``f`` of the momentum (PSA §4.6)."""
-    return q + f(p), p
+    """Nonlinear upper shear ``(q, p) -> (q + f(p), p)`` for a map ``f`` of the momentum (PSA §4.6).
+
+    ``f`` must map p to an array of p's shape (its values are validated like q's).
+    """
+    q, p = _phase_point(q, p)
+    if not callable(f):
+        raise ParameterError(f"f must be a function of the momentum (got {type(f).__name__})")
+    try:
+        fp = f(p)
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ParameterError(f"f must map the momentum p to an array of p's shape (f(p) raised "
+                             f"{type(exc).__name__})") from None
+    fp = _values("f(p)", fp)
+    _same_shape(q, fp, "q and f(p)")
+    return q + fp, p
 
 
 def shear_jacobian(dfdp) -> np.ndarray:
     """Jacobian ``[[I, Df], [0, I]]`` of :func:`nonlinear_shear` at a point where ``Df = dfdp`` (d x d)."""
-    F = np.asarray(dfdp)
+    F = _values("dfdp", dfdp)
     if F.ndim != 2 or F.shape[0] != F.shape[1]:
         raise ParameterError(f"dfdp must be a square d x d matrix (got shape {F.shape})")
     d = F.shape[0]
+    check_memory("dfdp", 8 * (2 * d) ** 2)
     out = np.zeros((2 * d, 2 * d), dtype=object if F.dtype == object else np.result_type(F, int))
     if out.dtype == object:
         out[:] = 0
@@ -233,18 +295,19 @@ def symplectic_shear_codimension(dk) -> int:
     ``(q, p) -> (q + f(p), p)`` is symplectic iff ``Df`` is symmetric everywhere: one
     linear condition per pair ``i < j`` (PSA §4.6: 2016 at dk = 64).
     """
-    from theorylab.errors import positive_int
     dk = positive_int("dk", dk)
     return dk * (dk - 1) // 2
 
 
 # ---------------------------------------------------------------- stream filter (P4)
+@finite_output("g")
 def stream_taps(g) -> tuple:
     """Taps ``(b_0, b_1)`` of the per-stream causal filter ``H(z) = b_0 + b_1 z^-1 = (1+g) - g z^-1``."""
     g = _coupling("g", g)
     return 1 + g, -g
 
 
+@finite_output("g, cos_omega")
 def stream_gain_sq(g, cos_omega):
     """Power gain ``|H(e^{i w})|^2 = 1 + 2 g (1 + g)(1 - cos w)`` of one sheared stream (PSA §4.2).
 
@@ -252,7 +315,11 @@ def stream_gain_sq(g, cos_omega):
     arithmetic: DC is ``cos w = 1`` (gain 1), Nyquist ``cos w = -1`` (gain ``(1 + 2g)^2``).
     """
     g = _coupling("g", g)
-    if np.asarray(cos_omega).dtype != object:  # numeric input is validated; symbols pass through
+    if _is_exact(cos_omega):
+        cos_omega = exact_array("cos_omega", cos_omega)
+    elif is_exact(cos_omega):                       # a symbol
+        cos_omega = _coupling("cos_omega", cos_omega)
+    else:
         cos_omega = real_array("cos_omega", cos_omega, low=-1, high=1)
     return 1 + 2 * g * (1 + g) * (1 - cos_omega)
 
@@ -260,38 +327,43 @@ def stream_gain_sq(g, cos_omega):
 # ---------------------------------------------------------------- RoPE and placement (P9)
 def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     """RoPE angular frequencies ``base^(-2i/d)``, i = 0..d/2-1 (d even)."""
-    from theorylab.errors import positive_int
     d = positive_int("d", d)
     if d % 2:
         raise ParameterError(f"d must be an even integer >= 2 (got {d})")
-    base = float(real_array("base", base, low=1, low_inclusive=False))
+    check_memory("d", 4 * d)
+    base = real_scalar("base", base, low=1, low_inclusive=False)
     return base ** (-2.0 * np.arange(d // 2) / d)
 
 
 def rope_tables(T: int, freqs, positions=None) -> tuple[np.ndarray, np.ndarray]:
     """``(cos, sin)`` tables of shape ``(T, d/2)``: angle ``positions[t] * freqs[i]``."""
-    from theorylab.errors import positive_int
     T = positive_int("T", T)
     freqs = real_array("freqs", freqs)
     if freqs.ndim != 1:
         raise ParameterError(f"freqs must be a 1-D array of d/2 frequencies (got shape {freqs.shape})")
+    check_memory("T, freqs", 24 * T * freqs.size)
     pos = np.arange(T, dtype=float) if positions is None else real_array("positions", positions)
     if pos.shape != (T,):
         raise ParameterError(f"positions must have one entry per position (T = {T}, got shape {pos.shape})")
-    angles = pos[:, None] * freqs[None, :]
+    with np.errstate(over="ignore"):
+        angles = finite_result("positions, freqs", pos[:, None] * freqs[None, :])
     return np.cos(angles), np.sin(angles)
 
 
+@finite_output("x, cos, sin")
 def rotate_pairs(x, cos, sin, axis: int = -2) -> np.ndarray:
     """Rotate coordinate pairs ``(2i, 2i+1)`` of ``x`` (``(..., T, d)``) by tables ``(T, d/2)``.
 
     Pure arithmetic (exact route): pair ``i`` at position ``t`` becomes
     ``(c x - s y, s x + c y)`` with ``c = cos[t, i]``, ``s = sin[t, i]``.
     """
-    x = np.moveaxis(_stream("x", x, axis), axis, -2)
+    x = _stream("x", x, axis)
+    if x.ndim < 2:
+        raise ParameterError(f"x must be a stream (..., T, d) with a position and a feature axis (got shape {x.shape})")
+    x = np.moveaxis(x, axis, -2)
     if x.shape[-1] % 2:
         raise ParameterError(f"the last axis of x must have even length d (got {x.shape[-1]})")
-    cos, sin = np.asarray(cos), np.asarray(sin)
+    cos, sin = _values("cos", cos), _values("sin", sin)
     if cos.shape != x.shape[-2:-1] + (x.shape[-1] // 2,) or sin.shape != cos.shape:
         raise ParameterError(f"cos and sin must have shape (T, d/2) = {x.shape[-2], x.shape[-1] // 2} "
                              f"(got {cos.shape}, {sin.shape})")
@@ -302,6 +374,7 @@ def rotate_pairs(x, cos, sin, axis: int = -2) -> np.ndarray:
     return np.moveaxis(out, -2, axis)
 
 
+@finite_output("x, positions")
 def rope(x, freqs=10000.0, positions=None, axis: int = -2) -> np.ndarray:
     """Rotary position embedding of a stream ``x`` of shape ``(..., T, d)`` (d even).
 
@@ -320,6 +393,7 @@ def rope(x, freqs=10000.0, positions=None, axis: int = -2) -> np.ndarray:
     return rotate_pairs(x, *rope_tables(T, freqs, positions), axis=axis)
 
 
+@finite_output("x, g")
 def place_shear(x, g, cos, sin, placement: str = "post-rope", axis: int = -2) -> np.ndarray:
     """Sheared, rotated stream for a placement, given RoPE tables ``(cos, sin)``.
 
@@ -333,6 +407,7 @@ def place_shear(x, g, cos, sin, placement: str = "post-rope", axis: int = -2) ->
     return rotate_pairs(shear(x, g, axis), cos, sin, axis)
 
 
+@finite_output("x, g, positions")
 def sheared_stream(x, g, freqs=10000.0, positions=None, placement: str = "post-rope",
                    axis: int = -2) -> np.ndarray:
     """:func:`place_shear` with RoPE tables built from ``freqs`` (base or array) and ``positions``."""
@@ -343,6 +418,7 @@ def sheared_stream(x, g, freqs=10000.0, positions=None, placement: str = "post-r
     return place_shear(x, g, *rope_tables(x.shape[axis], freqs, positions), placement=placement, axis=axis)
 
 
+@finite_output("x, g")
 def coriolis_term(x, g, cos, sin, axis: int = -2) -> np.ndarray:
     """Post-RoPE minus pre-RoPE sheared stream: ``g (R_t - R_{t-1}) x_{t-1}`` (zero at t = 0).
 
@@ -353,6 +429,7 @@ def coriolis_term(x, g, cos, sin, axis: int = -2) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- scores (P5, P6)
+@finite_output("q, k, g_q, g_k")
 def score_channels(q, k, g_q, g_k, scaled: bool = True) -> tuple[np.ndarray, ...]:
     """The four score channels of the sheared bilinear score (PSA §4.1).
 
@@ -377,6 +454,7 @@ def score_channels(q, k, g_q, g_k, scaled: bool = True) -> tuple[np.ndarray, ...
     return chans
 
 
+@finite_output("q, k, g_q, g_k")
 def coupling_split(q, k, g_q, g_k) -> dict[str, np.ndarray]:
     """Regroup the (unscaled) sheared score by coupling structure (PSA §4.8).
 

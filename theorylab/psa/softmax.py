@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, check_memory, exact_array, finite_output, positive_int, real_array
 
 
 def _vector(name: str, x) -> np.ndarray:
-    arr = x if isinstance(x, np.ndarray) and x.dtype == object else real_array(name, x)
+    arr = exact_array(name, x) if isinstance(x, np.ndarray) and x.dtype == object else real_array(name, x)
     if arr.ndim < 1 or arr.shape[-1] == 0:
         raise ParameterError(f"{name} must be a non-empty array along its last axis")
     return arr
@@ -39,9 +39,20 @@ def softmax(s, axis: int = -1, mask=None) -> np.ndarray:
 
     Scores must be finite reals where they count (everywhere when ``mask`` is None).
     """
-    s = np.asarray(s) if mask is not None else real_array("s", s)
+    if mask is None:
+        s = real_array("s", s)
+    else:
+        try:
+            s = np.asarray(s)
+        except (TypeError, ValueError):
+            raise ParameterError("s must be an array of real scores") from None
+        if s.dtype.kind not in "iuf":
+            real_array("s", s)                                               # refuses with the reason
     if s.ndim < 1:
         raise ParameterError("s must be an array of scores (got a scalar)")
+    axis = positive_int("axis", axis, low=-s.ndim, high=s.ndim - 1)
+    if s.shape[axis] == 0:
+        raise ParameterError(f"s must have at least one score along axis {axis} (got shape {s.shape})")
     if mask is not None:
         keep = np.asarray(mask)
         if keep.dtype != bool:
@@ -58,13 +69,16 @@ def softmax(s, axis: int = -1, mask=None) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
+@finite_output("p")
 def softmax_jacobian(p) -> np.ndarray:
     """``diag(p) - p p^T`` for a probability vector ``p`` (last axis; batched over leading axes)."""
     p = _vector("p", p)
+    check_memory("p", 8 * p.size * p.shape[-1])
     eye = np.eye(p.shape[-1], dtype=int)
     return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]
 
 
+@finite_output("p, ds")
 def softmax_response(p, ds) -> np.ndarray:
     """First-order response ``dp = p * (ds - <p, ds>)`` to a score perturbation ``ds`` (last axis)."""
     p, ds = _vector("p", p), _vector("ds", ds)

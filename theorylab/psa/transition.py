@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import positive_int, real_array
+from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array, real_scalar
 from theorylab.resources import Cost, as_float
 from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
                                       log_count, score_model)
@@ -49,7 +49,11 @@ spread across points (the observable's drift with T and dk) 0.073. The paper's
 
 def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
     """Validate and broadcast ``dk`` (> 0) and ``T`` (>= 3)."""
-    return np.broadcast_arrays(head_width(dk), context_length(T))
+    dk, T = head_width(dk), context_length(T)
+    try:
+        return np.broadcast_arrays(dk, T)
+    except ValueError:
+        raise ParameterError(f"dk and T must broadcast to one grid (got shapes {dk.shape} and {T.shape})") from None
 
 
 def crossover_dk(T) -> np.ndarray:
@@ -128,6 +132,7 @@ def crossing_polynomial(model: ScoreModel, dk, T) -> np.ndarray:
     return coeffs
 
 
+@finite_output("g, dk, T")
 def crossing_residual(model: ScoreModel, g, dk, T) -> tuple[np.ndarray, np.ndarray]:
     """``(Delta - L - sigma^2/2, Delta + L + sigma^2/2)`` at g: the residual and its scale.
 
@@ -146,9 +151,9 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     matrix (one batched ``eigvals`` call); the smallest positive near-real one is then
     polished by Newton steps on the polynomial itself. NaN where no positive real root
     exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
-    ``newton_steps`` (an integer >= 0) is the number of polishing steps.
+    ``newton_steps`` (an integer in [0, 100]) is the number of polishing steps.
     """
-    newton_steps = positive_int("newton_steps", newton_steps, low=0)
+    newton_steps = positive_int("newton_steps", newton_steps, low=0, high=100)
     coeffs = crossing_polynomial(model, dk, T)
     shape, n = coeffs.shape[:-1], coeffs.shape[-1] - 1
     flat = coeffs.reshape(-1, n + 1)
@@ -184,8 +189,8 @@ def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
     Our reading of the paper: the transition sits at REM freezing times the
     condensation constant ``c`` (default :data:`CONDENSATION_C`).
     """
-    c = float(real_array("c", c, low=0, low_inclusive=False))
-    return c * freezing_coupling(T)
+    c = real_scalar("c", c, low=0, low_inclusive=False)
+    return finite_result("c", c * freezing_coupling(T))
 
 
 @dataclass(frozen=True)
@@ -218,7 +223,7 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
     annealed root, or ``branch = "none"`` where it does not exist.
     """
     dk, T = _grid(dk, T)
-    c = float(real_array("c", c, low=0, low_inclusive=False))
+    c = real_scalar("c", c, low=0, low_inclusive=False)
     L = log_count(T)
     root = annealed_gamma_c(variant, dk, T)
     branch = np.where(np.isnan(root), "none", "mean-field").astype(object)
@@ -248,7 +253,7 @@ def gamma_c_cost(points) -> Cost:
 def t4_asymptote(dk, T) -> np.ndarray:
     """Large-dk t4-only asymptote ``gamma_c ~ (L^2/dk)^(1/4)``."""
     dk, T = _grid(dk, T)
-    return (log_count(T) ** 2 / dk) ** 0.25
+    return np.sqrt(log_count(T)) / dk ** 0.25
 
 
 def t3_asymptote(dk, T) -> np.ndarray:
@@ -293,9 +298,46 @@ def argmax_probability(variant: str, dk, T, g=None, *, model: ScoreModel | None 
         r = np.sqrt(dk) * _leading_snr(model)
     else:
         g = real_array("g", g, low=0, low_inclusive=False)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = model.gap(g, dk) / np.sqrt(model.variance(g))
+        r = _snr(model, g, dk)
     return np.exp(distractors(T) * log_ndtr(r))
+
+
+_G_PLAIN = 2.0 ** 100
+"""Couplings in [2^-100, 2^100] take the plain quotient Delta/sigma (no power of g over- or underflows)."""
+
+
+def _snr(model: ScoreModel, g: np.ndarray, dk: np.ndarray) -> np.ndarray:
+    """``Delta/sigma`` at couplings g > 0: the plain quotient of :meth:`ScoreModel.gap` and
+    :meth:`ScoreModel.variance` on [2^-100, 2^100]; outside, :func:`_factored_snr` (same value,
+    no overflow to inf/inf = NaN at g = 1e200, no underflow to 0/0 at g = 1e-200)."""
+    plain = (g >= 1.0 / _G_PLAIN) & (g <= _G_PLAIN)
+    g_in, g_out = np.where(plain, g, 1.0), np.where(plain, 1.0, g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = model.gap(g_in, dk) / np.sqrt(model.variance(g_in))
+        outside = np.sqrt(dk) * _factored_snr(model, g_out)
+    return np.where(plain, inside, outside)
+
+
+def _factored_snr(model: ScoreModel, g: np.ndarray) -> np.ndarray:
+    """``Delta / (sigma sqrt(dk))`` with the dominant power of g factored out of each polynomial:
+    ``P(g) = g^n sum_k p_k g^(k-n)`` with n the degree (g > 1) or the lowest power (g < 1)."""
+    gap = np.trim_zeros(np.asarray(model.gap_poly, float), "b")
+    var = np.trim_zeros(np.asarray(model.var_poly, float), "b")
+    if len(gap) == 0:
+        return np.zeros_like(g)
+
+    def factored(c, big):
+        lead = len(c) - 1 if big else int(np.flatnonzero(c)[0])
+        rest = c[lead::-1] if big else c[lead:]                   # in powers of 1/g (big) or of g
+        return lead, np.polynomial.polynomial.polyval(np.where(big, 1.0 / g, g), rest)
+
+    big = g > 1
+    out = np.empty_like(g)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        for side in (True, False):
+            (p, P), (q, Q) = factored(gap, side), factored(var, side)
+            out = np.where(big == side, g ** (p - q / 2.0) * P / np.sqrt(Q), out)
+    return out
 
 
 def _leading_snr(model: ScoreModel) -> float:

@@ -43,7 +43,8 @@ import numba as nb
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
+                              real_scalar, seed_int, single)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
 from theorylab.resources import Cost, as_float, bytes_of
 from theorylab.sim.exact import integer_context_length
@@ -73,9 +74,14 @@ def loading_variance_poly(variant: str) -> np.ndarray:
     return P.polyadd(P.polymul(a, a), P.polymul(b, b))
 
 
+@finite_output("g")
 def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
-    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g."""
-    a, b = LOADINGS[choice("variant", variant, VARIANTS)]
+    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0)."""
+    return _loadings(choice("variant", variant, VARIANTS), real_array("g", g, low=0, allow_empty=True))
+
+
+def _loadings(variant: str, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    a, b = LOADINGS[variant]
     P = np.polynomial.polynomial
     return P.polyval(g, a), P.polyval(g, b)
 
@@ -168,12 +174,15 @@ def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: 
                     sigma0: float = 0.0, dtype: str = "float32", model: ScoreModel | None = None) -> np.ndarray:
     """Target mass of samples ``start .. start+count-1`` at every g: shape ``(count, G)``.
 
-    Sample ``s`` is the same configuration in every call (counter-based draws).
+    Sample ``s`` is the same configuration in every call (counter-based draws);
+    ``start + count <= 2^63``, ``seed`` in [0, 2^64).
     """
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
-    model = resolve_model(variant, model)
     dtype = choice("dtype", dtype, tuple(_KERNELS))
-    start, count = positive_int("start", start, low=0), positive_int("count", count)
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
+    model = resolve_model(variant, model)
+    count = positive_int("count", count)
+    start = positive_int("start", start, low=0, high=2 ** 63 - count)
+    check_memory("count, gammas", 8 * count * g.size)
     return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
 
 
@@ -191,20 +200,25 @@ def resolve_model(variant: str, model: ScoreModel | None) -> ScoreModel:
 
 
 def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
-    a, b = loadings(variant, g)
+    a, b = _loadings(variant, g)
     delta = model.gap(g, dk)
     out = np.empty((count, g.size))
-    _KERNELS[dtype](seed, start, out, m, a, b, delta, sigma0)
+    # one fixed argument type for every call: the seed as uint64 and the start as int64, so that the
+    # first call does not decide the compiled signature (a small seed would otherwise type it int64
+    # and a later seed >= 2^63 would not fit)
+    _KERNELS[dtype](np.uint64(seed), np.int64(start), out, np.int64(m), a, b, delta, float(sigma0))
     return out
 
 
-def _validate(variant, dk, T, gammas, seed, sigma0):
+def _validate(variant, dk, T, gammas, seed, sigma0, dtype):
     choice("variant", variant, VARIANTS)
     g = real_array("gamma", gammas, low=0, high=1e3).ravel()
-    dk = float(head_width(dk))
+    dk = single("dk", head_width(dk))
     m = int(distractors(integer_context_length(T, high=2**31)))
-    seed = positive_int("seed", seed, low=0)
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    seed = seed_int("seed", seed)
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
+    itemsize = np.dtype(dtype).itemsize
+    check_memory("T", 2 * m * itemsize * nb.get_num_threads())      # two normals per distractor, per thread
     return g, dk, m, seed, sigma0
 
 
@@ -246,7 +260,7 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     variant : score-model variant (:data:`theorylab.psa.scoremodel.VARIANTS`).
     dk : head width (> 0).  T : context length (integer >= 3); ``m = T - 2`` distractors.
     gammas : couplings g (>= 0), all evaluated on the same draws (common random numbers).
-    samples : number of independent queries.  seed : stream seed (>= 0).
+    samples : number of independent queries.  seed : stream seed, an integer in [0, 2^64).
     sigma0 : standard deviation of the target's own score noise (default 0).
     dtype : "float32" (default) or "float64" kernel arithmetic.
     progress : show a progress bar (None: only when the run is expected to exceed ~2 s).
@@ -258,10 +272,11 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     MassCurve
         Identical for any thread count with the same seed.
     """
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0)
+    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
-    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    check_memory("samples", 16 * samples)
     if progress is None:
         progress = samples * m * g.size > 2.0 * _RATE_GUESS
     # sample i belongs to batch floor(i B / samples): batch b starts at ceil(b samples / B)
@@ -348,7 +363,20 @@ class MCGammaC:
 
 
 def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> float:
-    """First upward crossing of ``level`` by a sampled curve (monotone cubic interpolant); NaN if none."""
+    """First upward crossing of ``level`` by a sampled curve (monotone cubic interpolant); NaN if none.
+
+    ``gamma``: 1-D, strictly increasing, at least 2 points; ``mass``: one value per point (a NaN
+    anywhere, a missing value, gives NaN); ``level``: a real number.
+    """
+    gamma = real_array("gamma", gamma)
+    mass = real_array("mass", mass, allow_nan=True)
+    if gamma.ndim != 1 or gamma.size < 2 or mass.shape != gamma.shape or np.any(np.diff(gamma) <= 0):
+        raise ParameterError(f"gamma must be a strictly increasing 1-D grid of >= 2 points and mass one value per "
+                             f"point (got shapes {gamma.shape} and {mass.shape})")
+    return _first_crossing(gamma, mass, real_scalar("level", level))
+
+
+def _first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float) -> float:
     from scipy.interpolate import PchipInterpolator
     from scipy.optimize import brentq
 
@@ -357,7 +385,13 @@ def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> f
     if above[0] or hits.size == 0 or not np.all(np.isfinite(mass)):
         return float("nan")
     i = hits[0]
-    curve = PchipInterpolator(gamma, mass - level)
+    e = np.frexp(max(np.max(np.abs(mass)), abs(level)))[1]      # the root of c (mass - level) is the same:
+    f = np.ldexp(mass, -e) - np.ldexp(level, -e)                 # scale by a power of two (exact), no overflow
+    try:
+        curve = PchipInterpolator(gamma, f)
+    except ValueError:
+        raise ParameterError("gamma, mass: the curve is too steep to interpolate (slopes beyond the float range)") \
+            from None
     return float(brentq(curve, gamma[i], gamma[i + 1], xtol=1e-14))
 
 
@@ -379,9 +413,8 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     from scipy.stats import t as student_t
 
     samples = positive_int("samples", samples)
-    level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
-    confidence = float(real_array("confidence", confidence, low=0, high=1, low_inclusive=False,
-                                  high_inclusive=False))
+    level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
+    confidence = real_scalar("confidence", confidence, low=0, high=1, low_inclusive=False, high_inclusive=False)
     fine_points = positive_int("fine_points", fine_points, low=4)
     kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
     coarse = simulate_mass(variant, dk, T, _COARSE, samples=min(samples, 2000), **kw)
@@ -395,8 +428,8 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     lo = _COARSE[max(i - 1, 0)]
     hi = _COARSE[min(i + 2, _COARSE.size - 1)]
     curve = simulate_mass(variant, dk, T, np.linspace(lo, hi, fine_points), samples=samples, **kw)
-    root = first_crossing(curve.gamma, curve.mass, level)
-    batch_roots = np.array([first_crossing(curve.gamma, b, level) for b in curve.batch_mass])
+    root = _first_crossing(curve.gamma, curve.mass, level)
+    batch_roots = np.array([_first_crossing(curve.gamma, b, level) for b in curve.batch_mass])
     ok = batch_roots[np.isfinite(batch_roots)]
     if ok.size >= 2 and np.isfinite(root):
         half = student_t.ppf(0.5 + confidence / 2.0, ok.size - 1) * ok.std(ddof=1) / np.sqrt(ok.size)

@@ -32,9 +32,9 @@ from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr
+from scipy.special import erfcx, log_ndtr, ndtr
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 from theorylab.psa.transition import argmax_probability
 from theorylab.resources import Cost, as_float, bytes_of
@@ -63,32 +63,69 @@ def _gauss_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
 def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarray:
     """``1 - phi(e^t) = E[1 - exp(-e^(t + x - Delta))]``, x ~ N(0, sigma^2), for an array of t.
 
-    ``refine`` multiplies the number of quadrature nodes (for convergence checks).
+    ``t`` real (any shape), ``delta`` real, ``sigma >= 0``; ``refine`` (an integer in
+    [1, 8]) multiplies the number of quadrature nodes (for convergence checks).
     """
-    t = np.asarray(t, float)
+    t = real_array("t", t, allow_empty=True)
+    delta = real_scalar("delta", delta)
+    sigma = real_scalar("sigma", sigma, low=0)
+    refine = _refine(refine)
+    check_memory("t, refine", 8 * 3 * t.size * 288 * refine)
+    return _one_minus_phi(t, delta, sigma, refine)
+
+
+MAX_REFINE = 8
+"""Largest quadrature refinement (``refine`` multiplies the nodes; 2 is the convergence check's)."""
+
+
+def _refine(refine) -> int:
+    return positive_int("refine", refine, high=MAX_REFINE)
+
+
+def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int) -> np.ndarray:
     mu = t - delta
     if sigma <= _SWITCH:
         z, w = _gauss_hermite(64 * refine)
-        y = sigma * z[:, None] + mu[None, :]
-        return w @ -np.expm1(-np.exp(y))
-    s2 = sigma * sigma
+        y = sigma * z[:, None] + mu.ravel()[None, :]
+        with np.errstate(over="ignore"):
+            return (w @ -np.expm1(-np.exp(y))).reshape(mu.shape)
+    mu = mu.ravel()
     yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
     yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
 
     def density(y):
-        return np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+        with np.errstate(over="ignore"):          # sigma near the float maximum: the density is 0
+            return np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
 
     above = ndtr(mu / sigma)
     B = (wB * np.exp(-np.exp(yB))) @ density(yB)
     A = (wA * -np.expm1(-np.exp(yA))) @ density(yA)
-    tail = np.exp(mu + s2 / 2.0 + log_ndtr((_Y_LO - mu - s2) / sigma))
-    return above - B + A + tail
+    return (above - B + A + _left_tail(mu, sigma)).reshape(t.shape)
+
+
+def _left_tail(mu: np.ndarray, sigma: float) -> np.ndarray:
+    """``E[e^Y; Y < y_lo] = exp(mu + sigma^2/2) Phi((y_lo - mu - sigma^2)/sigma)``, Y ~ N(mu, sigma^2).
+
+    With ``x = (y_lo - mu)/sigma - sigma`` the exponent ``mu + sigma^2/2 + log Phi(x)`` cancels
+    two terms of size sigma^2; for ``x < 0`` it is rewritten exactly as
+    ``y_lo - ((y_lo - mu)/sigma)^2/2 + log(erfcx(-x/sqrt 2)/2)``, finite for any sigma (the
+    ``sigma -> inf`` limit of the mass is ``2^-m``).
+    """
+    a = (_Y_LO - mu) / sigma
+    x = a - sigma
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = np.exp(mu + sigma * sigma / 2.0 + log_ndtr(x))
+        rewritten = np.exp(_Y_LO - a * a / 2.0) * erfcx(-x / np.sqrt(2.0)) / 2.0
+    return np.where(x < 0, rewritten, direct)
 
 
 def integer_context_length(T, high: int | None = None) -> int:
     """Validate a context length for the reduced model's sampling/quadrature: an integer ``3 <= T``
     (``<= high`` if given); ``m = T - 2`` distractors must be a whole number."""
-    T = float(context_length(T))
+    T = context_length(T)
+    if T.ndim:
+        raise ParameterError(f"T must be a single integer >= 3 (got an array of shape {T.shape})")
+    T = float(T)
     if not T.is_integer() or (high is not None and T > high):
         limit = "" if high is None else f" and <= {int(high)}"
         raise ParameterError(f"T must be an integer >= 3{limit} (got {T:g})")
@@ -101,16 +138,18 @@ def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> floa
     ``delta`` real, ``sigma >= 0``, ``m >= 0`` (a real count is allowed here: the formula is
     analytic in m), ``refine`` a positive integer node multiplier.
     """
-    delta = float(real_array("delta", delta))
-    sigma = float(real_array("sigma", sigma, low=0))
-    m = float(real_array("m", m, low=0))
-    refine = positive_int("refine", refine)
+    delta = real_scalar("delta", delta)
+    sigma = real_scalar("sigma", sigma, low=0)
+    m = real_scalar("m", m, low=0)
+    refine = _refine(refine)
     return _mass_given(delta, sigma, m, refine)
 
 
 def _mass_given(delta: float, sigma: float, m: float, refine: int) -> float:
+    if m == 0:                                   # no distractor: the target holds all the mass
+        return 1.0
     t, w = _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)
-    q = np.clip(one_minus_phi(t, delta, sigma, refine=refine), 0.0, 1.0)
+    q = np.clip(_one_minus_phi(t, delta, sigma, refine), 0.0, 1.0)
     with np.errstate(divide="ignore"):  # q == 1 (phi underflowed): phi^m = 0
         return float(w @ np.exp(t - np.exp(t) + m * np.log1p(-q)))
 
@@ -133,10 +172,10 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
     choice("variant", variant, VARIANTS)
     model = model or score_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = float(head_width(dk))
+    dk = single("dk", head_width(dk))
     m = float(distractors(integer_context_length(T)))
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
-    refine = positive_int("refine", refine)
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
+    refine = _refine(refine)
     z, w = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
     delta = model.gap(g, dk).ravel()
     sigma = np.sqrt(model.variance(g)).ravel()
@@ -179,9 +218,9 @@ def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: 
     by Brent's method. NaN where M(g) stays below ``level`` on [0, 10].
     """
     choice("variant", variant, VARIANTS)
-    dk, T = float(head_width(dk)), integer_context_length(T)
-    level = float(real_array("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False))
-    xtol = float(real_array("xtol", xtol, low=0, low_inclusive=False))
+    dk, T = single("dk", head_width(dk)), integer_context_length(T)
+    level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
+    xtol = real_scalar("xtol", xtol, low=0, low_inclusive=False)
 
     def f(g):
         return float(exact_mass(variant, dk, T, g, model=model)) - level
@@ -206,4 +245,4 @@ def argmax_limit(variant: str, dk, T) -> np.ndarray:
 
 
 __all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length",
-           "exact_mass_cost", "exact_gamma_c_cost"]
+           "exact_mass_cost", "exact_gamma_c_cost", "MAX_REFINE"]

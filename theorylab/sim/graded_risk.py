@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
+                              real_scalar, seed_int)
 from theorylab.graded import envelope as env
 from theorylab.resources import Cost, as_float, bytes_of
 
@@ -92,8 +93,9 @@ def simulate_cost(model: env.StratifiedModel, m_values, reps) -> Cost:
 
 def estimable_levels(cls: env.LinearClass, sigma_xi: float, m: int) -> np.ndarray:
     """Mask of the levels the estimator fits: S of Lem. 3, trimmed to ``2 D_S + 4 <= m``."""
+    sigma_xi, m = _noise(sigma_xi), positive_int("m", m)
     S = env.worth_estimating(cls.caps, cls.dims, sigma_xi, m)
-    e2 = sigma_xi ** 2 / m
+    e2 = float(env.eps2(sigma_xi, m))
     keep = np.zeros_like(S)
     used = 0
     for l in np.argsort(-(cls.caps / (cls.dims * e2)), kind="stable"):
@@ -105,22 +107,40 @@ def estimable_levels(cls: env.LinearClass, sigma_xi: float, m: int) -> np.ndarra
 
 def exact_risk(cls: env.LinearClass, w, sigma_xi: float, m: int, levels_mask) -> float:
     """Exact excess risk of level-selective least squares at target ``w`` (see module docstring)."""
-    mask = cls.coords(levels_mask).astype(bool)
+    sigma_xi, m = _noise(sigma_xi), positive_int("m", m)
+    w = _target("w", w, cls)
+    mask = cls.coords(np.asarray(levels_mask, bool))
     sig2 = cls.coords(cls.sigma2)
-    b = float(np.sum(sig2[~mask] * np.asarray(w)[~mask] ** 2))
+    with np.errstate(over="ignore"):
+        b = float(finite_result("w", np.sum(sig2[~mask] * w[~mask] ** 2)))
     DS = int(mask.sum())
     if DS == 0:
         return b
     if m <= DS + 1:
         return float("inf")
-    return b + (sigma_xi ** 2 + b) * DS / (m - DS - 1)
+    with np.errstate(over="ignore"):
+        return float(finite_result("w, sigma_xi", b + (sigma_xi ** 2 + b) * DS / (m - DS - 1)))
+
+
+def _noise(sigma_xi) -> float:
+    return np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+
+
+def _target(name: str, w, cls: env.LinearClass) -> np.ndarray:
+    """A target vector: d finite reals, d = sum of the class's level sizes."""
+    w = real_array(name, w)
+    d = int(cls.dims.sum())
+    if w.shape != (d,):
+        raise ParameterError(f"{name} must be a vector of the d = {d} coordinates (got shape {w.shape})")
+    return w
 
 
 def least_favourable_target(cls: env.LinearClass, levels_mask, fallback) -> np.ndarray:
     """Budget on the first coordinate of the largest-cap level outside S (``fallback`` if S is full)."""
+    fallback = _target("fallback", fallback, cls)
     outside = np.flatnonzero(~np.asarray(levels_mask, bool))
     if outside.size == 0:
-        return np.asarray(fallback, float)
+        return fallback
     l = outside[np.argmax(cls.caps[outside])]
     w = np.zeros(int(cls.dims.sum()))
     w[int(cls.dims[:l].sum())] = cls.B / cls.D[l]
@@ -135,16 +155,19 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
     from numpy.polynomial.hermite_e import hermegauss
     from scipy.special import chdtri
 
-    cap = float(real_array("cap", cap, low=0.0, low_inclusive=False))
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    cap = real_scalar("cap", cap, low=0.0, low_inclusive=False)
+    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)
     m = positive_int("m", m)
     nodes = positive_int("nodes", nodes)
+    check_memory("nodes", 8 * 4 * 200 * 80 * nodes)
     z, wz = hermegauss(80)
     wz = wz / wz.sum()
     chi = chdtri(m, 1.0 - (np.arange(nodes) + 0.5) / nodes)       # chi-square quantile midpoints
     kappa = np.sqrt(cap) * np.geomspace(1e-3, 1.0, 200)
-    eta = kappa[:, None, None] * np.sqrt(chi)[None, :, None] / sigma_xi
-    x = np.abs(eta ** 2 + eta * z[None, None, :])
+    with np.errstate(over="ignore", invalid="ignore"):
+        eta = kappa[:, None, None] * np.sqrt(chi)[None, :, None] / sigma_xi
+        x = np.abs(eta ** 2 + eta * z[None, None, :])
+    x = np.where(np.isnan(x), np.inf, x)                         # inf - inf at eta = inf (sigma_xi -> 0): x = inf
     sech2 = 4 * np.exp(-2 * x) / (1 + np.exp(-2 * x)) ** 2
     risk = kappa ** 2 * np.mean(sech2 @ wz, axis=1)
     return float(risk.max())
@@ -171,9 +194,10 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
     bound and the implied lower constant ``LB/M``.  Ratio rows: worst-of-family risk ratio
     graded/uniform (exact and MC) beside the cap ratio and Lambda(g).
     """
-    m_values = [positive_int("m", m) for m in np.atleast_1d(m_values)]
+    m_values = [int(m) for m in np.atleast_1d(integer_array("m_values", m_values, low=1))]
     reps = positive_int("reps", reps, low=2)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
+    check_memory("m_values, model.d", 8 * 3 * BLOCK * max(m_values) * model.d)
     classes = (model.uniform, model.graded)
     sd = np.sqrt(model.uniform.coords(model.uniform.sigma2))
     wstar = model.target()
@@ -254,6 +278,7 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
 def default_m_grid(model: env.StratifiedModel, points: int = 10) -> list[int]:
     """Geometric grid of sample sizes from 4 to 8 m_sat (inside and outside W)."""
     points = positive_int("points", points, low=2)
+    check_memory("points", 8 * points)
     if model.m_sat * 8 <= 4:
         raise ParameterError("m_sat is too small for a grid (increase d or sigma_xi)")
     if not 8 * model.m_sat < 2**62:

@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, choice, finite_output, finite_result, positive_int,
+                              real_array, real_scalar, seed_int)
 from theorylab.nn import tasks
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
@@ -110,6 +111,7 @@ def frequencies(dk: int, theta=0.0) -> np.ndarray:
     dk = positive_int("dk", dk, low=2)
     if dk % 2:
         raise ParameterError(f"dk must be an even integer >= 2 (got {dk})")
+    check_memory("dk", 4 * dk)
     th = real_array("theta", theta, low=-np.pi, high=np.pi)
     if th.ndim == 0:
         return np.full(dk // 2, float(th))
@@ -119,7 +121,11 @@ def frequencies(dk: int, theta=0.0) -> np.ndarray:
 
 
 def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)``."""
+    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)`` (T >= 4)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
+    n, T, dk = positive_int("n", n), positive_int("T", T, low=4), positive_int("dk", dk)
+    check_memory("n, T, dk", 8 * n * T * dk)
     x = rng.standard_normal((n, T, dk))                               # (n, T, dk) isotropic tokens
     return tasks.plant_induction(rng, x, query_is_key=False)          # query A = x_{j-1}, j in 1..T-3
 
@@ -127,10 +133,19 @@ def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[
 def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
     """Unit-coupling channels ``(c1, c2, c3, c4)`` of the last-position query: shape (n, 4, T-1).
 
-    ``x`` is (n, T, dk). Includes :data:`HEAD_SIGN` and the 1/sqrt(dk) scale.
+    ``x`` is (n, T, dk) with T >= 2 and dk even; ``freqs`` has dk/2 entries. Includes
+    :data:`HEAD_SIGN` and the 1/sqrt(dk) scale.
     """
     placement = PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))]
-    x = np.asarray(x, dtype=float)
+    x = real_array("x", x)
+    freqs = real_array("freqs", freqs)
+    if x.ndim != 3 or x.shape[1] < 2 or x.shape[2] != 2 * freqs.size or freqs.ndim != 1:
+        raise ParameterError(f"x must be (n, T, dk) with T >= 2 and dk = 2 len(freqs) (got shapes {x.shape} "
+                             f"and {freqs.shape})")
+    return finite_result("x", _stream_channels(x, freqs, placement))
+
+
+def _stream_channels(x: np.ndarray, freqs: np.ndarray, placement: str) -> np.ndarray:
     T, dk = x.shape[-2], x.shape[-1]
     cos, sin = shear.rope_tables(T, freqs)
     X = shear.rotate_pairs(x, cos, sin)                               # (n, T, dk) rotated stream
@@ -169,12 +184,13 @@ def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: i
     T = positive_int("T", T, low=5)
     freqs = frequencies(dk, theta)
     samples = positive_int("samples", samples, low=2)
-    seed = positive_int("seed", seed, low=0)
-    choice("placement", placement, tuple(PLACEMENTS))
+    seed = seed_int("seed", seed)
+    placement = choice("placement", placement, tuple(PLACEMENTS))
+    check_memory("samples, T, dk", 8 * (2 * samples * 4 * T + 8 * _CHUNK * T * dk))
     chans, targets = [], []
     for c in range((samples + _CHUNK - 1) // _CHUNK):
         x, j = induction_batch(np.random.default_rng([seed, c]), _CHUNK, T, dk)
-        chans.append(stream_channels(x, freqs, placement))
+        chans.append(_stream_channels(x, freqs, PLACEMENTS[placement]))
         targets.append(j)
     return InductionSample(np.concatenate(chans)[:samples], np.concatenate(targets)[:samples], dk, T, freqs,
                            placement, seed)
@@ -250,10 +266,25 @@ def _se(a, axis=0):
     return np.std(a, axis=axis, ddof=1) / np.sqrt(a.shape[axis])
 
 
+BULK_MIN_T = 9
+"""Smallest T with bulk moments in every sample: T - 1 keys minus the target and the (up to four)
+special positions leave at least 3 bulk distractors, among them a neighbouring pair, whatever j."""
+
+
 def channel_moments(sample: InductionSample) -> ChannelMoments:
-    """Target gaps, distractor variances, Cov(c3, c4), neighbour correlations, special positions."""
+    """Target gaps, distractor variances, Cov(c3, c4), neighbour correlations, special positions.
+
+    Needs ``sample.T >= 9`` (:data:`BULK_MIN_T`; below, some target position leaves fewer than two
+    bulk distractors or no neighbouring pair, and the bulk moments are undefined) and at least
+    two samples (standard errors).
+    """
     C, j = sample.channels, sample.target                             # (n, 4, K), (n,)
     n, _, K = C.shape
+    if K + 1 < BULK_MIN_T:
+        raise ParameterError(f"T must be >= {BULK_MIN_T} for the channel moments (the bulk distractors away "
+                             f"from the special keys are empty below; got T = {K + 1})")
+    if n < 2:
+        raise ParameterError(f"samples must be >= 2 for the channel moments (got {n})")
     rows = np.arange(n)
     pos = np.arange(K)[None, :]
     distr = pos != j[:, None]                                         # (n, K) all T-2 distractors
@@ -295,9 +326,12 @@ def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
     """
     T = positive_int("T", T, low=5)
     freqs = real_array("freqs", freqs)
+    check_memory("T, freqs", 16 * T * freqs.size)
     j = tasks.target_positions(T, query_is_key=False)                 # 1..T-3
     off = (T - j) if PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))] == "post-rope" else (T - 1 - j)
-    return float(np.mean(np.cos(np.multiply.outer(off, freqs))))
+    with np.errstate(over="ignore"):
+        angles = finite_result("freqs", np.multiply.outer(off, freqs))
+    return float(np.mean(np.cos(angles)))
 
 
 MEMBERS: tuple[str, ...] = tuple(shear.LATTICE)
@@ -306,11 +340,13 @@ MASS_VARIANT: dict[str, str | None] = {"symmetric": "t3-inclusive", "key-only": 
 """The reduced-model variant whose mean target mass is set beside each lattice member's."""
 
 
+@finite_output("g")
 def scores_at(sample: InductionSample, g, member: str = "symmetric") -> np.ndarray:
     """Scores ``c1 + g_q c2 + g_k c3 + g_q g_k c4`` of a lattice member, shape (len(g), n, T-1)."""
-    g = np.atleast_1d(real_array("g", g, low=0))
+    g = _couplings(g)
     a, b = shear.lattice_couplings(choice("member", member, MEMBERS), 1)
     C = sample.channels
+    check_memory("g", 8 * 2 * g.size * C.shape[0] * C.shape[2])
     gq, gk = (a * g)[:, None, None], (b * g)[:, None, None]
     return C[None, :, 0] + gq * C[None, :, 1] + gk * C[None, :, 2] + gq * gk * C[None, :, 3]
 
@@ -328,7 +364,7 @@ def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dic
     """Per g: measured target mass (+SE), accuracy, and the matching reduced model's exact mass."""
     from theorylab.sim.exact import exact_mass
 
-    g = np.atleast_1d(real_array("g", g, low=0))
+    g = _couplings(g)
     mass, se, acc = target_mass(sample, g, member)
     variant = MASS_VARIANT[member]
     model = exact_mass(variant, sample.dk, sample.T, g) if variant else np.full(g.shape, np.nan)
@@ -337,13 +373,14 @@ def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dic
             for i, gv in enumerate(g)]
 
 
+@finite_output("g")
 def comparison_rows(sample: InductionSample, g, moments: ChannelMoments | None = None) -> list[dict]:
     """Per g and channel: measured gap/variance beside the reduced model's; one row for Cov(T3, T4).
 
     Measured T_i moments are the unit-channel moments times ``g^deg`` (gap),
     ``g^(2 deg)`` (variance), ``g^3`` (covariance): exact, since T_i = g^deg c_i.
     """
-    g = np.atleast_1d(real_array("g", g, low=0))
+    g = _couplings(g)
     m = moments or channel_moments(sample)
     model = reduced_channel_model()
     rope = rope_match_factor(sample.T, sample.freqs, sample.placement)
@@ -365,12 +402,21 @@ def comparison_rows(sample: InductionSample, g, moments: ChannelMoments | None =
     return rows
 
 
+def _couplings(g) -> np.ndarray:
+    """A 1-D grid of couplings g >= 0 (a single number gives a grid of one)."""
+    g = np.atleast_1d(real_array("g", g, low=0))
+    if g.ndim != 1:
+        raise ParameterError(f"g must be a number or a 1-D grid of couplings (got shape {g.shape})")
+    return g
+
+
 # ----------------------------------------------------------------------------- Coriolis (P9)
 def coriolis_gain(theta) -> np.ndarray:
     """``2 |sin(theta/2)|``: norm of ``R_theta - I`` on a plane, the Coriolis factor (PSA §5.3)."""
     return 2.0 * np.abs(np.sin(0.5 * real_array("theta", theta)))
 
 
+@finite_output("g, freqs")
 def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
                          coriolis=shear.coriolis_term) -> np.ndarray:
     """Measured per-plane ``||post - pre||_a / (|g| ||x_{t-1}||_a)`` for every position t >= 1.
@@ -380,13 +426,14 @@ def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
     """
     dk = positive_int("dk", dk, low=2)
     T = positive_int("T", T, low=2)
+    check_memory("T, dk", 8 * 4 * T * dk)
     freqs = real_array("freqs", freqs)
     if freqs.shape != (dk // 2,):
         raise ParameterError(f"freqs must have dk/2 = {dk // 2} entries (got {freqs.shape})")
-    g = float(real_array("g", g))
+    g = real_scalar("g", g)
     if g == 0:
         raise ParameterError("g must be nonzero for a Coriolis ratio (got 0)")
-    x = np.random.default_rng(positive_int("seed", seed, low=0)).standard_normal((T, dk))
+    x = np.random.default_rng(seed_int("seed", seed)).standard_normal((T, dk))
     cos, sin = shear.rope_tables(T, freqs)
     diff = np.asarray(coriolis(x, g, cos, sin))[1:]                  # (T-1, dk)
     plane = lambda v: np.sqrt(v[:, 0::2] ** 2 + v[:, 1::2] ** 2)      # noqa: E731  (T-1, dk/2)
@@ -411,10 +458,13 @@ def cesaro_averages(N: int, freqs, channel: str = "T3", part: str = "positional"
     """
     N = positive_int("N", N)
     freqs = real_array("freqs", freqs)
+    if freqs.ndim != 1:
+        raise ParameterError(f"freqs must be a 1-D array of dk/2 frequencies (got shape {freqs.shape})")
+    check_memory("N, freqs", 8 * 8 * (N + 1) * freqs.size)
     choice("channel", channel, ("T2", "T3"))
     choice("part", part, ("positional", "content"))
     dk = 2 * freqs.size
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    rng = np.random.default_rng(seed_int("seed", seed))
     other, content = rng.standard_normal(dk), rng.standard_normal(dk)
     x = (np.broadcast_to(content, (N + 1, dk)) if part == "positional"
          else rng.standard_normal((N + 1, dk)))
@@ -431,6 +481,8 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
     Returns ``(slope, N_blocks, envelope)``; blocks start at ``start`` and double.
     """
     a = np.abs(real_array("averages", averages))
+    if a.ndim != 1:
+        raise ParameterError(f"averages must be a 1-D array (got shape {a.shape})")
     start = positive_int("start", start)
     Ns, env = [], []
     lo = start
@@ -446,7 +498,8 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
     return float(np.polyfit(np.log(Ns), np.log(env), 1)[0]), Ns, env
 
 
-__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "ChannelModel", "reduced_channel_model", "frequencies",
+__all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "BULK_MIN_T", "ChannelModel", "reduced_channel_model",
+           "frequencies",
            "induction_batch", "stream_channels", "InductionSample", "simulate", "ChannelMoments", "channel_moments",
            "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows",
            "coriolis_gain", "simulate_cost", "moments_cost", "mass_rows_cost",

@@ -225,7 +225,7 @@ def measure(prereg: Preregistration, m_values=None, reps: int = 400, seed: int =
     names = [a.name for a in prereg.arms]
     if "uniform" not in names:
         raise ParameterError("the pre-registration must contain the uniform arm (the efficiency baseline)")
-    eps = target_risk(design, target)
+    target_risk(design, target)                                     # validates target (> 0)
     ms = default_grid(design, target) if m_values is None else grid("m_values", m_values)
     m_ref = reference_size(design)
     if m_ref not in ms:

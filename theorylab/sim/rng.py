@@ -30,7 +30,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from theorylab.errors import positive_int, real_array
+from theorylab.errors import check_memory, integer_array, seed_int
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -249,13 +249,14 @@ def normals(seed: int, samples, indices) -> np.ndarray:
 
     Parameters
     ----------
-    seed : int >= 0.
-    samples, indices : non-negative integer sample and distractor indices
-        (``TARGET_INDEX`` is the target's noise).
+    seed : an integer in [0, 2^64) (passed to the kernel as ``np.uint64``).
+    samples : non-negative integer sample indices (< 2^63).
+    indices : distractor indices in [0, 2^32 - 1] (``TARGET_INDEX`` is the target's noise).
     """
-    seed = positive_int("seed", seed, low=0)
-    s = real_array("samples", samples, low=0).astype(np.int64).ravel()
-    j = real_array("indices", indices, low=0, high=TARGET_INDEX).astype(np.int64).ravel()
+    seed = np.uint64(seed_int("seed", seed))
+    s = integer_array("samples", samples, allow_empty=True).ravel()
+    j = integer_array("indices", indices, high=TARGET_INDEX, allow_empty=True).ravel()
+    check_memory("samples, indices", 16 * s.size * j.size)
     out = np.empty((s.size, j.size, 2))
     _normals(seed, s, j, out)
     return out

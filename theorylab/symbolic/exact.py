@@ -14,6 +14,8 @@ import numbers
 import numpy as np
 import sympy as sp
 
+from theorylab.errors import ParameterError, positive_int
+
 
 class Undecided(ArithmeticError):
     """SymPy could not decide the identity by exact polynomial arithmetic."""
@@ -95,6 +97,9 @@ def positive(expr, assumptions_hint: str = "") -> bool:
 
 def symbol_array(name: str, *shape: int, **assumptions) -> np.ndarray:
     """Object array of fresh symbols ``name_i_j`` of the given shape (a symbolic stream)."""
+    if not isinstance(name, str):
+        raise ParameterError(f"name must be a string (got {type(name).__name__})")
+    shape = tuple(positive_int("shape", n, low=0) for n in shape)
     flat = [sp.Symbol(f"{name}_{'_'.join(map(str, idx))}", **assumptions) for idx in np.ndindex(*shape)]
     arr = np.empty(len(flat), dtype=object)
     arr[:] = flat

@@ -5,7 +5,10 @@ polynomial arithmetic (:func:`is_zero_rational`), never by ``simplify``.
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
+
+from theorylab.errors import ParameterError, integer_array, positive_int, real_array, real_scalar
 
 
 def is_zero_rational(expr) -> bool:
@@ -55,12 +58,19 @@ def graded_logits_residual(M: sp.Matrix, M2: sp.Matrix, n: int = 3) -> sp.Matrix
 
 def squared_grading(q, lam) -> sp.Matrix:
     """``M^2 = diag(lambda^(2 q_j))`` as the paper writes it (Eq. 12)."""
-    return sp.diag(*[sp.Integer(lam) ** (2 * int(qj)) if float(qj).is_integer() else lam ** (2 * qj) for qj in q])
+    q = np.atleast_1d(real_array("q", q, low=-1000, high=1000))           # exact powers: bounded exponents
+    if q.ndim != 1:
+        raise ParameterError(f"q must be a 1-D vector of grades (got shape {q.shape})")
+    if not isinstance(lam, sp.Basic):
+        lam = real_scalar("lam", lam, low=0, low_inclusive=False)
+        lam = sp.Integer(int(lam)) if lam.is_integer() else lam
+    return sp.diag(*[lam ** (2 * int(qj)) if float(qj).is_integer() else lam ** (2 * qj) for qj in q])
 
 
 # ----------------------------------------------------------------- Lambda and BC (Prop. 7)
 def symbols(prefix: str, d: int):
-    return sp.symbols(f"{prefix}0:{d}", positive=True)
+    """``d`` positive symbols ``prefix0 .. prefix{d-1}`` (d >= 0)."""
+    return sp.symbols(f"{prefix}0:{positive_int('d', d, low=0)}", positive=True)
 
 
 def Lambda_expr(alpha, tau, g) -> sp.Expr:
@@ -72,6 +82,7 @@ def lagrange_residual(d: int) -> sp.Expr:
     """With ``alpha_j = x_j^2``, ``tau_j = y_j^2``: ``Lambda(g) - BC^2 - (1/2) sum_{j,k}
     (x_j y_k g_k/g_j - x_k y_j g_j/g_k)^2`` (Lagrange's identity; zero identically).
     It proves ``Lambda >= BC^2`` with equality iff ``g_j^2 ~ x_j / y_j = sqrt(alpha_j / tau_j)``."""
+    d = positive_int("d", d)
     x, y, g = symbols("x", d), symbols("y", d), symbols("g", d)
     lam = Lambda_expr([xi ** 2 for xi in x], [yi ** 2 for yi in y], g)
     bc = sum(xi * yi for xi, yi in zip(x, y))
@@ -81,6 +92,7 @@ def lagrange_residual(d: int) -> sp.Expr:
 
 def scale_residual(d: int) -> sp.Expr:
     """``Lambda(c g) - Lambda(g)`` for symbolic profiles, grades and c."""
+    d = positive_int("d", d)
     a, t, g = symbols("a", d), symbols("t", d), symbols("g", d)
     c = sp.Symbol("c", positive=True)
     return Lambda_expr(a, t, [c * x for x in g]) - Lambda_expr(a, t, g)
@@ -88,6 +100,7 @@ def scale_residual(d: int) -> sp.Expr:
 
 def unit_residual(d: int) -> sp.Expr:
     """``Lambda(1) - 1`` on the simplex (last coordinates eliminated by the sum constraints)."""
+    d = positive_int("d", d)
     a, t = list(symbols("a", d - 1)), list(symbols("t", d - 1))
     a.append(1 - sum(a))
     t.append(1 - sum(t))
@@ -97,6 +110,7 @@ def unit_residual(d: int) -> sp.Expr:
 # ----------------------------------------------------------------- Prop. 8: Hessian, gradient
 def hessian_residual(d: int) -> sp.Matrix:
     """``Hess_u (log A + log T) - (C(alpha^(-u)) + C(tau^(u)))`` with ``C(p) = diag p - p p^T``."""
+    d = positive_int("d", d)
     a, t, u = symbols("a", d), symbols("t", d), sp.symbols(f"u0:{d}", real=True)
     A = sum(ai * sp.exp(-ui) for ai, ui in zip(a, u))
     T = sum(ti * sp.exp(ui) for ti, ui in zip(t, u))
@@ -113,6 +127,7 @@ def hessian_residual(d: int) -> sp.Matrix:
 
 def variance_residual(d: int) -> sp.Expr:
     """``v^T C(p) v - sum_j p_j (v_j - <p, v>)^2`` on the simplex (so C(p) is PSD: a variance)."""
+    d = positive_int("d", d)
     p, v = list(symbols("p", d - 1)), sp.symbols(f"v0:{d}", real=True)
     p.append(1 - sum(p))
     P = sp.Matrix(p)
@@ -123,6 +138,7 @@ def variance_residual(d: int) -> sp.Expr:
 
 def gradient_at_zero_residual(d: int) -> sp.Matrix:
     """``grad_q log Lambda(q)|_{q=0} - 2 log(lambda) (tau - alpha)`` on the simplex."""
+    d = positive_int("d", d)
     a, t = list(symbols("a", d - 1)), list(symbols("t", d - 1))
     a.append(1 - sum(a))
     t.append(1 - sum(t))
@@ -135,6 +151,7 @@ def gradient_at_zero_residual(d: int) -> sp.Matrix:
 # ----------------------------------------------------------------- Prop. 11, Cor. 3
 def level_reduction_residual(dims) -> sp.Expr:
     """``BC(alpha, tau) - BC(a, s)`` with ``alpha_j = a_l/d_l``, ``tau_j = s_l/d_l`` (symbolic a, s)."""
+    dims = [int(v) for v in integer_array("dims", dims, low=1).ravel()]
     L = len(dims)
     a, s = symbols("a", L), symbols("s", L)
     coord = sum(d * sp.sqrt((al / d) * (sl / d)) for al, sl, d in zip(a, s, dims))
@@ -151,6 +168,7 @@ def geometric_profiles_exact(nu, mu, L: int):
 def cor3_residual(L: int) -> sp.Expr:
     """Cor. 3 closed form minus the direct sum, with ``nu = x^2``, ``mu = y^2`` (both times
     ``sqrt(Z_a Z_s)``): ``x^(L-1) (1 - r^L)/(1 - r) - sum_l x^(L-1-l) y^l``, ``r = y/x``."""
+    L = positive_int("L", L)
     x, y = sp.symbols("x y", positive=True)
     r = y / x
     return x ** (L - 1) * (1 - r ** L) / (1 - r) - sum(x ** (L - 1 - l) * y ** l for l in range(L))

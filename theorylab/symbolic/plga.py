@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
+from theorylab.errors import positive_int
 from theorylab.symbolic.exact import matrix as exact_matrix
 
 
@@ -105,6 +106,7 @@ def commuting_solutions(us) -> list[sp.Matrix]:
 
 def commutant_basis(planes: int) -> list[sp.Matrix]:
     """The claimed commutant: ``E_aa (x) I`` and ``E_aa (x) J`` for each plane a (dimension 2 * planes)."""
+    planes = positive_int("planes", planes)
     J = sp.Matrix([[0, -1], [1, 0]])
     out = []
     for a in range(planes):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from theorylab.errors import positive_int
 from theorylab.psa.scoremodel import ScoreModel
 from theorylab.symbolic.exact import exact, symbol_array
 
@@ -41,6 +42,7 @@ def jacobian(outputs, inputs) -> sp.Matrix:
 
 def lift(d: int) -> tuple[np.ndarray, np.ndarray]:
     """Symbolic phase-space point ``(q, p)`` of width d (object arrays)."""
+    d = positive_int("d", d)
     return symbol_array("q", d), symbol_array("p", d)
 
 
@@ -50,6 +52,7 @@ def rational_rotation(T: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     Every rotation plane turns by theta per position; ``cos(t theta) + i sin(t theta) = w^t``
     with ``w = (1 - u^2 + 2iu)/(1 + u^2)``, ``u = tan(theta/2)``: rational functions of u.
     """
+    T, d = positive_int("T", T), positive_int("d", d)
     w = (1 - tan_half**2 + 2 * sp.I * tan_half) / (1 + tan_half**2)
     cos = np.empty((T, d // 2), dtype=object)
     sin = np.empty((T, d // 2), dtype=object)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from theorylab.errors import positive_int
+
 
 def symbols(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Positive weights ``u`` (= exp(s)) and a perturbation direction ``d`` of length n (object arrays)."""
+    n = positive_int("n", n)
     u = np.array(sp.symbols(f"u0:{n}", positive=True), dtype=object)
     d = np.array(sp.symbols(f"d0:{n}", real=True), dtype=object)
     return u, d
