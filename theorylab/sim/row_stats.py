@@ -146,7 +146,7 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
     return _row_moments(delta, sigma, m, refine, hd)
 
 
-def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float) -> RowMoments:
+def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float, mass: bool = True) -> RowMoments:
     t, w = _t_nodes(delta, sigma, m, refine, right=False)
     pm, pm1, one_minus_pm = _powers(one_minus_phi(t, delta, sigma, refine=refine), m)
     k1, k2 = bump_expectations(t, delta, sigma, refine=refine)
@@ -156,7 +156,7 @@ def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float) -
     log_z = float(w @ (cut * one_minus_pm))
     mean_y = m * float(w @ (cut * (sigma * sigma * (k1 - k2) - delta * k1) * pm1))
     ipr = float(w @ (square * pm)) + m * float(w @ (cut * k2 * pm1))
-    return RowMoments(_mass_given(delta, sigma, m, refine), log_z - mean_y, hd, ipr, log_z)
+    return RowMoments(_mass_given(delta, sigma, m, refine) if mass else float("nan"), log_z - mean_y, hd, ipr, log_z)
 
 
 @lru_cache(maxsize=4096)
@@ -246,6 +246,21 @@ __all__ = ["RowMoments", "RowStatistics", "STATISTICS", "bump_expectations", "ex
            "row_moments_given"]
 
 
+def exact_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
+                  model: ScoreModel | None = None) -> np.ndarray:
+    """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics)."""
+    choice("variant", variant, VARIANTS)
+    model = model or score_model(variant)
+    g = real_array("gamma", gammas, low=0, high=1e3)
+    dk = float(head_width(dk))
+    m = float(distractors(integer_context_length(T)))
+    refine = positive_int("refine", refine)
+    delta = model.gap(g, dk).ravel()
+    sigma = np.sqrt(model.variance(g)).ravel()
+    return np.array([_row_moments(float(d), float(s), m, refine, float("nan"), mass=False).entropy
+                     for d, s in zip(delta, sigma)]).reshape(g.shape)
+
+
 def exact_distractor_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
                              model: ScoreModel | None = None) -> np.ndarray:
     """E H_d(g) alone (the distractor-only entropy; no dependence on the gap, dk or target noise).
@@ -262,4 +277,4 @@ def exact_distractor_entropy(variant: str, dk: float, T: int, gammas, *, refine:
     return np.array([_distractor_entropy(float(s), m, refine) for s in sigma]).reshape(g.shape)
 
 
-__all__ += ["exact_distractor_entropy"]
+__all__ += ["exact_entropy", "exact_distractor_entropy"]
