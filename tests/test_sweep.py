@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import statistics
 
@@ -117,6 +118,26 @@ def test_store_is_complete_and_refuses_another_spec(spec_file, tmp_path, capsys)
     ("[sweep]\ncompute = 5\n[grid]\ndk=[64]\nT=[15]\n", "sweep.compute must be a name"),
     ("[grid]\nvariant = [1]\ndk=[64]\nT=[15]\n", "grid.variant must be a name"),
     ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\ndtype = 'float128'\n", "[mc] dtype"),
+    # wrong shapes and types
+    ("sweep = 3\n[grid]\ndk=[64]\nT=[15]\n", "sweep must be a table"),
+    ("[sweep]\nname = {a = 1}\n[grid]\ndk=[64]\nT=[15]\n", "sweep.name"),
+    ('[sweep]\nname = """two\nlines"""\n[grid]\ndk=[64]\nT=[15]\n', "sweep.name"),
+    ("[sweep]\nseed = -1\n[grid]\ndk=[64]\nT=[15]\n", "sweep.seed"),
+    ("[grid]\ndk = 2024-01-01\nT=[15]\n", "grid.dk"),
+    ("[grid]\ndk = [[1, 2], [3]]\nT=[15]\n", "grid.dk"),
+    ("[grid]\ndk = [64]\nT = []\n", "grid.T must not be empty"),
+    # accepted by the old validation, but no worker could run them
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[4294967296]\n", "grid.T"),
+    ("[sweep]\ncompute=['exact']\n[grid]\ndk=[64]\nT=[15]\ngamma=[0.5, 5000]\n", "grid.gamma"),
+    ("[sweep]\ncompute=['exact']\nlevel='half-plateau'\n[grid]\ndk=[64]\nT=[15, 1099511627776]\n",
+     "'half-plateau' is 0"),
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nmodel = 'x'\n", "mc.model"),
+    # sizes refused up front
+    ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nfine_points = 10000000\n", "mc.fine_points"),
+    ("[grid]\ndk = {start=1, stop=2, num=1000000000}\nT=[15]\n", "grid.dk.num"),
+    ("[grid]\ndk = {start=1, stop=2, num=1000}\nT = {start=3, stop=1000, num=1000}\n", "at most 200000"),
+    ("[sweep]\nchunk_size = 1000000000\n[grid]\ndk=[64]\nT=[15]\n", "sweep.chunk_size"),
+    ("[sweep]\ncompute=['mc']\nsamples = 1000000000000\n[grid]\ndk=[64]\nT=[15]\n", "needs about"),
 ])
 def test_malformed_spec_is_one_line_exit_2(tmp_path, capsys, text, fragment):
     path = tmp_path / "bad.toml"
@@ -124,8 +145,98 @@ def test_malformed_spec_is_one_line_exit_2(tmp_path, capsys, text, fragment):
     store = tmp_path / "never.db"
     assert main(["sweep", "run", str(path), "--store", str(store), "--workers", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and fragment in err and str(path) in err
+    assert err.count("\n") == 1 and fragment in err and (str(path) in err or fragment == "needs about")
+    assert sorted(os.listdir(tmp_path)) == ["bad.toml"]  # nothing written
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (bytes(range(256)) * 8, "not UTF-8"),
+    ("[grid]\ndk = [64]\nT = [15]\n".encode("utf-16"), "not UTF-8"),
+    ('[sweep]\nname = "caf\u00e9"\n[grid]\ndk = [64]\nT = [15]\n'.encode("latin-1"), "not UTF-8"),
+    (b"\x00" * 64, "invalid TOML"),
+    (b"# padding\n" * 120_000, "larger than"),
+])
+def test_binary_or_foreign_spec_file_is_one_line_exit_2(tmp_path, capsys, content, fragment):
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    assert main(["sweep", "run", str(path), "--store", str(tmp_path / "never.db"), "--workers", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["bad.toml"]
+
+
+def test_memory_check_follows_the_budget(tmp_path, capsys, monkeypatch):
+    """A request whose tasks exceed THEORYLAB_MAX_MEMORY is refused before anything starts;
+    the same request runs under a larger budget."""
+    spec = sweep.spec_from_dict({"sweep": {"compute": ["mc"], "samples": 10**7}, "grid": {"dk": [64], "T": [15]}})
+    need = sweep.task_memory(spec, threads=1)
+    assert need > 32 * 10**7  # ~32 bytes of bookkeeping per sample
+    monkeypatch.setenv("THEORYLAB_MAX_MEMORY", str(need // 2))
+    with pytest.raises(ParameterError, match="needs about"):
+        sweep.check_memory(spec, workers=1)
+    monkeypatch.setenv("THEORYLAB_MAX_MEMORY", str(4 * need))
+    sweep.check_memory(spec, workers=1)
+    with pytest.raises(ParameterError, match="8 worker"):
+        sweep.check_memory(spec, workers=8)
+    monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "lots")
+    with pytest.raises(ParameterError, match="THEORYLAB_MAX_MEMORY"):
+        sweep.check_memory(spec, workers=1)
+
+
+def test_spec_ranges_are_the_library_ranges():
+    """The spec refuses what the workers would refuse: g above GAMMA_MAX (exact and Monte Carlo)
+    and T above MC_T_MAX (Monte Carlo) -- and accepts their boundaries, which the library accepts."""
+    from theorylab.sim import competition, exact
+    from theorylab.sim.sweep.spec import GAMMA_MAX, MC_T_MAX
+    exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX])
+    competition._validate("t4-only", 64, MC_T_MAX, [GAMMA_MAX], 0, 0.0)
+    for call in (lambda: exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX * 1.001]),
+                 lambda: competition._validate("t4-only", 64, 15, [GAMMA_MAX * 1.001], 0, 0.0),
+                 lambda: competition._validate("t4-only", 64, MC_T_MAX + 1, [1.0], 0, 0.0)):
+        with pytest.raises(ParameterError):
+            call()
+    spec = sweep.spec_from_dict({"sweep": {"compute": ["mc"]}, "grid": {"dk": [64], "T": [MC_T_MAX],
+                                                                        "gamma": [GAMMA_MAX]}})
+    assert spec.T == (float(MC_T_MAX),) and spec.gamma == (GAMMA_MAX,)
+    with pytest.raises(ParameterError, match="sweep.seed"):
+        sweep.spec_from_dict({"sweep": {"seed": 2**64}, "grid": {"dk": [64], "T": [15]}})
+    assert sweep.spec_from_dict({"sweep": {"seed": 2**64 - 1}, "grid": {"dk": [64], "T": [15]}}).seed == 2**64 - 1
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--workers", str(10**30)], "--workers must be an integer in [0, "),
+    (["--workers", "-1"], "--workers must be an integer in [0, "),
+    (["--local-cluster", "0"], "--local-cluster must be an integer in [1, "),
+    (["--local-cluster", str(10**30)], "--local-cluster must be an integer in [1, "),
+    (["--scheduler", "nonsense"], "--scheduler must be a Dask scheduler address"),
+    (["--workers", "2", "--scheduler", "tcp://h:1"], "not allowed with argument"),
+])
+def test_executor_options_are_refused_up_front(spec_file, tmp_path, capsys, argv, fragment):
+    store = tmp_path / "never.db"
+    assert main(["sweep", "run", str(spec_file), "--store", str(store), "--no-progress", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err
     assert not store.exists()
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["plot", "compare", "--axis", "T"], "--axis is read by plot gamma-c only"),
+    (["plot", "gamma-c", "--predicted", "exact"], "--predicted is read by plot compare only"),
+    (["plot", "mass", "--simulated", "exact"], "--simulated is read by plot compare only"),
+    (["sweep", "export", "--output", ""], "--output must name a .csv file (got an empty path)"),
+    (["sweep", "status"], "--store must name a store file (got an empty path)"),
+])
+def test_options_a_mode_does_not_read_and_empty_paths_are_refused(spec_file, tmp_path, capsys, argv, fragment):
+    store = str(tmp_path / "s.db")
+    sweep.run_sweep(sweep.load_spec(str(spec_file)), store, executor=sweep.SerialExecutor(), progress=False)
+    if argv[0] == "plot":
+        argv = argv + ["--store", store, "--out", str(tmp_path / "f.png")]
+    else:
+        argv = argv + ["--store", "" if argv[1] == "status" else store]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err
+    assert sorted(os.listdir(tmp_path)) == ["s.db", "spec.toml"]
 
 
 def test_missing_spec_and_store(tmp_path, capsys):
@@ -236,3 +347,12 @@ def test_half_plateau_level_is_half_the_argmax_limit():
                                                      "level": level}
     with pytest.raises(ParameterError, match="sweep.level"):
         sweep.spec_from_dict({"sweep": {"level": "quarter"}, "grid": {"dk": [16], "T": [64]}})
+
+
+def test_plot_of_a_store_without_points_is_refused(spec_file, tmp_path, capsys):
+    spec = sweep.load_spec(str(spec_file))
+    store = str(tmp_path / "s.db")
+    sweep.SweepStore(store, spec.canonical_json(), spec.hash).close()  # bound, nothing computed yet
+    assert main(["plot", "gamma-c", "--store", store, "--out", str(tmp_path / "f.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no points yet" in err and not (tmp_path / "f.png").exists()

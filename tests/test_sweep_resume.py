@@ -31,11 +31,12 @@ sys.exit(main(["sweep", "run", sys.argv[1], "--store", sys.argv[2], "--workers",
 
 
 def _count(store: str) -> int:
-    try:
-        with sqlite3.connect(store, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM points").fetchone()[0]
-    except sqlite3.OperationalError:  # table not created yet
+    """Points stored so far (0 before the store exists; never creates the file: a store is
+    only created at a path that does not exist)."""
+    if not os.path.exists(store):
         return 0
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5) as conn:
+        return conn.execute("SELECT COUNT(*) FROM points").fetchone()[0]
 
 
 def test_killed_sweep_resumes_without_loss_or_repeat(tmp_path, capsys):

@@ -22,31 +22,41 @@ def register(sub) -> None:
     p.add_argument("--store", required=True, help="SQLite sweep store")
     p.add_argument("--out", "-o", required=True, help="output PNG path in an existing folder (written atomically)")
     p.add_argument("--variant", nargs="+", help="only these variants")
-    p.add_argument("--predicted", default="law", choices=("law", "exact"), help="compare: predicted route")
-    p.add_argument("--simulated", default="mc", choices=("mc", "exact"), help="compare: simulated route")
-    p.add_argument("--axis", default="dk", choices=("dk", "T"), help="gamma-c: horizontal axis")
+    p.add_argument("--predicted", choices=("law", "exact"), help="compare only: predicted route (default law)")
+    p.add_argument("--simulated", choices=("mc", "exact"), help="compare only: simulated route (default mc)")
+    p.add_argument("--axis", choices=("dk", "T"), help="gamma-c only: horizontal axis (default dk)")
     p.add_argument("--title", default=None, help="figure title (default: the sweep name)")
     add_format_option(p)
     p.set_defaults(handler=run)
 
 
+OPTIONS = {"predicted": ("compare", "law"), "simulated": ("compare", "mc"), "axis": ("gamma-c", "dk")}
+"""Options read by one figure only: option -> (figure, default)."""
+
+
 def run(args) -> int:
     from theorylab._io import check_output_path
+    from theorylab.errors import ParameterError, choice
     from theorylab.plots import save
     from theorylab.plots import sweep as plots
     from theorylab.sim import sweep
 
+    for name, (kind, default) in OPTIONS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+        elif args.kind != kind:
+            raise ParameterError(f"--{name} is read by plot {kind} only (this is plot {args.kind})")
     check_output_path("--out", args.out, ".png")
-    spec = sweep.spec_of_store(args.store)
-    rows = sweep.export_rows(args.store)
+    spec, rows, _ = sweep.read_store(args.store)
     if args.variant:
-        from theorylab.errors import choice
         wanted = {choice("--variant", v, spec.variants) for v in args.variant}
         rows = [r for r in rows if r["variant"] in wanted]
-    from theorylab.errors import ParameterError
     needs = "mass" if args.kind == "mass" else "gamma_c"
     if spec.kind != needs:
         raise ParameterError(f"plot {args.kind} needs a {needs} sweep; {args.store!r} holds a {spec.kind} sweep")
+    if not rows:
+        raise ParameterError(f"--store: {args.store!r} holds no points{' of those variants' if args.variant else ''} "
+                             f"yet (run the sweep first)")
     title = args.title if args.title is not None else spec.name
     summary = {"figure": args.out, "points": len(rows)}
     if args.kind == "compare":

@@ -14,7 +14,10 @@ Resumable parameter sweeps of the PSA reduced score model (docs/sweeps.md).
   theorylab sweep export --store results.db --format csv|json [--output FILE]
 
 A store holds one spec: re-running the same spec resumes (finished points are never
-recomputed); a different spec on the same store is refused (exit 2). Output paths are checked
+recomputed); a different spec on the same store is refused (exit 2). Several runs of one spec
+on one store divide the work (chunks are claimed in the store). A store is checked when it is
+opened (integrity, schema, spec record, every row): a damaged one is refused (exit 2) and left
+unchanged; a store is only created at a path that does not exist. Output paths are checked
 before any work: the folder must exist and be writable (it is never created), the path
 must not be a directory, and an export file must end in .csv, .json or .txt to match
 --format csv, json or table."""
@@ -31,12 +34,15 @@ def register(sub) -> None:
     r = ss.add_parser("run", help="compute every missing point of a spec")
     r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (TOML)")
     r.add_argument("--store", required=True,
-                   help="SQLite result store (created if missing, in an existing folder)")
+                   help="SQLite result store: created if the path does not exist (in an existing folder), "
+                        "else resumed; several runs of one spec may share it")
     where = r.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=None,
-                       help="local process pool size (default: CPU count; 0 = run in this process)")
+                       help="local process pool size, 0 to 4 x CPU count (default: CPU count; 0 = run in this "
+                            "process)")
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask scheduler")
-    where.add_argument("--local-cluster", type=int, metavar="N", help="run on a fresh Dask LocalCluster of N workers")
+    where.add_argument("--local-cluster", type=int, metavar="N",
+                       help="run on a fresh Dask LocalCluster of N workers (1 to 4 x CPU count)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_format_option(r)
     r.set_defaults(handler=run)
@@ -55,28 +61,30 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from theorylab.errors import ParameterError
+    import os
+
     from theorylab.sim import sweep
 
     check_output_path("--store", args.store, None)
     spec = sweep.load_spec(args.spec)
-    if args.workers is not None and args.workers < 0:
-        raise ParameterError(f"--workers must be an integer >= 0 (got {args.workers})")
-    # refuse a store bound to another spec before starting any worker; a new store is
-    # created only once the executor is up (a failed --scheduler leaves no file behind)
-    import os
-
-    from theorylab.sim.sweep.store import SweepStore
-    if os.path.exists(args.store):
-        SweepStore(args.store, spec.canonical_json(), spec.hash).close()
+    sweep.check_executor_options(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
+    if args.scheduler is None:  # local workers: their tasks must fit in this machine's memory
+        local = 1 if args.workers == 0 else args.local_cluster or args.workers or os.cpu_count() or 1
+        sweep.check_memory(spec, local)
+    # refuse a damaged store, or one bound to another spec, before starting any worker; a new
+    # store is created only once the executor is up (a failed --scheduler leaves no file behind)
+    if os.path.lexists(args.store):
+        sweep.read_store(args.store, spec_hash=spec.hash)
     executor = sweep.make_executor(scheduler=args.scheduler, local_cluster=args.local_cluster, workers=args.workers)
     try:
         report = sweep.run_sweep(spec, args.store, executor=executor, progress=not args.no_progress)
     except KeyboardInterrupt:
         import sys
 
-        with SweepStore(args.store, spec.canonical_json(), spec.hash) as store:
-            done = store.count()
+        done = 0
+        if os.path.lexists(args.store):
+            with sweep.SweepStore(args.store) as store:
+                done = store.count()
         print(f"theorylab sweep: interrupted with {done} of {spec.n_points()} points stored; "
               f"run the same command to resume", file=sys.stderr)
         return 130
@@ -100,10 +108,10 @@ def export(args) -> int:
     from theorylab.sim import sweep
     from theorylab.sim.sweep.store import COLUMNS
 
-    if args.output:
+    if args.output is not None:
         check_output_path("--output", args.output, EXPORT_SUFFIX[args.format])
     text = render(sweep.export_rows(args.store), args.format, columns=list(COLUMNS))
-    if args.output:
+    if args.output is not None:
         write_text_atomic(args.output, text + "\n")
     else:
         print(text)

@@ -39,20 +39,27 @@ Modules (every public name is re-exported here):
 * :mod:`~theorylab.sim.sweep.tasks` -- points, seeds, chunks, and computing one chunk on a worker;
 * :mod:`~theorylab.sim.sweep.executors` -- :class:`SerialExecutor`, :class:`ProcessExecutor`
   (the default) and :class:`DaskExecutor`;
-* :mod:`~theorylab.sim.sweep.store` -- the SQLite :class:`SweepStore` (one row per point);
-* :mod:`~theorylab.sim.sweep.run` -- :func:`run_sweep`: the missing points, one transaction per chunk;
+* :mod:`~theorylab.sim.sweep.store` -- the SQLite :class:`SweepStore` (one row per point): created
+  whole, bound atomically, verified on open, chunk claims with leases;
+* :mod:`~theorylab.sim.sweep.run` -- :func:`run_sweep`: claim, compute and store the missing points,
+  one transaction per chunk (several runs of one spec on one store divide the work);
 * :mod:`~theorylab.sim.sweep.results` -- status, spec and rows of a store, agreement of two routes.
 """
-from theorylab.sim.sweep.executors import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor
-from theorylab.sim.sweep.results import ROUTES, agreement, compare_rows, export_rows, spec_of_store, store_status
+from theorylab.sim.sweep.executors import (DaskExecutor, ProcessExecutor, SerialExecutor, check_executor_options,
+                                           make_executor, max_workers, worker_count)
+from theorylab.sim.sweep.results import (ROUTES, agreement, compare_rows, export_rows, read_store, spec_of_record,
+                                         spec_of_store, store_status)
 from theorylab.sim.sweep.run import SweepReport, run_sweep
 from theorylab.sim.sweep.spec import COMPUTE, HALF_PLATEAU, SweepSpec, load_spec, spec_from_canonical, spec_from_dict
-from theorylab.sim.sweep.store import SweepStore, utc_now
-from theorylab.sim.sweep.tasks import (Point, chunks, code_version, compute_chunk, compute_curve, compute_point,
-                                       point_level, point_seed, points)
+from theorylab.sim.sweep.store import LEASE_SECONDS, Owner, SweepStore, row_checksum, utc_now
+from theorylab.sim.sweep.tasks import (Point, check_memory, check_rows, chunk_size, chunks, code_version,
+                                       compute_chunk, compute_curve, compute_point, fits, memory_budget, point_level,
+                                       point_seed, points, task_memory)
 
 __all__ = ["COMPUTE", "HALF_PLATEAU", "SweepSpec", "load_spec", "spec_from_dict", "spec_from_canonical",
-           "Point", "point_seed", "points", "chunks", "point_level", "compute_point", "compute_curve",
-           "compute_chunk", "code_version", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor",
-           "SweepStore", "utc_now", "SweepReport", "run_sweep", "spec_of_store", "store_status", "export_rows",
-           "ROUTES", "agreement", "compare_rows"]
+           "Point", "point_seed", "points", "chunk_size", "fits", "chunks", "check_rows", "point_level",
+           "compute_point", "compute_curve", "compute_chunk", "code_version", "task_memory", "memory_budget",
+           "check_memory", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor",
+           "check_executor_options", "max_workers", "worker_count", "SweepStore", "Owner", "LEASE_SECONDS",
+           "row_checksum", "utc_now", "SweepReport", "run_sweep", "read_store", "spec_of_record", "spec_of_store",
+           "store_status", "export_rows", "ROUTES", "agreement", "compare_rows"]

@@ -11,7 +11,7 @@ import os
 import time
 from typing import Callable, Iterable, Iterator
 
-from theorylab.errors import ParameterError, positive_int
+from theorylab.errors import ParameterError
 from theorylab.sim.sweep.spec import one_line
 
 
@@ -19,6 +19,7 @@ class SerialExecutor:
     """Run every task in this process, in order (debugging, tests, tiny sweeps)."""
 
     description = "serial (this process)"
+    local_workers = 1
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         for args in tasks:
@@ -57,11 +58,12 @@ class ProcessExecutor:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        self.workers = positive_int("--workers", workers if workers is not None else (os.cpu_count() or 1))
+        self.workers = worker_count("--workers", workers if workers is not None else (os.cpu_count() or 1))
         threads = _threads_per_worker(self.workers)
         self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_init_worker, initargs=(threads, os.getpid()))
         self.description = f"local process pool ({self.workers} workers x {threads} threads)"
+        self.local_workers = self.workers
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         """Results as tasks finish, with at most ``4 x workers`` tasks in flight."""
@@ -112,11 +114,12 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 raise ParameterError(f"--scheduler: cannot connect to {scheduler!r} ({one_line(exc)})") from None
         else:
-            n = positive_int("--local-cluster", local_cluster)
+            n = worker_count("--local-cluster", local_cluster)
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
                                         env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
             self.client = Client(self.cluster)
         self.description = f"dask ({self.client.scheduler.address})"
+        self.local_workers = None  # memory of (possibly remote) Dask workers is not checked here
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         """Results as tasks finish; at most ``4 x (worker threads)`` (>= 8) tasks in flight,
@@ -144,12 +147,50 @@ class DaskExecutor:
             self.cluster.close()
 
 
+def max_workers() -> int:
+    """The largest worker count accepted for a local pool or cluster: 4 per CPU."""
+    return 4 * (os.cpu_count() or 1)
+
+
+def worker_count(name: str, value, *, low: int = 1) -> int:
+    """``value`` as a worker count in ``[low, max_workers()]``, else :class:`ParameterError`."""
+    import operator
+
+    top = max_workers()
+    try:
+        count = operator.index(value) if not isinstance(value, bool) else None
+    except TypeError:
+        count = None
+    if count is None or not low <= count <= top:
+        raise ParameterError(f"{name} must be an integer in [{low}, {top}] (at most 4 per CPU; got {value!r})")
+    return count
+
+
+def check_executor_options(*, scheduler: str | None = None, local_cluster: int | None = None,
+                           workers: int | None = None) -> None:
+    """Refuse an executor choice before anything starts: at most one of the three options,
+    worker counts in range (:func:`worker_count`), a scheduler address ``tcp://host:port``."""
+    given = [n for n, v in (("--workers", workers), ("--scheduler", scheduler), ("--local-cluster", local_cluster))
+             if v is not None]
+    if len(given) > 1:
+        raise ParameterError(f"{given[0]} and {given[1]} are exclusive (one executor per run)")
+    if workers is not None:
+        worker_count("--workers", workers, low=0)
+    if local_cluster is not None:
+        worker_count("--local-cluster", local_cluster)
+    if scheduler is not None:
+        import re
+        if not isinstance(scheduler, str) or not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+", scheduler):
+            raise ParameterError(f"--scheduler must be a Dask scheduler address such as tcp://host:8786 "
+                                 f"(got {scheduler!r})")
+
+
 def make_executor(*, scheduler: str | None = None, local_cluster: int | None = None,
                   workers: int | None = None):
     """The executor the CLI options select: Dask if a scheduler or local cluster is named,
-    serial if ``workers == 0``, else a local process pool (``workers`` processes)."""
-    if scheduler is not None and local_cluster is not None:
-        raise ParameterError("--scheduler and --local-cluster are exclusive")
+    serial if ``workers == 0``, else a local process pool (``workers`` processes). The
+    options are checked first (:func:`check_executor_options`)."""
+    check_executor_options(scheduler=scheduler, local_cluster=local_cluster, workers=workers)
     if scheduler is not None or local_cluster is not None:
         return DaskExecutor(scheduler=scheduler, local_cluster=local_cluster)
     if workers == 0:

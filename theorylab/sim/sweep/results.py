@@ -5,42 +5,65 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from theorylab.errors import choice
+from theorylab.errors import ParameterError, choice
 from theorylab.sim.sweep.spec import SweepSpec, spec_from_canonical
 from theorylab.sim.sweep.store import SweepStore
+from theorylab.sim.sweep.tasks import check_rows
 
 ROUTES = {"law": "law_gamma_c", "exact": "exact_gamma_c", "mc": "mc_gamma_c"}
 
 
+def read_store(store_path: str, spec_hash: str | None = None) -> tuple[SweepSpec, list[dict], dict]:
+    """Open and verify a store (integrity check, schema, spec record, every row; nothing is
+    written); return its spec, every row ordered by point index (dk and T as ints where
+    whole), and its provenance (:meth:`SweepStore.provenance` plus the spec hash and
+    creation time). With ``spec_hash``, a store bound to another spec is refused."""
+    with SweepStore(store_path, spec_hash=spec_hash) as store:
+        spec = spec_of_record(store.spec, store.meta["spec_hash"], store_path)
+        rows = store.rows()
+        info = {**store.provenance(), "spec_sha256": store.meta["spec_hash"], "created_at": store.meta["created_at"]}
+    check_rows(spec, rows, store_path)
+    for r in rows:
+        for k in ("dk", "T"):
+            if float(r[k]).is_integer():
+                r[k] = int(r[k])
+    return spec, rows, info
+
+
+def spec_of_record(record, spec_hash: str, store_path: str) -> SweepSpec:
+    """The spec a store's spec record describes, validated again; it must hash to ``spec_hash``."""
+    def damaged(why: str) -> ParameterError:
+        return ParameterError(f"--store: {store_path!r} is damaged ({why}); the file was left unchanged")
+
+    try:
+        spec = spec_from_canonical(record, source="record")
+    except ParameterError as exc:
+        raise damaged(f"its spec record is not a valid spec: {str(exc).removeprefix('record: ')}") from None
+    if spec.hash != spec_hash:
+        raise damaged(f"its spec record re-validates to sha256 {spec.hash[:12]}, not {spec_hash[:12]}; "
+                      f"was it written by another theorylab version?")
+    return spec
+
+
 def spec_of_store(store_path: str) -> SweepSpec:
     """The spec a store is bound to."""
-    with SweepStore(store_path) as store:
-        return spec_from_canonical(store.spec, source=f"store {store_path}")
+    return read_store(store_path)[0]
 
 
 def store_status(store_path: str) -> dict:
     """Summary of a store: spec name and hash, points done / total, code versions, times."""
-    with SweepStore(store_path) as store:
-        spec = spec_from_canonical(store.spec, source=f"store {store_path}")
-        done = store.provenance()
-        meta = store.meta
+    spec, _, info = read_store(store_path)
     total = spec.n_points()
-    return {"name": spec.name, "kind": spec.kind, "spec_sha256": meta["spec_hash"],
-            "created_at": meta["created_at"], "points_done": done["points_done"], "points_total": total,
-            "complete": done["points_done"] == total, "first_started": done["first_started"],
-            "last_finished": done["last_finished"], "code_versions": done["code_versions"],
+    return {"name": spec.name, "kind": spec.kind, "spec_sha256": info["spec_sha256"],
+            "created_at": info["created_at"], "points_done": info["points_done"], "points_total": total,
+            "complete": info["points_done"] == total, "first_started": info["first_started"],
+            "last_finished": info["last_finished"], "code_versions": info["code_versions"],
             "compute": ",".join(spec.compute), "samples": spec.samples, "seed": spec.seed}
 
 
 def export_rows(store_path: str) -> list[dict]:
     """Every stored row (parameters, estimates, errors, seed, code version, timestamps)."""
-    with SweepStore(store_path) as store:
-        rows = store.rows()
-    for r in rows:
-        for k in ("dk", "T"):
-            if r[k] is not None and float(r[k]).is_integer():
-                r[k] = int(r[k])
-    return rows
+    return read_store(store_path)[1]
 
 
 def agreement(predicted, simulated) -> dict:

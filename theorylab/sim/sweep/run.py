@@ -1,19 +1,22 @@
-"""Running a sweep: compute the points missing from its store, one transaction per chunk."""
+"""Running a sweep: claim, compute and store the points missing from its store, one
+transaction per chunk; several processes running one spec on one store divide the work."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
 
 from theorylab.sim.sweep.executors import ProcessExecutor
 from theorylab.sim.sweep.spec import SweepSpec
-from theorylab.sim.sweep.store import SweepStore
-from theorylab.sim.sweep.tasks import chunks, compute_chunk, points
+from theorylab.sim.sweep.store import LEASE_SECONDS, Owner, SweepStore
+from theorylab.sim.sweep.tasks import check_memory, check_rows, chunk_size, compute_chunk, fits, points
 
 
 @dataclass(frozen=True)
 class SweepReport:
-    """What one :func:`run_sweep` call did."""
+    """What one :func:`run_sweep` call did (``computed``: points this call computed and stored;
+    points stored meanwhile by other processes on the same store count in neither field)."""
 
     total: int
     already_done: int
@@ -23,36 +26,60 @@ class SweepReport:
     executor: str
 
 
-def run_sweep(spec: SweepSpec, store_path: str, executor=None, progress: bool = True) -> SweepReport:
-    """Compute every point of ``spec`` missing from the store at ``store_path``.
+def run_sweep(spec: SweepSpec, store_path: str, executor=None, progress: bool = True, *,
+              lease: float = LEASE_SECONDS, poll: float = 0.5) -> SweepReport:
+    """Compute every point of ``spec`` missing from the store at ``store_path``; return when
+    every point is stored.
 
-    Finished chunks are written one transaction each, so the call can be killed at any
-    moment and repeated: it then recomputes only the missing points. A store bound to a
-    different spec is refused (:class:`ParameterError`). ``executor`` defaults to a
+    Chunks are claimed in the store before they are computed (lease ``lease`` seconds,
+    renewed while the call runs), so other processes running the same spec on the same
+    store take other chunks; when the only points left are claimed elsewhere, the call
+    polls every ``poll`` seconds until they are stored or their claims lapse. Finished
+    chunks are written one transaction each, so the call can be killed at any moment and
+    repeated. A store bound to a different spec, or damaged, and a request whose tasks
+    would not fit in memory (:func:`check_memory`, local executors) are refused
+    (:class:`ParameterError`) before anything is written. ``executor`` defaults to a
     :class:`ProcessExecutor`; it is closed only if created here.
     """
     from tqdm import tqdm
 
     t0 = time.perf_counter()
+    workers = (os.cpu_count() or 1) if executor is None else getattr(executor, "local_workers", None)
+    if workers:  # before the store is created: a request that cannot fit writes nothing
+        check_memory(spec, workers)
     with SweepStore(store_path, spec.canonical_json(), spec.hash) as store:
-        done = store.done_keys()
+        rows = store.rows()
+        check_rows(spec, rows, store_path)
         allpoints = points(spec)
-        todo = [p for p in allpoints if p.key not in done]
-        tasks = chunks(spec, todo)
-        if not tasks:
-            return SweepReport(len(allpoints), len(allpoints) - len(todo), 0, 0, time.perf_counter() - t0, "none")
+        done = {r["key"] for r in rows}
+        pending = [p for p in allpoints if p.key not in done]
+        already = len(allpoints) - len(pending)
+        if not pending:
+            return SweepReport(len(allpoints), already, 0, 0, time.perf_counter() - t0, "none")
         own = executor is None
         executor = executor or ProcessExecutor()
-        computed = 0
-        bar = tqdm(total=len(allpoints), initial=len(allpoints) - len(todo), unit="pt", desc=spec.name,
-                   disable=not progress, file=sys.stderr, dynamic_ncols=True)
+        owner, size = Owner(lease), chunk_size(spec)
+        counts = {"computed": 0, "tasks": 0}
+
+        def claimed():
+            while chunk := store.claim(pending, lambda c, p: fits(spec, c, p), size, owner):
+                counts["tasks"] += 1
+                yield spec, chunk
+
+        bar = tqdm(total=len(allpoints), initial=already, unit="pt", desc=spec.name, disable=not progress,
+                   file=sys.stderr, dynamic_ncols=True)
         try:
-            for rows in executor.map_unordered(compute_chunk, [(spec, c) for c in tasks]):
-                computed += store.write_chunk(rows)
-                bar.update(len(rows))
+            with store.holding(owner):
+                while pending:
+                    for rows in executor.map_unordered(compute_chunk, claimed()):
+                        bar.update(store.write_chunk(rows, owner))
+                        counts["computed"] += len(rows)
+                    if pending:  # the rest is claimed by other processes: wait for it, or for a claim to lapse
+                        time.sleep(poll)
+                        bar.update(store.count() - bar.n)
         finally:
             bar.close()
             if own:
                 executor.close()
-        return SweepReport(len(allpoints), len(allpoints) - len(todo), computed, len(tasks),
+        return SweepReport(len(allpoints), already, counts["computed"], counts["tasks"],
                            time.perf_counter() - t0, executor.description)

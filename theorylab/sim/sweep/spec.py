@@ -17,6 +17,19 @@ from theorylab.errors import ParameterError, choice, positive_int, real_array
 
 COMPUTE = ("annealed", "exact", "mc")
 HALF_PLATEAU = "half-plateau"
+MAX_POINTS = 200_000
+"""Most points one sweep may have (a store and its export hold every row; split larger scans)."""
+MAX_SPEC_BYTES = 1 << 20
+"""Largest spec file read (a spec is a short TOML file)."""
+GAMMA_MAX = 1e3
+"""Largest coupling g the exact and Monte Carlo routes accept (:mod:`theorylab.sim.exact`,
+:mod:`theorylab.sim.competition`); ``tests/test_sweep_specs.py`` holds the two to it."""
+MC_T_MAX = 2**31
+"""Largest context length the Monte Carlo kernels accept (:mod:`theorylab.sim.competition`)."""
+FINE_POINTS_MAX = 4096
+"""Largest ``mc.fine_points`` (the default is 32; each fine point costs a full Monte Carlo pass)."""
+SEED_LIMIT = 2**64
+"""Sweep seeds lie in ``[0, 2**64)``."""
 _SECTIONS = {
     "sweep": {"name", "seed", "samples", "compute", "chunk_size", "c", "level"},
     "grid": {"variant", "dk", "T", "gamma"},
@@ -86,16 +99,26 @@ class SweepSpec:
 
 
 def load_spec(path: str) -> SweepSpec:
-    """Read and validate a TOML sweep spec (one-line :class:`ParameterError` on any problem)."""
+    """Read and validate a TOML sweep spec (one-line :class:`ParameterError` on any problem:
+    unreadable, larger than :data:`MAX_SPEC_BYTES`, not UTF-8, not TOML, or not a valid spec)."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
+    if not path:
+        raise ParameterError("spec must name a TOML file (got an empty path)")
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         raise ParameterError(f"spec {path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise ParameterError(f"spec {path}: larger than {MAX_SPEC_BYTES} bytes; a sweep spec is a short TOML file")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ParameterError(f"spec {path}: not UTF-8 text (byte {exc.start}); a sweep spec is a UTF-8 TOML "
+                             f"file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ParameterError(f"spec {path}: invalid TOML: {one_line(exc)}") from None
     return spec_from_dict(data, source=f"spec {path}")
@@ -121,28 +144,35 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
         compute = tuple(c for c in COMPUTE if c in {choice("sweep.compute", c, COMPUTE) for c in compute})
         if not compute:
             raise ParameterError("sweep.compute must name at least one of annealed, exact, mc")
-        gamma = _axis("grid.gamma", grid["gamma"], low=0.0) if "gamma" in grid else None
+        gamma = _axis("grid.gamma", grid["gamma"], low=0.0, high=GAMMA_MAX) if "gamma" in grid else None
         if gamma is not None and "annealed" in compute:
             raise ParameterError("sweep.compute: 'annealed' gives gamma_c only; drop it or the grid.gamma axis")
+        dk = _axis("grid.dk", grid["dk"], low=0.0, low_inclusive=False)
+        T = _axis("grid.T", grid["T"], low=3.0, **({"high": MC_T_MAX} if "mc" in compute else {}))
+        n_points = len(variants) * len(dk) * len(T) * (len(gamma) if gamma else 1)
+        if n_points > MAX_POINTS:
+            raise ParameterError(f"the grid has {n_points} points; a sweep has at most {MAX_POINTS} "
+                                 f"(split it into several sweeps)")
+        if {"exact", "mc"} & set(compute) and not all(float(t).is_integer() for t in T):
+            raise ParameterError("grid.T must be integers when computing exact or mc (m = T - 2 distractors)")
         spec = SweepSpec(
-            name=str(sweep.get("name", "sweep")),
+            name=_name(sweep.get("name", "sweep")),
             variants=variants,
-            dk=_axis("grid.dk", grid["dk"], low=0.0, low_inclusive=False),
-            T=_axis("grid.T", grid["T"], low=3.0),
+            dk=dk,
+            T=T,
             gamma=gamma,
             compute=compute,
             samples=positive_int("sweep.samples", sweep.get("samples", 20000)),
-            seed=positive_int("sweep.seed", sweep.get("seed", 0), low=0),
-            c=float(real_array("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False)),
+            seed=_seed(sweep.get("seed", 0)),
+            c=_number("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False),
             level=_level_option(sweep.get("level", 0.5)),
             mc=tuple(sorted(_mc_options(data.get("mc", {}), gamma is None).items())),
-            chunk_size=None if sweep.get("chunk_size") is None else positive_int("sweep.chunk_size",
-                                                                                 sweep["chunk_size"]),
+            chunk_size=None if sweep.get("chunk_size") is None else _chunk_size(sweep["chunk_size"]),
         )
-        if {"exact", "mc"} & set(compute) and not all(float(t).is_integer() for t in spec.T):
-            raise ParameterError("grid.T must be integers when computing exact or mc (m = T - 2 distractors)")
         if spec.kind == "gamma_c" and "exact" in compute and dict(spec.mc).get("sigma0", 0):
             raise ParameterError("mc.sigma0: the exact gamma_c has no target noise; drop 'exact' or sigma0")
+        if spec.level == HALF_PLATEAU and {"exact", "mc"} & set(compute):
+            _check_half_plateau(spec)
     except ParameterError as exc:
         raise ParameterError(f"{source}: {exc}") from None
     return spec
@@ -151,6 +181,9 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
 def spec_from_canonical(canonical: Mapping, *, source: str = "spec") -> SweepSpec:
     """The spec whose :meth:`SweepSpec.canonical` dict is ``canonical`` (as a store keeps it),
     validated again by :func:`spec_from_dict`."""
+    needed = ("name", "seed", "samples", "compute", "c", "level", "variants", "dk", "T")
+    if not isinstance(canonical, Mapping) or not set(needed) <= set(canonical):
+        raise ParameterError(f"{source}: not a spec record (it needs the keys {', '.join(needed)})")
     sweep = {k: canonical[k] for k in ("name", "seed", "samples", "compute", "c", "level")}
     grid = {"variant": canonical["variants"], "dk": canonical["dk"], "T": canonical["T"]}
     if canonical.get("gamma") is not None:
@@ -166,10 +199,53 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+def _number(name: str, value, **bounds) -> float:
+    """One real number (not a list, string or boolean) within ``bounds`` (see :func:`real_array`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterError(f"{name} must be a number (got {value!r})")
+    return float(real_array(name, value, **bounds))
+
+
+def _name(value) -> str:
+    if not isinstance(value, str) or not value.isprintable() or len(value) > 200:
+        raise ParameterError(f"sweep.name must be one line of printable text, at most 200 characters "
+                             f"(got {str(value)[:60]!r})")
+    return value
+
+
+def _seed(value) -> int:
+    seed = positive_int("sweep.seed", value, low=0)
+    if seed >= SEED_LIMIT:
+        raise ParameterError(f"sweep.seed must be an integer in [0, 2**64) (got {seed})")
+    return seed
+
+
+def _chunk_size(value) -> int:
+    size = positive_int("sweep.chunk_size", value)
+    if size > MAX_POINTS:
+        raise ParameterError(f"sweep.chunk_size must be an integer in [1, {MAX_POINTS}] (got {size})")
+    return size
+
+
+def _check_half_plateau(spec: SweepSpec) -> None:
+    """Every point's half-plateau level (half the argmax limit) must be a valid level in (0, 1)."""
+    from theorylab.sim.exact import argmax_limit
+
+    dk, T = (np.array(a, float).ravel() for a in np.meshgrid(spec.dk, spec.T, indexing="ij"))
+    for variant in spec.variants:
+        level = np.asarray(argmax_limit(variant, dk, T), float) / 2.0
+        bad = ~((level > 0) & (level < 1))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ParameterError(f"sweep.level: 'half-plateau' is {level[i]:g} at variant={variant}, dk={dk[i]:g}, "
+                                 f"T={T[i]:g} (the argmax plateau vanishes there); use a numeric level or drop "
+                                 f"that point")
+
+
 def _level_option(value) -> float | str:
     if isinstance(value, str):
         return choice("sweep.level", value, (HALF_PLATEAU,))
-    return float(real_array("sweep.level", value, low=0, high=1, low_inclusive=False, high_inclusive=False))
+    return _number("sweep.level", value, low=0, high=1, low_inclusive=False, high_inclusive=False)
 
 
 def _names(key: str, value) -> list[str]:
@@ -200,8 +276,10 @@ def _axis(name: str, value, **bounds) -> tuple[float, ...]:
         extra = sorted(set(value) - {"start", "stop", "num", "spacing"})
         if extra or not {"start", "stop", "num"} <= set(value):
             raise ParameterError(f"{name} range needs start, stop, num (and optional spacing = 'linear'|'log')")
-        start, stop = (float(real_array(name, value[k], **bounds)) for k in ("start", "stop"))
+        start, stop = (_number(f"{name}.{k}", value[k], **bounds) for k in ("start", "stop"))
         num = positive_int(f"{name}.num", value["num"])
+        if num > MAX_POINTS:
+            raise ParameterError(f"{name}.num must be an integer in [1, {MAX_POINTS}] (got {num})")
         spacing = choice(f"{name}.spacing", value.get("spacing", "linear"), ("linear", "log"))
         if spacing == "log" and min(start, stop) <= 0:
             raise ParameterError(f"{name}: a log range needs start, stop > 0")
@@ -218,7 +296,9 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
     """Check ``[mc]`` keys against the Monte Carlo function the sweep will call."""
     import inspect
 
-    reserved = {"variant", "dk", "T", "gammas", "samples", "seed", "progress", "level"}
+    if "model" in options:
+        raise ParameterError("mc.model is not a spec option (a sweep simulates each variant's own score model)")
+    reserved = {"variant", "dk", "T", "gammas", "samples", "seed", "progress", "level", "model"}
     bad = sorted(set(options) & reserved)
     if bad:
         raise ParameterError(f"mc.{bad[0]} is set by the sweep itself (use [sweep]/[grid])")
@@ -230,6 +310,10 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
     extra = sorted(set(options) - accepted)
     if extra:
         raise ParameterError(f"unknown key mc.{extra[0]} (expected one of {', '.join(sorted(accepted))})")
+    if "fine_points" in options:
+        fine = positive_int("mc.fine_points", options["fine_points"], low=4)
+        if fine > FINE_POINTS_MAX:
+            raise ParameterError(f"mc.fine_points must be an integer in [4, {FINE_POINTS_MAX}] (got {fine})")
     try:  # a tiny dry run (one distractor, two samples) checks the values before any worker starts
         if gamma_c_sweep:
             fn("t4-only", 64.0, 3, samples=2, seed=0, progress=False, **options)

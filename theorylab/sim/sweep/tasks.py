@@ -71,20 +71,109 @@ def points(spec: SweepSpec) -> list[Point]:
     return out
 
 
+def chunk_size(spec: SweepSpec) -> int:
+    """Points per task: ``spec.chunk_size``, or automatically 512 for annealed-only sweeps,
+    one curve for mass sweeps, one point for exact/MC gamma_c sweeps."""
+    if spec.chunk_size is not None:
+        return spec.chunk_size
+    return 512 if spec.compute == ("annealed",) else (len(spec.gamma) if spec.gamma else 1)
+
+
+def fits(spec: SweepSpec, chunk: Sequence[Point], p: Point) -> bool:
+    """Whether ``p`` may join the (non-empty) ``chunk``: a mass-sweep task never spans two curves."""
+    return spec.kind == "gamma_c" or chunk[-1].curve == p.curve
+
+
 def chunks(spec: SweepSpec, todo: Sequence[Point]) -> list[list[Point]]:
-    """Split ``todo`` into tasks of at most ``chunk_size`` points; mass sweeps never split
-    across curves. Automatic size: 512 for annealed-only sweeps, one curve for mass
-    sweeps, one point for exact/MC gamma_c sweeps."""
-    size = spec.chunk_size
-    if size is None:
-        size = 512 if spec.compute == ("annealed",) else (len(spec.gamma) if spec.gamma else 1)
+    """Split ``todo`` into tasks of at most :func:`chunk_size` points that :func:`fits` accepts."""
+    size = chunk_size(spec)
     out: list[list[Point]] = []
     for p in todo:
-        if out and len(out[-1]) < size and (spec.kind == "gamma_c" or out[-1][-1].curve == p.curve):
+        if out and len(out[-1]) < size and fits(spec, out[-1], p):
             out[-1].append(p)
         else:
             out.append([p])
     return out
+
+
+def check_rows(spec: SweepSpec, rows: Sequence[dict], store_path: str) -> None:
+    """Raise :class:`ParameterError` unless every row of the store at ``store_path`` is a point
+    of ``spec`` (key, index, parameters and seed as :func:`points` gives them)."""
+    from theorylab.errors import ParameterError
+
+    expected = {p.key: p for p in points(spec)}
+    for r in rows:
+        p = expected.get(r["key"])
+        if p is None or (r["idx"], r["variant"], r["dk"], r["T"], r["gamma"], r["seed"]) != (
+                p.index, p.variant, p.dk, p.T, p.gamma, p.seed):
+            raise ParameterError(f"--store: {store_path!r} is damaged (the row {r['key']!r} is not a point of "
+                                 f"its spec); the file was left unchanged")
+
+
+def task_memory(spec: SweepSpec, threads: int) -> int:
+    """Upper estimate, in bytes, of what one task of ``spec`` allocates on a worker running
+    ``threads`` Numba threads.
+
+    Only the Monte Carlo route grows with the request: about 32 bytes of batch bookkeeping
+    per sample, two draws of ``m = T - 2`` normals per thread, and ``CHUNK x G`` masses
+    (G couplings: the mass sweep's gamma axis, or the larger of the coarse scan and
+    ``fine_points`` for gamma_c) (:func:`theorylab.sim.competition.simulate_mass`). The law
+    and quadrature routes need a few MB, counted in a fixed 64 MiB.
+    """
+    import inspect
+
+    base = 64 << 20
+    if "mc" not in spec.compute:
+        return base
+    from theorylab.sim import competition
+
+    mc = dict(spec.mc)
+    fine = mc.get("fine_points", inspect.signature(competition.mc_gamma_c).parameters["fine_points"].default)
+    G = len(spec.gamma) if spec.gamma else max(len(competition._COARSE), int(fine))
+    itemsize = 8 if mc.get("dtype") == "float64" else 4
+    m = int(max(spec.T)) - 2
+    return (base + 32 * spec.samples + 16 * (competition.CHUNK + competition.BATCHES) * G
+            + 2 * threads * m * itemsize)
+
+
+def memory_budget() -> int | None:
+    """Bytes a sweep may plan for: ``THEORYLAB_MAX_MEMORY`` (bytes) if set, else half the memory
+    the system reports available now (None where it reports nothing)."""
+    env = os.environ.get("THEORYLAB_MAX_MEMORY")
+    if env is not None:
+        from theorylab.errors import ParameterError
+        try:
+            return int(float(env))
+        except ValueError:
+            raise ParameterError(f"THEORYLAB_MAX_MEMORY must be a number of bytes (got {env!r})") from None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 2
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(spec: SweepSpec, workers: int) -> None:
+    """Refuse (:class:`ParameterError`) a sweep whose ``workers`` concurrent tasks would need
+    more than :func:`memory_budget`; each worker runs ``cpu_count // workers`` threads."""
+    from theorylab.errors import ParameterError
+
+    threads = max(1, (os.cpu_count() or 1) // max(workers, 1))
+    per_task = task_memory(spec, threads)
+    budget = memory_budget()
+    if budget is not None and max(workers, 1) * per_task > budget:
+        gib = 2.0**30
+        raise ParameterError(
+            f"the sweep needs about {max(workers, 1) * per_task / gib:.3g} GiB ({max(workers, 1)} worker(s) x "
+            f"{per_task / gib:.3g} GiB: samples={spec.samples}, T up to {max(spec.T):g}) but "
+            f"{budget / gib:.3g} GiB may be used (half the available memory, or THEORYLAB_MAX_MEMORY bytes); "
+            f"use fewer samples or workers, or a smaller T")
 
 
 def point_level(spec: SweepSpec, variant: str, dk: float, T: float) -> float:

@@ -1,0 +1,438 @@
+"""The selection ladder measured: Monte Carlo token efficiency of the arms of a pre-registration
+(GLLM Table 2, §6.5, §8.2.2, §8.3.3; Prop. 7, Lem. 2, Thm. 4.1) in the graded linear model.
+
+Named choices (the paper leaves them open; see docs/graded.md §8):
+
+* ``ESTIMATOR``: each arm fits least squares over its own class ``{w : ||G^-1 w|| <= B(g)}`` at the
+  representation budget ``B(g) = ||G^-1 w*||`` of the target -- "each class evaluated at the smallest
+  budget at which it represents the target" (Prop. 7, §8.3.4).  The class is invariant under
+  ``g -> c g``, so every uniform grade ``c 1`` is the uniform arm.
+* ``DESIGN``: the orthogonal design ``X^T X = m Sigma`` (the Gaussian sequence model of the linear
+  model): the least-squares fit on m samples is ``w* + sigma_xi Sigma^(-1/2) S(m) / m`` with ``S`` a
+  d-dimensional random walk (``Var S_j(m) = m``), so the samples are nested (one learning curve per
+  repetition) and shared by every arm (common random numbers).  The constrained fit is then a
+  per-coordinate shrinkage ``w_j = o_j e_j/(e_j + nu)``, ``e_j = m sigma_j^2 g_j^2``, with one
+  multiplier ``nu >= 0`` per repetition, found by Newton's method on
+  ``1/||w(nu)/g|| - 1/B`` (concave and increasing in nu: the iterates rise monotonically to the root).
+  The random Gaussian design agrees with it at the configurations checked in tests/test_sim_ladder.py.
+* Token efficiency of an arm at a target risk ``eps = TARGET_FRACTION x null risk`` (the null risk is
+  that of predicting 0, ``sum_j tau_j alpha_j``; 0.5 = "explain half the signal"): ``m_uniform(eps) /
+  m_arm(eps)``, where ``m(eps)`` is where the mean learning curve first reaches eps (log-log
+  interpolation between grid points).  Prop. 7(ii) and §8.2.2 predict ``1/Lambda(g)``.
+* Risk ratio at ``m_ref``, the last sample size of Lem. 4's window ``W = [4, m_sat/2]`` (``m_sat`` the
+  size at which the uniform class starts estimating its first level): ``R_arm(m_ref) / R_uniform(m_ref)``,
+  the form in which Thm. 4.1 states the separation (predicted ``Theta(Lambda(g))``).
+* Intervals: percentile bootstrap over the repetitions (``CI_LEVEL``); the same resamples give the
+  interval of the rank correlation (Spearman) between the pre-registered inner products and the
+  measured efficiencies.
+
+Reproducibility: the random walk increments come from ``SeedSequence(seed)`` in grid order (the same
+seed and grid give the same numbers on any machine); the bootstrap from ``spawn_key=(1,)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.graded import envelope as env
+from theorylab.graded import grades
+from theorylab.graded import ladder as lad
+from theorylab.graded.prereg import CI_LEVEL, Preregistration, average_ranks, predicted_ranks
+
+ESTIMATOR = "least squares over {||G^-1 w|| <= B(g)} at the representation budget B(g) = ||G^-1 w*|| (Prop. 7)"
+DESIGN = "orthogonal design X^T X = m Sigma (Gaussian sequence model), nested samples, common random numbers"
+TARGET_FRACTION = 0.5
+NEWTON_ITERATIONS = 100
+GRID_FACTOR = 8.0
+"""The default grid runs up to ``GRID_FACTOR sigma_xi^2 d / eps``: there the least-squares floor
+``sigma_xi^2 d / m`` is ``eps / GRID_FACTOR``, so every arm whose class contains the target reaches eps."""
+MEMORY_FRACTION = 0.5
+"""A request whose estimated working memory exceeds this fraction of the available memory is refused."""
+
+
+# --------------------------------------------------------------------------- the estimator
+def constrained_fit(obs, precision, g, B: float) -> np.ndarray:
+    """``argmin_w sum_j precision_j (w_j - obs_j)^2`` subject to ``sum_j (w_j/g_j)^2 <= B^2``, row by row.
+
+    ``obs`` (reps, d): unconstrained least-squares fits; ``precision`` (d,): ``m sigma_j^2``; ``g`` (d,)
+    grades; ``B > 0``.  Returns (reps, d).  See ``DESIGN`` for the method.
+    """
+    e = precision * g ** 2
+    c = obs * precision * g                      # w_j / g_j = c_j / (e_j + nu)
+    active = np.sum((obs / g) ** 2, axis=1) > B ** 2
+    nu = np.zeros(obs.shape[0])
+    if active.any():
+        ca, na = c[active], nu[active]
+        for _ in range(NEWTON_ITERATIONS):
+            t = ca / (e + na[:, None])
+            nsq = np.sum(t * t, axis=1)
+            step = (1.0 / np.sqrt(nsq) - 1.0 / B) / (nsq ** -1.5 * np.sum(t * t / (e + na[:, None]), axis=1))
+            na = np.maximum(na - step, 0.0)
+            if np.all(np.abs(step) <= 1e-15 * np.maximum(na, e.min())):
+                break
+        nu[active] = na
+    return np.where(active[:, None], obs * e / (e + nu[:, None]), obs)
+
+
+# --------------------------------------------------------------------------- learning curves
+def learning_curves(design: lad.LadderDesign, level_grades, m_values, reps: int = 400, seed: int = 0,
+                    progress: bool = False) -> np.ndarray:
+    """Excess risk ``||Sigma^(1/2)(w_hat - w*)||^2`` of each arm's fit, shape (arms, len(m_values), reps).
+
+    ``level_grades`` (arms, L); ``m_values`` increasing positive integers.
+    """
+    G = real_array("grades", level_grades, low=0.0, low_inclusive=False)
+    if G.ndim != 2 or G.shape[1] != design.levels:
+        raise ParameterError(f"grades must be (arms, {design.levels}) level grades (got shape {G.shape})")
+    ms = grid("m_values", m_values)
+    reps = positive_int("reps", reps, low=2)
+    seed = positive_int("seed", seed, low=0)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    w, sig2 = design.target(), design.tau
+    coords = [design.coords(g) for g in G]
+    budgets = [float(np.sqrt(np.sum((w / g) ** 2))) for g in coords]
+    risks = np.empty((len(coords), ms.size, reps))
+    walk, prev = np.zeros((reps, design.d)), 0
+    for i in _progress(range(ms.size), progress, "ladder", "m"):
+        m = int(ms[i])
+        walk += np.sqrt(m - prev) * rng.standard_normal((reps, design.d))
+        prev = m
+        obs = w + design.sigma_xi * walk / (m * np.sqrt(sig2))
+        for k, (g, B) in enumerate(zip(coords, budgets)):
+            fit = constrained_fit(obs, m * sig2, g, B)
+            risks[k, i] = np.sum(sig2 * (fit - w) ** 2, axis=1)
+    return risks
+
+
+def grid(name: str, m_values) -> np.ndarray:
+    """Validate a grid of sample sizes: strictly increasing integers >= 1."""
+    ms = np.atleast_1d(np.asarray([positive_int(name, m) for m in np.atleast_1d(m_values)], dtype=np.int64))
+    if ms.ndim != 1 or np.any(np.diff(ms) <= 0):
+        raise ParameterError(f"{name} must be strictly increasing integers >= 1 (got {ms.tolist()})")
+    return ms
+
+
+def crossing(m_values, curves, level: float) -> np.ndarray:
+    """Where each mean risk curve (last axis over ``m_values``) first reaches ``level``: log-log
+    interpolation between the grid points around the first crossing; NaN when it is not reached
+    within the grid or is already reached at the first point (the size is then not resolved)."""
+    ms = np.log(np.asarray(m_values, float))
+    r = np.log(np.maximum(np.asarray(curves, float), 1e-300))
+    lv = np.log(level)
+    below = r <= lv
+    k = np.argmax(below, axis=-1)
+    reached = np.take_along_axis(below, k[..., None], -1)[..., 0] & (k > 0)
+    k1 = np.maximum(k - 1, 0)
+    r0, r1 = np.take_along_axis(r, k1[..., None], -1)[..., 0], np.take_along_axis(r, k[..., None], -1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = np.where(r1 < r0, (lv - r0) / (r1 - r0), 1.0)
+    out = np.exp(ms[k1] + frac * (ms[k] - ms[k1]))
+    return np.where(reached, out, np.nan)
+
+
+def window_end(design: lad.LadderDesign) -> tuple[float, tuple[int, int] | None]:
+    """``(m_sat, W)`` of Lem. 4 for the uniform class: ``m_sat = min_l d_l sigma_xi^2 / cap_l`` with
+    ``cap_l = sigma_(l)^2`` (unit budget), the size at which it starts estimating its first level
+    (level 0 for Cor. 3's profiles, where it is the library's ``d^2 sigma_xi^2 / (L^2 s_0)``)."""
+    caps = env.caps(design.s / design.dims, np.ones(design.levels), 1.0)
+    msat = min(env.m_sat(dl, design.sigma_xi, c) for dl, c in zip(design.dims, caps))
+    return msat, env.window(msat)
+
+
+def reference_size(design: lad.LadderDesign) -> int:
+    """``m_ref``: the last sample size of W (4 when W is empty)."""
+    W = window_end(design)[1]
+    return W[1] if W else env.WINDOW_LOW
+
+
+def default_grid(design: lad.LadderDesign, target: float = TARGET_FRACTION, points: int = 40) -> np.ndarray:
+    """``points`` geometric sizes from 1 to ``GRID_FACTOR sigma_xi^2 d / eps`` (eps = target x null risk),
+    plus ``m_ref``."""
+    points = positive_int("points", points, low=4)
+    eps = target_risk(design, target)
+    top = GRID_FACTOR * design.sigma_xi ** 2 * design.d / eps
+    ms = np.unique(np.round(np.geomspace(1, max(top, 16.0), points)).astype(np.int64))
+    return np.union1d(ms, [reference_size(design)])
+
+
+def target_risk(design: lad.LadderDesign, target: float) -> float:
+    """``eps = target x null risk``, ``target > 0``."""
+    return float(real_array("target", target, low=0.0, low_inclusive=False)) * design.null_risk
+
+
+def memory_estimate(arms: int, points: int, reps: int, d: int, bootstrap: int) -> int:
+    """Bytes of working memory of :func:`measure` (float64): the risks (arms x points x reps), the bootstrap
+    weights and curves, and the per-grid-point work arrays (a dozen reps x d)."""
+    return 8 * (arms * points * reps + bootstrap * reps + 2 * bootstrap * arms * points + 12 * reps * d)
+
+
+def available_memory() -> int | None:
+    """Available physical memory in bytes (Linux ``MemAvailable``, else sysconf), or None if unknown."""
+    import os
+
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(estimate: int, what: str) -> None:
+    """Refuse up front (ParameterError naming the estimate) a request that would not fit in memory."""
+    avail = available_memory()
+    if avail is not None and estimate > MEMORY_FRACTION * avail:
+        raise ParameterError(f"{what} needs about {estimate / 2 ** 30:.2f} GiB of memory, more than "
+                             f"{MEMORY_FRACTION:.0%} of the {avail / 2 ** 30:.2f} GiB available: "
+                             f"reduce --reps, --points or --bootstrap")
+
+
+# --------------------------------------------------------------------------- the measurement
+@dataclass(frozen=True)
+class LadderResult:
+    """Rows (one per arm: pre-registered and measured columns), a summary, the mean curves and raw losses."""
+
+    rows: list
+    summary: dict
+    m_values: np.ndarray
+    mean_curves: dict = field(repr=False)
+    losses: dict = field(repr=False)
+
+
+def _interval(x, axis=0):
+    """Percentile interval at CI_LEVEL, ignoring NaN (NaN where every resample is NaN)."""
+    import warnings
+
+    lo = (1 - CI_LEVEL) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)      # all-NaN slices: an unresolved crossing
+        q = np.nanquantile(np.asarray(x, float), [lo, 1 - lo], axis=axis)
+    return q[0], q[1]
+
+
+def spearman(x, Y) -> np.ndarray:
+    """Spearman rank correlation of the vector ``x`` with each row of ``Y`` (average ranks for ties);
+    NaN for a row containing NaN or with no spread."""
+    Y = np.atleast_2d(np.asarray(Y, float))
+    rx = average_ranks(x)
+    out = np.full(Y.shape[0], np.nan)
+    ok = np.all(np.isfinite(Y), axis=1)
+    if ok.any():
+        ry = average_ranks(Y[ok])
+        rxc, ryc = rx - rx.mean(), ry - ry.mean(axis=1, keepdims=True)
+        den = np.sqrt(np.sum(rxc ** 2) * np.sum(ryc ** 2, axis=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[ok] = np.where(den > 0, ryc @ rxc / den, np.nan)
+    return out
+
+
+def measure(prereg: Preregistration, m_values=None, reps: int = 400, seed: int = 0,
+            target: float = TARGET_FRACTION, bootstrap: int = 1000, progress: bool = False) -> LadderResult:
+    """Measure the ladder of a pre-registration (its arms' grades, read from it; it is not modified).
+
+    ``m_values``: training sample sizes (default :func:`default_grid`, which contains ``m_ref``);
+    ``reps >= 2`` repetitions; ``target``: eps as a fraction of the null risk; ``bootstrap >= 2``.
+    """
+    design = prereg.design
+    names = [a.name for a in prereg.arms]
+    if "uniform" not in names:
+        raise ParameterError("the pre-registration must contain the uniform arm (the efficiency baseline)")
+    eps = target_risk(design, target)
+    ms = default_grid(design, target) if m_values is None else grid("m_values", m_values)
+    m_ref = reference_size(design)
+    if m_ref not in ms:
+        ms = np.union1d(ms, [m_ref])
+    reps = positive_int("reps", reps, low=2)
+    bootstrap = positive_int("bootstrap", bootstrap, low=2)
+    check_memory(memory_estimate(len(names), ms.size, reps, design.d, bootstrap), "this ladder measurement")
+    risks = learning_curves(design, [a.g for a in prereg.arms], ms, reps, seed, progress)
+    return summarize(prereg, ms, risks, target, seed, bootstrap)
+
+
+def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_FRACTION, seed: int = 0,
+              bootstrap: int = 1000) -> LadderResult:
+    """The measured columns and summary of :func:`measure` from learning curves ``risks`` (arms, M, reps) on
+    ``m_values`` (which must contain ``m_ref``): one set of curves serves several targets."""
+    design = prereg.design
+    names = [a.name for a in prereg.arms]
+    eps = target_risk(design, target)
+    ms = grid("m_values", m_values)
+    m_ref = reference_size(design)
+    risks = np.asarray(risks, float)
+    if risks.shape[:2] != (len(names), ms.size) or m_ref not in ms:
+        raise ParameterError(f"risks must be (arms={len(names)}, M={ms.size}, reps) on a grid containing "
+                             f"m_ref={m_ref} (got shape {risks.shape})")
+    reps = risks.shape[2]
+    bootstrap = positive_int("bootstrap", bootstrap, low=2)
+    u, iref = names.index("uniform"), int(np.flatnonzero(ms == m_ref)[0])
+
+    def statistics(curves):                       # curves (..., arms, M)
+        m_needed = crossing(ms, curves, eps)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return m_needed, m_needed[..., u:u + 1] / m_needed, curves[..., iref] / curves[..., u:u + 1, iref]
+
+    mean = risks.mean(axis=2)
+    m_needed, eff, rr = statistics(mean)
+    wts = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).multinomial(
+        reps, np.full(reps, 1.0 / reps), size=bootstrap) / reps
+    boot = np.einsum("br,amr->bam", wts, risks)       # (bootstrap, arms, M); no BLAS: same sums on any machine
+    _, eff_b, rr_b = statistics(boot)
+    ip = np.array([a.ip_hat for a in prereg.arms])
+    rho_eff, rho_eff_b = float(spearman(ip, eff[None])[0]), spearman(ip, eff_b)
+    rho_rr, rho_rr_b = float(spearman(ip, 1 / rr[None])[0]), spearman(ip, 1 / rr_b)
+    eff_lo, eff_hi = _interval(eff_b)
+    rr_lo, rr_hi = _interval(rr_b)
+    meas_rank = predicted_ranks(np.nan_to_num(eff, nan=-np.inf))
+    rows = []
+    for k, a in enumerate(prereg.arms):
+        rows.append({"arm": a.name, "ip_hat": a.ip_hat, "sign_kept": a.sign_kept, "Lambda_hat": a.Lambda_hat,
+                     "predicted_rank": a.predicted_rank, "ip_true": a.ip_true, "Lambda_true": a.Lambda_true,
+                     "inv_Lambda_true": 1.0 / a.Lambda_true, "m_needed": float(m_needed[k]),
+                     "efficiency": float(eff[k]), "eff_lo": float(eff_lo[k]), "eff_hi": float(eff_hi[k]),
+                     "measured_rank": float(meas_rank[k]), "risk_ratio_ref": float(rr[k]),
+                     "rr_lo": float(rr_lo[k]), "rr_hi": float(rr_hi[k]),
+                     "nan_fraction": float(np.mean(~np.isfinite(eff_b[:, k])))})
+    msat, W = window_end(design)
+    pred = [r["predicted_rank"] for r in rows]
+    summary = {"design": design.name, "estimator": ESTIMATOR, "sim_design": DESIGN, "reps": reps, "seed": seed,
+               "bootstrap": bootstrap, "ci_level": CI_LEVEL, "null_risk": design.null_risk, "target_fraction": target,
+               "target_risk": eps, "m_ref": m_ref, "m_sat": msat, "window": list(W) if W else None,
+               "grid": [int(ms[0]), int(ms[-1]), int(ms.size)],
+               "predicted_order": prereg.predicted_order,
+               "measured_order": [r["arm"] for r in sorted(rows, key=lambda r: (r["measured_rank"], r["arm"]))],
+               "ordering_holds": bool(np.array_equal(pred, [r["measured_rank"] for r in rows])),
+               "inverted_pairs": inverted_pairs(rows, "efficiency"),
+               "spearman_efficiency": rho_eff, "spearman_efficiency_ci": list(_interval(rho_eff_b)),
+               "spearman_risk_ratio": rho_rr, "spearman_risk_ratio_ci": list(_interval(rho_rr_b)),
+               "inverted_pairs_risk_ratio": inverted_pairs([{**r, "inv_rr": 1 / r["risk_ratio_ref"]} for r in rows],
+                                                           "inv_rr"),
+               "inv_Lambda_star_C_true": 1.0 / prereg.Lambda_star_C_true,
+               "inv_Lambda_star_C_hat": 1.0 / prereg.Lambda_star_C_hat}
+    for name in ("educated", "oracle"):
+        if name in names:
+            k = names.index(name)
+            summary[f"{name}_gain"] = float(eff[k])
+            summary[f"{name}_gain_ci"] = [float(eff_lo[k]), float(eff_hi[k])]
+            summary[f"{name}_inv_risk_ratio"] = float(1 / rr[k])
+    curves = {a.name: mean[k] for k, a in enumerate(prereg.arms)}
+    losses = {f"{a.name}_m{ms[i]}": risks[k, i] for k, a in enumerate(prereg.arms) for i in (iref,)}
+    return LadderResult(rows, summary, ms, curves, losses)
+
+
+def inverted_pairs(rows, key: str) -> list[str]:
+    """Pairs ``"a>b"`` predicted in that order (by inner product) whose measured ``key`` is in the other order."""
+    out = []
+    for i, x in enumerate(rows):
+        for y in rows[i + 1:]:
+            hi, lo = (x, y) if x["predicted_rank"] < y["predicted_rank"] else (y, x)
+            if hi["predicted_rank"] != lo["predicted_rank"] and hi[key] < lo[key]:
+                out.append(f"{hi['arm']}>{lo['arm']}")
+    return out
+
+
+# --------------------------------------------------------------------------- Lem. 2: the pilot's cost
+@dataclass(frozen=True)
+class Degradation:
+    """Per pilot size: the educated arm's exact excess ``Lambda(g_hat)/Lambda*_C - 1``, the profile error
+    of Lem. 2 and the Monte Carlo losses against the oracle arm; plus the fitted power laws."""
+
+    rows: list
+    draws: list
+    summary: dict
+
+
+def profile_error(a_hat, s_hat, a, s) -> float:
+    """Lem. 2's error: the variance of ``delta_l = log(a_hat_l/a_l) - log(s_hat_l/s_l)`` over the levels,
+    ``mean_l (delta_l - delta_bar)^2`` (the gauge direction, a common shift of delta, costs nothing)."""
+    delta = np.log(np.asarray(a_hat) / a) - np.log(np.asarray(s_hat) / s)
+    return float(np.mean((delta - delta.mean()) ** 2))
+
+
+def _slope(x, y) -> tuple[float, float, float]:
+    """Least-squares slope of log y on log x with its 95 % interval (t quantile)."""
+    from scipy.stats import linregress, t as student
+
+    fit = linregress(np.log(x), np.log(y))
+    half = float(student.ppf(0.975, len(x) - 2) * fit.stderr)
+    return float(fit.slope), float(fit.slope - half), float(fit.slope + half)
+
+
+def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 0, reps: int = 400,
+                target: float = TARGET_FRACTION, m_values=None, progress: bool = False) -> Degradation:
+    """The educated arm as the pilot shrinks (Lem. 2, Rem. 10, §6.5).
+
+    For each pilot size n and each of ``draws`` independent pilots (seed ``SeedSequence(seed,
+    spawn_key=(3, i, k))``): the educated grades ``g_hat``, the exact excess ``Lambda(g_hat)/Lambda*_C - 1``
+    on the true profiles, the profile error :func:`profile_error`; then one Monte Carlo (common random
+    numbers) of the oracle arm and every educated draw: the losses ``R_edu(m_ref)/R_oracle(m_ref) - 1`` and
+    ``eff_oracle/eff_edu - 1``.  Lem. 2 predicts the excess quadratic in the error: slope 1 against the
+    error, slope -1 against n (the error scales as 1/n).
+    """
+    ns = grid("n_values", n_values)
+    if ns.size < 3:
+        raise ParameterError(f"n_values must hold at least 3 pilot sizes to fit a power law (got {ns.size})")
+    draws = positive_int("draws", draws, low=2)
+    oracle = lad.oracle_arm(design)
+    lam_c = grades.clipped_grades(design.a, design.s, design.C).Lambda
+    per = []
+    for i, n in enumerate(_progress(list(ns), progress, "pilots", "n")):
+        for k in range(draws):
+            pseed = int(np.random.SeedSequence(seed, spawn_key=(3, i, k)).generate_state(1)[0])
+            pilot = lad.draw_pilot(design, int(n), pseed)
+            a_hat, s_hat = lad.pilot_estimates(pilot, design.dims)
+            g = lad.educated_arm(design, pilot).g
+            per.append({"n_pilot": int(n), "draw": k, "g": g.tolist(),
+                        "excess": max(float(grades.Lambda(g, design.a, design.s)) / lam_c - 1.0, 0.0),
+                        "error": profile_error(a_hat, s_hat, design.a, design.s)})
+    ms = default_grid(design, target) if m_values is None else grid("m_values", m_values)
+    m_ref = reference_size(design)
+    ms = np.union1d(ms, [m_ref])
+    check_memory(memory_estimate(len(per) + 1, ms.size, reps, design.d, 0), "this degradation sweep")
+    risks = learning_curves(design, [oracle.g] + [np.array(p["g"]) for p in per], ms, reps, seed, progress)
+    mean = risks.mean(axis=2)
+    iref = int(np.flatnonzero(ms == m_ref)[0])
+    m_needed = crossing(ms, mean, target_risk(design, target))
+    for j, p in enumerate(per, start=1):
+        p["rr_loss"] = float(mean[j, iref] / mean[0, iref] - 1.0)
+        p["eff_loss"] = float(m_needed[j] / m_needed[0] - 1.0)
+    rows = []
+    for n in ns:
+        sel = [p for p in per if p["n_pilot"] == n]
+        rows.append({"n_pilot": int(n), "excess_mean": float(np.mean([p["excess"] for p in sel])),
+                     "excess_max": float(np.max([p["excess"] for p in sel])),
+                     "error_mean": float(np.mean([p["error"] for p in sel])),
+                     "rr_loss_mean": float(np.mean([p["rr_loss"] for p in sel])),
+                     "eff_loss_mean": float(np.mean([p["eff_loss"] for p in sel]))})
+    pos = [p for p in per if p["excess"] > 0 and p["error"] > 0]
+    slope_err = _slope([p["error"] for p in pos], [p["excess"] for p in pos])
+    slope_n = _slope([r["n_pilot"] for r in rows], [r["excess_mean"] for r in rows])
+    err_n = _slope([r["n_pilot"] for r in rows], [r["error_mean"] for r in rows])
+    tail = rows[len(rows) // 2:] if len(rows) >= 6 else rows
+    slope_tail = _slope([r["n_pilot"] for r in tail], [r["excess_mean"] for r in tail]) if len(tail) >= 3 \
+        else (float("nan"),) * 3
+    summary = {"design": design.name, "draws": draws, "reps": reps, "seed": seed, "m_ref": m_ref,
+               "target_fraction": target, "Lambda_star_C": lam_c,
+               "slope_excess_vs_error": slope_err[0], "slope_excess_vs_error_ci": list(slope_err[1:]),
+               "slope_excess_vs_n": slope_n[0], "slope_excess_vs_n_ci": list(slope_n[1:]),
+               "slope_excess_vs_n_tail": slope_tail[0], "slope_excess_vs_n_tail_ci": list(slope_tail[1:]),
+               "tail_n": [int(tail[0]["n_pilot"]), int(tail[-1]["n_pilot"])],
+               "slope_error_vs_n": err_n[0], "slope_error_vs_n_ci": list(err_n[1:])}
+    return Degradation(rows, per, summary)
+
+
+def _progress(iterable, show: bool, desc: str, unit: str):
+    """Wrap in a tqdm bar (on stderr, after 2 s) when asked and tqdm is importable."""
+    if not show:
+        return iterable
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return iterable
+    return tqdm(iterable, desc=desc, unit=unit, delay=2.0, leave=False)
