@@ -376,6 +376,9 @@ OBSERVABLES: dict[str, Callable[..., Measurement]] = {
 
 OBSERVABLE_NAMES: tuple[str, ...] = tuple(OBSERVABLES)
 
+PEAK_OBSERVABLES: tuple[str, ...] = tuple(_PEAKS)
+"""The observables read off a peak of a derivative (their Monte Carlo runs the row-statistics kernel)."""
+
 DEFAULT_OBSERVABLE = "mass-half"
 """The observable of ``theorylab gamma-c --method exact|mc`` and ``compare`` unless told otherwise."""
 
@@ -391,5 +394,6 @@ def measure(name: str, variant: str, dk: float, T: int, **kwargs) -> Measurement
 
 
 __all__ = ["METHODS", "SCAN", "Measurement", "mass_half", "half_plateau", "inflection", "entropy_peak",
-           "distractor_entropy_peak", "plateau_level", "OBSERVABLES", "OBSERVABLE_NAMES", "DEFAULT_OBSERVABLE",
+           "distractor_entropy_peak", "plateau_level", "OBSERVABLES", "OBSERVABLE_NAMES", "PEAK_OBSERVABLES",
+           "DEFAULT_OBSERVABLE",
            "observable", "measure"]
