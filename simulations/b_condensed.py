@@ -28,6 +28,7 @@ import os
 import numpy as np
 
 import _study
+from theorylab.compare import CONDENSED_SCAN
 from theorylab.plots import save
 from theorylab.plots.observables import transition_curves
 from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, CONDENSATION_OBSERVABLE,
@@ -39,7 +40,8 @@ from theorylab.sim.sweep import agreement, compare_rows
 
 STUDY = "b_condensed"
 DK = 16
-T = [16, 32, 64, 128, 256, 512, 1024, 2048]    # dk = 16 < 8L at each (8L >= 21.7)
+T = [t for _, t in CONDENSED_SCAN]            # 16, 32, ..., 2048: dk = 16 < 8L at each (8L >= 21.7)
+assert all(d == DK for d, _ in CONDENSED_SCAN)
 OBSERVABLES = [CONDENSATION_OBSERVABLE, "inflection", "half-plateau", "mass-half"]
 CURVE_T = [16, 64, 256, 1024, 4096]
 CURVE_G = np.linspace(0.3, 2.0, 86)

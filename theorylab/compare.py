@@ -231,6 +231,11 @@ CONDENSED_GRID: tuple[tuple[float, int], ...] = tuple((dk, T) for dk in (8.0, 16
 The paper's nine condensed points are not in its summary; these are ours."""
 
 
+CONDENSED_SCAN: tuple[tuple[float, int], ...] = tuple((16.0, 2**k) for k in range(4, 12))
+"""Eight condensed points along T at dk = 16: T in {16, 32, ..., 2048} (dk < 8L at each), the scan
+of study (b) and certificate P24; the paper's eight dk = 16 points are not in its summary."""
+
+
 @dataclass(frozen=True)
 class Calibration:
     """The condensation constant c of one observable on condensed points (PSA §6.7).
@@ -440,6 +445,6 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
 
 
 __all__ = ["PAPER_GRID", "PAPER_STATISTICS", "PaperStatistics", "Comparison", "compare_grid", "pearson_r",
-           "relative_error", "read_grid", "validate_grid", "CALIBRATION_GRID", "CONDENSED_GRID", "Calibration",
+           "relative_error", "read_grid", "validate_grid", "CALIBRATION_GRID", "CONDENSED_GRID", "CONDENSED_SCAN", "Calibration",
            "calibrate_condensation_c", "annealed_mass", "band_edge_check", "plateau_check", "gap_crossover",
            "CROSSOVER_BATCHES", "Crossover", "t3_t4_crossover"]

@@ -57,10 +57,11 @@ def transition_curves(curves: Sequence[Mapping], title: str = ""):
 
 
 def condensation_ratio_along_T(series: Mapping[str, tuple], paper: tuple[float, float] | None = None,
-                               title: str = ""):
+                               title: str = "", ylim: tuple[float, float] = (0.4, 1.1)):
     """``g_obs / (L/2)^(1/4)`` against T (log axis), one line per observable.
 
-    ``series`` maps an observable name to ``(T, ratio)`` arrays; ``paper`` = (c, +/-) is drawn as a band.
+    ``series`` maps an observable name to ``(T, ratio)`` arrays; ``paper`` = (c, +/-) is drawn as a band;
+    values outside ``ylim`` are marked at the edge with an arrow.
     """
     fig, ax = new_figure(6.0, 4.2)
     if paper is not None:
@@ -70,6 +71,10 @@ def condensation_ratio_along_T(series: Mapping[str, tuple], paper: tuple[float, 
         T, ratio = np.asarray(T, float), np.asarray(ratio, float)
         ok = np.isfinite(ratio)
         ax.plot(T[ok], ratio[ok], "-" + MARKERS.get(name, "x"), color=f"C{i % 10}", ms=4, label=name)
+        above = ok & (ratio > ylim[1])
+        if above.any():
+            ax.plot(T[above], np.full(above.sum(), ylim[1]), "^", color=f"C{i % 10}", ms=7, clip_on=False)
+    ax.set_ylim(*ylim)
     ax.set_xscale("log")
     ax.set_xlabel("T (dk = 16)")
     ax.set_ylabel("g_obs / (L/2)^(1/4)")
