@@ -319,27 +319,39 @@ def g7(mlge_grading=embedding.mlge_grading, graded_basis_defect=embedding.graded
                         "reading of eta at L = 3; both counterexample ratios must exceed 1; see docs/graded.md.")
 
 
+G8_FALSE_FAILURE = 1e-4
+
+
 @certificate("G8", title="Minimax envelope: risk vs sum_l min(cap_l, d_l eps^2), window W, cap ratio vs Lambda",
-             paper="GLLM §4.3, Lem. 3-4, Thm. 4.1", method="monte-carlo",
+             paper="GLLM §4.3, Lem. 3-4, Thm. 4.1", method="monte-carlo", false_failure=G8_FALSE_FAILURE,
              claim="The level-selective least-squares estimator's exact risk is <= 3 x envelope wherever "
-                   "m >= 2 sum_S d_l + 4, its Monte Carlo risk agrees with the exact risk (|z| < 4), the worst "
+                   "m >= 2 sum_S d_l + 4, its Monte Carlo risk agrees with the exact risk (Student t test), the worst "
                    "target's risk is >= a computed minimax lower bound, m_sat = d_0 sigma^2/cap_0 = d^2 sigma^2/"
                    "(L^2 s_0), and (1-r) Lambda <= cap ratio <= Lambda/(1-mu) at the Table 3 grades.")
-def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate) -> Outcome:
-    seed = 20261129
+def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) -> Outcome:
+    """120 repetitions per sample size (seed 20261129 by default). Thresholds from the false-failure
+    share: MC vs exact risk, two-sided Student t_119 (Bonferroni over the rows, half the share); the
+    worst target's MC risk + t se >= the lower bound, one-sided t_119 (Bonferroni, the other half).
+    The losses are skewed, so the stated level holds up to the central-limit error (docs/simulation.md)."""
+    from theorylab.certify import montecarlo as mcs
+
+    seed, reps = (20261129 if seed is None else seed), 120
     model = envelope.stratified_model(0.6, 0.3, 4, 32, sigma_xi=1.0)
     ms = [4, int(model.m_sat // 2), 2 * int(model.m_sat), 6 * int(model.m_sat)]
-    res = simulate(model, ms, reps=120, seed=seed)
-    upper_ok, z_max, lower_ok = True, 0.0, True
+    res = simulate(model, ms, reps=reps, seed=seed)
+    tested = [r for r in res.rows if r["S_levels"] != "-"]
+    lower = [r for r in res.rows if r["lower_ok"] is not None]
+    t_mc = mcs.t_threshold(G8_FALSE_FAILURE / 2, reps - 1, max(len(tested), 1))
+    t_lb = mcs.t_threshold(G8_FALSE_FAILURE / 2, reps - 1, max(len(lower), 1), two_sided=False)
+    upper_ok = True
     for r in res.rows:
         cls = model.uniform if r["class"] == "uniform" else model.graded
         M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
         if r["upper_applies"]:
             upper_ok &= r["risk_exact"] <= envelope.UPPER_CONSTANT * M
-        if r["S_levels"] != "-":
-            z_max = max(z_max, abs(r["risk_mc"] - r["risk_exact"]) / r["se"])
-        if r["lower_ok"] is not None:
-            lower_ok &= r["lower_ok"]
+    z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
+    lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
+                   for r in lower)
     s0 = model.s[0]
     msat_err = abs(model.m_sat - model.d ** 2 * model.sigma_xi ** 2 / (model.levels ** 2 * s0)) / model.m_sat
     thm = []
@@ -347,10 +359,14 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate) -> Outcome:
         m2 = envelope.stratified_model(nu, mu, 4, 64)
         low, high = envelope.theorem41_factors(nu, mu)
         thm.append(bool(envelope.grade_condition(m2.g, nu, mu) and low * m2.Lambda <= m2.cap_ratio <= high * m2.Lambda))
-    passed = bool(upper_ok and z_max < 4.0 and lower_ok and msat_err < 1e-13 and all(thm))
+    passed = bool(upper_ok and z_max <= t_mc and lower_ok and msat_err < 1e-13 and all(thm))
     return Outcome(passed, (computed("exact risk <= 3 M where Lem. 3(ii) applies", bool(upper_ok)),
-                            computed("max |MC - exact| / se", z_max, tolerance=None),
-                            computed("worst-target risk >= two-point lower bound", bool(lower_ok)),
+                            computed("max |MC - exact| / se", z_max, tolerance=None,
+                                     formula=f"<= {t_mc:.3f} (t_{reps - 1}, two-sided, Bonferroni over "
+                                             f"{len(tested)}, share {G8_FALSE_FAILURE / 2:g})"),
+                            computed("worst-target risk >= two-point lower bound", bool(lower_ok),
+                                     formula=f"exact >= LB and MC + {t_lb:.3f} se >= LB (one-sided t, share "
+                                             f"{G8_FALSE_FAILURE / 2:g})"),
                             computed("m_sat two routes, relative difference", msat_err),
                             computed("grade condition and (1-r) <= cap ratio/Lambda <= 1/(1-mu), Table 3 rows", thm)),
                    arrays=res.losses, seeds={"graded_risk": seed})

@@ -137,14 +137,17 @@ def calibrate(seeds: int = 60, reps: int = 2000) -> dict:
 @certificate("G10", title="Selection ladder: in Lem. 4's window the arms' risks order as their pre-registered "
                           "inner products <q, alpha_hat - tau_hat>",
              paper="GLLM Table 2, §6.5, §7.2-7.4, §8.3.3; Prop. 7-8, Thm. 4.1", method="monte-carlo",
+             false_failure=FALSE_FAILURE,
              claim="At (nu, mu) = (0.5, 0.2), L = 4, d = 32, C = 2, a 65,536-row pilot: the pre-registered arms "
                    "(uniform, random, taxonomic, proxy, educated, oracle) follow their stated rules, their inner "
                    "products and Lambda are those of the pilot's estimates, and the Monte Carlo risks (least "
                    "squares at the representation budget, Prop. 7) of the arms separated by >= 0.05 in inner "
                    "product order at m_ref = end of W exactly as the inner products predict.")
 def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilot,
-        reference_size=sl.reference_size) -> Outcome:
-    cfg = CONFIG
+        reference_size=sl.reference_size, seed=None) -> Outcome:
+    """``seed`` (``theorylab certify --seed N``): the pilot draws from ``seed`` and the Monte Carlo from
+    ``seed + 1`` instead of the fixed CONFIG seeds."""
+    cfg = CONFIG if seed is None else {**CONFIG, "pilot_seed": seed, "mc_seed": seed + 1}
     design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], cfg["C"])
     a, s, dims, C = design.a, design.s, design.dims, design.C
     with tempfile.TemporaryDirectory(prefix="theorylab-g10-") as tmp:   # the pre-registration: a file, read back

@@ -1,160 +1,440 @@
 """Monte Carlo certificates of the PSA reduced score model (P17, P18, P19; PSA §7.9-7.10, §10, A10.2).
 
-Each holds a prediction (closed form or the library's calibrated constant) against the
-counter-based Numba simulation of :mod:`theorylab.sim.competition` (P17, P18, P19.band) or the
-vector-level induction simulation of :mod:`theorylab.sim.induction` (P19.crossover), with the
-exact quadrature of :mod:`theorylab.sim.exact` and the interval enclosures of
-:mod:`theorylab.certify.interval` as further routes where they apply. Samples are small (each
-certificate runs in about a second warm) but every tolerance is a stated multiple of a
-measured standard error or confidence interval; seeds are fixed (base = 100 x the claim
-number: 1700, 1800, 1810, 1900, 1910).
+Routes. The Numba simulation (:mod:`theorylab.sim.competition`) and the library's quadrature
+(:mod:`theorylab.sim.exact`) both read the library's ScoreModel polynomials and ``distractors``;
+the certificate route is :mod:`certificates.reference.score_model`, written from the paper's
+equations (its own gap, variance, ``m = T - 2`` and an adaptive one-dimensional integral for
+the mean mass). Library quadrature vs library Monte Carlo is reported as consistency evidence.
+
+Thresholds. Each certificate declares its false-failure probability (``FALSE_FAILURE``, the
+chance that it FAILs a correct library) and splits it over its statistical tests
+(:mod:`theorylab.certify.montecarlo`): a simulated mean mass is held to the reference by the
+empirical Bernstein bound (samples in [0, 1]; no normal approximation); a simulated root by a
+normal z-test (delta-method standard error from the per-sample spread); a batch-means standard
+error by a chi-square test against that independent standard error. Deterministic comparisons
+(reference vs library, 1e-9) take no share. Default seeds: 100 x the claim number
+(1700, 1750, 1800, 1810, 1900, 1910); ``theorylab certify --seed N`` replaces them.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from certificates.reference import score_model as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
+from theorylab.certify import montecarlo as mcs
 from theorylab.compare import (CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS, band_edge_check,
                                calibrate_condensation_c, pearson_r, plateau_check, relative_error, t3_t4_crossover)
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import score_model
-from theorylab.sim.competition import mc_gamma_c, simulate_mass
+from theorylab.psa.scoremodel import VARIANTS, distractors, score_model
+from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
 from theorylab.sim.exact import exact_gamma_c, exact_mass
 from theorylab.sim.observables import measure
 
 SLACK = 1e-13
 """Relative slack of a library float against a certified enclosure (a few ulp), as in P14."""
+REF_TOL = 1e-9
+"""Library quadrature vs the reference integral (both are accurate to ~1e-11)."""
+
+
+def _base(seed: int | None, default: int) -> int:
+    return default if seed is None else seed
+
+
+def _bernstein(se, n: int, alpha: float, tests: int) -> np.ndarray:
+    """Empirical Bernstein half-width of simulated mean masses with standard errors ``se`` over
+    ``n`` samples (per-sample variance ``se^2 n``), at level ``alpha / tests`` each."""
+    return np.array([mcs.bernstein_halfwidth(float(x) ** 2 * n, n, alpha, tests) for x in np.atleast_1d(se)])
+
+
+# ------------------------------------------------------------------------------ P17
+P17_FALSE_FAILURE = 1e-4
 
 
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
              claim="On nine mean-field points the t4-only law predicts the simulated gamma_c with Pearson r >= 0.9876 "
-                   "and median relative error <= 2.6 % (zero fitted parameters).", method="monte-carlo")
-def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exact_gamma_c) -> Outcome:
-    """Law vs MC root of M(g) = 1/2 (4000 samples, seed 1700 + i); the law is also held per point to the
-    certified enclosure of the annealed root (every point is mean-field), and the MC to the quadrature
-    (within 2 CI half-widths, about 4 sigma)."""
-    seeds = {f"point{i}": 1700 + i for i in range(len(PAPER_GRID))}
+                   "and median relative error <= 2.6 % (zero fitted parameters).", method="monte-carlo",
+             false_failure=P17_FALSE_FAILURE)
+def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exact_gamma_c, seed=None) -> Outcome:
+    """Law vs MC root of M(g) = 1/2 (4000 samples per point, seeds base + i).
+
+    Per point: the law lies in the certified enclosure of the annealed root; the reference mass at
+    the library's exact root is 1/2 (1e-9); the MC root is within z of that root, with the
+    delta-method standard error ``se_M(g) / M'(g)`` (per-sample spread, not the batch means); the
+    library's CI is the t-interval of its raw batch roots (1e-9). Across points: the batch-means CI
+    is checked for coverage -- the batch roots' standard error against the delta-method one
+    (chi-square, two-sided: a CI too wide or too narrow FAILs) and the number of CIs holding the
+    exact root (binomial). The paper's r and median are compared through tolerances propagated from
+    the per-point CIs (first order; implied by the z-tests, no extra share).
+    Shares of the false-failure probability: z-tests 1/2 (Bonferroni over 9), chi-square 1/4, binomial 1/4.
+    """
+    from scipy.interpolate import PchipInterpolator
+    from scipy.stats import t as student_t
+
+    alpha, n_pts = P17_FALSE_FAILURE, len(PAPER_GRID)
+    base = _base(seed, 1700)
+    z_max = mcs.z_threshold(alpha / 2, n_pts)
     model = score_model("t4-only")
-    predicted, simulated, lo, hi, ex, enc = [], [], [], [], [], []
+    rows = []
     for i, (dk, T) in enumerate(PAPER_GRID):
-        predicted.append(float(np.asarray(law("t4-only", dk, T).gamma_c)))
-        mc = simulate("t4-only", dk, T, samples=4000, seed=1700 + i)
-        simulated.append(mc.gamma_c), lo.append(mc.ci_low), hi.append(mc.ci_high)
-        ex.append(exact("t4-only", dk, T))
-        enc.append(I.smallest_positive_root(model, dk, T))
-    predicted, simulated, lo, hi, ex = map(np.asarray, (predicted, simulated, lo, hi, ex))
-    inside = [e is not None and bool(np.isfinite(p)) and e.contains(p, SLACK * max(1.0, abs(p)))
-              for e, p in zip(enc, predicted)]
-    bounds = np.array([e.as_floats() if e is not None else [np.nan, np.nan] for e in enc])
-    r = pearson_r(predicted, simulated)
-    median = float(np.median(relative_error(predicted, simulated)))
-    half = (hi - lo) / 2.0
-    mc_vs_exact = float(np.max(np.abs(ex - simulated) / half))
+        mc = simulate("t4-only", dk, T, samples=4000, seed=base + i)
+        ex = float(exact("t4-only", dk, T))
+        curve = mc.curve
+        slope = float(PchipInterpolator(curve.gamma, curve.mass).derivative()(mc.gamma_c))
+        se_mass = float(np.interp(mc.gamma_c, curve.gamma, curve.se))
+        roots = mc.batch_gamma_c[np.isfinite(mc.batch_gamma_c)]
+        se_batch = float(np.std(roots, ddof=1) / math.sqrt(roots.size))
+        half = float(student_t.ppf(0.5 + mc.confidence / 2.0, roots.size - 1)) * se_batch
+        enc = I.smallest_positive_root(model, dk, T)
+        rows.append({"law": float(np.asarray(law("t4-only", dk, T).gamma_c)), "mc": mc.gamma_c, "lo": mc.ci_low,
+                     "hi": mc.ci_high, "exact": ex, "se_delta": se_mass / slope, "batches": roots.size,
+                     "se_batch": se_batch, "confidence": mc.confidence,
+                     "ci_err": max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half,
+                     "ref_residual": ref.mass("t4-only", ex, dk, T) - 0.5, "enc": enc,
+                     "batch_roots": mc.batch_gamma_c})
+    col = {k: np.array([r[k] for r in rows], float) for k in
+           ("law", "mc", "lo", "hi", "exact", "se_delta", "se_batch", "batches", "ref_residual", "ci_err")}
+    inside = [r["enc"] is not None and bool(np.isfinite(r["law"]))
+              and r["enc"].contains(r["law"], SLACK * max(1.0, abs(r["law"]))) for r in rows]
+    ref_err = float(np.max(np.abs(col["ref_residual"])))
+    z = (col["mc"] - col["exact"]) / col["se_delta"]
+    dof = int(np.sum(col["batches"] - 1))
+    ratio = float(np.sum((col["batches"] - 1) * (col["se_batch"] / col["se_delta"]) ** 2) / dof)
+    ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
+    confidence = rows[0]["confidence"]
+    covered = int(np.sum((col["lo"] <= col["exact"]) & (col["exact"] <= col["hi"])))
+    min_covered = mcs.binomial_min_hits(n_pts, confidence, alpha / 4)
+    # the paper's statistics, on the MC roots and on the exact roots, with tolerances from the CIs
+    r_mc, r_ex = pearson_r(col["law"], col["mc"]), pearson_r(col["law"], col["exact"])
+    med_mc = float(np.median(relative_error(col["law"], col["mc"])))
+    med_ex = float(np.median(relative_error(col["law"], col["exact"])))
+    dev = z_max * col["se_delta"]
+    h = 1e-7
+    grad_r = np.array([(pearson_r(col["law"], col["exact"] + h * e) - pearson_r(col["law"], col["exact"] - h * e))
+                       / (2 * h) for e in np.eye(n_pts)])
+    tol_r = float(np.sum(np.abs(grad_r) * dev))
+    tol_med = float(np.max(col["law"] / col["exact"] ** 2 * dev))
+    ci_err = float(np.max(col["ci_err"]))
+    passed = bool(all(inside) and ref_err <= REF_TOL and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
+                  and ci_err <= 1e-9
+                  and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
+                  and abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med)
     paper = PAPER_STATISTICS
-    passed = bool(all(inside) and r >= paper.pearson_r and median <= paper.median_rel_err and mc_vs_exact <= 2.0
-                  and np.all(np.isfinite(simulated)))
     return Outcome(passed, (
         computed("points where the law lies in the certified root enclosure", f"{sum(inside)}/{len(inside)}",
                  formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
-        computed("pearson_r (law vs MC)", r, tolerance=5e-3),
-        computed("median_rel_err (law vs MC)", median, tolerance=2e-3),
-        bound("paper", paper._asdict(), formula=f"r >= {paper.pearson_r}, median <= {paper.median_rel_err}"),
-        computed("max |exact - MC| / CI half-width", mc_vs_exact, formula="simulation check: <= 2 (~4 sigma)"),
+        computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
+                 formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
+        computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
+                 formula=f"<= {z_max:.3f} (two-sided normal, Bonferroni over {n_pts}, share {alpha / 2:g})"),
+        computed("CI check: max rel |library CI - t-interval of the raw batch roots|", ci_err, tolerance=1e-9,
+                 formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch roots) / sqrt(B), <= 1e-9"),
+        computed("CI check: pooled (batch-means SE / delta-method SE)^2", ratio, tolerance=0.3,
+                 formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g})"),
+        computed("CI check: 95 % CIs holding the exact root", f"{covered}/{n_pts}",
+                 formula=f">= {min_covered} (binomial({n_pts}, {confidence}) lower tail, share {alpha / 4:g})"),
+        computed("pearson_r (law vs MC)", r_mc, tolerance=5e-3),
+        computed("pearson_r (law vs exact)", r_ex, tolerance=1e-9,
+                 formula=f"|r_MC - r_exact| <= {tol_r:.2e} (CI-propagated: sum_i |dr/dy_i| z SE_i)"),
+        computed("median_rel_err (law vs MC)", med_mc, tolerance=2e-3),
+        computed("median_rel_err (law vs exact)", med_ex, tolerance=1e-9,
+                 formula=f"|median_MC - median_exact| <= {tol_med:.2e} (CI-propagated: max_i law_i z SE_i / g_i^2)"),
+        bound("paper", paper._asdict(), formula=f"r >= {paper.pearson_r}, median <= {paper.median_rel_err} "
+              f"(the paper's statistics: reported, not the verdict)"),
         computed("points (dk, T)", [list(p) for p in PAPER_GRID])),
-        arrays={"law_gamma_c": predicted, "mc_gamma_c": simulated, "mc_ci_low": lo, "mc_ci_high": hi,
-                "exact_gamma_c": ex, "root_enclosure": bounds}, seeds=seeds)
+        arrays={"law_gamma_c": col["law"], "mc_gamma_c": col["mc"], "mc_ci_low": col["lo"], "mc_ci_high": col["hi"],
+                "exact_gamma_c": col["exact"], "delta_method_se": col["se_delta"],
+                "batch_gamma_c": np.array([r["batch_roots"] for r in rows]),
+                "reference_residual": col["ref_residual"],
+                "root_enclosure": np.array([r["enc"].as_floats() if r["enc"] is not None else [np.nan, np.nan]
+                                            for r in rows])},
+        seeds={f"point{i}": base + i for i in range(n_pts)})
+
+
+# ------------------------------------------------------------------------------ P17.variants
+VARIANTS_FALSE_FAILURE = 1e-4
+VARIANT_RUNS = (("t4-only", "float32", 0.0), ("t3-inclusive", "float32", 0.0), ("key-only", "float32", 0.0),
+                ("symmetric-key-convention", "float32", 0.0), ("key-only", "float32", 1.0),
+                ("t4-only", "float64", 1.0), ("t3-inclusive", "float64", 0.0))
+"""(variant, kernel dtype, target noise sigma0): every variant, both kernels (one- and two-normal
+branches), target noise in both kernels."""
+VARIANT_POINT = (16.0, 64, (0.5, 1.0, 2.0), 20000)
+"""(dk, T, couplings, samples) of every run: masses between 0.02 and 0.55."""
+FROZEN_POINT = ("t4-only", 4.0, 64, 2.0, 100_000)
+"""(variant, dk, T, g, samples): deep in the frozen phase (mass 6.6e-4, single distractors above
+the target by e^6 and more), where the float32 kernel's exp clipping would show."""
+
+
+@certificate("P17.variants", title="Every simulator variant, kernel and target noise vs the reference mass",
+             paper="PSA §6.6-6.8, §10 (simulation route of P17-P19)", method="monte-carlo",
+             false_failure=VARIANTS_FALSE_FAILURE,
+             claim="The Monte Carlo of the reduced model simulates what each variant (t4-only, t3-inclusive, "
+                   "key-only, symmetric-key-convention) says: its mean target mass agrees with an independent "
+                   "integral of the paper's model, for both kernels and with target noise, and its standard "
+                   "errors are right.")
+def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact=exact_mass, seed=None) -> Outcome:
+    """Each run of :data:`VARIANT_RUNS` at :data:`VARIANT_POINT` (seed base + i).
+
+    Deterministic: the library's gap, variance, loadings and ``m`` equal the reference's; the
+    library quadrature equals the reference integral (1e-9); ``simulate_mass`` aggregates the
+    per-sample masses of ``per_sample_mass`` exactly (mean, SE, batch means). Statistical (share
+    1/2 each): every simulated mean within its empirical Bernstein half-width of the reference
+    (Bonferroni over the runs x couplings and :data:`FROZEN_POINT`); the batch-means SE against the per-sample SE at the
+    middle coupling of each run, pooled (chi2 with runs x (B-1) degrees of freedom).
+    """
+    alpha = VARIANTS_FALSE_FAILURE
+    base = _base(seed, 1750)
+    dk, T, gammas, n = VARIANT_POINT
+    g = np.array(gammas)
+    tests = len(VARIANT_RUNS) * g.size + 1
+    # the model itself: library polynomials and loadings vs the reference's channel sums
+    grid = np.linspace(0.0, 3.0, 13)
+    model_err = max(max(abs(float(score_model(v).gap(x, d)) - ref.gap(v, x, d)) / max(1.0, ref.gap(v, x, d))
+                        for x in grid for d in (4.0, 16.0, 128.0)) for v in ref.VARIANTS)
+    var_err = max(max(abs(float(score_model(v).variance(x)) - ref.variance(v, x)) / max(1.0, ref.variance(v, x))
+                      for x in grid) for v in ref.VARIANTS)
+    load_err = max(max(abs(float(np.polynomial.polynomial.polyval(x, loading_variance_poly(v))) - ref.variance(v, x))
+                       / max(1.0, ref.variance(v, x)) for x in grid) for v in ref.VARIANTS)
+    m_ok = all(int(distractors(t)) == ref.distractors(t) for t in (3, 15, 64, 512, 100_000))
+    same_variants = set(VARIANTS) == set(ref.VARIANTS) == {r[0] for r in VARIANT_RUNS}
+    mc, se, half, refm, lib, ratio_terms, batches = [], [], [], [], [], [], 0
+    for i, (variant, dtype, sigma0) in enumerate(VARIANT_RUNS):
+        curve = simulate(variant, dk, T, g, samples=n, seed=base + i, sigma0=sigma0, dtype=dtype)
+        mc.append(curve.mass), se.append(curve.se), half.append(_bernstein(curve.se, n, alpha / 2, tests))
+        refm.append([ref.mass(variant, float(x), dk, T, sigma0) for x in g])
+        lib.append(exact(variant, dk, T, g, sigma0=sigma0))
+        b = curve.batch_mass[:, 1]
+        batches = b.size
+        ratio_terms.append((b.size - 1) * np.var(b, ddof=1) / b.size / curve.se[1] ** 2)
+    mc, se, half, refm, lib = map(np.array, (mc, se, half, refm, lib))
+    fv, fdk, fT, fg, fn = FROZEN_POINT
+    frozen = simulate(fv, fdk, fT, [fg], samples=fn, seed=base + len(VARIANT_RUNS))
+    frozen_ref = ref.mass(fv, fg, fdk, fT)
+    frozen_dev = float(abs(frozen.mass[0] - frozen_ref) / _bernstein(frozen.se, fn, alpha / 2, tests)[0])
+    dof = len(VARIANT_RUNS) * (batches - 1)
+    ratio = float(np.sum(ratio_terms) / dof)
+    ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 2, dof)
+    quad_err = float(np.max(np.abs(lib - refm)))
+    dev = np.abs(mc - refm) / half
+    # aggregation: simulate_mass == numpy statistics of the per-sample masses (2500 samples: two chunks)
+    variant, dtype, sigma0 = VARIANT_RUNS[1]
+    raw = per_sample(variant, dk, T, g, 0, 2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
+    small = simulate(variant, dk, T, g, samples=2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
+    agg_err = max(float(np.max(np.abs(small.mass - raw.mean(0)))),
+                  float(np.max(np.abs(small.se - raw.std(0, ddof=1) / math.sqrt(len(raw))))),
+                  float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
+    passed = bool(same_variants and m_ok and model_err <= 1e-13 and var_err <= 1e-13 and load_err <= 1e-13
+                  and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
+                  and ratio_lo <= ratio <= ratio_hi)
+    return Outcome(passed, (
+        computed("simulator variants == reference variants, all simulated", same_variants),
+        computed("library m == reference T - 2 (T = 3, 15, 64, 512, 1e5)", m_ok),
+        computed("max rel |library gap - reference gap|", model_err, formula="<= 1e-13"),
+        computed("max rel |library variance - reference variance|", var_err, formula="<= 1e-13"),
+        computed("max rel |a(g)^2 + b(g)^2 (simulator loadings) - reference variance|", load_err, formula="<= 1e-13"),
+        computed("max |library quadrature - reference integral|", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
+        computed("max |simulate_mass - numpy over per_sample_mass| (mean, SE, batch means)", agg_err,
+                 tolerance=1e-12, formula="<= 1e-12"),
+        computed("max |MC - reference| / empirical Bernstein half-width", float(np.max(dev)), tolerance=0.5,
+                 formula=f"<= 1 (Maurer-Pontil, Bonferroni over {tests}, share {alpha / 2:g})"),
+        computed("max |MC - reference| / SE", float(np.max(np.abs(mc - refm) / se)), tolerance=1.0),
+        computed(f"frozen point {FROZEN_POINT[:4]}: MC, reference", [float(frozen.mass[0]), frozen_ref],
+                 tolerance=2e-4),
+        computed("frozen point |MC - reference| / empirical Bernstein half-width", frozen_dev, tolerance=0.5,
+                 formula="<= 1 (same Bonferroni family)"),
+        computed("SE check: pooled (batch-means SE / per-sample SE)^2", ratio, tolerance=0.3,
+                 formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 2:g})"),
+        computed("max |library quadrature - MC| / SE (consistency: same model code)",
+                 float(np.max(np.abs(mc - lib) / se)), tolerance=1.0)),
+        arrays={"mc_mass": mc, "mc_se": se, "bernstein_halfwidth": half, "reference_mass": refm,
+                "library_quadrature": lib, "per_sample_mass": raw,
+                "frozen_mass_se": np.array([frozen.mass[0], frozen.se[0]])},
+        seeds={f"run{i}": base + i for i in range(len(VARIANT_RUNS) + 1)},
+        note=f"runs (variant, dtype, sigma0) = {VARIANT_RUNS}; dk = {dk:g}, T = {T}, g = {gammas}, {n} samples each")
+
+
+# ------------------------------------------------------------------------------ P18
+PLATEAU_FALSE_FAILURE = 1e-4
 
 
 @certificate("P18.plateau", title="Argmax plateau Phi(sqrt(dk)/2)^m vs direct simulation", paper="PSA §7.10",
              claim="At large g the t4-only mean target mass equals the zero-parameter argmax limit "
-                   "Phi(sqrt(dk)/2)^(T-2) (paper: within 9e-4 of simulation).", method="monte-carlo")
-def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_mass) -> Outcome:
-    """At g = 10 (400,000 samples per point, SE <= 8e-4): the simulated mass within 4 standard errors of
-    the plateau, and the exact quadrature mass within the paper's 9e-4 of it."""
-    points, g, samples = ((16.0, 64), (16.0, 24)), 10.0, 400_000
-    rows = plateau_check(points, g=g, samples=samples, seed=1800, plateau=plateau, simulate=simulate)
-    col = {k: np.array([r[k] for r in rows]) for k in ("plateau", "mc_mass", "se", "z", "exact_mass")}
-    exact_gap = float(np.max(np.abs(col["exact_mass"] - col["plateau"])))
-    z = float(np.max(np.abs(col["z"])))
-    passed = bool(z <= 4.0 and np.all(col["se"] <= 8e-4) and exact_gap <= 9e-4)
+                   "Phi(sqrt(dk)/2)^(T-2) (paper: within 9e-4 of simulation).", method="monte-carlo",
+             false_failure=PLATEAU_FALSE_FAILURE)
+def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_mass, seed=None) -> Outcome:
+    """At g = 10, (dk, T) = (16, 64) and (16, 24) (``compare.plateau_check``, 100,000 samples per point):
+    the library plateau equals the reference's ``Phi(sqrt(dk)/2)^(T-2)`` (1e-13); the reference mass
+    M(10) is within the paper's 9e-4 of it; the library quadrature equals the reference (1e-9); the
+    simulated means are within their empirical Bernstein half-width of the reference M(10)
+    (Bonferroni over 2, the whole share)."""
+    alpha = PLATEAU_FALSE_FAILURE
+    base = _base(seed, 1800)
+    points, g, samples = ((16.0, 64), (16.0, 24)), 10.0, 100_000
+    rows = plateau_check(points, g=g, samples=samples, seed=base, plateau=plateau, simulate=simulate)
+    col = {k: np.array([r[k] for r in rows]) for k in ("plateau", "exact_mass", "mc_mass", "se")}
+    col["reference_plateau"] = np.array([ref.argmax_plateau(dk, T) for dk, T in points])
+    col["reference_mass"] = np.array([ref.mass("t4-only", g, dk, T) for dk, T in points])
+    half = _bernstein(col["se"], samples, alpha, len(points))
+    plateau_err = float(np.max(np.abs(col["plateau"] - col["reference_plateau"]) / col["reference_plateau"]))
+    gap = float(np.max(np.abs(col["reference_mass"] - col["reference_plateau"])))
+    quad_err = float(np.max(np.abs(col["exact_mass"] - col["reference_mass"])))
+    dev = float(np.max(np.abs(col["mc_mass"] - col["reference_mass"]) / half))
+    passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0)
     return Outcome(passed, (
-        computed("max |MC - plateau|", float(np.max(np.abs(col["mc_mass"] - col["plateau"]))), tolerance=3e-3),
-        computed("max |MC - plateau| / SE", z, formula="<= 4"),
-        computed("max |exact(g=10) - plateau|", exact_gap, formula="<= 9e-4 (the paper's agreement)"),
+        computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
+        computed("max |reference M(g=10) - plateau|", gap, tolerance=1e-10, formula="<= 9e-4 (the paper's agreement)"),
+        computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
+        computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
+                 formula=f"<= 1 (Bonferroni over {len(points)}, share {alpha:g})"),
+        computed("max |MC - plateau| / SE", float(np.max(np.abs(col["mc_mass"] - col["plateau"]) / col["se"])),
+                 tolerance=1.0),
         bound("paper", 9e-4, formula="|argmax limit - simulation| <= 9e-4 (paper §7.10)")),
-        arrays={k: v for k, v in col.items() if k != "z"}, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
+        arrays=col, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
         note=f"points (dk, T) = {points}, g = {g}, {samples} samples each")
+
+
+CONDENSATION_FALSE_FAILURE = 1e-4
 
 
 @certificate("P18.condensation", title="Condensation constant c: exact quadrature, confirmed by simulation",
              paper="PSA §6.7, §7.10",
              claim="The library's condensation constant is the exact entropy-peak calibration on nine condensed "
-                   "points, and the Monte Carlo entropy peak agrees with the quadrature (reported beside the "
-                   "paper's 0.741 +/- 0.015).", method="monte-carlo")
-def condensation_constant(c: float = transition.CONDENSATION_C) -> Outcome:
-    """c = mean of g_peak / (L/2)^(1/4) over CONDENSED_GRID by quadrature must equal the library constant to its
-    three digits (5e-4); at the three T = 64 points the Monte Carlo peak (4000 samples, seeds 1810 + i) must hold
-    the exact one within its 99.9 % batch-means interval."""
+                   "points (each peak verified by an independent integral), and the Monte Carlo entropy peak agrees "
+                   "with the quadrature (reported beside the paper's 0.741 +/- 0.015).", method="monte-carlo",
+             false_failure=CONDENSATION_FALSE_FAILURE)
+def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Outcome:
+    """c = mean of g_peak / (L/2)^(1/4) over CONDENSED_GRID (the library's quadrature peaks of ``-dE[H]/d(g^2)``).
+
+    Deterministic: at every point the reference fall (``certificates/reference/row_entropy``, its own
+    integral) is lower at ``g^2 (1 -/+ 2e-3)`` than at the library's peak; the library constant equals c
+    computed with the reference log-count L = ln(T - 1) to its three digits (5e-4), and c equals the
+    library calibration's (1e-12). Statistical: at the three T = 64 points the Monte Carlo peak (4000
+    samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
+    degrees of freedom, Bonferroni over the 3 points, the whole share.
+    """
+    from certificates.psa_observables import verified_peak
+
+    alpha = CONDENSATION_FALSE_FAILURE
+    base = _base(seed, 1810)
     cal = calibrate_condensation_c(CONDENSED_GRID, monte_carlo=False)
-    points = [(dk, T) for dk, T in CONDENSED_GRID if T == 64]
-    mc = [measure(cal.observable, "t4-only", dk, T, method="mc", samples=4000, seed=1810 + i)
-          for i, (dk, T) in enumerate(points)]
-    exact = np.array([next(r["exact_gamma_c"] for r in cal.rows if (r["dk"], r["T"]) == p) for p in points])
+    verified = [verified_peak(r["exact_gamma_c"], r["dk"], r["T"])[0] for r in cal.rows]
+    c_ref = float(np.mean([r["exact_gamma_c"] / (ref.log_count(r["T"]) / 2.0) ** 0.25 for r in cal.rows]))
+    points = [(r["dk"], r["T"], r["exact_gamma_c"]) for r in cal.rows if r["T"] == 64]
+    mc = [measure(cal.observable, "t4-only", dk, T, method="mc", samples=4000, seed=base + i)
+          for i, (dk, T, _) in enumerate(points)]
+    exact = np.array([g for *_, g in points])
     sim = np.array([x.gamma_c for x in mc])
-    half = np.array([(x.ci_high - x.ci_low) / 2.0 for x in mc]) * (3.29 / 1.96)
-    passed = bool(abs(c - cal.c) <= 5e-4 and np.all(np.abs(sim - exact) <= half))
+    se = np.array([(x.ci_high - x.ci_low) / 2.0 for x in mc]) / float(mcs.t_threshold(0.05, 19))
+    t_max = mcs.t_threshold(alpha, 19, tests=len(points))
+    t_stat = np.abs(sim - exact) / se
+    passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12
+                  and np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max))
     return Outcome(passed, (
-        computed("c (quadrature, entropy-peak observable)", cal.c, tolerance=1e-6),
+        computed("peaks verified by the reference fall", f"{sum(verified)}/{len(verified)}",
+                 formula="D_ref(x) > D_ref(x (1 -/+ 2e-3)) at x = g_peak^2"),
+        computed("c (quadrature peaks, reference freezing coupling)", c_ref, tolerance=1e-6),
         computed("spread of c across points", cal.spread, tolerance=1e-6),
         computed("library CONDENSATION_C", c, formula="|c - c_quadrature| <= 5e-4 (three digits)"),
-        computed("max |MC - exact| / 99.9 % half-width (T = 64)", float(np.max(np.abs(sim - exact) / half)),
-                 tolerance=0.3, formula="<= 1"),
+        computed("max |MC - exact| / SE (T = 64)", float(np.max(t_stat)), tolerance=0.5,
+                 formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(points)}, share {alpha:g})"),
         bound("paper", transition.CONDENSATION_C_PAPER, formula="0.741 +/- 0.015 (observable not in the summary)")),
         arrays={"c_exact": np.array([r["c_exact"] for r in cal.rows]), "mc_gamma_c": sim, "exact_gamma_c": exact},
-        seeds={f"point{i}": 1810 + i for i in range(len(points))})
+        seeds={f"point{i}": base + i for i in range(len(points))})
+
+
+# ------------------------------------------------------------------------------ P19
+BAND_FALSE_FAILURE = 1e-4
 
 
 @certificate("P19.band", title="The annealed band's upper edge is not a transition of the quenched model",
-             paper="PSA §6.7 (beyond the paper)",
+             paper="PSA §6.7 (beyond the paper)", method="monte-carlo", false_failure=BAND_FALSE_FAILURE,
              claim="Above the annealed upper root (2.245 at (128, 512)) the annealed mass falls below 1/2, but the "
-                   "simulated and exact target mass stay above 0.999 up to g = 4.", method="monte-carlo")
-def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact_mass) -> Outcome:
-    """MC (20,000 samples) and quadrature at g = upper root x {1, 1.1, 1.3, 1.5} and g = 4."""
-    dk, T = 128.0, 512
+                   "simulated and exact target mass stay above 0.999 up to g = 4.")
+def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact_mass, seed=None) -> Outcome:
+    """MC (``compare.band_edge_check``, 20,000 samples) and the reference integral at g = upper root
+    x {1, 1.1, 1.3, 1.5} and g = 4.
+
+    The reference and the simulated mass exceed 0.999; the simulated mass is within its empirical
+    Bernstein half-width of the reference (Bonferroni over 5, half the share); the library quadrature
+    equals the reference (1e-9) and the library annealed mass the reference's. The threshold 0.999
+    itself: for samples in [0, 1] with mean mu, Bernstein's inequality bounds P(MC <= 0.999) by
+    exp(-n t^2 / (2 mu (1 - mu) + 2t/3)), t = mu - 0.999; that bound (union over the 5 couplings) must
+    stay below the other half of the share.
+    """
+    alpha = BAND_FALSE_FAILURE
+    base = _base(seed, 1900)
+    dk, T, n = 128.0, 512, 20000
     upper = float(np.asarray(band(dk, T)[1]))
     g = np.array([upper, 1.1 * upper, 1.3 * upper, 1.5 * upper, 4.0])
-    rows = band_edge_check(dk, T, g, samples=20000, seed=1900, band=band, simulate=simulate, exact=exact)
+    rows = band_edge_check(dk, T, g, samples=n, seed=base, band=band, simulate=simulate, exact=exact)
     col = {k: np.array([r[k] for r in rows]) for k in ("gamma", "mc_mass", "se", "exact_mass", "annealed_mass")}
-    passed = bool(np.all(col["mc_mass"] > 0.999) and np.all(col["exact_mass"] > 0.999)
-                  and np.all(col["annealed_mass"] <= 0.5 + 1e-9))
+    refm = np.array([ref.mass("t4-only", float(x), dk, T) for x in g])
+    ref_ann = 1.0 / (1.0 + (T - 1) * np.exp(np.array([ref.variance("t4-only", x) / 2 - ref.gap("t4-only", x, dk)
+                                                       for x in g])))
+    half = _bernstein(col["se"], n, alpha / 2, g.size)
+    dev = float(np.max(np.abs(col["mc_mass"] - refm) / half))
+    t = refm - 0.999
+    false_fail = float(np.sum(np.exp(-n * t**2 / (2 * refm * (1 - refm) + 2 * t / 3)))) if np.all(t > 0) else 1.0
+    ann_err = float(np.max(np.abs(col["annealed_mass"] - ref_ann)))
+    quad_err = float(np.max(np.abs(col["exact_mass"] - refm)))
+    passed = bool(np.all(col["mc_mass"] > 0.999) and np.all(refm > 0.999) and np.all(col["annealed_mass"] <= 0.5 + 1e-9)
+                  and ann_err <= 1e-12 and quad_err <= REF_TOL and dev <= 1.0 and false_fail <= alpha / 2)
     return Outcome(passed, (
         computed("annealed upper root", upper, tolerance=1e-12),
         computed("min simulated mass on [upper, 4]", float(col["mc_mass"].min()), tolerance=1e-5),
-        computed("min exact mass on [upper, 4]", float(col["exact_mass"].min()), tolerance=1e-12),
-        computed("max annealed mass on [upper, 4]", float(col["annealed_mass"].max()), tolerance=1e-9)),
-        arrays=col, seeds={"mc": 1900})
+        computed("min reference mass on [upper, 4]", float(refm.min()), tolerance=1e-12),
+        computed("max annealed mass on [upper, 4]", float(col["annealed_mass"].max()), tolerance=1e-9),
+        computed("max |library annealed mass - 1/(1 + (T-1) e^(sigma^2/2 - Delta))| (reference)", ann_err,
+                 formula="<= 1e-12"),
+        computed("max |library quadrature - reference|", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
+        computed("max |MC - reference| / empirical Bernstein half-width", dev, tolerance=0.5,
+                 formula=f"<= 1 (Bonferroni over {g.size}, share {alpha / 2:g})"),
+        bound("P(simulated mass <= 0.999 | correct library)", false_fail,
+              formula=f"Bernstein at the reference mean, union over {g.size}: <= {alpha / 2:g}")),
+        arrays={**col, "reference_mass": refm}, seeds={"mc": base})
+
+
+CROSSOVER_FALSE_FAILURE = 1e-4
 
 
 @certificate("P19.crossover", title="T3 -> T4 gap crossover along g", paper="PSA §10, A10.2 (C7)",
              claim="In the t3-inclusive model the T3 gap exceeds the T4 gap exactly for g < 1; the channel gaps of "
                    "the vector-level induction simulation cross there too (the paper's C7 quotes g ~ 0.97), and "
-                   "Cov(T3, T4) = 2 g^3.", method="monte-carlo")
-def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover) -> Outcome:
-    """Reduced-model crossover and Cov(T3, T4)/g^3 (library, looked up at call time) vs the vector-level
-    simulation (dk = 64, T = 512, no RoPE, 2000 samples, seed 1910): each within 3 batch-means SE."""
-    res = simulate(64, 512, samples=2000, seed=1910, model=model)
-    z_root = abs(res.closed_form - res.measured) / res.se
-    z_cov = abs(res.cov34 - res.cov34_model) / res.cov34_se
-    passed = bool(z_root <= 3.0 and z_cov <= 3.0)
+                   "Cov(T3, T4) = 2 g^3.", method="monte-carlo", false_failure=CROSSOVER_FALSE_FAILURE)
+def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outcome:
+    """Reduced-model crossover and Cov(T3, T4)/g^3 (library, looked up at call time; the reference:
+    where ``g sqrt(dk) = g^2 sqrt(dk)``, and ``2 g^3 / g^3``) vs the vector-level simulation (dk = 64,
+    T = 512, no RoPE, 2000 samples). z-tests with the per-sample standard errors (two-sided normal,
+    Bonferroni over 2, half the share); the crossover test allows the finite-context offset ``1/(T-2)``
+    of the vector-level measurement (docs/simulation.md, finding (e)) on top of ``z SE``. The batch-means
+    standard errors (20 batches, the library's CI) against the per-sample ones,
+    ``19 (SE_batch / SE_sample)^2 ~ chi2_19`` (two-sided, a quarter of the share each)."""
+    alpha = CROSSOVER_FALSE_FAILURE
+    base = _base(seed, 1910)
+    res = simulate(64, 512, samples=2000, seed=base, model=model)
+    g1, cov_ref = ref.t3_t4_crossover(), ref.cov_t3_t4(1.0)
+    offset = 1.0 / (res.T - 2)                 # target-predecessor key lowers the T3 distractor mean only
+    z_root = max(abs(res.closed_form - res.measured) - offset, 0.0) / res.se_per_sample
+    z_cov = abs(res.cov34 - res.cov34_model) / res.cov34_se_per_sample
+    z_max = mcs.z_threshold(alpha / 2, 2)
+    dof = res.batch_crossover.size - 1
+    ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
+    ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
+    passed = bool(z_root <= z_max and z_cov <= z_max and abs(res.closed_form - g1) <= 1e-12
+                  and abs(res.cov34_model - cov_ref) <= 1e-12 and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
-        computed("reduced-model crossover (gap_crossover)", res.closed_form),
+        computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
-        computed("|closed - measured| / SE", z_root, formula="<= 3"),
-        computed("reduced-model Cov(T3, T4) / g^3", res.cov34_model),
+        computed("(|closed - measured| - 1/(T-2)) / SE", z_root, tolerance=0.5,
+                 formula=f"<= {z_max:.3f} (per-sample SE, two-sided normal, Bonferroni over 2, share {alpha / 2:g})"),
+        computed("reduced-model Cov(T3, T4) / g^3", res.cov34_model, formula=f"reference {cov_ref:g} (1e-12)"),
         computed("measured bulk Cov(c3, c4) (vector level)", res.cov34, tolerance=1e-2),
-        computed("|cov model - measured| / SE", z_cov, formula="<= 3"),
+        computed("|cov model - measured| / SE", z_cov, tolerance=0.5, formula=f"<= {z_max:.3f}"),
+        computed("CI check: (batch-means SE / per-sample SE)^2, crossover and Cov", ratios, tolerance=0.5,
+                 formula=f"each in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g} each)"),
         bound("paper C7", 0.97, formula="g ~ 0.97 (paper's A10.2 measurement, setting not in its summary; untested)")),
         arrays={"batch_crossover": res.batch_crossover, "batch_cov34": res.batch_cov34},
-        seeds={"mc": 1910}, note=f"dk = {res.dk}, T = {res.T}, theta = {res.theta}, {res.samples} samples")
+        seeds={"mc": base}, note=f"dk = {res.dk}, T = {res.T}, theta = {res.theta}, {res.samples} samples")

@@ -63,6 +63,19 @@ def test_p10_fails_when_query_only_is_really_key_side():
     assert run_one(spec("P10"), head=swapped).status == "FAIL"
 
 
+def test_p10_fails_for_a_ceiling_of_one_over_t_minus_one():
+    rec = run_one(spec("P10"), ceiling=lambda T: 1.0 / (T - 1))
+    assert rec.status == "FAIL"
+
+
+def test_p10_query_only_check_is_two_sided():
+    """Query-only accuracy significantly below (never right) or above (extra hits) the ceiling FAILs."""
+    never = lambda head, E, batch: np.zeros(len(batch.target))
+    assert run_one(spec("P10"), accuracy=never).status == "FAIL"
+    extra = lambda head, E, batch: np.maximum(tasks.induction_accuracy(head, E, batch), batch.target % 5 == 0)
+    assert run_one(spec("P10"), accuracy=extra).status == "FAIL"
+
+
 def test_p10_fails_when_key_only_loses_its_predecessor():
     """A stream function that forgets the shear of the key stream: key-only falls to the ceiling."""
     def unsheared_keys(spec_, q, k, v, start=0, prev=None):

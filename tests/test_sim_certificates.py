@@ -9,14 +9,17 @@ from theorylab.certify import run_one, select
 from theorylab.psa import transition
 from theorylab.psa import scoremodel
 from theorylab.psa.scoremodel import ScoreModel, score_model
-from theorylab.sim.competition import simulate_mass
+from dataclasses import replace
+
+from theorylab.sim.competition import mc_gamma_c, simulate_mass
 
 
 def _run(cid, **overrides):
     return run_one(select([cid])[0], **overrides)
 
 
-@pytest.mark.parametrize("cid", ["P17", "P18.plateau", "P18.condensation", "P19.band", "P19.crossover"])
+@pytest.mark.parametrize("cid", ["P17", "P17.variants", "P18.plateau", "P18.condensation", "P19.band",
+                                 "P19.crossover"])
 def test_real_library_passes(cid):
     rec = _run(cid)
     assert rec.status == "PASS", rec.note
@@ -94,3 +97,43 @@ def test_p19_crossover_fails_when_the_library_gap_is_patched(monkeypatch):
 def test_p19_crossover_fails_when_the_library_covariance_is_patched(monkeypatch):
     _patch_library_t3(monkeypatch, var_poly=(0.0, 0.0, 2.0, 8.0, 4.0))  # Cov(T3, T4) = 4 g^3
     assert _run("P19.crossover").status == "FAIL"
+
+
+def test_p17_fails_for_a_confidence_interval_without_its_one_over_sqrt_b():
+    def wide(*args, **kw):
+        mc = mc_gamma_c(*args, **kw)
+        half = (mc.ci_high - mc.ci_low) / 2 * np.sqrt(20)
+        return replace(mc, ci_low=mc.gamma_c - half, ci_high=mc.gamma_c + half)
+    rec = _run("P17", simulate=wide)
+    err = next(e.value for e in rec.evidence if e.name.startswith("CI check: max rel"))
+    assert rec.status == "FAIL" and err > 1
+
+
+def test_p17_fails_for_batch_roots_too_spread_even_with_a_consistent_interval():
+    """Batch roots (and their t-interval) spread sqrt(20) too wide: only the chi-square test sees it."""
+    def spread(*args, **kw):
+        mc = mc_gamma_c(*args, **kw)
+        roots = mc.gamma_c + (mc.batch_gamma_c - mc.gamma_c) * np.sqrt(20)
+        half = (mc.ci_high - mc.ci_low) / 2 * np.sqrt(20)              # the t-interval of the spread roots
+        return replace(mc, batch_gamma_c=roots, ci_low=mc.gamma_c - half, ci_high=mc.gamma_c + half)
+    rec = _run("P17", simulate=spread)
+    ratio = next(e.value for e in rec.evidence if e.name.startswith("CI check: pooled"))
+    err = next(e.value for e in rec.evidence if e.name.startswith("CI check: max rel"))
+    assert rec.status == "FAIL" and ratio > 10 and err < 1e-9
+
+
+def test_p17_variants_fails_for_a_simulation_with_the_wrong_standard_error_or_draws():
+    def wrong_se(*args, **kw):
+        curve = simulate_mass(*args, **kw)
+        return replace(curve, se=curve.se * 1.01)
+    assert _run("P17.variants", simulate=wrong_se).status == "FAIL"
+
+    def other_variant(variant, *args, **kw):          # t3-inclusive simulated with key-only's loadings
+        return simulate_mass("key-only" if variant == "t3-inclusive" else variant, *args, **kw)
+    assert _run("P17.variants", simulate=other_variant).status == "FAIL"
+
+
+def test_p17_variants_fails_when_the_library_quadrature_is_off():
+    from theorylab.sim.exact import exact_mass
+    rec = _run("P17.variants", exact=lambda *a, **kw: exact_mass(*a, **kw) + 1e-8)
+    assert rec.status == "FAIL"

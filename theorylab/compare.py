@@ -379,10 +379,13 @@ class Crossover:
     measured : ``gap[T3] / gap[T4]`` of the unit-coupling channel gaps over all samples (the
         T3 gap is ``g gap3``, the T4 gap ``g^2 gap4``, so they meet at ``g = gap3 / gap4``).
     se, ci_low, ci_high : batch-means standard error and 95 % t-interval of ``measured``.
-    cov34, cov34_se : measured bulk Cov(c3, c4) at unit coupling (``Cov(T3, T4) / g^3``) and SE.
+    cov34, cov34_se : measured bulk Cov(c3, c4) at unit coupling (``Cov(T3, T4) / g^3``) and its
+        batch-means SE.
     cov34_model : the reduced model's ``Cov(T3, T4) / g^3`` (2 for the spec).
     batch_crossover, batch_cov34 : the per-batch values (raw evidence).
     dk, T, theta, samples, seed : what was simulated.
+    se_per_sample, cov34_se_per_sample : the same two standard errors from the per-sample spread
+        (delta method for the ratio), an estimate independent of the batching.
     """
 
     closed_form: float
@@ -400,6 +403,8 @@ class Crossover:
     theta: object
     samples: int
     seed: int
+    se_per_sample: float = float("nan")
+    cov34_se_per_sample: float = float("nan")
 
 
 def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 2000, seed: int = 0,
@@ -430,18 +435,21 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
     sample = induction.simulate(dk, T, theta, samples=samples, seed=seed, placement=placement)
     t3, t4 = induction.CHANNELS.index("T3"), induction.CHANNELS.index("T4")
 
-    def measure(s) -> tuple[float, float]:
+    def measure(s) -> tuple[float, float, induction.ChannelMoments]:
         mom = induction.channel_moments(s)
-        return float(mom.gap[t3] / mom.gap[t4]), float(mom.bulk_cov34)
+        return float(mom.gap[t3] / mom.gap[t4]), float(mom.bulk_cov34), mom
 
-    crossing, cov = measure(sample)
-    per = np.array([measure(replace(sample, channels=sample.channels[i], target=sample.target[i]))
+    crossing, cov, mom = measure(sample)
+    v = mom.gap_cov                                           # delta method for gap3 / gap4
+    se_ratio = float(np.sqrt(v[t3, t3] - 2 * crossing * v[t3, t4] + crossing**2 * v[t4, t4]) / mom.gap[t4])
+    per = np.array([measure(replace(sample, channels=sample.channels[i], target=sample.target[i]))[:2]
                     for i in np.array_split(np.arange(samples), CROSSOVER_BATCHES)])
     se = per.std(axis=0, ddof=1) / np.sqrt(CROSSOVER_BATCHES)
     half = float(student_t.ppf(0.975, CROSSOVER_BATCHES - 1) * se[0])
     cov_model = float(induction.reduced_channel_model().cov34_at(1.0))
     return Crossover(gap_crossover(model), crossing, float(se[0]), crossing - half, crossing + half, cov,
-                     float(se[1]), cov_model, per[:, 0], per[:, 1], sample.dk, sample.T, theta, samples, seed)
+                     float(se[1]), cov_model, per[:, 0], per[:, 1], sample.dk, sample.T, theta, samples, seed,
+                     se_per_sample=se_ratio, cov34_se_per_sample=float(mom.bulk_cov34_se))
 
 
 __all__ = ["PAPER_GRID", "PAPER_STATISTICS", "PaperStatistics", "Comparison", "compare_grid", "pearson_r",

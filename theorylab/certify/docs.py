@@ -113,7 +113,8 @@ def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec
              "The status column is the result of the run that generated the page.", "",
              "Methods: **exact** (SymPy, decided by exact polynomial/rational arithmetic; undecidable is ERROR),",
              "**interval** (mpmath `iv` outward rounding; quoted digits proven), **numeric** (floating point at a stated",
-             "tolerance), **monte-carlo** (fixed seeds, stated confidence interval, SHA-256 of raw arrays).", "",
+             "tolerance), **monte-carlo** (fixed default seeds, other draws with `--seed N`; thresholds set from a stated",
+             "false-failure probability, see the budget below; SHA-256 of raw arrays).", "",
              "Each certificate's keyword arguments default to the library functions listed; its mutation test in",
              "`tests/` passes a deliberately wrong one and sees FAIL.", ""]
     n_cov = sum(r["status"] == "covered" for r in cov)
@@ -140,8 +141,28 @@ def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec
             if row["status"] == "partial":
                 lines.append(f"| | | | | | partial: {_cell(row['reason'])} |")
         lines.append("")
+    lines += budget_lines(specs)
     lines.append(NOTES)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def budget_lines(specs: list[CertificateSpec]) -> list[str]:
+    """The false-failure budget table: each Monte Carlo certificate's probability of failing a correct library."""
+    from theorylab.certify.montecarlo import FALSE_FAILURE_BUDGET
+    from theorylab.certify.registry import false_failure_total
+
+    mc = [s for s in specs if s.method == "monte-carlo"]
+    lines = ["## False-failure budget", "",
+             "A Monte Carlo certificate can FAIL a correct library by bad luck. Each declares that probability",
+             "(`false_failure` in its registration) and sets its thresholds from it: the probability is split over its",
+             "statistical tests (Bonferroni) and each test's threshold is the quantile of its share -- empirical",
+             "Bernstein half-widths for mean masses (non-asymptotic), normal / Student t / chi-square quantiles for roots,",
+             "batch means and mean losses (asymptotic). Deterministic comparisons inside a Monte Carlo certificate take",
+             "no share. `theorylab certify --seed N` re-runs them with other draws. Details: docs/simulation.md.", "",
+             "| certificate | false-failure probability | how its thresholds are set (its docstring) |", "|---|---|---|"]
+    lines += [f"| `{s.id}` | {s.false_failure:.1e} | {_cell(' '.join(inspect.getdoc(s.check).split()))} |" for s in mc]
+    lines += [f"| **total** | **{false_failure_total(mc):.1e}** (budget {FALSE_FAILURE_BUDGET:g}) | |", ""]
+    return lines
 
 
 def without_status(page: str) -> str:

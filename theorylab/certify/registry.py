@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
+from theorylab.certify.montecarlo import FALSE_FAILURE_BUDGET
 from theorylab.certify.record import METHODS, Outcome
 from theorylab.errors import ParameterError
 
@@ -20,6 +22,7 @@ class CertificateSpec:
     claim: str
     method: str
     check: Callable[..., Outcome]
+    false_failure: float | None = None
 
     @property
     def claim_id(self) -> str:
@@ -30,21 +33,31 @@ class CertificateSpec:
 REGISTRY: dict[str, CertificateSpec] = {}
 
 
-def certificate(id: str, *, title: str, paper: str, claim: str, method: str):
+def certificate(id: str, *, title: str, paper: str, claim: str, method: str, false_failure: float | None = None):
     """Register the decorated function as certificate ``id``.
 
     ``id`` is a catalogue id (``P14``), optionally with a part (``P9.numeric``) when a
     row has several certificates. ``method`` is one of ``exact``, ``interval``,
-    ``numeric``, ``monte-carlo``.
+    ``numeric``, ``monte-carlo``. A ``monte-carlo`` certificate must declare
+    ``false_failure``, the probability that it FAILs a correct library (its thresholds are
+    set from it; :mod:`theorylab.certify.montecarlo`), and take a ``seed`` keyword
+    (None: its default draws; ``theorylab certify --seed N`` passes another base seed).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+    if (method == "monte-carlo") != (false_failure is not None):
+        raise ValueError(f"certificate {id}: false_failure is required for method monte-carlo and only there")
+    if false_failure is not None and not 0.0 < false_failure <= FALSE_FAILURE_BUDGET:
+        raise ValueError(f"certificate {id}: false_failure must lie in (0, {FALSE_FAILURE_BUDGET:g}] "
+                         f"(got {false_failure!r})")
 
     def decorate(fn):
+        if method == "monte-carlo" and "seed" not in inspect.signature(fn).parameters:
+            raise ValueError(f"certificate {id}: a monte-carlo check must take a seed keyword")
         if id in REGISTRY and _origin(REGISTRY[id].check) != _origin(fn):  # re-import of one module is fine
             raise ValueError(f"certificate {id} registered twice ({'.'.join(_origin(REGISTRY[id].check))} "
                              f"and {'.'.join(_origin(fn))})")
-        REGISTRY[id] = CertificateSpec(id, title, paper, claim, method, fn)
+        REGISTRY[id] = CertificateSpec(id, title, paper, claim, method, fn, false_failure)
         return fn
 
     return decorate
@@ -88,6 +101,12 @@ def discover() -> dict[str, CertificateSpec]:
     for info in pkgutil.iter_modules(certificates.__path__):
         importlib.import_module(f"certificates.{info.name}")
     return REGISTRY
+
+
+def false_failure_total(specs: list[CertificateSpec] | None = None) -> float:
+    """Summed false-failure probability of the Monte Carlo certificates (all registered by default)."""
+    specs = select() if specs is None else specs
+    return float(sum(s.false_failure or 0.0 for s in specs))
 
 
 def select(only: list[str] | None = None) -> list[CertificateSpec]:

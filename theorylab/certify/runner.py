@@ -10,6 +10,7 @@ from importlib import metadata
 
 import numpy as np
 
+from theorylab.certify.montecarlo import derived_seed
 from theorylab.certify.record import Certificate, Outcome, Skip
 from theorylab.certify.registry import CertificateSpec
 
@@ -22,8 +23,15 @@ def sha256_array(arr) -> str:
     return h.hexdigest()
 
 
-def run_one(spec: CertificateSpec, **overrides) -> Certificate:
-    """Run one certificate (``overrides`` replace the library functions under test)."""
+def run_one(spec: CertificateSpec, *, seed: int | None = None, **overrides) -> Certificate:
+    """Run one certificate (``overrides`` replace the library functions under test).
+
+    ``seed`` (``theorylab certify --seed``): a Monte Carlo certificate then draws from the base
+    seed :func:`~theorylab.certify.montecarlo.derived_seed` ``(seed, spec.id)`` instead of its
+    defaults; other methods ignore it.
+    """
+    if seed is not None and spec.method == "monte-carlo":
+        overrides["seed"] = derived_seed(seed, spec.id)
     start = time.perf_counter()
     try:
         outcome = spec.check(**overrides)
@@ -41,11 +49,13 @@ def run_one(spec: CertificateSpec, **overrides) -> Certificate:
                        {k: sha256_array(v) for k, v in outcome.arrays.items()}, dict(outcome.seeds), note)
 
 
-def run(specs: list[CertificateSpec], fail_fast: bool = False, on_result=None) -> list[Certificate]:
-    """Run ``specs`` in order; ``on_result(cert)`` is called after each (for live printing)."""
+def run(specs: list[CertificateSpec], fail_fast: bool = False, on_result=None,
+        seed: int | None = None) -> list[Certificate]:
+    """Run ``specs`` in order (Monte Carlo ones under ``seed``, see :func:`run_one`);
+    ``on_result(cert)`` is called after each (for live printing)."""
     results = []
     for spec in specs:
-        cert = run_one(spec)
+        cert = run_one(spec, seed=seed)
         results.append(cert)
         if on_result:
             on_result(cert)

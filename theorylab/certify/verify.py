@@ -166,7 +166,7 @@ def verify(report: dict, on_check=None) -> Verification:
         if spec is None:
             check = CertificateCheck(entry["id"], entry["status"], None, ("not registered in this installation",))
         else:
-            fresh = run_one(spec).as_dict()
+            fresh = run_one(spec, seed=report.get("seed")).as_dict()
             check = CertificateCheck(entry["id"], entry["status"], fresh["status"], compare(entry, fresh))
         checks.append(check)
         if on_check:

@@ -11,9 +11,15 @@ Run every registered certificate (or those named by --only) and print one line p
 certificate with its status (PASS, FAIL, ERROR, SKIP), method and seconds, then a
 summary. Exit status 0 only if nothing FAILed or ERRORed.
 
---list shows catalogue coverage (covered / partial / pending, and why).
+--seed N re-runs every Monte Carlo certificate with other draws: certificate ID gets the
+base seed derived from (N, ID) (same N, same numbers; N an integer in [0, 2^64)); without
+it the certificates use their fixed default seeds. The seed is recorded in the report.
+
+--list shows catalogue coverage (covered / partial / pending, and why) and the
+false-failure budget: the probability that each Monte Carlo certificate FAILs a correct
+library, and their total.
 --json PATH writes the machine-readable report (certificates with id, status, method,
-seconds, evidence, array SHA-256 and seeds; summary; environment).
+seconds, evidence, array SHA-256 and seeds; summary; --seed; environment).
 --verify REPORT re-runs the certificates a report lists and says what differs
 (status, evidence beyond its stated tolerance, array hashes, seeds; environment and
 versions are listed); exit 0 only if everything reproduces.
@@ -31,6 +37,8 @@ def register(sub) -> None:
     p.add_argument("--json", metavar="PATH", help="write the machine-readable report to PATH")
     p.add_argument("--verify", metavar="REPORT", help="re-run the certificates of a JSON report and compare")
     p.add_argument("--docs", metavar="PATH", help="write the generated certificates page (Markdown) to PATH")
+    p.add_argument("--seed", metavar="N", help="re-run the Monte Carlo certificates with other draws "
+                   "(integer in [0, 2^64); default: their fixed seeds)")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first FAIL or ERROR")
     p.add_argument("--verbose", "-v", action="store_true", help="print the evidence of every certificate")
     p.set_defaults(handler=run)
@@ -39,7 +47,9 @@ def register(sub) -> None:
 def run(args) -> int:
     from theorylab.certify import environment, select
     from theorylab.certify import run as run_all
+    from theorylab.certify.montecarlo import validate_seed
 
+    seed = validate_seed(args.seed)
     if args.json:
         check_output_path("--json", args.json, ".json")
     if args.docs:
@@ -59,7 +69,9 @@ def run(args) -> int:
             if cert.note:
                 print("        " + cert.note.strip().replace("\n", "\n        "))
 
-    results = run_all(specs, fail_fast=args.fail_fast, on_result=show)
+    if seed is not None:
+        print(f"Monte Carlo certificates under --seed {seed}", flush=True)
+    results = run_all(specs, fail_fast=args.fail_fast, on_result=show, seed=seed)
     counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "ERROR", "SKIP")}
     total = sum(r.seconds for r in results)
     print(f"\n{len(results)} certificates: " + ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -69,7 +81,7 @@ def run(args) -> int:
         env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
         report = {"certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
-                  "environment": env}
+                  "seed": seed, "environment": env}
         write_text_atomic(args.json, json.dumps(report, indent=2, default=str) + "\n")
         print(f"report written to {args.json}")
     if args.docs:
@@ -90,7 +102,20 @@ def _list() -> int:
         print(f"{row['id']:4s} {row['status']:8s} {detail}")
     n = {k: sum(r["status"] == k for r in rows) for k in ("covered", "partial", "pending")}
     print(f"\n{n['covered']} covered, {n['partial']} partial, {n['pending']} pending of {len(rows)} catalogue rows")
+    print("\n" + false_failure_lines())
     return 0
+
+
+def false_failure_lines() -> str:
+    """The false-failure budget: each Monte Carlo certificate's probability of failing a correct library."""
+    from theorylab.certify.montecarlo import FALSE_FAILURE_BUDGET
+    from theorylab.certify.registry import false_failure_total, select
+
+    mc = [s for s in select() if s.method == "monte-carlo"]
+    lines = [f"  {s.id:16s} {s.false_failure:.1e}" for s in mc]
+    return ("false-failure probability of each Monte Carlo certificate (FAIL on a correct library):\n"
+            + "\n".join(lines) + f"\ntotal {false_failure_total(mc):.1e} (budget {FALSE_FAILURE_BUDGET:g}) "
+            f"over {len(mc)} Monte Carlo certificates")
 
 
 def _verify(path: str) -> int:

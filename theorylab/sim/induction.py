@@ -184,7 +184,8 @@ def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: i
 class ChannelMoments:
     """Measured unit-coupling channel moments (multiply by g^deg, g^2deg, g^3 for T_i).
 
-    Arrays are indexed by channel T1..T4; ``*_se`` are standard errors over samples.
+    Arrays are indexed by channel T1..T4; ``*_se`` are standard errors over samples;
+    ``gap_cov`` is the covariance matrix of the mean gaps (per-sample covariance / n).
     ``bulk_*`` use only distractors away from the special positions (key 0, the
     predecessor j-1 of the target, its successor j+1, the query's predecessor T-2).
     ``lag1`` is the correlation of neighbouring bulk distractors (0 in the reduced model).
@@ -195,12 +196,14 @@ class ChannelMoments:
     n: int
     gap: np.ndarray
     gap_se: np.ndarray
+    gap_cov: np.ndarray
     var: np.ndarray
     var_se: np.ndarray
     cov34: float
     cov34_se: float
     bulk_var: np.ndarray
     bulk_cov34: float
+    bulk_cov34_se: float
     lag1: np.ndarray
     special: dict[str, np.ndarray]
     quenched_var_cv: np.ndarray
@@ -239,9 +242,10 @@ def channel_moments(sample: InductionSample) -> ChannelMoments:
     num = (bdev[..., 1:] * bdev[..., :-1] * both[:, None]).sum((0, 2))
     den = (bdev ** 2).sum((0, 2)) * both.sum() / bulk.sum()
     excess = {name: (C[rows, :, p] - bmean).mean(0) for name, p in special.items()}
-    return ChannelMoments(n=n, gap=gap.mean(0), gap_se=_se(gap), var=var.mean(0), var_se=_se(var),
+    return ChannelMoments(n=n, gap=gap.mean(0), gap_se=_se(gap), gap_cov=np.cov(gap, rowvar=False) / n,
+                          var=var.mean(0), var_se=_se(var),
                           cov34=float(cov.mean()), cov34_se=float(_se(cov)), bulk_var=bvar.mean(0),
-                          bulk_cov34=float(bcov.mean()), lag1=num / den, special=excess,
+                          bulk_cov34=float(bcov.mean()), bulk_cov34_se=float(_se(bcov)), lag1=num / den, special=excess,
                           quenched_var_cv=np.std(bvar, 0, ddof=1) / bvar.mean(0))
 
 
