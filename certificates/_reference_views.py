@@ -7,7 +7,7 @@ with the route under test.
 from __future__ import annotations
 
 from theorylab.nn import attention
-from theorylab.plga.operator import PLGAParams
+from theorylab.plga.operator import GatedResidualUnit, PLGAParams
 
 from certificates.reference import plga as ref_plga
 from certificates.reference import transformer as ref
@@ -15,7 +15,9 @@ from certificates.reference import transformer as ref
 
 def psi(p: PLGAParams) -> ref_plga.Psi:
     """The parameters of one PLGA head as the reference's :class:`~certificates.reference.plga.Psi`."""
-    units = tuple((u.W1, u.b1, u.W2, u.b2) for u in p.units)
+    units = tuple({"glus": tuple((g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in u.glus), "gamma": u.ln_gamma,
+                   "beta": u.ln_beta} if isinstance(u, GatedResidualUnit) else (u.W1, u.b1, u.W2, u.b2)
+                  for u in p.units)
     return ref_plga.Psi(p.W, p.b_W, p.P, p.a, p.b_a, units, p.ln_gamma, p.ln_beta, p.eps, p.eps_ln)
 
 

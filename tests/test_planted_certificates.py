@@ -27,7 +27,7 @@ BUGS = {
         NN, "/ np.sqrt(qs.shape[-1])", "/ qs.shape[-1]", ((OPERATOR, "dk = q.shape[1]\n", "dk = q.shape[1] ** 2\n"),),
         ["A1", "A1.symbolic", "A9", "P20.numeric", "G1.numeric"]),
     "PLGA power A_LM**(2P)": (
-        OPERATOR, "A_P = A_LM ** params.P ", "A_P = A_LM ** (2 * params.P) ", (), ["A2.numeric", "A9"]),
+        OPERATOR, "    return A ** P\n", "    return A ** (2 * P)\n", (), ["A2.numeric", "A9"]),
     "twirl constant loosened x2": (
         OPERATOR, "else 1.0 / s.min())", "else 2.0 / s.min())", (), ["A12.numeric"]),
     "row perturbation bound loosened x2": (
@@ -69,7 +69,7 @@ MORE_BUGS = {
     "LayerNorm eps outside the square root": (OPERATOR, "out = centred / (var + eps) ** 0.5",
                                               "out = centred / (var ** 0.5 + eps)", (), ["A11.numeric", "A2.numeric"]),
     "metric learner without its residual": (OPERATOR, "x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2",
-                                            "x = silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", (), ["A2.numeric"]),
+                                            "x = silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", (), ["A2.metric"]),
     "G_LM = A_P a (right action)": (OPERATOR, "G = params.a @ A_P + params.b_a", "G = A_P @ params.a + params.b_a", (),
                                     ["A2.numeric"]),
     "Perron vector normalised by its max": (OPERATOR, "v = v / v.sum()", "v = v / v.max()", (), ["A3"]),

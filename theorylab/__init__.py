@@ -7,7 +7,15 @@
 Every public function validates its input once and raises
 :class:`ParameterError` (a ``ValueError``) naming the parameter and its valid range.
 """
-from theorylab.errors import ParameterError
-
 __version__ = "0.1.0"
 __all__ = ["ParameterError", "__version__"]
+
+
+def __getattr__(name: str):
+    # ParameterError is imported on first use, so ``import theorylab`` (and the CLI's start,
+    # where Ctrl-C must already be handled) does not load NumPy
+    if name == "ParameterError":
+        from theorylab.errors import ParameterError
+
+        return ParameterError
+    raise AttributeError(f"module 'theorylab' has no attribute {name!r}")

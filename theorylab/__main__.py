@@ -1,6 +1,15 @@
 """``python -m theorylab`` runs the CLI."""
+import os
 import sys
 
 from theorylab.cli import main
 
-sys.exit(main())
+status = main()
+if status == 130:
+    # Interrupted (Ctrl-C). Under ``python -m``, CPython kills itself with SIGINT at exit if the
+    # interrupt was first raised inside code a C extension ran through PyRun_String (as Cython
+    # modules do while importing), whatever we return; leave at once with the documented status.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+sys.exit(status)

@@ -1,18 +1,76 @@
-"""File output: check an output path up front, then write atomically (complete or absent).
+"""File input and output at the edges of the library.
 
+Output: check an output path up front, then write atomically (complete or absent).
 Conventions: output folders are never created here (a typo in a path is an error, not
 a new folder; callers that own a results folder create it themselves), and a result
 file gets the permissions of an ordinary new file (``0o666 & ~umask``), not the 0600
-of the temporary file it was written to.
+of the temporary file it was written to. An interrupted write (Ctrl-C) leaves neither the
+file nor its temporary.
+
+Input: :func:`read_text` reads a user-named text file (grid, profile, report) or says in
+one line, naming the option, why it cannot: empty path, missing, a directory or another
+non-regular file (a pipe is never waited on), unreadable, binary, not UTF-8.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from typing import Iterator
 
 from theorylab.errors import ParameterError
+from theorylab.resources import Cost
+
+
+def read_text(name: str, path: str) -> str:
+    """The UTF-8 text of the regular file ``path`` (a leading byte-order mark is dropped).
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name`` (the option, e.g. ``"--grid"``): empty path, no such file, a directory,
+        a pipe/device/socket, unreadable, binary (NUL bytes), or not UTF-8 text.
+    """
+    if not path:
+        raise ParameterError(f"{name} must name a file (got an empty path)")
+    try:    # O_NONBLOCK: opening a FIFO returns at once (and is refused below) instead of waiting
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        if os.path.isdir(path):
+            raise ParameterError(f"{name} must name a file, not a directory (got {path!r})") from None
+        raise ParameterError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ParameterError(f"{name} must name a file, not a directory (got {path!r})")
+        if not stat.S_ISREG(mode):
+            raise ParameterError(f"{name} must name a regular file, not a pipe, device or socket (got {path!r})")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ParameterError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if b"\x00" in data:
+        raise ParameterError(f"{name}: {path!r} is a binary file, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParameterError(f"{name}: {path!r} is not UTF-8 text (byte {exc.start}: "
+                             f"{data[exc.start:exc.start + 1]!r})") from None
+
+
+def input_cost(path: str, bytes_per_byte: float, seconds_per_byte: float = 2e-7) -> Cost:
+    """Memory and time of parsing the file ``path`` into Python objects, ``bytes_per_byte`` times
+    its size (zero when ``path`` is not a regular file: :func:`read_text` then refuses it)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return Cost()
+    if not stat.S_ISREG(st.st_mode):
+        return Cost()
+    return Cost(st.st_size * bytes_per_byte, st.st_size * seconds_per_byte, f"a {st.st_size}-byte input file")
 
 
 def check_output_path(name: str, path: str, suffix: str | tuple[str, ...] | None) -> str:
@@ -43,13 +101,16 @@ def check_output_path(name: str, path: str, suffix: str | tuple[str, ...] | None
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ParameterError(f"{name} must be in an existing folder (no folder {folder!r}; got {path!r})")
+    probe = None
     try:  # a real probe: os.access answers "yes" for root even on /proc
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".theorylab-probe-")
         os.close(fd)
-        os.remove(probe)
     except OSError as exc:
         raise ParameterError(f"{name} must be in a writable folder (cannot write in {folder!r}: "
                              f"{exc.strerror or exc}; got {path!r})") from None
+    finally:
+        if probe is not None:
+            os.remove(probe)
     return path
 
 
@@ -72,17 +133,18 @@ def atomic_path(path: str, suffix: str = ".tmp") -> Iterator[str]:
     """Yield a temporary path beside ``path``; on success give it mode ``0o666 & ~umask`` and
     rename it to ``path``, else remove it.  The folder of ``path`` must already exist."""
     folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=suffix)
-    except OSError as exc:  # name the file asked for, not the temporary
-        raise type(exc)(exc.errno, exc.strerror, path) from None
-    os.close(fd)
-    try:
+        try:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".theorylab-", suffix=suffix)
+        except OSError as exc:  # name the file asked for, not the temporary
+            raise type(exc)(exc.errno, exc.strerror, path) from None
+        os.close(fd)
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
+    finally:          # also on KeyboardInterrupt: no temporary is left behind
+        if tmp is not None and os.path.exists(tmp):
             os.remove(tmp)
 
 

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import csv
 import json
-import os
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from theorylab._io import input_cost, read_text
 from theorylab.errors import ParameterError, choice, positive_int
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
+from theorylab.resources import Cost
 
 
 class PaperStatistics(NamedTuple):
@@ -122,31 +124,91 @@ def validate_grid(points) -> list[tuple[float, int]]:
     pts = [tuple(p) for p in points]
     if not pts or any(len(p) != 2 for p in pts):
         raise ParameterError("grid must be a non-empty list of (dk, T) pairs")
-    out = []
-    for dk, T in pts:
-        dk, T = float(head_width(dk)), float(context_length(T))
-        if not T.is_integer():
-            raise ParameterError(f"T must be an integer >= 3 (got {T:g})")
-        out.append((dk, int(T)))
-    return out
+    dk = head_width([p[0] for p in pts])            # one vectorised check per column (fast on big grids)
+    T = context_length([p[1] for p in pts])
+    fractional = T != np.floor(T)
+    if fractional.any():
+        raise ParameterError(f"T must be an integer >= 3 (got {T[fractional][0]:g})")
+    return [(d, int(t)) for d, t in zip(dk.tolist(), T.tolist())]
 
 
-def read_grid(path: str) -> list[tuple[float, int]]:
-    """Read a grid file: CSV with columns ``dk`` and ``T`` (header row), or JSON ``[[dk, T], ...]``
-    / ``[{"dk": .., "T": ..}, ...]``."""
-    if not os.path.isfile(path):
-        raise ParameterError(f"grid must be 'paper' or an existing CSV/JSON file (got {path!r})")
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    try:
-        if path.lower().endswith(".json"):
+GRID_BYTES_PER_BYTE = 80.0
+"""Peak bytes of the parsed points per byte of a grid file (a 4-byte line ``1,3\\n`` is ~300 bytes of tuples)."""
+
+
+def read_grid_cost(path: str) -> Cost:
+    """Peak memory and time of :func:`read_grid` on ``path`` (checked by the CLI before reading)."""
+    return input_cost(path, GRID_BYTES_PER_BYTE)
+
+
+def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
+    """Read a grid file: CSV with columns ``dk`` and ``T`` (header row; other columns ignored), or JSON
+    ``[[dk, T], ...]`` / ``[{"dk": .., "T": ..}, ...]``.
+
+    A malformed file (binary, not UTF-8, not JSON, wrong shape or types, no points) raises
+    :class:`ParameterError` naming ``name`` (the CLI passes ``"--grid"``), the file and what is wrong."""
+    text = read_text(name, path)
+    where = f"{name} file {path!r}"
+    if path.lower().endswith(".json"):
+        try:
             data = json.loads(text)
-            pts = [(d["dk"], d["T"]) if isinstance(d, dict) else tuple(d) for d in data]
-        else:
-            pts = [(r["dk"], r["T"]) for r in csv.DictReader(text.splitlines())]
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-        raise ParameterError(f"grid file {path!r} must hold columns dk and T ({type(exc).__name__})") from None
-    return validate_grid([(float(dk), float(T)) for dk, T in pts])
+        except RecursionError:
+            raise ParameterError(f"{where} is not a grid: JSON nested too deeply") from None
+        except ValueError as exc:
+            raise ParameterError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        if not isinstance(data, list):
+            raise ParameterError(f"{where} must hold a JSON list of [dk, T] pairs (got a {type(data).__name__})")
+        pts = []
+        for i, entry in enumerate(data):
+            pair = (entry.get("dk"), entry.get("T")) if isinstance(entry, dict) else \
+                entry if isinstance(entry, list) else ()
+            values = [_grid_number(x, text=False) for x in pair]
+            if len(values) != 2 or None in values:
+                raise ParameterError(f"{where}: entry {i} must be [dk, T] or {{\"dk\": dk, \"T\": T}} with two "
+                                     f"numbers (got {json.dumps(entry)[:60]})")
+            pts.append(tuple(values))
+    else:
+        try:
+            rows = [r for r in csv.reader(text.splitlines()) if any(c.strip() for c in r)]
+        except csv.Error as exc:
+            raise ParameterError(f"{where} is not a CSV grid ({exc})") from None
+        header = [h.strip() for h in rows[0]] if rows else []
+        if "dk" not in header or "T" not in header:
+            raise ParameterError(f"{where} must be a CSV file whose header row names the columns dk and T "
+                                 f"(or a .json file); got header {','.join(header)[:60]!r}")
+        i_dk, i_T = header.index("dk"), header.index("T")
+        pts = []
+        for line, row in enumerate(rows[1:], start=2):
+            values = [_grid_number(x) for x in (row[i_dk], row[i_T])] if len(row) == len(header) else None
+            if values is None or None in values:
+                raise ParameterError(f"{where}: row {line} must hold {len(header)} fields with numbers dk and T "
+                                     f"(got {','.join(row)[:60]!r})")
+            pts.append(tuple(values))
+    if not pts:
+        raise ParameterError(f"{where} holds no (dk, T) points")
+    return validate_grid(pts)
+
+
+def _grid_number(x, text: bool = True) -> float | None:
+    """``x`` as a float if it is a number (or, with ``text``, numeric text), else None."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, str) if text else (int, float)):
+        return None
+    try:
+        return float(x)
+    except (ValueError, OverflowError):
+        return None
+
+
+def compare_grid_cost(points, samples: int) -> Cost:
+    """Peak memory and run time of :func:`compare_grid` on validated ``points``: per point one
+    Monte Carlo root (:func:`~theorylab.sim.competition.mc_gamma_c_cost`) and one exact root."""
+    from theorylab.sim.competition import mc_gamma_c_cost
+    from theorylab.sim.exact import exact_gamma_c_cost
+
+    per_T = Counter(T for _, T in points)
+    costs = {T: mc_gamma_c_cost(T, samples).then(exact_gamma_c_cost()) for T in per_T}
+    return Cost(max((c.memory for c in costs.values()), default=0.0),
+                sum(c.seconds * per_T[T] for T, c in costs.items()), f"{len(points)} grid points x {samples} samples")
 
 
 def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed: int = 0,

@@ -12,8 +12,9 @@ Independent of ``theorylab`` (NumPy, SciPy, mpmath only). Equations (PLGA §3.1,
 
 Conventions the paper leaves open are the ones the library documents (docs/plga.md), so the mapping
 to the library is the identity: LayerNorm acts on each row of D_Q (population variance, eps_LN
-inside the square root, affine gamma, beta per column); Phi_res is a stack of residual units
-``r -> r + silu(r W1 + b1) W2 + b2`` applied to every row; ``W`` and ``a`` act from the left;
+inside the square root, affine gamma, beta per column); Phi_res is a stack of residual units applied to
+every row, either the authors' ``r -> LN(GLU(...GLU(r)) + r)`` or the additive ``r -> r + silu(r W1 + b1) W2 + b2``
+(:func:`residual_unit`); ``W`` and ``a`` act from the left;
 RoPE planes are the coordinate pairs (2j, 2j+1).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from scipy.special import expit
 
 @dataclass(frozen=True, eq=False)
 class Psi:
-    """Parameters of the map Psi: D_Q -> G_LM (eqs. 3.3-3.6); ``units`` are tuples (W1, b1, W2, b2)."""
+    """Parameters of the map Psi: D_Q -> G_LM (eqs. 3.3-3.6); ``units`` as in :func:`residual_unit`."""
 
     W: np.ndarray
     b_W: np.ndarray
@@ -76,11 +77,29 @@ def silu(u):
     return np.asarray(u, dtype=float) * expit(u)
 
 
+def residual_unit(A, unit, eps_ln: float) -> np.ndarray:
+    """One residual unit of Phi_res on the rows of ``A``.
+
+    ``unit`` is a 4-tuple ``(W1, b1, W2, b2)``: the additive unit ``r + silu(r W1 + b1) W2 + b2``; or a dict with
+    ``glus`` (6-tuples ``(W1, b1, W2, b2, W3, b3)``), ``gamma``, ``beta``: the unit of the authors' public model code
+    (``ResLayerA.ResUnit``), ``LayerNorm(GLU_m(... GLU_1(r)) + r)`` with the gated linear unit
+    ``GLU(x) = W3(silu(W1 x + b1) * (W2 x + b2)) + b3`` written here for row vectors, one gated unit at a time.
+    """
+    if isinstance(unit, dict):
+        h = A
+        for W1, b1, W2, b2, W3, b3 in unit["glus"]:
+            gate = silu(h @ W1 + b1)
+            h = (gate * (h @ W2 + b2)) @ W3 + b3
+        return layer_norm_rows(h + A, unit["gamma"], unit["beta"], eps_ln)
+    W1, b1, W2, b2 = unit
+    return A + silu(A @ W1 + b1) @ W2 + b2
+
+
 def stages(D, p: Psi) -> dict[str, np.ndarray]:
     """Every tensor of eqs. 3.3-3.6 for one density operator ``D`` (dk, dk)."""
     A = layer_norm_rows(D, p.gamma, p.beta, p.eps_ln)
-    for W1, b1, W2, b2 in p.units:                                  # Phi_res, one residual unit at a time
-        A = A + silu(A @ W1 + b1) @ W2 + b2
+    for unit in p.units:                                            # Phi_res, one residual unit at a time
+        A = residual_unit(A, unit, p.eps_ln)
     U = p.W @ A + p.b_W
     A_LM = iswiglu(U) + p.eps
     A_P = np.exp(p.P * np.log(A_LM))                                # §2.2: M^(.P) = exp(P o log M)

@@ -34,10 +34,17 @@ print(json.dumps({"import_and_discover": t1 - t0, "run": t2 - t1,
 def register(sub) -> None:
     p = sub.add_parser("certify", help="certificate suite runtime: cold (fresh process) and warm")
     p.add_argument("--only", nargs="+", metavar="ID", help="restrict to these certificate ids or rows")
-    p.add_argument("--warm-repeat", type=int, default=1, help="timed warm repetitions; the best is reported")
+    from theorylab.cli._args import add_resource_options, integer
     from theorylab.cli._output import add_format_option
+    p.add_argument("--warm-repeat", type=integer(1), default=1,
+                   help="timed warm repetitions, an integer >= 1; the best is reported (default 1)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
+
+
+SUITE_SECONDS = 100.0
+"""Seconds of one run of the whole certificate suite (measured cold on a shared 2-core machine: 97 s)."""
 
 
 def _subprocess(code: str, args: list[str], cache_dir: str | None = None) -> tuple[float, str]:
@@ -51,11 +58,14 @@ def _subprocess(code: str, args: list[str], cache_dir: str | None = None) -> tup
 
 def run(args) -> int:
     from theorylab.certify import run as run_all, select
+    from theorylab.cli._args import check_cost
     from theorylab.cli._output import emit
-    from theorylab.errors import positive_int
+    from theorylab.resources import Cost
 
-    repeat = positive_int("--warm-repeat", args.warm_repeat)
+    repeat = args.warm_repeat
     specs = select(args.only)  # validates --only before anything is timed
+    share = len(specs) / max(len(select(None)), 1)   # runs: cold twice, an untimed warm-up, then `repeat`
+    check_cost(args, Cost(0.0, (3 + repeat) * SUITE_SECONDS * share, f"{3 + repeat} runs of {len(specs)} certificates"))
     only = list(args.only or [])
     baseline, _ = _subprocess("import theorylab", [])
     import tempfile

@@ -6,23 +6,26 @@ import time
 
 def register(sub) -> None:
     p = sub.add_parser("gamma-c", help="gamma_c on a (dk, T) grid for every variant")
-    p.add_argument("--points", type=int, default=100_000, help="grid size (default 100000)")
-    p.add_argument("--repeat", type=int, default=3, help="timed repetitions; the best is reported")
+    from theorylab.cli._args import add_resource_options, integer
     from theorylab.cli._output import add_format_option
+    p.add_argument("--points", type=integer(1), default=100_000, help="grid size, an integer >= 1 (default 100000)")
+    p.add_argument("--repeat", type=integer(1), default=3,
+                   help="timed repetitions, an integer >= 1; the best is reported (default 3)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
     import numpy as np
 
+    from theorylab.cli._args import check_cost
     from theorylab.cli._output import emit
-    from theorylab.errors import positive_int
     from theorylab.psa.scoremodel import VARIANTS
-    from theorylab.psa.transition import gamma_c
+    from theorylab.psa.transition import gamma_c, gamma_c_cost
 
-    n = positive_int("--points", args.points)
-    repeat = positive_int("--repeat", args.repeat)
+    n, repeat = args.points, args.repeat
+    check_cost(args, gamma_c_cost(n).times(len(VARIANTS) * repeat))
     rng = np.random.default_rng(0)
     dk = rng.uniform(1.0, 4096.0, n)
     T = rng.uniform(3.0, 1e6, n)

@@ -23,14 +23,31 @@ _COLD = ("import time; t = time.perf_counter(); "
 
 def register(sub) -> None:
     p = sub.add_parser("mc", help="Numba Monte Carlo kernel vs NumPy log-sum-exp (PSA reduced model)")
-    p.add_argument("--samples", type=int, default=20000, help="samples (default 20000)")
-    p.add_argument("--baseline-samples", type=int, default=None,
-                   help="samples for the NumPy baseline (default: the same as --samples)")
-    p.add_argument("--repeat", type=int, default=3, help="timed repetitions of the kernel; the best is reported")
-    p.add_argument("--no-cold", action="store_true", help="skip the cold-JIT measurement")
+    from theorylab.cli._args import add_resource_options, integer
     from theorylab.cli._output import add_format_option
+    p.add_argument("--samples", type=integer(1), default=20000, help="samples, an integer >= 1 (default 20000)")
+    p.add_argument("--baseline-samples", type=integer(1), default=None,
+                   help="samples for the NumPy baseline, an integer >= 1 (default: the same as --samples)")
+    p.add_argument("--repeat", type=integer(1), default=3,
+                   help="timed repetitions of the kernel, an integer >= 1; the best is reported (default 3)")
+    p.add_argument("--no-cold", action="store_true", help="skip the cold-JIT measurement")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
+
+
+NUMPY_SECONDS = 3e-8
+"""Seconds per distractor evaluation of :func:`numpy_mass` (measured on a shared 2-core machine)."""
+COLD_SECONDS = 30.0
+"""Upper bound of :func:`cold_jit_seconds` (a fresh interpreter compiling the kernels)."""
+
+
+def numpy_mass_cost(m: int, n_gamma: int, samples, chunk: int = 1000):
+    """Peak memory and run time of :func:`numpy_mass`: a few ``(chunk, m)`` blocks per g."""
+    from theorylab.resources import Cost, as_float, bytes_of
+
+    return Cost(bytes_of(5, min(as_float(samples), chunk), m), as_float(samples) * m * n_gamma * NUMPY_SECONDS,
+                f"{as_float(samples):.3g} baseline samples")
 
 
 def numpy_mass(a, delta, m: int, samples: int, seed: int = 0, chunk: int = 1000):
@@ -61,16 +78,20 @@ def run(args) -> int:
     import numba
     import numpy as np
 
+    from theorylab.cli._args import check_cost
     from theorylab.cli._output import emit
-    from theorylab.errors import positive_int
     from theorylab.psa.scoremodel import score_model
-    from theorylab.sim.competition import loadings, simulate_mass
+    from theorylab.resources import Cost
+    from theorylab.sim.competition import loadings, simulate_cost, simulate_mass
 
-    samples = positive_int("--samples", args.samples)
-    base_samples = positive_int("--baseline-samples", args.baseline_samples or samples)
-    repeat = positive_int("--repeat", args.repeat)
+    samples, repeat = args.samples, args.repeat
+    base_samples = args.baseline_samples or samples
     dk, T, m = 128.0, 512, 510
     g = np.linspace(0.5, 2.0, 32)
+    check_cost(args, simulate_cost(T, g.size, samples, "float32").times(repeat)
+               .then(simulate_cost(T, g.size, samples, "float64").times(repeat))
+               .then(numpy_mass_cost(m, g.size, base_samples))
+               .then(Cost(0.0, 0.0 if args.no_cold else COLD_SECONDS)))
     cold = None if args.no_cold else cold_jit_seconds()
     rows = []
     for dtype in ("float32", "float64"):

@@ -50,20 +50,56 @@ class Verification:
 
 
 def load_report(path: str) -> dict:
-    """Read and shape-check a report written by ``theorylab certify --json``."""
+    """Read and shape-check a report written by ``theorylab certify --json``.
+
+    Everything :func:`verify` reads is checked here, so a malformed report (not a regular file,
+    binary, not UTF-8, not JSON, or a field of the wrong type) is one :class:`ParameterError`
+    naming ``--verify``, the file and the first problem -- never an exception later."""
+    from theorylab._io import read_text
+
+    text = read_text("--verify", path)
     try:
-        with open(path) as fh:
-            report = json.load(fh)
-    except FileNotFoundError:
-        raise ParameterError(f"--verify must name an existing report file (no file {path})") from None
-    except json.JSONDecodeError as exc:
-        raise ParameterError(f"--verify must name a JSON report ({path}: {exc.msg} at line {exc.lineno})") from None
+        report = json.loads(text)
+    except RecursionError:
+        raise ParameterError(f"--verify report {path!r} is nested too deeply to be a report") from None
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ParameterError(f"--verify must name a JSON report ({path}: {getattr(exc, 'msg', exc)}{where})") from None
     if not isinstance(report, dict) or not isinstance(report.get("certificates"), list):
         raise ParameterError(f"--verify report must hold a 'certificates' list ({path})")
+    for key, kinds in (("environment", (dict, type(None))), ("summary", (dict, type(None)))):
+        if not isinstance(report.get(key), kinds):
+            raise ParameterError(f"--verify report's '{key}' must be an object ({path})")
+    seed = report.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
+        raise ParameterError(f"--verify report's 'seed' must be null or an integer in [0, 2^64) ({path})")
     for i, entry in enumerate(report["certificates"]):
-        if not isinstance(entry, dict) or not {"id", "status", "evidence"} <= set(entry):
-            raise ParameterError(f"--verify report entry {i} lacks id, status or evidence ({path})")
+        problem = _entry_problem(entry)
+        if problem:
+            raise ParameterError(f"--verify report entry {i} {problem} ({path})")
     return report
+
+
+def _number_or_null(x) -> bool:
+    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
+
+
+def _entry_problem(entry) -> str | None:
+    """What is wrong with one listed certificate entry, or None."""
+    if not isinstance(entry, dict) or not {"id", "status", "evidence"} <= set(entry):
+        return "lacks id, status or evidence"
+    if not isinstance(entry["id"], str) or not isinstance(entry["status"], str):
+        return "must have a string id and status"
+    if not isinstance(entry["evidence"], list):
+        return "must have an evidence list"
+    for j, e in enumerate(entry["evidence"]):
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+            return f"evidence {j} must be an object with a string name"
+        if not _number_or_null(e.get("tolerance")):
+            return f"evidence {j} must have a numeric or null tolerance"
+    if not isinstance(entry.get("array_sha256", {}), dict):
+        return "must have an object array_sha256"
+    return None
 
 
 def _values_match(old, new, tol) -> bool:

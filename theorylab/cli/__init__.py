@@ -4,19 +4,26 @@ Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``; modules are discovered, so adding a command touches one
 file. Heavy imports (numba, sympy, matplotlib) happen inside the handlers, never here.
 
-Errors: a :class:`theorylab.ParameterError`, a usage error or an ``OSError`` (a file
-that cannot be read or written) prints one line on stderr and exits with status 2;
-no traceback.
+Exit status (docs/cli.md, "Errors and exit status"): 0 success; 1 a verdict that failed
+(a FAILing certificate, a report that does not reproduce); 2 bad input -- a
+:class:`theorylab.ParameterError` (including a request over the resource limits), a usage
+error or an ``OSError`` (a file that cannot be read or written) -- printed as one line on
+stderr with no traceback; 130 interrupted (Ctrl-C): one line, and no partial output file
+(every file is written through :mod:`theorylab._io`, whose temporaries are removed).
 """
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import importlib
 import pkgutil
+import signal
 import sys
+import threading
+import warnings
 
 from theorylab import __version__
-from theorylab.errors import ParameterError
 
 
 class UsageError(Exception):
@@ -45,21 +52,76 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
-    parser = build_parser()
     args = None
     try:
-        args = parser.parse_args(argv)
-        if not getattr(args, "handler", None):
-            parser.print_help()
-            return 2
-        status = args.handler(args)
+        with _interruptible(), _warnings_unless_error():
+            import theorylab.errors  # noqa: F401  (NumPy loads here, where Ctrl-C is already handled)
+
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            if not getattr(args, "handler", None):
+                parser.print_help()
+                return 2
+            status = args.handler(args)
     except BrokenPipeError:
         return 0
-    except (UsageError, ParameterError, OSError) as exc:
+    except KeyboardInterrupt:
+        command = getattr(args, "command", None)
+        print(f"theorylab{' ' + command if command else ''}: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:      # only past a raised --max-memory: the estimate said it would fit
+        print(f"theorylab {getattr(args, 'command', '')}: error: out of memory; this machine cannot hold the "
+              f"request (lower --max-memory or ask for less)", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not _bad_input(exc):
+            raise
         prefix = "" if isinstance(exc, UsageError) else f"theorylab {getattr(args, 'command', '')}: error: "
         print(f"{prefix}{_one_line(exc)}", file=sys.stderr)
         return 2
     return int(status or 0)
+
+
+@contextlib.contextmanager
+def _warnings_unless_error():
+    """Hold the warnings a command raises (NumPy's overflow warnings on extreme input) and show
+    them only if it succeeds: a refusal or an interrupt stays one line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        yield
+    for w in caught:
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+@contextlib.contextmanager
+def _interruptible():
+    """Ctrl-C raises KeyboardInterrupt as usual, except inside llvmlite's ctypes callbacks (Numba
+    compiling or loading a kernel), where ctypes would print and swallow it: there it is delivered
+    again 0.1 s later. Installed only in the main thread over Python's default handler."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+
+    def handler(signum, frame):
+        if frame is not None and "llvmlite" in frame.f_code.co_filename:
+            timer = threading.Timer(0.1, _thread.interrupt_main)
+            timer.daemon = True
+            timer.start()
+            return
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _bad_input(exc: Exception) -> bool:
+    """A usage error, a ParameterError or an OSError: printed as one line with exit status 2."""
+    errors = sys.modules.get("theorylab.errors")
+    return isinstance(exc, (UsageError, OSError)) or (errors is not None and isinstance(exc, errors.ParameterError))
 
 
 def _one_line(exc: Exception) -> str:

@@ -16,8 +16,54 @@ themselves; `tests/test_cli_reference.py` fails when it is out of date.
 
 Common rules: tables print through one helper with `--format table|csv|json` (JSON is a
 list of row objects, or `{"rows": [...], ...summary}` where a command has a summary); NaN
-prints as `-` in tables and `null` in JSON. Bad input prints one line on stderr and exits
-with status 2; nothing is half-written to disk.
+prints as `-` in tables and `null` in JSON.
+
+## Errors and exit status
+
+| status | meaning |
+|---|---|
+| 0 | success |
+| 1 | a verdict that failed: a FAILing (or ERROR) certificate, a `--verify` report that does not reproduce |
+| 2 | bad input: one line on stderr naming the option and what is wrong, no traceback, nothing written |
+| 130 | interrupted (Ctrl-C): one line (`theorylab COMMAND: interrupted`), no partial output file |
+
+Bad input includes: a value out of its range; an option the chosen mode does not read
+(given, it is refused, never ignored); an empty path (`--json ''`); a file that cannot be
+used -- missing, a directory, a pipe or device, unreadable, binary, not UTF-8, not JSON/CSV,
+or of the wrong shape or types (grid files, profile files, `--verify` reports); a `--title`
+matplotlib cannot draw; and a request over the resource limits (below). Output files are
+checked before any work and written through a temporary file renamed into place, so an
+error or an interrupt leaves neither a partial file nor the temporary.
+
+Integer options accept decimal integers and exact integral scientific notation (`2e4`);
+each states its range in `--help`. Seeds are any integer in [0, 2^64) in every command
+(`compare` uses seed + i for grid point i, so seed + points - 1 must stay below 2^64).
+
+## Resource limits
+
+Every command that computes in proportion to its arguments estimates the peak memory and
+the run time of the request before allocating anything (the estimate functions sit beside
+the library functions they describe, e.g. `theorylab.sim.competition.simulate_cost` beside
+`simulate_mass`) and refuses what exceeds a limit, in one line with exit status 2, giving
+the estimate, the limit and how to raise it:
+
+```text
+$ theorylab simulate --dk 64 --T 512 --gamma 1 --samples 1e12
+theorylab simulate: error: this request would take about 221 days (1e+12 samples x 510 distractors x 1 couplings), over the limit of 10 min (default); raise it with --max-time DURATION or THEORYLAB_MAX_TIME=DURATION, or ask for less
+```
+
+* Memory: by default half of the memory available when the command starts (Linux:
+  `MemAvailable`, or the cgroup limit if smaller; elsewhere half of the available or a
+  quarter of the physical memory; 4 GiB if unknown). Raise or lower it with
+  `--max-memory SIZE` (`512M`, `16G`, `1.5T`; powers of 1024) or `THEORYLAB_MAX_MEMORY=SIZE`.
+* Time: by default 10 minutes of estimated run time. Change it with `--max-time DURATION`
+  (`90s`, `30m`, `2h`, `1d`) or `THEORYLAB_MAX_TIME=DURATION`.
+* The options win over the environment variables. The estimates count the arrays and
+  output rows a request builds (not the interpreter and its imports, about 200 MB) and use
+  rates measured on a shared 2-core machine, so they are upper bounds on most machines.
+* Memory-bound work is chunked where the algorithm allows it (the Monte Carlo kernels draw
+  in fixed chunks; `graded-sim` accumulates its normal equations over row draws), so memory
+  does not grow with the sample count; what remains is bounded by the check.
 """
 
 

@@ -5,6 +5,7 @@ import argparse
 import json
 
 from theorylab._io import check_output_path, write_text_atomic
+from theorylab.cli._args import add_resource_options, check_cost, path, refuse_unread, seed
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -26,7 +27,9 @@ versions are listed); exit 0 only if everything reproduces.
 --docs PATH writes the generated page docs/certificates.md (claim -> library function
 -> certificate -> method -> status) from this run.
 --json and --docs are checked before anything runs: the folder must exist and be
-writable, the path must not be a directory, and the suffix must be .json / .md."""
+writable, the path must not be a directory, and the suffix must be .json / .md.
+--list reads no other option; --verify reads only the resource limits (the re-run is
+estimated from the report's recorded seconds, at least 0.1 s per listed certificate)."""
 
 
 def register(sub) -> None:
@@ -34,30 +37,46 @@ def register(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", nargs="+", metavar="ID", help="certificate ids or catalogue rows (e.g. P14 G3)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
-    p.add_argument("--json", metavar="PATH", help="write the machine-readable report to PATH")
-    p.add_argument("--verify", metavar="REPORT", help="re-run the certificates of a JSON report and compare")
-    p.add_argument("--docs", metavar="PATH", help="write the generated certificates page (Markdown) to PATH")
-    p.add_argument("--seed", metavar="N", help="re-run the Monte Carlo certificates with other draws "
+    p.add_argument("--json", metavar="PATH", type=path, help="write the machine-readable report to PATH")
+    p.add_argument("--verify", metavar="REPORT", type=path, help="re-run the certificates of a JSON report and compare")
+    p.add_argument("--docs", metavar="PATH", type=path,
+                   help="write the generated certificates page (Markdown) to PATH")
+    p.add_argument("--seed", metavar="N", type=seed, help="re-run the Monte Carlo certificates with other draws "
                    "(integer in [0, 2^64); default: their fixed seeds)")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first FAIL or ERROR")
     p.add_argument("--verbose", "-v", action="store_true", help="print the evidence of every certificate")
+    add_resource_options(p)
     p.set_defaults(handler=run)
+
+
+def _refuse_unread(args) -> None:
+    """--list reads no other option; --verify only the resource limits, which nothing else reads."""
+    given = {"--only": args.only is not None, "--json": args.json is not None, "--docs": args.docs is not None,
+             "--fail-fast": args.fail_fast, "--verbose": args.verbose, "--verify": args.verify is not None,
+             "--seed": args.seed is not None,
+             "--max-memory": args.max_memory is not None, "--max-time": args.max_time is not None}
+    if args.list:
+        reads, mode = {"--list"}, "with --list"
+    elif args.verify is not None:
+        reads, mode = {"--verify", "--max-memory", "--max-time"}, "with --verify"
+    else:
+        reads, mode = {"--only", "--json", "--docs", "--fail-fast", "--verbose", "--seed"}, "without --verify"
+    refuse_unread({k: v for k, v in given.items() if k not in reads}, mode)
 
 
 def run(args) -> int:
     from theorylab.certify import environment, select
     from theorylab.certify import run as run_all
-    from theorylab.certify.montecarlo import validate_seed
-
-    seed = validate_seed(args.seed)
-    if args.json:
+    _refuse_unread(args)
+    seed = args.seed
+    if args.json is not None:
         check_output_path("--json", args.json, ".json")
-    if args.docs:
+    if args.docs is not None:
         check_output_path("--docs", args.docs, ".md")
     if args.list:
         return _list()
-    if args.verify:
-        return _verify(args.verify)
+    if args.verify is not None:
+        return _verify(args)
     specs = select(args.only)
 
     def show(cert):
@@ -76,7 +95,7 @@ def run(args) -> int:
     total = sum(r.seconds for r in results)
     print(f"\n{len(results)} certificates: " + ", ".join(f"{n} {s}" for s, n in counts.items())
           + f" in {total:.1f}s")
-    if args.json:
+    if args.json is not None:
         env = environment()
         env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
         report = {"certificates": [r.as_dict() for r in results],
@@ -84,12 +103,22 @@ def run(args) -> int:
                   "seed": seed, "environment": env}
         write_text_atomic(args.json, json.dumps(report, indent=2, default=str) + "\n")
         print(f"report written to {args.json}")
-    if args.docs:
+    if args.docs is not None:
         from theorylab.certify.docs import markdown
 
         write_text_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n") + "\n")
         print(f"certificates page written to {args.docs}")
     return 0 if counts["FAIL"] == counts["ERROR"] == 0 else 1
+
+
+REPORT_BYTES_PER_BYTE = 50.0
+"""Peak bytes of a parsed JSON report per byte of the file."""
+
+
+def _seconds(value) -> float:
+    """A recorded ``seconds`` field as a float (0 when it is not a finite non-negative number)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
+    return float(value) if ok else 0.0
 
 
 def _list() -> int:
@@ -118,10 +147,22 @@ def false_failure_lines() -> str:
             f"over {len(mc)} Monte Carlo certificates")
 
 
-def _verify(path: str) -> int:
-    from theorylab.certify.verify import load_report, verify
+VERIFY_FLOOR_SECONDS = 0.1
+"""Least seconds counted per listed (registered) certificate when estimating a --verify re-run."""
 
-    report = load_report(path)
+
+def _verify(args) -> int:
+    from theorylab._io import input_cost
+    from theorylab.certify.registry import discover
+    from theorylab.certify.verify import load_report, verify
+    from theorylab.resources import Cost
+
+    check_cost(args, input_cost(args.verify, REPORT_BYTES_PER_BYTE))
+    report = load_report(args.verify)
+    registry = discover()
+    listed = [e for e in report["certificates"] if e["id"] in registry]
+    seconds = sum(max(_seconds(e.get("seconds")), VERIFY_FLOOR_SECONDS) for e in listed)
+    check_cost(args, Cost(0.0, seconds, f"re-running {len(listed)} listed certificates"))
 
     def show(check):
         verdict = "SAME" if check.same else "DIFFERS"

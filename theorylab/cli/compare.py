@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._output import add_format_option, emit
+from theorylab.cli._args import SEED_HELP, SEED_HIGH, add_resource_options, check_cost, integer, path, seed
+from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
 Per grid point (dk, T): the law's gamma_c (two-branch law for t4-only, annealed root
@@ -13,7 +14,8 @@ with relative errors |law - MC|/MC and |exact - MC|/MC. Across the grid: Pearson
 and median relative error of law vs MC (JSON keys rows, pearson_r, median_rel_err)
 and of exact vs MC. --grid paper is nine mean-field points, dk in {64, 128, 256} x
 T in {64, 512, 2048} (all dk >= 8L); --grid FILE reads a CSV with columns dk,T or a
-JSON list of [dk, T]. Point i uses seed + i."""
+JSON list of [dk, T]. Point i uses seed + i (so seed + number of points - 1 must stay
+below 2^64). --c is read by the t4-only law only."""
 
 
 def register(sub) -> None:
@@ -21,27 +23,38 @@ def register(sub) -> None:
     p = sub.add_parser("compare", help="predicted vs simulated gamma_c over a grid (PSA)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", default="t4-only", choices=VARIANTS, help="score-model variant (default t4-only)")
-    p.add_argument("--grid", default="paper", help="'paper' (default) or a CSV/JSON file of (dk, T) points")
-    p.add_argument("--samples", type=int, default=20000, help="Monte Carlo samples per point (default 20000)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
-    p.add_argument("--c", type=float, default=None, help="condensation constant (default: the library's)")
-    p.add_argument("--plot", default=None, metavar="PNG", help="write predicted-vs-simulated figure here (.png in an existing folder)")
+    p.add_argument("--grid", default="paper", type=path,
+                   help="'paper' (default) or a CSV/JSON file of (dk, T) points")
+    p.add_argument("--samples", type=integer(1), default=20000,
+                   help="Monte Carlo samples per point, an integer >= 1 (default 20000)")
+    p.add_argument("--seed", type=seed, default=0, help=f"base seed, {SEED_HELP} (default 0)")
+    p.add_argument("--c", type=float, default=None,
+                   help="condensation constant of the t4-only law (default: the library's)")
+    p.add_argument("--plot", default=None, metavar="PNG", type=path,
+                   help="write predicted-vs-simulated figure here (.png in an existing folder)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
     from theorylab._io import check_output_path
-    from theorylab.compare import PAPER_GRID, compare_grid, read_grid
-    from theorylab.errors import positive_int, real_array
+    from theorylab.compare import PAPER_GRID, compare_grid, compare_grid_cost, read_grid, read_grid_cost
+    from theorylab.errors import ParameterError, real_array
 
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")
-    points = PAPER_GRID if args.grid == "paper" else read_grid(args.grid)
-    positive_int("--samples", args.samples)
-    positive_int("--seed", args.seed, low=0)
     if args.c is not None:
+        if args.variant != "t4-only":
+            raise ParameterError(f"--c is read by the t4-only law only (got --variant {args.variant})")
         real_array("--c", args.c, low=0, low_inclusive=False)
+    if args.grid != "paper":
+        check_cost(args, read_grid_cost(args.grid))
+    points = PAPER_GRID if args.grid == "paper" else read_grid(args.grid, "--grid")
+    if args.seed + len(points) - 1 > SEED_HIGH:
+        raise ParameterError(f"--seed must be at most 2^64 - {len(points)} for {len(points)} grid points "
+                             f"(point i uses seed + i; got {args.seed})")
+    check_cost(args, compare_grid_cost(points, args.samples).then(rows_cost(len(points))))
     result = compare_grid(args.variant, points, samples=args.samples, seed=args.seed, c=args.c)
     if args.plot:
         from theorylab.plots.psa import comparison_figure

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._output import add_format_option, emit
+from theorylab.cli._args import add_resource_options, check_cost, integer, real
+from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
 Minimax envelope of the uniform and graded classes in the level-stratified Gaussian design
@@ -22,22 +23,33 @@ def add_model_options(p) -> None:
     """Options shared with ``graded-sim``: the stratified model."""
     p.add_argument("--nu", type=float, default=0.6, help="target concentration nu, 0 < mu < nu < 1 (default 0.6)")
     p.add_argument("--mu", type=float, default=0.3, help="data decay mu, 0 < mu < nu < 1 (default 0.3)")
-    p.add_argument("--levels", type=float, default=4, help="number of levels L (default 4)")
-    p.add_argument("--d", type=float, default=64, help="design width d, a multiple of L (default 64)")
-    p.add_argument("--sigma-xi", type=float, default=1.0, help="noise standard deviation (default 1)")
-    p.add_argument("--clip", type=float, default=2.0, help="clip C for the default grades g*_C (default 2)")
+    p.add_argument("--levels", type=integer(1), default=4, help="number of levels L, an integer >= 1 (default 4)")
+    p.add_argument("--d", type=integer(1), default=64,
+                   help="design width d, an integer multiple of L (default 64)")
+    p.add_argument("--sigma-xi", type=real(1e-100, 1e100), default=1.0,
+                   help="noise standard deviation, in [1e-100, 1e100] (so that sigma_xi^2 / m and m_sat are "
+                        "normal floats; default 1)")
+    p.add_argument("--clip", type=float, default=None,
+                   help="clip C for the default grades g*_C (default 2; not with --g)")
     p.add_argument("--g", type=float, nargs="+", metavar="G", help="level grades (default: g*_C at --clip)")
+    add_resource_options(p)
+
+
+DEFAULT_CLIP = 2.0
 
 
 def build_model(args):
     """The model of the options, refused up front unless 0 < mu < nu < 1 (Thm. 4.1's factors are reported)."""
-    from theorylab.errors import positive_int
-    from theorylab.graded.envelope import stratified_model
+    from theorylab.errors import ParameterError
+    from theorylab.graded.envelope import stratified_model, stratified_model_cost
     from theorylab.graded.grades import geometric_parameters
 
+    if args.g is not None and args.clip is not None:
+        raise ParameterError("--clip is not read with --g (it sets the default grades g*_C)")
     geometric_parameters(args.nu, args.mu, ordered=True)
-    return stratified_model(args.nu, args.mu, positive_int("levels", args.levels), positive_int("d", args.d),
-                            args.sigma_xi, args.g, args.clip)
+    check_cost(args, stratified_model_cost(args.levels))
+    return stratified_model(args.nu, args.mu, args.levels, args.d, args.sigma_xi, args.g,
+                            DEFAULT_CLIP if args.clip is None else args.clip)
 
 
 def model_summary(model) -> dict:
@@ -55,21 +67,28 @@ def register(sub) -> None:
     p = sub.add_parser("envelope", help="caps, minimax envelope, m_sat and window W (GLLM Lem. 3-4)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_model_options(p)
-    p.add_argument("--m", type=float, nargs="+", metavar="M",
-                   help="sample sizes (default: 4, m_sat/2, m_sat, 4 m_sat)")
+    p.add_argument("--m", type=integer(1), nargs="+", metavar="M",
+                   help="sample sizes, integers >= 1 (default: 4, m_sat/2, m_sat, 4 m_sat)")
     add_format_option(p)
     p.set_defaults(handler=run)
+
+
+LEVEL_SECONDS = 2e-6
+"""Seconds per level and row for the envelope, caps and levels worth estimating (measured)."""
 
 
 def run(args) -> int:
     import numpy as np
 
-    from theorylab.errors import positive_int
     from theorylab.graded import envelope as env
+    from theorylab.resources import Cost, bytes_of
 
     model = build_model(args)
-    ms = [positive_int("m", m) for m in args.m] if args.m else \
+    ms = args.m if args.m else \
         sorted({4, max(4, int(model.m_sat // 2)), int(np.ceil(model.m_sat)), int(np.ceil(4 * model.m_sat))})
+    n_rows = 2 * len(ms)          # each row holds the L caps (about 64 bytes each as text or JSON)
+    check_cost(args, Cost(bytes_of(n_rows, model.levels, itemsize=64), n_rows * model.levels * LEVEL_SECONDS,
+                          f"{n_rows} rows of {model.levels} levels").then(rows_cost(n_rows)))
     rows = []
     for m in ms:
         for cls in (model.uniform, model.graded):

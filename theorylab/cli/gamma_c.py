@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._output import add_format_option, emit
+from theorylab.cli._args import SEED_HELP, add_resource_options, check_cost, integer, refuse_unread, seed
+from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
 Predicted critical coupling gamma_c of the PSA reduced Gaussian score model, one row
@@ -35,11 +36,15 @@ def register(sub) -> None:
                         "(default: the library's CONDENSATION_C)")
     p.add_argument("--method", choices=("annealed", "exact", "mc"), default="annealed",
                    help="annealed closed form (default), exact quadrature, or mc simulation")
-    p.add_argument("--samples", type=int, default=20000,
-                   help="Monte Carlo samples per point with --method mc (default 20000)")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed with --method mc (default 0)")
+    p.add_argument("--samples", type=integer(1), default=None,
+                   help="Monte Carlo samples per point with --method mc, an integer >= 1 (default 20000)")
+    p.add_argument("--seed", type=seed, default=None, help=f"Monte Carlo seed with --method mc, {SEED_HELP} (default 0)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
+
+
+DEFAULT_SAMPLES, DEFAULT_SEED = 20000, 0
 
 
 def gamma_c_rows(dks, Ts, variants, c=None) -> list[dict]:
@@ -106,12 +111,38 @@ def _int_T(T):
     return int(T)
 
 
+def method_cost(Ts, n_dk: int, n_variants: int, method: str, samples: int):
+    """Peak memory and run time of :func:`method_rows` over the (dk, T, variant) cross product."""
+    from theorylab.resources import Cost
+    from theorylab.sim.competition import mc_gamma_c_cost
+    from theorylab.sim.exact import exact_gamma_c_cost
+
+    if method == "annealed":
+        return Cost()
+    per_T = [exact_gamma_c_cost() if method == "exact" else mc_gamma_c_cost(T, samples) for T in Ts]
+    return Cost(max(c.memory for c in per_T), sum(c.seconds for c in per_T) * n_dk * n_variants,
+                f"{len(Ts) * n_dk * n_variants} {method} roots")
+
+
 def run(args) -> int:
-    rows = gamma_c_rows(args.dk, args.T, args.variant, args.c)
+    from theorylab.errors import ParameterError
+    from theorylab.psa.scoremodel import VARIANTS
+
+    variants = VARIANTS if "all" in args.variant else tuple(dict.fromkeys(args.variant))
+    if args.method != "mc":
+        refuse_unread({"--samples": args.samples is not None, "--seed": args.seed is not None},
+                      f"with --method {args.method} (only with --method mc)")
+    if args.c is not None and (args.method != "annealed" or "t4-only" not in variants):
+        raise ParameterError("--c is read only by the t4-only law (--method annealed with variant t4-only or all)")
+    samples = DEFAULT_SAMPLES if args.samples is None else args.samples
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    check_cost(args, rows_cost(len(args.dk) * len(args.T) * len(variants)))
+    rows = gamma_c_rows(args.dk, args.T, variants, args.c)
     if args.method == "mc":
         for r in rows:
             _int_T(r["T"])
-    rows = method_rows(rows, args.method, args.samples, args.seed)
+    check_cost(args, method_cost(args.T, len(args.dk), len(variants), args.method, samples))
+    rows = method_rows(rows, args.method, samples, seed)
     columns = ["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper"]
     if args.method != "annealed":
         columns += ["method"] + (["ci_low", "ci_high", "samples", "seed"] if args.method == "mc" else [])

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._output import add_format_option, emit
+from theorylab.cli._args import SEED_HELP, check_cost, integer, path, seed
+from theorylab.cli._output import add_format_option, emit, rows_cost
 from theorylab.cli.envelope import add_model_options, build_model
 
 HELP = """\
@@ -24,28 +25,41 @@ def register(sub) -> None:
     p = sub.add_parser("graded-sim", help="Monte Carlo risk vs minimax envelope (GLLM Lem. 3-4, Thm. 4.1)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_model_options(p)
-    p.add_argument("--m", type=float, nargs="+", metavar="M",
-                   help="sample sizes (default: --points geometric sizes from 4 to 8 m_sat)")
-    p.add_argument("--points", type=float, default=10, help="grid size when --m is not given (default 10)")
-    p.add_argument("--reps", type=float, default=200, help="Monte Carlo repetitions per m (default 200)")
-    p.add_argument("--seed", type=float, default=0, help="random seed (default 0)")
-    p.add_argument("--plot", metavar="PNG", help="write the simulated-vs-envelope figure here (.png in an existing folder)")
+    p.add_argument("--m", type=integer(1), nargs="+", metavar="M",
+                   help="sample sizes, integers >= 1 (default: --points geometric sizes from 4 to 8 m_sat)")
+    p.add_argument("--points", type=integer(2), default=None,
+                   help="grid size when --m is not given, an integer >= 2 (default 10)")
+    p.add_argument("--reps", type=integer(2), default=200,
+                   help="Monte Carlo repetitions per m, an integer >= 2 (default 200)")
+    p.add_argument("--seed", type=seed, default=0, help=f"random seed, {SEED_HELP} (default 0)")
+    p.add_argument("--plot", metavar="PNG", type=path,
+                   help="write the simulated-vs-envelope figure here (.png in an existing folder)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_format_option(p)
     p.set_defaults(handler=run)
 
 
+DEFAULT_POINTS = 10
+
+
 def run(args) -> int:
     from theorylab._io import check_output_path
-    from theorylab.errors import positive_int
-    from theorylab.sim.graded_risk import default_m_grid, simulate
+    from theorylab.errors import ParameterError
+    from theorylab.sim.graded_risk import default_m_grid, default_m_grid_cost, simulate, simulate_cost
 
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")
+    if args.m and args.points is not None:
+        raise ParameterError("--points is not read with --m (it sizes the default grid)")
     model = build_model(args)
-    ms = [positive_int("m", m) for m in args.m] if args.m else default_m_grid(model, positive_int("points", args.points))
-    result = simulate(model, ms, positive_int("reps", args.reps, low=2), positive_int("seed", args.seed, low=0),
-                      progress=not args.no_progress)
+    if args.m:
+        ms = args.m
+    else:
+        points = DEFAULT_POINTS if args.points is None else args.points
+        check_cost(args, default_m_grid_cost(points))
+        ms = default_m_grid(model, points)
+    check_cost(args, simulate_cost(model, ms, args.reps).then(rows_cost(5 * len(ms))))
+    result = simulate(model, ms, args.reps, args.seed, progress=not args.no_progress)
     if args.plot:
         from theorylab.plots.graded import risk_figure
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._output import add_format_option, emit
+from theorylab.cli._args import add_resource_options, check_cost, integer, path
+from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
 Grade selection of the GLLM paper (§6.1-6.4, §7.5-7.6).
@@ -30,20 +31,21 @@ def register(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nu", type=float, help="target concentration nu of the geometric level profiles (0 < nu < 1)")
     p.add_argument("--mu", type=float, help="data decay mu of the geometric level profiles (0 < mu < 1)")
-    p.add_argument("--levels", type=float, default=None,
-                   help="number of levels L >= 1 with --nu/--mu (default 4)")
+    p.add_argument("--levels", type=integer(1), default=None,
+                   help="number of levels L with --nu/--mu, an integer >= 1 (default 4)")
     p.add_argument("--clip", type=float, default=None,
                    help="grade clip C >= 1: g in [1, C] with --nu/--mu or --alpha/--tau (default 2)")
     p.add_argument("--table3", action="store_true", help="print the four rows of Table 3 (L = 4, C = 2)")
-    p.add_argument("--alpha", metavar="SRC", help="target-energy profile alpha (file or inline numbers)")
-    p.add_argument("--tau", metavar="SRC", help="data-variance profile tau (file or inline numbers)")
-    p.add_argument("--q", metavar="SRC", help="candidate grades q to certify (file or inline numbers)")
-    p.add_argument("--dims", type=float, nargs="+", metavar="D",
+    p.add_argument("--alpha", metavar="SRC", type=path, help="target-energy profile alpha (file or inline numbers)")
+    p.add_argument("--tau", metavar="SRC", type=path, help="data-variance profile tau (file or inline numbers)")
+    p.add_argument("--q", metavar="SRC", type=path, help="candidate grades q to certify (file or inline numbers)")
+    p.add_argument("--dims", type=integer(1), nargs="+", metavar="D",
                    help="level sizes d_l: solve the L-variable level program (Prop. 11; profiles must be "
                         "constant on levels)")
     p.add_argument("--lam", type=float, default=None,
                    help="base lambda > 1 for Lambda(q) of the candidate, with --q (default e)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
@@ -94,6 +96,7 @@ def run(args) -> int:
     if level_mode:
         if args.nu is None or args.mu is None:
             raise ParameterError("--nu and --mu must be given together")
+        check_cost(args, grades.clipped_grades_cost(args.levels))
         emit([table_row(args.nu, args.mu, args.levels, args.clip, args.format)], args.format)
         return 0
     if args.alpha is None or args.tau is None:
@@ -105,13 +108,15 @@ def _run_profiles(args) -> int:
     import numpy as np
 
     from theorylab.graded import grades
-    from theorylab.graded.io import read_vector
+    from theorylab.graded.io import read_vector, read_vector_cost
 
-    alpha, tau = grades.profiles(read_vector("alpha", args.alpha), read_vector("tau", args.tau))
+    for source in (args.alpha, args.tau, args.q):
+        if source is not None:
+            check_cost(args, read_vector_cost(source))
+    alpha, tau = grades.profiles(read_vector("--alpha", args.alpha), read_vector("--tau", args.tau))
+    check_cost(args, grades.clipped_grades_cost(alpha.size).then(rows_cost(alpha.size)))
     if args.dims:
-        from theorylab.errors import positive_int
-
-        dims = [positive_int("dims", d) for d in args.dims]
+        dims = args.dims
         opt, a, s = grades.level_program(alpha, tau, dims, args.clip)
         opt_g = np.repeat(opt.g, dims)
     else:
@@ -126,7 +131,7 @@ def _run_profiles(args) -> int:
         summary |= {"level_a": a.tolist(), "level_s": s.tolist(), "level_g_star_C": opt.g.tolist()}
     q = None
     if args.q is not None:
-        q = read_vector("q", args.q)
+        q = read_vector("--q", args.q)
         summary["admissibility"] = grades.admissibility(q, alpha, tau)
         summary["admissible_first_order"] = summary["admissibility"] > 0
         summary["Lambda_q"] = float(grades.Lambda_q(q, alpha, tau, args.lam))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab.cli._args import SEED_HELP, add_resource_options, check_cost, integer, path, seed
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -26,8 +27,8 @@ MOMENT_COLUMNS = ["g", "channel", "gap", "gap_se", "gap_model", "gap_model_rope"
 def register(sub) -> None:
     p = sub.add_parser("induction", help="vector-level induction simulation: channel moments vs reduced model",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dk", type=int, default=64, help="head width (even, >= 2; default 64)")
-    p.add_argument("--T", type=int, default=512, help="context length (>= 5; default 512)")
+    p.add_argument("--dk", type=integer(2), default=64, help="head width, an even integer >= 2 (default 64)")
+    p.add_argument("--T", type=integer(5), default=512, help="context length, an integer >= 5 (default 512)")
     rope = p.add_mutually_exclusive_group()
     rope.add_argument("--theta", type=float, default=0.0,
                       help="RoPE per-step angle in [-pi, pi] on every plane (default 0: no RoPE)")
@@ -35,14 +36,16 @@ def register(sub) -> None:
                       help="standard RoPE spectrum instead: plane i turns by B^(-2i/dk) per step (B > 1)")
     p.add_argument("--gamma", type=float, nargs="+", default=[0.5, 1.0], metavar="G",
                    help="couplings g >= 0 (default 0.5 1.0)")
-    p.add_argument("--samples", type=int, default=1000, help="number of sampled queries (>= 2; default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (>= 0; default 0)")
+    p.add_argument("--samples", type=integer(2), default=1000,
+                   help="number of sampled queries, an integer >= 2 (default 1000)")
+    p.add_argument("--seed", type=seed, default=0, help=f"random seed, {SEED_HELP} (default 0)")
     p.add_argument("--placement", choices=("post", "pre"), default="post", help="shear placement (default post)")
     p.add_argument("--member", choices=("symmetric", "key-only", "query-only", "standard"), default="symmetric",
                    help="order-lattice member for the target-mass table (default symmetric)")
-    p.add_argument("--plot", metavar="PNG", default=None,
+    p.add_argument("--plot", metavar="PNG", default=None, type=path,
                    help="also write a figure to this .png file (in an existing folder)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
@@ -53,6 +56,8 @@ def run(args) -> int:
 
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")
+    check_cost(args, ind.simulate_cost(args.dk, args.T, args.samples).then(ind.moments_cost(args.T, args.samples))
+               .then(ind.mass_rows_cost(args.T, args.samples, len(args.gamma), args.member)))
     theta = args.theta if args.rope_base is None else rope_frequencies(args.dk, args.rope_base)
     sample = ind.simulate(args.dk, args.T, theta, args.samples, args.seed, args.placement)
     moments = ind.channel_moments(sample)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab.cli._args import path
 from theorylab.cli._output import add_format_option, emit
 
 KINDS = ("compare", "gamma-c", "mass")
@@ -20,12 +21,13 @@ def register(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=KINDS, help="which figure")
     p.add_argument("--store", required=True, help="SQLite sweep store")
-    p.add_argument("--out", "-o", required=True, help="output PNG path in an existing folder (written atomically)")
+    p.add_argument("--out", "-o", required=True, type=path, help="output PNG path in an existing folder (written atomically)")
     p.add_argument("--variant", nargs="+", help="only these variants")
     p.add_argument("--predicted", choices=("law", "exact"), help="compare only: predicted route (default law)")
     p.add_argument("--simulated", choices=("mc", "exact"), help="compare only: simulated route (default mc)")
     p.add_argument("--axis", choices=("dk", "T"), help="gamma-c only: horizontal axis (default dk)")
-    p.add_argument("--title", default=None, help="figure title (default: the sweep name)")
+    p.add_argument("--title", default=None,
+                   help="figure title, at most 1000 characters of matplotlib text (default: the sweep name)")
     add_format_option(p)
     p.set_defaults(handler=run)
 
@@ -47,6 +49,9 @@ def run(args) -> int:
         elif args.kind != kind:
             raise ParameterError(f"--{name} is read by plot {kind} only (this is plot {args.kind})")
     check_output_path("--out", args.out, ".png")
+    if args.title is not None:
+        from theorylab.plots import check_text
+        check_text("--title", args.title)
     spec, rows, _ = sweep.read_store(args.store)
     if args.variant:
         wanted = {choice("--variant", v, spec.variants) for v in args.variant}

@@ -31,6 +31,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, positive_int, real_array
 from theorylab.graded import grades
+from theorylab.resources import Cost
 
 UPPER_CONSTANT = 3.0
 """Lem. 3(ii): minimax risk <= 3 * envelope for m >= 2 sum_{l in S} d_l + 4."""
@@ -180,6 +181,12 @@ class StratifiedModel:
     def target(self) -> np.ndarray:
         """The unit-norm target ``w*_j = sqrt(alpha_j)`` with energy profile alpha."""
         return np.sqrt(self.uniform.coords(self.a / self.dims))
+
+
+def stratified_model_cost(levels) -> Cost:
+    """Peak memory and run time of :func:`stratified_model` (the level program on L levels dominates;
+    coordinate arrays of length d are built only on demand)."""
+    return grades.clipped_grades_cost(levels)
 
 
 def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float = 1.0, g=None,

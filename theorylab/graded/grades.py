@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.resources import Cost, as_float
 
 GAUGE = "min-grade-one"
 PROFILE_SUM_RTOL = 1e-6
@@ -240,6 +241,18 @@ class ClippedOptimum:
 def clip_bound(C: float) -> float:
     """Validate the clip C >= 1 (``lambda^q_max <= C``) and return it as a float."""
     return float(real_array("C", C, low=1.0))
+
+
+PROGRAM_BYTES = 160.0
+"""Peak bytes per coordinate of :func:`clipped_grades` (its working arrays and result)."""
+PROGRAM_SECONDS = 2e-5
+"""Seconds per coordinate of :func:`clipped_grades` (bisection; measured on a shared 2-core machine)."""
+
+
+def clipped_grades_cost(n) -> Cost:
+    """Peak memory and run time of :func:`clipped_grades` (and of :func:`table3_row`) on ``n`` coordinates."""
+    n = as_float(n)
+    return Cost(n * PROGRAM_BYTES, n * PROGRAM_SECONDS, f"a grade program on {n:.3g} coordinates")
 
 
 def clipped_grades(alpha, tau, C: float) -> ClippedOptimum:

@@ -3,7 +3,10 @@
 Accepted forms (documented in docs/graded.md):
 * a ``.json`` file holding a list of numbers;
 * any other file holding numbers separated by whitespace and/or commas (``#`` starts a comment);
-* inline text of the same form, e.g. ``"0.1,0.2,0.7"`` (used when the string is not a file).
+* inline text of the same form, e.g. ``"0.1,0.2,0.7"`` (used when no file of that name exists).
+
+A named file that cannot be used (a directory, a pipe, unreadable, binary, not UTF-8, not a list
+of numbers) is refused in one line naming the option (:func:`theorylab._io.read_text`).
 """
 from __future__ import annotations
 
@@ -13,34 +16,46 @@ import re
 
 import numpy as np
 
+from theorylab._io import input_cost, read_text
 from theorylab.errors import ParameterError
+from theorylab.resources import Cost
+
+VECTOR_BYTES_PER_BYTE = 40.0
+"""Peak bytes of the parsed numbers per byte of a vector file (tokens, floats, the array)."""
+
+
+def read_vector_cost(source: str) -> Cost:
+    """Peak memory and time of :func:`read_vector` (inline text is already in memory: no cost)."""
+    return input_cost(source, VECTOR_BYTES_PER_BYTE) if source and os.path.lexists(source) else Cost()
 
 
 def read_vector(name: str, source: str) -> np.ndarray:
     """Return the numbers named by ``source`` (a path or inline text) as a float array."""
-    text = source
-    if os.path.isfile(source):
+    is_file = bool(source) and os.path.lexists(source)
+    text = read_text(name, source) if is_file else source
+    if is_file and source.lower().endswith(".json"):
         try:
-            with open(source, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ParameterError(f"{name}: cannot read {source!r} ({exc.strerror})") from None
-        if source.lower().endswith(".json"):
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ParameterError(f"{name}: {source!r} is not valid JSON ({exc.msg})") from None
-            if not isinstance(data, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                      for x in data):
-                raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers")
-            return np.asarray(data, float)
+            data = json.loads(text)
+        except RecursionError:
+            raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers (nested too deeply)") from None
+        except ValueError as exc:
+            raise ParameterError(f"{name}: {source!r} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        if not isinstance(data, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                  for x in data):
+            raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers")
+        try:
+            return np.asarray([float(x) for x in data], float)
+        except OverflowError:
+            raise ParameterError(f"{name}: {source!r} holds a number beyond the float range") from None
     text = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
     tokens = [t for t in re.split(r"[\s,]+", text.strip()) if t]
     try:
         values = [float(t) for t in tokens]
-    except ValueError:
-        what = f"file {source!r}" if os.path.isfile(source) else "a file path or a list of numbers"
-        raise ParameterError(f"{name} must be {what} of numbers separated by commas or whitespace "
+    except ValueError as exc:
+        if is_file:
+            raise ParameterError(f"{name}: file {source!r} must hold numbers separated by commas or whitespace "
+                                 f"({exc})") from None
+        raise ParameterError(f"{name} must be a file path or a list of numbers separated by commas or whitespace "
                              f"(got {source[:40]!r})") from None
     if not values:
         raise ParameterError(f"{name}: no numbers found in {source[:40]!r}")

@@ -152,9 +152,44 @@ def prefix_logits(model: Decoder, tokens) -> np.ndarray:
     return np.stack([forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
 
 
+@dataclass(frozen=True)
+class PrefixConsistency:
+    """PLGA Definition 4.8 as a bundle of two conjuncts (the authors' Lean ``PrefixConsistentShaped``).
+
+    length_preserving : the decoder returned one row per input row, on ``x`` and on every prefix of it.
+    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows r < |x| (``inf`` where one call has row r and the
+        other has not; rows neither call has are skipped, so a decoder returning no rows has gap 0).
+    """
+
+    length_preserving: bool
+    gap: float
+
+    def holds(self, tol: float = 0.0) -> bool:
+        """Both conjuncts: well shaped and every historical row within ``tol`` (Def. 4.8 at tolerance tol)."""
+        return self.length_preserving and self.gap <= tol
+
+
+def prefix_consistency(F: Callable, tokens) -> PrefixConsistency:
+    """Check Definition 4.8 for any decoder map ``F`` (tokens -> array of output rows) on ``tokens`` (PLGA Def. 4.8,
+    Remark 4.9). The gap alone is satisfied vacuously by a decoder that returns no rows; the shape conjunct excludes
+    it (the authors' ``constNil_not_prefixConsistentShaped``)."""
+    x = np.atleast_1d(np.asarray(tokens))
+    full = np.asarray(F(x))
+    shaped, gap = len(full) == len(x), 0.0
+    for r in range(len(x)):
+        part = np.asarray(F(x[:r + 1]))
+        shaped &= len(part) == r + 1
+        has_full, has_part = r < len(full), r < len(part)
+        if has_full != has_part:
+            gap = np.inf                                                    # Some row vs None: not consistent
+        elif has_full:
+            gap = max(gap, float(np.max(np.abs(full[r] - part[r]))))
+    return PrefixConsistency(bool(shaped), float(gap))
+
+
 def prefix_consistency_gap(model: Decoder, tokens) -> float:
     """``max_r |F(x_1:S)_r - F(x_1:r)_r|``: zero iff historical-row prefix consistency holds (PLGA Def. 4.8)."""
-    return float(np.max(np.abs(forward(model, tokens) - prefix_logits(model, tokens))))
+    return prefix_consistency(lambda t: forward(model, t), token_ids(model, tokens)).gap
 
 
 # ------------------------------------------------------------------------------ the cache
@@ -377,6 +412,34 @@ def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
     return replace(model, layers=tuple(layers))
 
 
-__all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "prefix_consistency_gap",
+# ------------------------------------------------------------------------------ inference collapse
+def collapse_invariant_plga(model: Decoder) -> Decoder:
+    """The SDPA decoder that an input-invariant PLGA decoder collapses to (PLGA Thm 5.4(ii); claim A19).
+
+    Every PLGA head with ``a = 0`` has ``G_LM = b_a =: G*`` for every input; it becomes an SDPA head
+    with the operator absorbed into its query projection, ``W_Q,h -> W_Q,h G*``
+    (:func:`theorylab.plga.operator.absorb_operator`; the decoder has no query bias). The result has
+    the same logits without RoPE (``base=None``) and, with RoPE, exactly when every ``G*`` lies in the
+    rotation commutant (Prop. 4.1; the authors' ``relative_position_of_commute``). Other heads are kept.
+    """
+    layers = []
+    for layer in model.layers:
+        dk = layer.w_q.shape[1] // len(layer.heads)
+        w_q, heads = layer.w_q.copy(), []
+        for h, s in enumerate(layer.heads):
+            if isinstance(s, PLGA):
+                if np.any(s.params.a != 0):
+                    raise ParameterError("every PLGA head must be input-invariant (a = 0, G_LM = b_a) to collapse "
+                                         "to SDPA (got a head with a != 0)")
+                cols = slice(h * dk, (h + 1) * dk)
+                w_q[:, cols], _ = plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a)
+                s = SDPA(s.base)
+            heads.append(s)
+        layers.append(replace(layer, w_q=w_q, heads=tuple(heads)))
+    return replace(model, layers=tuple(layers))
+
+
+__all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "PrefixConsistency",
+           "prefix_consistency", "prefix_consistency_gap", "collapse_invariant_plga",
            "token_ids", "HeadCache", "Cache", "empty_cache", "cached_head", "restore_queries", "cached_attention", "extend", "decode", "commit", "rollback", "cache_floats",
            "compile_grading"]

@@ -15,7 +15,17 @@ Conventions the paper leaves open (named here, explained in docs/plga.md)
 * LayerNorm acts on each *row* of ``D_Q`` (the last axis), population variance,
   ``eps_ln = 1e-6`` inside the square root, affine ``gamma, beta`` per column.
 * ``Phi_res`` is a stack of residual units applied to every row independently (the
-  shared row map phi of Prop. 3.11): ``u_j(r) = r + silu(r W1_j + b1_j) W2_j + b2_j``.
+  shared row map phi of Prop. 3.11). Two units (``RESIDUALS``):
+
+  - ``"glu-ln"`` (default; the authors' public model code, ``ResLayerA``):
+    ``u_j(r) = LN_j(g_jm(... g_j1(r)) + r)`` with gated units
+    ``g(x) = (silu(x W1 + b1) * (x W2 + b2)) W3 + b3`` and a LayerNorm (eps_ln, affine
+    gamma_j, beta_j) after the skip: :class:`GatedResidualUnit`;
+  - ``"additive"`` (this library's first convention): ``u_j(r) = r + silu(r W1_j + b1_j) W2_j + b2_j``,
+    no gate and no normalisation: :class:`ResidualUnit`.
+
+  With the final LayerNorm (gamma = 1, beta = 0, as initialised) every row of ``A`` has mean
+  zero, so ``A 1 = 0`` and ``rank A <= dk - 1`` (the authors' "numerical rank 63 of 64").
 * ``W``, ``a`` multiply from the left (``W A``, ``a A_P``), as in the Lipschitz constant
   C_G of Prop. 5.12 ("the left action of a"); ``b_W``, ``b_a`` are full (dk, dk) matrices.
 * RoPE planes are adjacent coordinate pairs ``(2j, 2j+1)``; the commutant of the
@@ -26,11 +36,12 @@ Conventions the paper leaves open (named here, explained in docs/plga.md)
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import ParameterError, choice, positive_int, real_array
 
 EPS: float = 1e-9
 """The positivity floor ``eps`` of eq. (3.4) in the reference code."""
@@ -42,14 +53,40 @@ J2 = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
 # --------------------------------------------------------------------------- parameters
+RESIDUALS = ("glu-ln", "additive")
+"""Residual-unit conventions of ``Phi_res``: the authors' gated unit with a final LayerNorm, or ours (additive)."""
+
+
 @dataclass(frozen=True, eq=False)
 class ResidualUnit:
-    """One residual unit ``u(r) = r + silu(r W1 + b1) W2 + b2`` of the metric learner (row map)."""
+    """One additive residual unit ``u(r) = r + silu(r W1 + b1) W2 + b2`` of the metric learner (``"additive"``)."""
 
     W1: np.ndarray  # (dk, dh)
     b1: np.ndarray  # (dh,)
     W2: np.ndarray  # (dh, dk)
     b2: np.ndarray  # (dk,)
+
+
+@dataclass(frozen=True, eq=False)
+class GLU:
+    """The authors' gated linear unit ``g(x) = (silu(x W1 + b1) * (x W2 + b2)) W3 + b3`` (SwiGLU form)."""
+
+    W1: np.ndarray  # (dk, dh)
+    b1: np.ndarray  # (dh,)
+    W2: np.ndarray  # (dk, dh)
+    b2: np.ndarray  # (dh,)
+    W3: np.ndarray  # (dh, dk)
+    b3: np.ndarray  # (dk,)
+
+
+@dataclass(frozen=True, eq=False)
+class GatedResidualUnit:
+    """The authors' residual unit ``u(r) = LN(g_m(... g_1(r)) + r)`` (``"glu-ln"``): the gated units in sequence,
+    the skip, then a LayerNorm with affine ``ln_gamma, ln_beta`` (shape (dk,)) and the head's ``eps_ln``."""
+
+    glus: tuple[GLU, ...]
+    ln_gamma: np.ndarray
+    ln_beta: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,7 +98,8 @@ class PLGAParams:
     W, b_W : metric-to-potential map of (3.4), ``W A + b_W``.
     P : entrywise exponents of (3.5).
     a, b_a : coupling and bias of (3.6), ``G_LM = a A_P + b_a``.
-    units : the residual units of ``Phi_res`` (3.3), applied row-wise.
+    units : the residual units of ``Phi_res`` (3.3), applied row-wise: :class:`GatedResidualUnit` (the
+        authors') or :class:`ResidualUnit` (additive), see ``RESIDUALS``.
     ln_gamma, ln_beta : LayerNorm affine parameters, shape (dk,).
     eps : positivity floor of (3.4); ``eps_ln`` : LayerNorm constant.
     """
@@ -71,7 +109,7 @@ class PLGAParams:
     P: np.ndarray
     a: np.ndarray
     b_a: np.ndarray
-    units: tuple[ResidualUnit, ...] = ()
+    units: tuple[GatedResidualUnit | ResidualUnit, ...] = ()
     ln_gamma: np.ndarray | None = None
     ln_beta: np.ndarray | None = None
     eps: float = EPS
@@ -83,15 +121,20 @@ class PLGAParams:
 
 
 def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = None,
-                eps: float = EPS, eps_ln: float = EPS_LN) -> PLGAParams:
-    """Random PLGA parameters with the reference initialisation (PLGA §3.1).
+                eps: float = EPS, eps_ln: float = EPS_LN, residual: str = "glu-ln", n_dense: int = 2) -> PLGAParams:
+    """Random PLGA parameters with the reference initialisation (PLGA §3.1, the authors' public code).
 
     Dense layers of ``Phi_res`` Glorot-uniform with zero bias; ``W, P, a`` Glorot-normal;
-    ``b_W, b_a`` zero; LayerNorm ``gamma = 1, beta = 0``.
+    ``b_W, b_a`` zero; every LayerNorm ``gamma = 1, beta = 0``. ``residual`` picks the unit
+    (``RESIDUALS``): ``"glu-ln"`` (default, the authors' ``LN(GLU(r) + r)`` with ``n_dense`` gated
+    units of width ``hidden`` per residual unit) or ``"additive"`` (``r + silu(r W1 + b1) W2 + b2``).
+    The authors' 110M configuration is ``dk = 64, n_res = 8, n_dense = 2, hidden = 180``.
     """
     dk = positive_int("dk", dk)
     n_res = positive_int("n_res", n_res, low=0)
     hidden = positive_int("hidden", hidden if hidden is not None else dk)
+    residual = choice("residual", residual, RESIDUALS)
+    n_dense = positive_int("n_dense", n_dense)
     _check_eps(eps, eps_ln)
     rng = np.random.default_rng(positive_int("seed", seed, low=0))
 
@@ -102,8 +145,16 @@ def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = 
     def glorot_normal(m, n):
         return rng.normal(0.0, np.sqrt(2.0 / (m + n)), size=(m, n))
 
-    units = tuple(ResidualUnit(glorot_uniform(dk, hidden), np.zeros(hidden), glorot_uniform(hidden, dk), np.zeros(dk))
-                  for _ in range(n_res))
+    def glu():
+        return GLU(glorot_uniform(dk, hidden), np.zeros(hidden), glorot_uniform(dk, hidden), np.zeros(hidden),
+                   glorot_uniform(hidden, dk), np.zeros(dk))
+
+    if residual == "additive":
+        units = tuple(ResidualUnit(glorot_uniform(dk, hidden), np.zeros(hidden), glorot_uniform(hidden, dk),
+                                   np.zeros(dk)) for _ in range(n_res))
+    else:
+        units = tuple(GatedResidualUnit(tuple(glu() for _ in range(n_dense)), np.ones(dk), np.zeros(dk))
+                      for _ in range(n_res))
     return PLGAParams(W=glorot_normal(dk, dk), b_W=np.zeros((dk, dk)), P=glorot_normal(dk, dk),
                       a=glorot_normal(dk, dk), b_a=np.zeros((dk, dk)), units=units,
                       ln_gamma=np.ones(dk), ln_beta=np.zeros(dk), eps=float(eps), eps_ln=float(eps_ln))
@@ -182,10 +233,12 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     """Row-wise LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis.
 
     Population variance; ``eps = 0`` gives the exactly scale-invariant map (Lemma 5.11).
-    Object arrays (e.g. of ``mpmath.mpf``) are evaluated in their own arithmetic.
+    Object arrays (e.g. of ``mpmath.mpf`` or SymPy symbols) are evaluated in their own arithmetic;
+    with them ``eps`` may be a SymPy symbol too.
     """
     x = x if _is_exact(x) else np.asarray(x, dtype=float)
-    eps = float(real_array("eps", eps, low=0))
+    if not (_is_exact(x) and hasattr(eps, "free_symbols")):              # a SymPy eps on the exact route only
+        eps = float(real_array("eps", eps, low=0))
     centred = x - x.mean(axis=-1, keepdims=True)
     var = np.mean(centred * centred, axis=-1, keepdims=True)
     out = centred / (var + eps) ** 0.5          # ** 0.5: also high-precision (mpmath) object arrays
@@ -202,10 +255,36 @@ def silu(u) -> np.ndarray:
     return u * sigmoid(u)
 
 
+def glu(x, g: GLU) -> np.ndarray:
+    """The authors' gated unit ``(silu(x W1 + b1) * (x W2 + b2)) W3 + b3`` on the rows of ``x``."""
+    return (silu(x @ g.W1 + g.b1) * (x @ g.W2 + g.b2)) @ g.W3 + g.b3        # (..., dk)
+
+
+def gated_unit(x, u: GatedResidualUnit, eps_ln: float = EPS_LN) -> np.ndarray:
+    """The authors' residual unit ``LN(g_m(... g_1(x)) + x)`` on the rows of ``x`` (``"glu-ln"``)."""
+    h = x
+    for g in u.glus:
+        h = glu(h, g)
+    return layer_norm(h + x, u.ln_gamma, u.ln_beta, eps_ln)                  # (..., dk)
+
+
+def hadamard_power(A, P) -> np.ndarray:
+    """The elementwise (Hadamard) power ``A^(o P)``, ``(A^(o P))_ij = A_ij ** P_ij`` (PLGA eq. 3.5, Prop. 3.7).
+
+    For entrywise positive ``A`` it is a one-parameter group in the exponent:
+    ``A^(o (s + t) P) = A^(o s P) o A^(o t P)`` and ``A^(o 0) = 1 1^T`` (claim A14). Object arrays
+    (the exact route) are raised in their own arithmetic.
+    """
+    return A ** P
+
+
 def metric_learner(x, params: PLGAParams) -> np.ndarray:
     """``Phi_res``: the residual units applied to every row of ``x`` (PLGA eq. 3.3, Prop. 3.11)."""
     for u in params.units:
-        x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
+        if isinstance(u, GatedResidualUnit):
+            x = gated_unit(x, u, params.eps_ln)
+        else:
+            x = x + silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
     return x
 
 
@@ -229,7 +308,7 @@ def stages_from_density(D, params: PLGAParams) -> PLGAStages:
     A = metric_learner(layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)   # (..., dk, dk)
     U = params.W @ A + params.b_W                                                                # (..., dk, dk)
     A_LM = iswiglu(U) + params.eps                                                               # (..., dk, dk) > 0
-    A_P = A_LM ** params.P                                                                       # (..., dk, dk) > 0
+    A_P = hadamard_power(A_LM, params.P)                                                         # (..., dk, dk) > 0
     G = params.a @ A_P + params.b_a                                                              # (..., dk, dk)
     return PLGAStages(D, A, U, A_LM, A_P, G)
 
@@ -291,27 +370,51 @@ def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargin
 
 @dataclass(frozen=True, eq=False)
 class PerronPair:
-    """Perron-Frobenius data of an entrywise positive matrix (claim A3).
+    """Perron-Frobenius data of an entrywise positive matrix (claim A3), or the spectrum of ``1 alpha^T`` (A16).
 
     ``rho`` spectral radius; ``vector`` the positive right eigenvector normalised to sum 1;
     ``second`` the next-largest eigenvalue modulus (``rho > second`` means rho is simple
-    and strictly dominant); ``residual`` ``||M v - rho v||_inf``.
+    and strictly dominant); ``residual`` ``||M v - lambda v||_inf``; ``eigenvalue`` the
+    eigenvalue ``lambda`` of ``vector``: the Perron root ``rho`` for a nonnegative matrix, the
+    common row sum ``s`` (any sign, 0 in the nilpotent case) for identical rows.
     """
 
     rho: float
     vector: np.ndarray
     second: float
     residual: float
+    eigenvalue: float = float("nan")
+
+
+def row_clone(alpha) -> np.ndarray:
+    """``A = 1 alpha^T``, the (d, d) matrix whose every row is ``alpha`` (PLGA Prop. 3.9: the learned
+    singularity condition; claim A16). Object arrays (the exact route) pass unvalidated."""
+    alpha = alpha if _is_exact(alpha) else real_array("alpha", alpha)
+    if alpha.ndim != 1:
+        raise ParameterError(f"alpha must be a 1-d vector (got shape {alpha.shape})")
+    out = np.empty((alpha.size, alpha.size), dtype=alpha.dtype)
+    out[...] = alpha
+    return out
 
 
 def perron_frobenius(M) -> PerronPair:
     """Perron root and vector of a square nonnegative matrix ``M`` (claim A3, Prop. 3.12).
 
-    Raises ParameterError unless ``M`` is one square matrix with every entry >= 0 (the
-    Perron-Frobenius theorem says nothing about a matrix with a negative entry)."""
+    A matrix with identical rows, ``M = 1 alpha^T`` (Prop. 3.9), is answered in closed form
+    whatever the signs of ``alpha``: its spectrum is ``{s, 0, ..., 0}`` with ``s = sum(alpha)``
+    (correctly rounded, ``math.fsum``) and eigenvector ``1``, so ``rho = |s|``, ``second = 0``,
+    ``eigenvalue = s``. This includes the nilpotent case ``s = 0`` (``M^2 = 0``: ``rho = 0``, not
+    simple), where a general eigensolver returns ``~sqrt(machine eps)`` noise from the defective
+    eigenvalue 0 (claim A16). Otherwise raises ParameterError unless ``M`` is one square matrix
+    with every entry >= 0 (the Perron-Frobenius theorem says nothing about a matrix with a
+    negative entry)."""
     M = _square("M", M)
     if M.ndim != 2:
         raise ParameterError(f"M must be a single square matrix (got shape {M.shape})")
+    if M.size and np.all(M == M[:1]):                                   # identical rows: M = 1 alpha^T
+        s = math.fsum(M[0])
+        v = np.full(len(M), 1.0 / len(M))
+        return PerronPair(abs(s), v, 0.0, float(np.max(np.abs(M @ v - s * v))), s)
     if np.any(M < 0):
         raise ParameterError(f"M must be nonnegative (every entry >= 0; got min entry {M.min():g})")
     vals, vecs = np.linalg.eig(M)
@@ -321,7 +424,7 @@ def perron_frobenius(M) -> PerronPair:
     v = v / v.sum()
     rho = float(np.abs(vals[lead]))
     second = float(np.abs(vals[order[1]])) if len(vals) > 1 else 0.0
-    return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))))
+    return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))), rho)
 
 
 def collatz_wielandt_bounds(M, v=None) -> tuple[float, float]:
@@ -403,6 +506,24 @@ def notears_h(W) -> NotearsValue:
     return NotearsValue(h, log_h, "shifted-expm")
 
 
+def dag_loss(W) -> float:
+    """The authors' implemented DAG loss ``DL = |log(tr e^{W o W} / d)| = log1p(h / d)`` (PLGA §4.3; claim A13).
+
+    Computed from :func:`notears_h` (``h = tr e^{W o W} - d >= 0``, so the absolute value is
+    redundant): ``log1p(h/d)`` while ``h <= d``, ``log h - log d + log1p(d/h)`` above (finite
+    where ``h`` overflows). It keeps full relative accuracy at the floor: for ``W = eps 1 1^T``
+    (dk = 64, eps = 1e-9) ``DL = log1p(eps^2) = 1e-18``, where evaluating ``tr e^{W o W}`` first
+    (the authors' eigenvalue route) returns ``1 + 1e-18 = 1`` in float64 and DL = 0.
+    """
+    M = _square("W", W)
+    d = M.shape[-1]
+    v = notears_h(M)
+    if v.log_h == -np.inf:
+        return 0.0
+    excess = v.log_h - np.log(d)                                          # log(h / d)
+    return float(np.log1p(np.exp(excess)) if excess <= 0 else excess + np.log1p(np.exp(-excess)))
+
+
 def dag_floor(dk, eps=EPS) -> np.ndarray:
     """``dk * eps^2``: the lower bound on h(W) when every entry of W is >= eps (claim A13)."""
     return real_array("dk", dk, low=1) * real_array("eps", eps, low=0) ** 2
@@ -455,18 +576,74 @@ def position_twirl(M, freqs, S: int) -> np.ndarray:
     M = _square("M", M)
     S = positive_int("S", S)
     R = plane_rotations(freqs, np.arange(1, S + 1))
-    return np.einsum("nij,jk,nlk->il", R, M, R) / S
+    return (R @ M @ np.swapaxes(R, -1, -2)).sum(axis=0) / S                # (dk, dk)
+
+
+PAIR_SETS = ("unordered", "ordered")
+"""How the twirl's difference frequencies are listed: each distinct frequency once (ours), or over ordered plane
+pairs a != b as in the authors' audit (``build_freqs``), which counts every cross-plane frequency twice."""
+
+
+def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
+    """The nonzero difference frequencies of the position twirl (Lemma 5.9): ``2 theta_a`` and ``theta_a +- theta_b``.
+
+    ``pairs = "unordered"`` (ours): planes a < b, each frequency once: ``dk/2 + 2 C(dk/2, 2) = dk^2/4``
+    entries (1024 at dk = 64). ``"ordered"`` (the authors' audit): planes a != b, so every cross-plane
+    frequency twice: ``dk/2 + dk/2 (dk/2 - 1) 2`` entries (2016 at dk = 64). The ordered list is the
+    entry weighting: of the ``dk^2 - dk`` off-commutant entries of a matrix in the RoPE eigenbasis,
+    ``2`` carry each in-plane frequency and ``4`` each cross-plane one, half of that per ordered list
+    entry. C_Theta is the same for both; medians and fractions are not (docs/plga.md).
+    """
+    th = real_array("freqs", freqs)
+    choice("pairs", pairs, PAIR_SETS)
+    diffs = [2 * th]
+    if th.size > 1:
+        iu = np.triu_indices(th.size, 1)
+        diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]
+    if pairs == "ordered":
+        diffs += diffs[1:]
+    return np.abs(np.concatenate(diffs))
+
+
+def twirl_multiplier(omega, S: int) -> np.ndarray:
+    """``|(1/S) sum_{n=1}^S e^{i omega n}| = |sin(S omega/2)| / (S |sin(omega/2)|)``: the factor by which the length-S
+    position twirl multiplies the frequency-omega component (Lemma 5.9); 1 at a resonance ``sin(omega/2) = 0``.
+    It is at most ``min(1, 1/(S |sin(omega/2)|))`` (the Lean ``geom_orbit_bound``)."""
+    omega = real_array("omega", omega)
+    S = positive_int("S", S)
+    den = S * np.abs(np.sin(omega / 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, np.abs(np.sin(S * omega / 2)) / np.where(den > 0, den, 1.0), 1.0)
+
+
+@dataclass(frozen=True)
+class TwirlStatistics:
+    """The multipliers of one twirl length over one frequency list (the authors' audit table, ``twirl_analytic``)."""
+
+    S: int
+    pairs: str
+    n: int                   # number of frequencies listed (1024 unordered, 2016 ordered at dk = 64)
+    worst: float             # largest multiplier
+    median: float
+    below_0_1: float         # fraction of multipliers < 0.1
+    below_0_01: float        # fraction < 0.01
+    slowest_in_plane: float  # multiplier of the smallest in-plane frequency 2 min(theta)
+    bound: float             # C_Theta / S, Lemma 5.9's uniform bound on the multipliers
+
+
+def twirl_statistics(freqs, S: int, pairs: str = "unordered") -> TwirlStatistics:
+    """:class:`TwirlStatistics` of the length-``S`` twirl over :func:`twirl_frequencies` ``(freqs, pairs)``."""
+    th = real_array("freqs", freqs)
+    m = twirl_multiplier(twirl_frequencies(th, pairs), S)
+    return TwirlStatistics(int(S), pairs, int(m.size), float(m.max()), float(np.median(m)),
+                           float(np.mean(m < 0.1)), float(np.mean(m < 0.01)),
+                           float(twirl_multiplier(2 * th.min(), S)), twirl_constant(th) / S)
 
 
 def twirl_constant(freqs) -> float:
     """``C_Theta = max_{omega != 0} 1/|sin(omega/2)|`` over the difference frequencies
     ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant."""
-    th = real_array("freqs", freqs)
-    diffs = [2 * th]
-    if th.size > 1:
-        iu = np.triu_indices(th.size, 1)
-        diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]
-    s = np.abs(np.sin(np.concatenate(diffs) / 2))
+    s = np.abs(np.sin(twirl_frequencies(freqs) / 2))
     return float(np.inf if np.any(s == 0) else 1.0 / s.min())
 
 
@@ -477,15 +654,33 @@ def rms(X) -> float:
     return 0.0 if top == 0 else top * float(np.sqrt(np.mean((X / top) ** 2)))
 
 
-def order_parameter(D1, D2) -> float:
+NORMALIZATIONS = ("rms", "signed")
+"""Denominators of the order parameter: the rms one of Def. 5.1 (ours) or the authors' symmetrized signed mean."""
+
+
+def _mean(X) -> float:
+    """``mean(X)``, scaled by max|X| first (no overflow)."""
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    return 0.0 if top == 0 else top * float(np.mean(X / top))
+
+
+def order_parameter(D1, D2, normalization: str = "rms") -> float:
     """``m = ||D1 - D2||_rms / (0.5 (||D1||_rms + ||D2||_rms))`` (PLGA Def. 5.1; claim A10).
 
     Piecewise convention: ``m = 0`` when both tensors are identically zero, so that
     ``m = 0`` iff ``D1 == D2`` holds without exception (Prop. 5.2(ii)).
+
+    ``normalization="signed"``: the authors' audit statistic ``||D1 - D2||_rms / (0.5 (|mean D1| +
+    |mean D2|))`` (their symmetrized adaptation of the source papers' ``|mu_1|``; ``order_pair``):
+    0 when ``D1 == D2``, ``inf`` when the means cancel but the tensors differ. It is never below the
+    rms statistic (``|mean X| <= ||X||_rms``), with equality for constant tensors.
     """
     D1, D2 = real_array("D1", D1), real_array("D2", D2)
     if D1.shape != D2.shape:
         raise ParameterError(f"D1 and D2 must have the same shape (got {D1.shape} and {D2.shape})")
+    if choice("normalization", normalization, NORMALIZATIONS) == "signed":
+        num, mu = rms(D1 - D2), 0.5 * (abs(_mean(D1)) + abs(_mean(D2)))
+        return 0.0 if num == 0 else (num / mu if mu > 0 else float("inf"))
     den = 0.5 * (rms(D1) + rms(D2))
     return 0.0 if den == 0 else rms(D1 - D2) / den
 
@@ -521,14 +716,47 @@ def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
     return layer_norm(D, eps=eps) - layer_norm(D / S, eps=eps)
 
 
+
+
+def ln_scale_proxy(D, S, eps: float = EPS_LN) -> np.ndarray:
+    """The first-order proxy ``eps / (2 v)``, ``v = var(row of D / S)``, of the relative eps-LayerNorm scale error
+    ``||LN(D) - LN(D/S)|| / ||LN(D/S)||``, row-wise (``inf`` on constant rows). A labelled proxy, reported beside
+    the direct :func:`ln_scale_error` as in the authors' audit (``ln_pair_error``); without affine parameters it
+    is an upper bound, ``sqrt((v + eps)/(v + eps/S^2)) - 1 <= eps/(2v)``, tight to first order as eps/v -> 0
+    (Lemma 5.11(ii); claim A15)."""
+    D = real_array("D", D)
+    S = float(real_array("S", S, low=0, low_inclusive=False))
+    eps = float(real_array("eps", eps, low=0))
+    v = np.var(D / S, axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.where(v > 0, eps / (2 * np.where(v > 0, v, 1.0)), np.inf)
+
+
+def absorb_operator(W, b, G) -> tuple[np.ndarray, np.ndarray]:
+    """``(W G, b G)``: a constant operator absorbed into an affine query projection,
+    ``(X W + 1 b^T) G = X (W G) + 1 (b^T G)`` (PLGA Thm 5.4(ii), the authors' ``absorb_operator_affine``;
+    claim A19). With RoPE the absorbed model computes the same scores iff ``G`` lies in the rotation
+    commutant (Prop. 4.1). Object arrays (the exact route) pass unvalidated."""
+    W = W if _is_exact(W) else real_array("W", W)
+    b = b if _is_exact(b) else real_array("b", b)
+    G = _square("G", G)
+    if W.ndim != 2 or W.shape[1] != G.shape[0] or b.shape != (W.shape[1],):
+        raise ParameterError(f"W (d, dk), b (dk,) and G (dk, dk) must fit (got {W.shape}, {b.shape}, {G.shape})")
+    return W @ G, b @ G
+
+
 __all__ = [
-    "EPS", "EPS_LN", "J2", "ResidualUnit", "PLGAParams", "init_params", "sdpa_params",
-    "iswiglu", "silu", "density_operator", "cumulative_density_operators", "layer_norm", "metric_learner",
+    "EPS", "EPS_LN", "J2", "RESIDUALS", "ResidualUnit", "GLU", "GatedResidualUnit", "PLGAParams", "init_params",
+    "sdpa_params",
+    "iswiglu", "silu", "density_operator", "cumulative_density_operators", "layer_norm", "glu", "gated_unit",
+    "hadamard_power", "metric_learner",
     "PLGAStages", "stages_from_density", "plga_stages", "g_lm", "g_lm_cumulative", "scores",
     "row_perturbation_bound",
-    "PositivityMargins", "positivity_margins", "PerronPair", "perron_frobenius", "collatz_wielandt_bounds",
-    "sigmoid",
-    "NotearsValue", "walk_terms", "notears_h", "dag_floor",
-    "commutant_projection", "off_commutant_residual", "plane_rotations", "position_twirl", "twirl_constant",
-    "rms", "order_parameter", "DensityReport", "density_report", "ln_scale_error",
+    "PositivityMargins", "positivity_margins", "PerronPair", "row_clone", "perron_frobenius",
+    "collatz_wielandt_bounds", "sigmoid",
+    "NotearsValue", "walk_terms", "notears_h", "dag_loss", "dag_floor",
+    "commutant_projection", "off_commutant_residual", "plane_rotations", "position_twirl", "PAIR_SETS",
+    "twirl_frequencies", "twirl_multiplier", "TwirlStatistics", "twirl_statistics", "twirl_constant",
+    "rms", "NORMALIZATIONS", "order_parameter", "DensityReport", "density_report", "ln_scale_error", "ln_scale_proxy",
+    "absorb_operator",
 ]

@@ -28,6 +28,7 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from theorylab.errors import positive_int, real_array
+from theorylab.resources import Cost, as_float
 from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
                                       log_count, score_model)
 
@@ -230,6 +231,20 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
         root = np.where(condensed, condensed_gamma_c(T, c), root)
         branch = np.where(condensed, "condensed", "mean-field").astype(object)
     return CriticalCoupling(variant, dk, T, L, root, branch, upper)
+
+
+GAMMA_C_SECONDS = 1.5e-5
+"""Seconds per grid point of :func:`gamma_c` for the slowest variant (t3-inclusive's root finder;
+measured on a shared 2-core machine), plus ``GAMMA_C_CALL_SECONDS`` per call; ``GAMMA_C_BYTES``
+its peak bytes per point."""
+GAMMA_C_CALL_SECONDS = 2e-3
+GAMMA_C_BYTES = 400.0
+
+
+def gamma_c_cost(points) -> Cost:
+    """Peak memory and run time (upper bound over variants) of :func:`gamma_c` on ``points`` grid points."""
+    n = as_float(points)
+    return Cost(n * GAMMA_C_BYTES, GAMMA_C_CALL_SECONDS + n * GAMMA_C_SECONDS, f"gamma_c at {n:.3g} points")
 
 
 def t4_asymptote(dk, T) -> np.ndarray:

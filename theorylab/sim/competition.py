@@ -37,14 +37,15 @@ term alone exceeds e^60, where the mass is below 1e-26 either way.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 
 import numba as nb
 import numpy as np
 
+from theorylab._progress import progress as progress_bar
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
+from theorylab.resources import Cost, as_float, bytes_of
 from theorylab.sim.exact import integer_context_length
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 from theorylab.sim.rng import bits_as_float as _bits_as_float
@@ -263,22 +264,21 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     if progress is None:
         progress = samples * m * g.size > 2.0 * _RATE_GUESS
-    batch = np.minimum(np.arange(samples) * BATCHES // samples, BATCHES - 1)
+    # sample i belongs to batch floor(i B / samples): batch b starts at ceil(b samples / B)
+    first = [-(-b * samples // BATCHES) for b in range(BATCHES + 1)]
     sums = np.zeros((BATCHES, g.size))
-    counts = np.bincount(batch, minlength=BATCHES).astype(float)
+    counts = np.diff(first).astype(float)
     sq = np.zeros(g.size)
-    bar = _bar(samples, progress)
-    for start in range(0, samples, CHUNK):
-        count = min(CHUNK, samples - start)
-        out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
-        ids = batch[start:start + count]
-        cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-        sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
-        sq += np.einsum("ij,ij->j", out, out)
-        if bar is not None:
-            bar.update(count)
-    if bar is not None:
-        bar.close()
+    with progress_bar(samples, "simulate", "sample", enabled=progress) as bar:
+        for start in range(0, samples, CHUNK):
+            count = min(CHUNK, samples - start)
+            out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+            ids = np.arange(start, start + count) * BATCHES // samples
+            cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
+            sq += np.einsum("ij,ij->j", out, out)
+            if bar is not None:
+                bar.update(count)
     mass = sums.sum(axis=0) / samples
     var = np.maximum(sq / samples - mass**2, 0.0) * samples / max(samples - 1, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -290,15 +290,26 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
 _RATE_GUESS = 2e9
 """Rough distractor evaluations per second, only to decide whether to show a progress bar."""
 
+DRAW_SECONDS = 3.5e-8
+"""Seconds per distractor draw (a pair of normals), measured on a shared 2-core machine."""
+EVAL_SECONDS = {"float32": 2.5e-9, "float64": 4.5e-9}
+"""Seconds per distractor evaluation at one g (same machine), by kernel arithmetic."""
+CALL_SECONDS = 0.03
+"""Fixed seconds per call (validation, loadings, launching the Numba threads; same machine)."""
 
-def _bar(total, enabled):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, unit="sample", file=sys.stderr, leave=False, desc="simulate")
+
+def simulate_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
+    """Peak memory and run time of :func:`simulate_mass` (checked by the CLI before it runs).
+
+    Memory: two normal vectors of ``m = T - 2`` distractors per Numba thread, the
+    ``(CHUNK, G)`` block of masses with its reductions, the batch sums. Time:
+    ``CALL_SECONDS + samples * m * (DRAW_SECONDS + G * EVAL_SECONDS[dtype])``."""
+    m, G, n = max(as_float(T) - 2, 0.0), as_float(n_gamma), as_float(samples)
+    itemsize = 4 if dtype == "float32" else 8
+    memory = nb.get_num_threads() * bytes_of(2, m, itemsize=itemsize) + bytes_of(3, min(n, CHUNK), G) \
+        + bytes_of(3, BATCHES + 1, G)
+    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * EVAL_SECONDS.get(dtype, EVAL_SECONDS["float64"]))
+    return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings")
 
 
 __all__ = ["LOADINGS", "MassCurve", "simulate_mass", "per_sample_mass", "loadings",
@@ -396,4 +407,10 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
                     batch_gamma_c=batch_roots, curve=curve, level=level)
 
 
-__all__ += ["MCGammaC", "mc_gamma_c", "first_crossing"]
+def mc_gamma_c_cost(T, samples, fine_points: int = 32) -> Cost:
+    """Peak memory and run time of :func:`mc_gamma_c`: the coarse scan, then the fine curve."""
+    coarse = simulate_cost(T, _COARSE.size, min(as_float(samples), 2000.0))
+    return coarse.then(simulate_cost(T, fine_points, samples))
+
+
+__all__ += ["MCGammaC", "mc_gamma_c", "first_crossing", "simulate_cost", "mc_gamma_c_cost"]

@@ -37,6 +37,7 @@ from scipy.special import log_ndtr, ndtr
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 from theorylab.psa.transition import argmax_probability
+from theorylab.resources import Cost, as_float, bytes_of
 
 _SWITCH = 0.5
 _Y_LO, _Y_HI = -36.0, 4.6
@@ -144,7 +145,30 @@ def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
     return out.reshape(g.shape)
 
 
+QUADRATURE_SECONDS = 1e-2
+"""Seconds per quadrature mass at one (g, target shift), measured on a shared 2-core machine;
+``MASS_CALL_SECONDS`` per call of :func:`exact_mass`."""
+MASS_CALL_SECONDS = 0.05
+_QUADRATURE_BYTES = 4e6
+"""Working arrays of one quadrature mass (node grids of a few hundred by a few hundred)."""
+_TARGET_NODES = 40
+
+
+def exact_mass_cost(n_gamma, sigma0: float = 0.0) -> Cost:
+    """Peak memory and run time of :func:`exact_mass` for ``n_gamma`` couplings (``40`` target
+    nodes each when ``sigma0 > 0``)."""
+    evals = as_float(n_gamma) * (_TARGET_NODES if sigma0 > 0 else 1)
+    return Cost(_QUADRATURE_BYTES + bytes_of(4, n_gamma), MASS_CALL_SECONDS + evals * QUADRATURE_SECONDS,
+                f"{evals:.3g} quadrature masses")
+
+
 _SCAN = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 10.0, 24)])
+_BRENT_STEPS = 60
+
+
+def exact_gamma_c_cost() -> Cost:
+    """Peak memory and run time (an upper bound) of one :func:`exact_gamma_c`: the whole scan and a Brent polish."""
+    return Cost(_QUADRATURE_BYTES, (_SCAN.size + _BRENT_STEPS) * QUADRATURE_SECONDS, "one exact gamma_c")
 
 
 def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: float = 1e-12,
@@ -181,4 +205,5 @@ def argmax_limit(variant: str, dk, T) -> np.ndarray:
     return argmax_probability(variant, dk, T)
 
 
-__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length"]
+__all__ = ["exact_mass", "exact_gamma_c", "argmax_limit", "one_minus_phi", "mass_given", "integer_context_length",
+           "exact_mass_cost", "exact_gamma_c_cost"]

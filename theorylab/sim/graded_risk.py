@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from theorylab._progress import progress as progress_bar
 from theorylab.errors import ParameterError, positive_int, real_array
 from theorylab.graded import envelope as env
+from theorylab.resources import Cost, as_float, bytes_of
 
 ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
 TARGETS = ("profile", "least-favourable")
@@ -38,6 +40,54 @@ BLOCK = 16
 """Repetitions drawn and solved per block (fixed, so the random stream does not depend on the
 machine).  Products are single-threaded einsum loops, not threaded BLAS: on a loaded 2-core
 machine many small threaded BLAS calls were up to 7x slower (and their timing erratic)."""
+DRAW_ELEMENTS = 2**22
+"""Normals drawn at once: a block's m samples are drawn ``rows_per_draw(d)`` rows at a time and
+the normal equations accumulated, so memory does not grow with m (32 MiB per draw).  The row
+count depends on d only, so the stream is the same on every machine; for m <= rows_per_draw(d)
+(every default grid of d <= 64) it is one draw of the whole block."""
+
+NORMAL_SECONDS = 6e-8
+"""Seconds per drawn and scaled normal; ``PRODUCT_SECONDS`` per multiply-add of the einsum
+products, ``SOLVE_SECONDS`` per ``D_S^3`` of a batched solve, ``LOWER_BOUND_SECONDS`` per
+:func:`two_point_lower_bound` (all measured on a shared 2-core machine)."""
+PRODUCT_SECONDS = 3.5e-9
+SOLVE_SECONDS = 5e-9
+LOWER_BOUND_SECONDS = 0.25
+LOWER_BOUND_BYTES = 5 * 200 * 64 * 80 * 8
+"""Peak bytes of :func:`two_point_lower_bound`: a few (kappa grid 200) x (64 nodes) x (80 Hermite) arrays."""
+
+
+def rows_per_draw(d: int) -> int:
+    """Rows of the design drawn at once for width ``d`` (see :data:`DRAW_ELEMENTS`)."""
+    return max(1, DRAW_ELEMENTS // (BLOCK * int(d)))
+
+
+def simulate_cost(model: env.StratifiedModel, m_values, reps) -> Cost:
+    """Peak memory and run time of :func:`simulate` (an upper bound, checked by the CLI first).
+
+    Per m and block of repetitions: the draws, the products ``X w`` and, per class, the Gram
+    matrix ``X_S^T X_S`` and a solve, with ``D_S <= min(sum_{l in S} d_l, (m - 4) / 2)`` fitted
+    coordinates (S of Lem. 3, before the estimator's trimming); the two-point lower bound per
+    class. Memory: one draw with its copies, both classes' Gram matrices and a solve's copy,
+    the losses."""
+    d, reps = float(model.d), as_float(reps)
+    ms = [as_float(m) for m in np.atleast_1d(m_values)]
+    if not ms:
+        return Cost()
+    b = min(reps, BLOCK)
+    seconds, D_max = 0.0, 0.0
+    for m in ms:
+        per_rep = m * d * NORMAL_SECONDS
+        for cls in (model.uniform, model.graded):
+            S = env.worth_estimating(cls.caps, cls.dims, model.sigma_xi, m)
+            D = min(float(cls.dims[S].sum()), max(0.0, (m - 4) / 2))
+            D_max = max(D_max, D)
+            per_rep += m * (2 * d + D * D + 2 * D) * PRODUCT_SECONDS + D ** 3 * SOLVE_SECONDS
+        seconds += reps * per_rep + 2 * LOWER_BOUND_SECONDS
+    rows = min(max(ms), rows_per_draw(model.d))
+    memory = (bytes_of(3, b, rows, d) + bytes_of(3, b, D_max, D_max) + bytes_of(4, b, d, 2)
+              + bytes_of(4, reps) + bytes_of(8, d) + LOWER_BOUND_BYTES)
+    return Cost(memory, seconds, f"{len(ms)} sample sizes up to m = {max(ms):.3g} x {reps:.3g} repetitions, d = {d:.0f}")
 
 
 def estimable_levels(cls: env.LinearClass, sigma_xi: float, m: int) -> np.ndarray:
@@ -129,64 +179,68 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
     wstar = model.target()
     W = model.window
     rows, ratio_rows, losses = [], [], {}
-    iterator = range(len(m_values))
-    if progress:
-        try:                          # optional: tqdm is not a declared dependency
-            from tqdm import tqdm
-        except ImportError:
-            pass
-        else:
-            iterator = tqdm(iterator, desc="graded-sim", unit="m", delay=2.0)
-    for i in iterator:
-        m = m_values[i]
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
-        setup = []
-        for cls in classes:
-            S = estimable_levels(cls, model.sigma_xi, m)
-            targets = {"profile": wstar, "least-favourable": least_favourable_target(cls, S, wstar)}
-            setup.append((cls, S, cls.coords(S).astype(bool), np.stack([targets[t] for t in TARGETS], axis=1)))
-        loss = np.empty((len(classes), len(TARGETS), reps))
-        for start in range(0, reps, BLOCK):
-            b = min(BLOCK, reps - start)
-            X = rng.standard_normal((b, m, model.d)) * sd
-            xi = model.sigma_xi * rng.standard_normal((b, m))
+    with progress_bar(len(m_values), "graded-sim", "m", enabled=progress, leave=True, delay=2.0) as bar:
+        for i in range(len(m_values)):
+            m = m_values[i]
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+            setup = []
+            for cls in classes:
+                S = estimable_levels(cls, model.sigma_xi, m)
+                targets = {"profile": wstar, "least-favourable": least_favourable_target(cls, S, wstar)}
+                setup.append((cls, S, cls.coords(S).astype(bool), np.stack([targets[t] for t in TARGETS], axis=1)))
+            loss = np.empty((len(classes), len(TARGETS), reps))
+            per_draw = rows_per_draw(model.d)
+            for start in range(0, reps, BLOCK):
+                b = min(BLOCK, reps - start)
+                # least squares via the normal equations (m >= 2 D_S + 4), accumulated over row draws
+                gram = [np.zeros((b, int(mask.sum()), int(mask.sum()))) for _, _, mask, _ in setup]
+                rhs = [np.zeros((b, int(mask.sum()), Wt.shape[1])) for _, _, mask, Wt in setup]
+                for r0 in range(0, m, per_draw):
+                    X = rng.standard_normal((b, min(per_draw, m - r0), model.d))
+                    X *= sd
+                    xi = model.sigma_xi * rng.standard_normal(X.shape[:2])
+                    for c, (cls, S, mask, Wt) in enumerate(setup):
+                        if mask.any():
+                            XS = X[:, :, mask]
+                            y = np.einsum("bmi,ik->bmk", X, Wt) + xi[..., None]
+                            gram[c] += np.einsum("bmi,bmj->bij", XS, XS)
+                            rhs[c] += np.einsum("bmi,bmk->bik", XS, y)
+                for c, (cls, S, mask, Wt) in enumerate(setup):
+                    est = np.zeros((b,) + Wt.shape)
+                    if mask.any():
+                        est[:, mask, :] = np.linalg.solve(gram[c], rhs[c])
+                    loss[c, :, start:start + b] = np.sum((sd[None, :, None] * (est - Wt)) ** 2, axis=1).T
+            worst = {}
             for c, (cls, S, mask, Wt) in enumerate(setup):
-                est = np.zeros((b,) + Wt.shape)
-                if mask.any():          # least squares via the normal equations (m >= 2 D_S + 4)
-                    XS = X[:, :, mask]
-                    y = np.einsum("bmi,ik->bmk", X, Wt) + xi[..., None]
-                    est[:, mask, :] = np.linalg.solve(np.einsum("bmi,bmj->bij", XS, XS),
-                                                      np.einsum("bmi,bmk->bik", XS, y))
-                loss[c, :, start:start + b] = np.sum((sd[None, :, None] * (est - Wt)) ** 2, axis=1).T
-        worst = {}
-        for c, (cls, S, mask, Wt) in enumerate(setup):
-            M = float(env.envelope(cls.caps, cls.dims, model.sigma_xi, m))
-            applies = bool(env.upper_regime(cls.caps, cls.dims, model.sigma_xi, m))
-            lb = two_point_lower_bound(float(cls.caps.max()), model.sigma_xi, m)
-            per = []
-            first = len(rows)
-            for k, t in enumerate(TARGETS):
-                losses[f"m{m}_{cls.name}_{t}"] = loss[c, k]
-                mean, se = float(loss[c, k].mean()), float(loss[c, k].std(ddof=1) / np.sqrt(reps))
-                exact = exact_risk(cls, Wt[:, k], model.sigma_xi, m, S)
-                per.append((exact, mean, se))
-                rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]), "class": cls.name, "target": t,
-                             "S_levels": "".join(str(l) for l in np.flatnonzero(S)) or "-",
-                             "risk_mc": mean, "se": se, "risk_exact": exact, "envelope": M,
-                             "risk_over_envelope": mean / M, "upper_applies": applies,
-                             "upper_ok": (exact <= env.UPPER_CONSTANT * M and mean - 3 * se <= env.UPPER_CONSTANT * M)
-                             if applies else None,
-                             "lower_bound": lb, "lower_ok": None, "implied_c_lower": lb / M})
-            worst[cls.name] = max(per)
-            k = per.index(worst[cls.name])          # the lower bound is on the sup over the class:
-            exact, mean, se = worst[cls.name]      # it is checked on the worst target of the family
-            rows[first + k]["lower_ok"] = bool(mean + 3 * se >= lb and exact >= lb)
-        ex_u, mc_u, se_u = worst["uniform"]
-        ex_g, mc_g, se_g = worst["graded"]
-        ratio_rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]),
-                           "ratio_exact": ex_g / ex_u, "ratio_mc": mc_g / mc_u,
-                           "ratio_se": (mc_g / mc_u) * float(np.hypot(se_g / mc_g if mc_g else 0, se_u / mc_u)),
-                           "cap_ratio": model.cap_ratio, "Lambda": model.Lambda})
+                M = float(env.envelope(cls.caps, cls.dims, model.sigma_xi, m))
+                applies = bool(env.upper_regime(cls.caps, cls.dims, model.sigma_xi, m))
+                lb = two_point_lower_bound(float(cls.caps.max()), model.sigma_xi, m)
+                per = []
+                first = len(rows)
+                for k, t in enumerate(TARGETS):
+                    losses[f"m{m}_{cls.name}_{t}"] = loss[c, k]
+                    mean, se = float(loss[c, k].mean()), float(loss[c, k].std(ddof=1) / np.sqrt(reps))
+                    exact = exact_risk(cls, Wt[:, k], model.sigma_xi, m, S)
+                    per.append((exact, mean, se))
+                    rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]), "class": cls.name, "target": t,
+                                 "S_levels": "".join(str(l) for l in np.flatnonzero(S)) or "-",
+                                 "risk_mc": mean, "se": se, "risk_exact": exact, "envelope": M,
+                                 "risk_over_envelope": mean / M, "upper_applies": applies,
+                                 "upper_ok": (exact <= env.UPPER_CONSTANT * M and mean - 3 * se <= env.UPPER_CONSTANT * M)
+                                 if applies else None,
+                                 "lower_bound": lb, "lower_ok": None, "implied_c_lower": lb / M})
+                worst[cls.name] = max(per)
+                k = per.index(worst[cls.name])          # the lower bound is on the sup over the class:
+                exact, mean, se = worst[cls.name]      # it is checked on the worst target of the family
+                rows[first + k]["lower_ok"] = bool(mean + 3 * se >= lb and exact >= lb)
+            ex_u, mc_u, se_u = worst["uniform"]
+            ex_g, mc_g, se_g = worst["graded"]
+            ratio_rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]),
+                               "ratio_exact": ex_g / ex_u, "ratio_mc": mc_g / mc_u,
+                               "ratio_se": (mc_g / mc_u) * float(np.hypot(se_g / mc_g if mc_g else 0, se_u / mc_u)),
+                               "cap_ratio": model.cap_ratio, "Lambda": model.Lambda})
+            if bar is not None:
+                bar.update()
     factors = env.theorem41_factors(model.nu, model.mu)
     summary = {"estimator": ESTIMATOR, "targets": list(TARGETS), "reps": reps, "seed": seed,
                "m_sat": model.m_sat, "window": list(W) if W else None, "g": model.g.tolist(),
@@ -202,4 +256,16 @@ def default_m_grid(model: env.StratifiedModel, points: int = 10) -> list[int]:
     points = positive_int("points", points, low=2)
     if model.m_sat * 8 <= 4:
         raise ParameterError("m_sat is too small for a grid (increase d or sigma_xi)")
-    return sorted({int(round(x)) for x in np.geomspace(4, 8 * model.m_sat, points)})
+    if not 8 * model.m_sat < 2**62:
+        raise ParameterError(f"m_sat is too large for a grid of sample sizes (8 m_sat = {8 * model.m_sat:.3g}; "
+                             f"reduce d or sigma_xi, or give the sample sizes)")
+    grid = np.round(np.geomspace(4, 8 * model.m_sat, points))      # increasing: duplicates are neighbours
+    keep = np.empty(grid.size, bool)
+    keep[0] = True
+    np.not_equal(grid[1:], grid[:-1], out=keep[1:])
+    return grid[keep].astype(np.int64).tolist()
+
+
+def default_m_grid_cost(points) -> Cost:
+    """Peak memory and run time of :func:`default_m_grid` (three arrays of ``points``)."""
+    return Cost(bytes_of(3, points), 3e-8 * as_float(points), f"a grid of {as_float(points):.3g} points")

@@ -49,6 +49,7 @@ from theorylab.nn import tasks
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
 from theorylab.psa.softmax import softmax
+from theorylab.resources import Cost, as_float, bytes_of
 
 HEAD_SIGN: float = -1.0
 PLACEMENTS: dict[str, str] = {"post": "post-rope", "pre": "pre-rope"}
@@ -177,6 +178,42 @@ def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: i
         targets.append(j)
     return InductionSample(np.concatenate(chans)[:samples], np.concatenate(targets)[:samples], dk, T, freqs,
                            placement, seed)
+
+
+# ----------------------------------------------------------------------------- cost
+STREAM_SECONDS = 2.5e-7
+"""Seconds per stream entry (sample x position x coordinate) in :func:`simulate`; the following
+rates are per channel entry (sample x key) of the moments, and per (g, entry) of the masses
+(all measured on a shared 2-core machine)."""
+MOMENT_SECONDS = 2e-6
+MASS_SECONDS = 5e-7
+
+
+def simulate_cost(dk, T, samples) -> Cost:
+    """Peak memory and run time of :func:`simulate`: about six ``(64, T, dk)`` stream blocks with
+    the RoPE tables, and the kept channels ``(samples, 4, T-1)`` twice (the concatenation)."""
+    block = bytes_of(_CHUNK, T, dk) * 6 + bytes_of(T, dk)
+    channels = bytes_of(4, samples, as_float(T) - 1)
+    chunks = -(-as_float(samples) // _CHUNK)
+    return Cost(block + 2 * channels, chunks * _CHUNK * as_float(T) * as_float(dk) * STREAM_SECONDS,
+                f"{as_float(samples):.3g} samples of {as_float(T):.3g} positions x {as_float(dk):.3g} dims")
+
+
+def moments_cost(T, samples) -> Cost:
+    """Peak memory and run time of :func:`channel_moments` (about six copies of the channels)."""
+    entries = bytes_of(samples, T, itemsize=1)
+    return Cost(6 * bytes_of(4, entries), entries * MOMENT_SECONDS, "channel moments")
+
+
+def mass_rows_cost(T, samples, n_gamma, member: str = "symmetric") -> Cost:
+    """Peak memory and run time of :func:`mass_rows`: the channels, ``(G, samples, T-1)`` scores and
+    their softmax (four copies), and the reduced model's exact mass at each g."""
+    from theorylab.sim.exact import exact_mass_cost
+
+    entries = bytes_of(samples, T, itemsize=1)
+    own = Cost(bytes_of(4, entries) * 2 + 4 * bytes_of(n_gamma, entries), entries * n_gamma * MASS_SECONDS,
+               "target masses")
+    return own.then(exact_mass_cost(n_gamma) if MASS_VARIANT.get(member) else Cost())
 
 
 # ----------------------------------------------------------------------------- moments
@@ -412,5 +449,5 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
 __all__ = ["HEAD_SIGN", "PLACEMENTS", "CHANNELS", "DEGREE", "ChannelModel", "reduced_channel_model", "frequencies",
            "induction_batch", "stream_channels", "InductionSample", "simulate", "ChannelMoments", "channel_moments",
            "rope_match_factor", "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "comparison_rows",
-           "coriolis_gain",
+           "coriolis_gain", "simulate_cost", "moments_cost", "mass_rows_cost",
            "coriolis_band_ratios", "cesaro_averages", "envelope_slope"]

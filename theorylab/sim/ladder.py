@@ -48,7 +48,6 @@ NEWTON_ITERATIONS = 100
 GRID_FACTOR = 8.0
 """The default grid runs up to ``GRID_FACTOR sigma_xi^2 d / eps``: there the least-squares floor
 ``sigma_xi^2 d / m`` is ``eps / GRID_FACTOR``, so every arm whose class contains the target reaches eps."""
-MEMORY_FRACTION = 0.5
 """A request whose estimated working memory exceeds this fraction of the available memory is refused."""
 
 
@@ -168,30 +167,12 @@ def memory_estimate(arms: int, points: int, reps: int, d: int, bootstrap: int) -
     return 8 * (arms * points * reps + bootstrap * reps + 2 * bootstrap * arms * points + 12 * reps * d)
 
 
-def available_memory() -> int | None:
-    """Available physical memory in bytes (Linux ``MemAvailable``, else sysconf), or None if unknown."""
-    import os
-
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def check_memory(estimate: int, what: str) -> None:
-    """Refuse up front (ParameterError naming the estimate) a request that would not fit in memory."""
-    avail = available_memory()
-    if avail is not None and estimate > MEMORY_FRACTION * avail:
-        raise ParameterError(f"{what} needs about {estimate / 2 ** 30:.2f} GiB of memory, more than "
-                             f"{MEMORY_FRACTION:.0%} of the {avail / 2 ** 30:.2f} GiB available: "
-                             f"reduce --reps, --points or --bootstrap")
+    """Refuse up front (:class:`theorylab.resources.ResourceError`, one line with the estimate and the
+    limit) a request whose working memory exceeds the limits in force (:func:`theorylab.resources.limits`)."""
+    from theorylab import resources
+
+    resources.check(resources.Cost(float(estimate), 0.0, what), resources.limits())
 
 
 # --------------------------------------------------------------------------- the measurement

@@ -55,12 +55,12 @@ from theorylab.sim.sweep.run import SweepReport, run_sweep
 from theorylab.sim.sweep.spec import COMPUTE, HALF_PLATEAU, SweepSpec, load_spec, spec_from_canonical, spec_from_dict
 from theorylab.sim.sweep.store import LEASE_SECONDS, Owner, SweepStore, row_checksum, utc_now
 from theorylab.sim.sweep.tasks import (Point, check_memory, check_rows, chunk_size, chunks, code_version,
-                                       compute_chunk, compute_curve, compute_point, fits, memory_budget, point_level,
+                                       compute_chunk, compute_curve, compute_point, fits, point_level,
                                        point_seed, points, task_memory)
 
 __all__ = ["COMPUTE", "HALF_PLATEAU", "SweepSpec", "load_spec", "spec_from_dict", "spec_from_canonical",
            "Point", "point_seed", "points", "chunk_size", "fits", "chunks", "check_rows", "point_level",
-           "compute_point", "compute_curve", "compute_chunk", "code_version", "task_memory", "memory_budget",
+           "compute_point", "compute_curve", "compute_chunk", "code_version", "task_memory",
            "check_memory", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor",
            "check_executor_options", "max_workers", "worker_count", "SweepStore", "Owner", "LEASE_SECONDS",
            "row_checksum", "utc_now", "SweepReport", "run_sweep", "read_store", "spec_of_record", "spec_of_store",

@@ -142,44 +142,16 @@ def task_memory(spec: SweepSpec, threads: int) -> int:
             + 2 * threads * m * itemsize)
 
 
-def memory_budget() -> int | None:
-    """Bytes a sweep may plan for: ``THEORYLAB_MAX_MEMORY`` (bytes) if set, else half the memory
-    the system reports available now (None where it reports nothing)."""
-    env = os.environ.get("THEORYLAB_MAX_MEMORY")
-    if env is not None:
-        from theorylab.errors import ParameterError
-        try:
-            return int(float(env))
-        except ValueError:
-            raise ParameterError(f"THEORYLAB_MAX_MEMORY must be a number of bytes (got {env!r})") from None
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def check_memory(spec: SweepSpec, workers: int) -> None:
-    """Refuse (:class:`ParameterError`) a sweep whose ``workers`` concurrent tasks would need
-    more than :func:`memory_budget`; each worker runs ``cpu_count // workers`` threads."""
-    from theorylab.errors import ParameterError
+    """Refuse (:class:`theorylab.resources.ResourceError`) a sweep whose ``workers`` concurrent tasks would
+    need more memory than the limits in force (:func:`theorylab.resources.limits`: half the available
+    memory, or ``THEORYLAB_MAX_MEMORY``); each worker runs ``cpu_count // workers`` threads."""
+    from theorylab import resources
 
-    threads = max(1, (os.cpu_count() or 1) // max(workers, 1))
-    per_task = task_memory(spec, threads)
-    budget = memory_budget()
-    if budget is not None and max(workers, 1) * per_task > budget:
-        gib = 2.0**30
-        raise ParameterError(
-            f"the sweep needs about {max(workers, 1) * per_task / gib:.3g} GiB ({max(workers, 1)} worker(s) x "
-            f"{per_task / gib:.3g} GiB: samples={spec.samples}, T up to {max(spec.T):g}) but "
-            f"{budget / gib:.3g} GiB may be used (half the available memory, or THEORYLAB_MAX_MEMORY bytes); "
-            f"use fewer samples or workers, or a smaller T")
+    workers = max(workers, 1)
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    what = f"{workers} worker(s) x one task: samples={spec.samples}, T up to {max(spec.T):g}"
+    resources.check(resources.Cost(float(workers * task_memory(spec, threads)), 0.0, what), resources.limits())
 
 
 def point_level(spec: SweepSpec, variant: str, dk: float, T: float) -> float:

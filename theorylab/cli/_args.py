@@ -1,0 +1,119 @@
+"""Argument types and options shared by the commands: integers with documented ranges, seeds,
+non-empty paths, the resource limits (``--max-memory``, ``--max-time``) and options a mode
+does not read.
+
+Integer options accept decimal integers and exact integral values in scientific notation
+(``20000``, ``2e4``); anything else (``1.5``, ``nan``, ``inf``, an out-of-range value) is a
+one-line usage error naming the option and its range.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from decimal import Decimal, InvalidOperation
+
+from theorylab import resources
+from theorylab.errors import ParameterError
+
+COUNT_HIGH = 2**63 - 1
+"""Largest count any command accepts (a signed 64-bit integer); the resource check bounds it further."""
+SEED_HIGH = 2**64 - 1
+"""Seeds are any integer in [0, 2^64)."""
+
+
+def _range(low: int, high: int) -> str:
+    if high == SEED_HIGH:
+        return f"in [{low}, 2^64)"
+    if high == COUNT_HIGH:
+        return f">= {low}"
+    return f"in [{low}, {high}]"
+
+
+def to_int(text: str) -> int | None:
+    """The integer ``text`` denotes exactly (``"2e4"`` -> 20000), or None (``"1.5"``, ``"nan"``, ...).
+
+    Values above 10^40 are returned as None too (no option accepts them; it avoids building
+    astronomically large integers from ``1e999999999``)."""
+    try:
+        d = Decimal(str(text).strip())
+    except (InvalidOperation, ValueError):
+        return None
+    if not d.is_finite() or d.adjusted() > 40 or d != d.to_integral_value():
+        return None
+    return int(d)
+
+
+def integer(low: int = 1, high: int = COUNT_HIGH):
+    """An argparse ``type``: an integer in ``[low, high]``."""
+    def parse(text: str) -> int:
+        value = to_int(text)
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer {_range(low, high)} (got {text!r})")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def real(low: float, high: float):
+    """An argparse ``type``: a finite real number in ``[low, high]``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a real number in [{low:g}, {high:g}] (got {text!r})")
+        return value
+
+    parse.__name__ = "real"
+    return parse
+
+
+seed = integer(0, SEED_HIGH)
+"""An argparse ``type`` for seeds: any integer in [0, 2^64), the same in every command."""
+SEED_HELP = "an integer in [0, 2^64)"
+
+
+def path(text: str) -> str:
+    """An argparse ``type`` for a file path: any non-empty string (an empty path is refused, never ignored)."""
+    if text == "":
+        raise argparse.ArgumentTypeError("must name a file (got an empty path)")
+    return text
+
+
+def _size(text: str) -> float:
+    try:
+        return resources.parse_size(text, "size")
+    except ParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("size ")) from None
+
+
+def _duration(text: str) -> float:
+    try:
+        return resources.parse_duration(text, "duration")
+    except ParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("duration ")) from None
+
+
+def add_resource_options(parser) -> None:
+    """Add ``--max-memory`` and ``--max-time`` (read by :func:`check_cost`)."""
+    g = parser.add_argument_group("resource limits (checked before anything is allocated)")
+    g.add_argument("--max-memory", type=_size, metavar="SIZE",
+                   help=f"refuse a request estimated to need more memory than SIZE, e.g. 16G (default: half "
+                        f"of the available memory, or ${resources.MEMORY_ENV})")
+    g.add_argument("--max-time", type=_duration, metavar="DURATION",
+                   help=f"refuse a request estimated to take longer than DURATION, e.g. 90s, 30m, 2h (default "
+                        f"{resources.DEFAULT_MAX_SECONDS / 60:g}m, or ${resources.TIME_ENV})")
+
+
+def check_cost(args, cost: resources.Cost) -> resources.Cost:
+    """Refuse ``cost`` (one line, exit 2) if it exceeds the limits of ``args`` / the environment / the defaults."""
+    return resources.check(cost, resources.limits(getattr(args, "max_memory", None), getattr(args, "max_time", None)))
+
+
+def refuse_unread(unread: dict[str, bool], mode: str) -> None:
+    """Raise if an option the mode does not read was given: ``unread`` maps ``--option`` to whether it was."""
+    given = [name for name, was_given in unread.items() if was_given]
+    if given:
+        raise ParameterError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} not read {mode}")
