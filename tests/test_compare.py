@@ -146,6 +146,39 @@ def test_gamma_c_methods_cli(capsys):
     assert json.loads(out)[0]["gamma_c"] is None and json.loads(out)[0]["branch"] == "none"
 
 
+def test_gamma_c_observable_cli(capsys):
+    from theorylab.sim.observables import measure
+
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "512", "--variant", "t4-only", "--method", "exact",
+                     "--observable", "entropy-peak", "--format", "json")
+    exact = json.loads(out)
+    assert [r["observable"] for r in exact] == ["entropy-peak"] * 2 and all(r["branch"] == "condensed" for r in exact)
+    assert [r["gamma_c"] for r in exact] == [measure("entropy-peak", "t4-only", 16, T).gamma_c for T in (64, 512)]
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "--variant", "t4-only", "--method", "mc",
+                     "--observable", "inflection", "--samples", "2000", "--seed", "4", "--format", "json")
+    mc = json.loads(out)[0]
+    ex = measure("inflection", "t4-only", 16, 64).gamma_c
+    assert mc["observable"] == "inflection" and mc["ci_low"] < ex < mc["ci_high"]
+    # the default stays mass-half, the same numbers as before the option existed
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "128", "--T", "512", "--variant", "t4-only", "--method", "exact",
+                     "--format", "json")
+    assert json.loads(out)[0]["observable"] == "mass-half"
+    status, _, err = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "--observable", "inflection")
+    assert status == 2 and "--observable" in err and err.count("\n") == 1
+    status, _, err = _run(capsys, "gamma-c", "--dk", "16", "--T", "64.5", "--method", "exact",
+                          "--observable", "entropy-peak")
+    assert status == 2 and "T must be an integer" in err
+
+
+def test_compare_cli_observable(capsys):
+    status, out, _ = _run(capsys, "compare", "--variant", "t4-only", "--samples", "1000", "--observable", "entropy-peak",
+                          "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["observable"] == "entropy-peak" and len(data["rows"]) == 9
+    assert all(r["observable"] == "entropy-peak" for r in data["rows"])
+    assert data["law_exact_pearson_r"] > 0.98
+
+
 def test_compare_cli_with_file_and_plot(capsys, tmp_path):
     grid = tmp_path / "grid.csv"
     grid.write_text("dk,T\n128,512\n256,64\n64,512\n")

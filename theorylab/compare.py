@@ -199,14 +199,14 @@ def _grid_number(x, text: bool = True) -> float | None:
         return None
 
 
-def compare_grid_cost(points, samples: int) -> Cost:
+def compare_grid_cost(points, samples: int, observable: str = "mass-half", monte_carlo: bool = True) -> Cost:
     """Peak memory and run time of :func:`compare_grid` on validated ``points``: per point one
-    Monte Carlo root (:func:`~theorylab.sim.competition.mc_gamma_c_cost`) and one exact root."""
-    from theorylab.sim.competition import mc_gamma_c_cost
-    from theorylab.sim.exact import exact_gamma_c_cost
+    Monte Carlo and one exact coupling of ``observable`` (:func:`theorylab.sim.observables.measure_cost`)."""
+    from theorylab.sim.observables import measure_cost
 
     per_T = Counter(T for _, T in points)
-    costs = {T: mc_gamma_c_cost(T, samples).then(exact_gamma_c_cost()) for T in per_T}
+    costs = {T: (measure_cost(observable, T, method="mc", samples=samples) if monte_carlo else Cost())
+             .then(measure_cost(observable, T, method="exact")) for T in per_T}
     return Cost(max((c.memory for c in costs.values()), default=0.0),
                 sum(c.seconds * per_T[T] for T, c in costs.items()), f"{len(points)} grid points x {samples} samples")
 

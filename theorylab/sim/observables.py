@@ -34,11 +34,9 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import brentq
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
-from theorylab.sim.exact import integer_context_length
 
 METHODS: tuple[str, ...] = ("exact", "mc")
 
@@ -96,6 +94,8 @@ class Measurement:
 # --- validation ----------------------------------------------------------------------
 
 def _check(variant, dk, T, method, samples, seed, confidence, sigma0):
+    from theorylab.sim.exact import integer_context_length
+
     choice("variant", variant, VARIANTS)
     dk = float(head_width(dk))
     T = integer_context_length(T)
@@ -250,6 +250,8 @@ def _exact_peak_cached(name: str, variant: str, dk: float, T: int) -> float:
 
 
 def _exact_peak_search(spec: _Peak, variant, dk, T, model) -> float:
+    from scipy.optimize import brentq
+
     u = SCAN**2 if spec.squared else SCAN
 
     def F(uu):
@@ -288,6 +290,7 @@ def _crossing_near(g: np.ndarray, cond: np.ndarray, near: float) -> float:
     at dk = 256, T = 2048 by 5 batch-means standard errors of 20,000 samples (docs/simulation.md).
     """
     from scipy.interpolate import CubicSpline
+    from scipy.optimize import brentq
 
     if not np.all(np.isfinite(cond)):
         return float("nan")
@@ -409,3 +412,37 @@ __all__ = ["METHODS", "SCAN", "Measurement", "mass_half", "half_plateau", "infle
            "distractor_entropy_peak", "plateau_level", "OBSERVABLES", "OBSERVABLE_NAMES", "PEAK_OBSERVABLES",
            "DEFAULT_OBSERVABLE",
            "observable", "measure"]
+
+
+EXACT_PEAK_SECONDS = {"inflection": 0.5, "entropy-peak": 1.0, "distractor-entropy-peak": 3.0}
+"""Seconds of one exact peak (the scan and the Brent polish) on a shared 2-core machine, by observable."""
+_EXACT_PEAK_BYTES = 32e6
+"""Working arrays of one exact peak (quadrature node grids of ~1500 x 336, a few of them)."""
+
+
+def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, fine_points: int = 32,
+                 dtype: str = "float32"):
+    """Peak memory and run time of one :func:`measure` (checked by the CLI before it runs).
+
+    Level observables cost what :func:`theorylab.sim.exact.exact_gamma_c` /
+    :func:`theorylab.sim.competition.mc_gamma_c` cost; a Monte Carlo peak is two passes of
+    :func:`theorylab.sim.row_stats_mc.simulate_row_stats` (the coarse scan with ``min(samples, 2000)``
+    samples, then ``fine_points`` couplings with all of them)."""
+    from theorylab.resources import Cost, as_float
+
+    name = choice("observable", name, OBSERVABLE_NAMES)
+    method = choice("method", method, METHODS)
+    if name not in _PEAKS:
+        if method == "exact":
+            from theorylab.sim.exact import exact_gamma_c_cost
+            return exact_gamma_c_cost()
+        from theorylab.sim.competition import mc_gamma_c_cost
+        return mc_gamma_c_cost(T, samples, fine_points)
+    if method == "exact":
+        return Cost(_EXACT_PEAK_BYTES, EXACT_PEAK_SECONDS[name], f"one exact {name}")
+    from theorylab.sim.row_stats_mc import row_stats_cost
+    coarse = row_stats_cost(T, SCAN.size, min(as_float(samples), 2000.0), dtype)
+    return coarse.then(row_stats_cost(T, fine_points, samples, dtype))
+
+
+__all__ += ["EXACT_PEAK_SECONDS", "measure_cost"]

@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
+from theorylab._progress import progress as progress_bar
 from theorylab.errors import choice, positive_int
 from theorylab.psa.scoremodel import ScoreModel
-from theorylab.sim.competition import (BATCHES, CHUNK, LOADINGS, _RATE_GUESS, _bar, _validate, exp32, exp64,
-                                       resolve_model)
+from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.sim.competition import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
+                                       exp32, exp64, resolve_model)
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 
 STATS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr", "d_mass", "d2_mass",
@@ -240,22 +242,21 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     if progress is None:
         progress = samples * m * g.size > 0.4 * _RATE_GUESS
-    batch = np.minimum(np.arange(samples) * BATCHES // samples, BATCHES - 1)
+    # sample i belongs to batch floor(i B / samples), as in simulate_mass
+    first = [-(-b * samples // BATCHES) for b in range(BATCHES + 1)]
     sums = np.zeros((BATCHES, g.size, _N))
     sq = np.zeros((g.size, _N))
-    counts = np.bincount(batch, minlength=BATCHES).astype(float)
-    bar = _bar(samples, progress)
-    for start in range(0, samples, CHUNK):
-        count = min(CHUNK, samples - start)
-        out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
-        ids = batch[start:start + count]
-        cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-        sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
-        sq += np.einsum("igs,igs->gs", out, out)
-        if bar is not None:
-            bar.update(count)
-    if bar is not None:
-        bar.close()
+    counts = np.diff(first).astype(float)
+    with progress_bar(samples, "row statistics", "sample", enabled=progress) as bar:
+        for start in range(0, samples, CHUNK):
+            count = min(CHUNK, samples - start)
+            out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+            ids = np.arange(start, start + count) * BATCHES // samples
+            cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
+            sq += np.einsum("igs,igs->gs", out, out)
+            if bar is not None:
+                bar.update(count)
     mean = sums.sum(axis=0) / samples
     var = np.maximum(sq / samples - mean**2, 0.0) * samples / max(samples - 1, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -264,4 +265,24 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
                          batch_mean[counts > 0], dtype)
 
 
-__all__ = ["STATS", "RowStatsCurve", "simulate_row_stats", "per_sample_row_stats", "score_polynomials"]
+STATS_EVAL_SECONDS = {"float32": 1.2e-8, "float64": 1.4e-8}
+"""Seconds per distractor evaluation of the row-statistics kernel at one g (both passes, nine moments),
+measured beside the mass kernel's ``EVAL_SECONDS`` on the same shared 2-core machine."""
+
+
+def row_stats_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
+    """Peak memory and run time of :func:`simulate_row_stats` (checked by the CLI before it runs).
+
+    Memory: two normal vectors of ``m = T - 2`` distractors per Numba thread, the ``(CHUNK, G, 10)``
+    block of statistics with its reductions, the batch sums. Time:
+    ``CALL_SECONDS + samples * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS[dtype])``."""
+    m, G, n = max(as_float(T) - 2, 0.0), as_float(n_gamma), as_float(samples)
+    itemsize = 4 if dtype == "float32" else 8
+    memory = nb.get_num_threads() * bytes_of(2, m, itemsize=itemsize) + bytes_of(3, min(n, CHUNK), G, _N) \
+        + bytes_of(2, BATCHES + 1, G, _N)
+    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS.get(dtype, STATS_EVAL_SECONDS["float64"]))
+    return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings (row statistics)")
+
+
+__all__ = ["STATS", "RowStatsCurve", "simulate_row_stats", "per_sample_row_stats", "score_polynomials",
+           "STATS_EVAL_SECONDS", "row_stats_cost"]
