@@ -310,7 +310,7 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     Deterministic: at every point the reference fall (``certificates/reference/row_entropy``, its own
     integral) is lower at ``g^2 (1 -/+ 2e-3)`` than at the library's peak; the library constant equals c
     computed with the reference log-count L = ln(T - 1) to its three digits (5e-4), and c equals the
-    library calibration's (1e-12). Statistical: at the three T = 64 points the Monte Carlo peak (4000
+    library calibration's (1e-12). Statistical: at the three T = 64 points the Monte Carlo peak (8000
     samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
     degrees of freedom, Bonferroni over the 3 points, the whole share.
     """
@@ -322,7 +322,7 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     verified = [verified_peak(r["exact_gamma_c"], r["dk"], r["T"])[0] for r in cal.rows]
     c_ref = float(np.mean([r["exact_gamma_c"] / (ref.log_count(r["T"]) / 2.0) ** 0.25 for r in cal.rows]))
     points = [(r["dk"], r["T"], r["exact_gamma_c"]) for r in cal.rows if r["T"] == 64]
-    mc = [measure(cal.observable, "t4-only", dk, T, method="mc", samples=4000, seed=base + i)
+    mc = [measure(cal.observable, "t4-only", dk, T, method="mc", samples=8000, seed=base + i)
           for i, (dk, T, _) in enumerate(points)]
     exact = np.array([g for *_, g in points])
     sim = np.array([x.gamma_c for x in mc])

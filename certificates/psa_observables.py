@@ -121,7 +121,7 @@ P24_MC_FALSE_FAILURE = 2e-5
                    "derivatives, common random numbers) hold the exact quadrature couplings within their "
                    "batch-means intervals.")
 def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcome:
-    """4000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
+    """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
     errors of the simulated one, Student t with 19 degrees of freedom, Bonferroni over the 4 points, the
     whole share. The exact values are those P24.interval verifies against the reference fall."""
     alpha = P24_MC_FALSE_FAILURE
@@ -131,7 +131,7 @@ def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcom
     rows = []
     for i, (name, T) in enumerate(cases):
         ex = measure(name, "t4-only", 16.0, T).gamma_c
-        mc = measure(name, "t4-only", 16.0, T, method="mc", samples=4000, seed=base + i)
+        mc = measure(name, "t4-only", 16.0, T, method="mc", samples=8000, seed=base + i)
         se = (mc.ci_high - mc.ci_low) / 2.0 / mcs.t_threshold(0.05, 19)
         rows.append((name, T, ex, mc.gamma_c, se))
     t_stat = np.array([abs(m - e) / se for _, _, e, m, se in rows])
