@@ -54,8 +54,7 @@ class SweepSpec:
         so a later change of the library default cannot mix two laws in one store).
     level : mass level defining the exact and Monte Carlo gamma_c (default 1/2), or
         ``"half-plateau"``: per point half the argmax plateau
-        (:func:`theorylab.sim.exact.argmax_limit`), the observable theorylab calibrates the
-        condensation constant with (:class:`theorylab.compare.Calibration`).
+        (:func:`theorylab.sim.exact.argmax_limit`), the same as ``observable = "half-plateau"``.
     mc : extra keyword options of the Monte Carlo functions, as sorted (key, value) pairs.
     chunk_size : points per task, or ``None`` for the automatic choice (not hashed:
         chunking never changes results).
