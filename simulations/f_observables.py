@@ -24,7 +24,6 @@ Writes results/f_observables.{csv,png,json}.
 """
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np

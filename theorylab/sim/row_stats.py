@@ -206,6 +206,17 @@ STATISTICS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr")
 """Names of the row statistics (fields of :class:`RowStatistics`)."""
 
 
+def _grid(variant, dk, T, gammas, refine, model):
+    """Validated ``(g, Delta(g), sigma(g), dk, T, m, refine)`` of one variant along g (flattened)."""
+    choice("variant", variant, VARIANTS)
+    model = model or score_model(variant)
+    g = real_array("gamma", gammas, low=0, high=1e3)
+    dk = float(head_width(dk))
+    T = integer_context_length(T)
+    refine = positive_int("refine", refine)
+    return g, model.gap(g, dk).ravel(), np.sqrt(model.variance(g)).ravel(), dk, T, float(distractors(T)), refine
+
+
 def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
                     distractor: bool = True, model: ScoreModel | None = None) -> RowStatistics:
     """Exact mean row statistics M, E H, E H_d, E sum p^2 of the reduced model along g (PSA §6.6-6.8).
@@ -222,41 +233,21 @@ def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0
     -------
     RowStatistics, arrays of the shape of ``gammas``.
     """
-    choice("variant", variant, VARIANTS)
-    model = model or score_model(variant)
-    g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = float(head_width(dk))
-    T = integer_context_length(T)
-    m = float(distractors(T))
+    g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
     sigma0 = float(real_array("sigma0", sigma0, low=0))
-    refine = positive_int("refine", refine)
     z, wz = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
-    delta = model.gap(g, dk).ravel()
-    sigma = np.sqrt(model.variance(g)).ravel()
     out = np.empty((delta.size, 4))
     for i, (d, s) in enumerate(zip(delta, sigma)):
         hd = _distractor_entropy(float(s), m, refine) if distractor else float("nan")
         rows = [_row_moments(float(d + sigma0 * zi), float(s), m, refine, hd) for zi in z]
         out[i] = [sum(wi * getattr(r, k) for r, wi in zip(rows, wz)) for k in STATISTICS]
-    shape = g.shape
-    return RowStatistics(variant, dk, T, sigma0, g, *(out[:, j].reshape(shape) for j in range(4)))
-
-
-__all__ = ["RowMoments", "RowStatistics", "STATISTICS", "bump_expectations", "exact_row_stats",
-           "row_moments_given"]
+    return RowStatistics(variant, dk, T, sigma0, g, *(out[:, j].reshape(g.shape) for j in range(4)))
 
 
 def exact_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
                   model: ScoreModel | None = None) -> np.ndarray:
     """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics)."""
-    choice("variant", variant, VARIANTS)
-    model = model or score_model(variant)
-    g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = float(head_width(dk))
-    m = float(distractors(integer_context_length(T)))
-    refine = positive_int("refine", refine)
-    delta = model.gap(g, dk).ravel()
-    sigma = np.sqrt(model.variance(g)).ravel()
+    g, delta, sigma, _, _, m, refine = _grid(variant, dk, T, gammas, refine, model)
     return np.array([_row_moments(float(d), float(s), m, refine, float("nan"), mass=False).entropy
                      for d, s in zip(delta, sigma)]).reshape(g.shape)
 
@@ -267,14 +258,9 @@ def exact_distractor_entropy(variant: str, dk: float, T: int, gammas, *, refine:
 
     Same quadrature as :func:`exact_row_stats`'s ``distractor_entropy``; ``dk`` is validated but unused.
     """
-    choice("variant", variant, VARIANTS)
-    model = model or score_model(variant)
-    g = real_array("gamma", gammas, low=0, high=1e3)
-    head_width(dk)
-    m = float(distractors(integer_context_length(T)))
-    refine = positive_int("refine", refine)
-    sigma = np.sqrt(model.variance(g)).ravel()
+    g, _, sigma, _, _, m, refine = _grid(variant, dk, T, gammas, refine, model)
     return np.array([_distractor_entropy(float(s), m, refine) for s in sigma]).reshape(g.shape)
 
 
-__all__ += ["exact_entropy", "exact_distractor_entropy"]
+__all__ = ["RowMoments", "RowStatistics", "STATISTICS", "bump_expectations", "exact_row_stats",
+           "row_moments_given", "exact_entropy", "exact_distractor_entropy"]

@@ -93,8 +93,6 @@ def _stats32(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
         shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
         for k in range(G):
             ak, bk, dk = np.float32(a[k]), np.float32(b[k]), np.float32(delta[k] + shift)
-            a1k, b1k, d1k = np.float32(a1[k]), np.float32(b1[k]), np.float32(d1[k])
-            a2k, b2k, d2k = np.float32(a2[k]), np.float32(b2[k]), np.float32(d2[k])
             top = np.float32(-np.inf)
             for j in range(m):
                 top = max(top, ak * za[j] + bk * zb[j] - dk)
