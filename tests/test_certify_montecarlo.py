@@ -11,7 +11,7 @@ from theorylab.cli import main
 from theorylab.errors import ParameterError
 
 MC_IDS = ["P10", "P17", "P17.variants", "P18.plateau", "P18.condensation", "P19.band", "P19.crossover", "P24.mc", "G8",
-          "G10"]
+          "G10", "P21", "P22"]
 
 
 def test_every_monte_carlo_certificate_declares_its_false_failure_and_the_total_fits_the_budget():

@@ -236,13 +236,22 @@ def test_random_decoder_validates():
         D.random_decoder(d=10, n_head=4)
 
 
-@pytest.mark.parametrize("bad", [[], [0, 32], [[1, 2]], [1.5, 2.0], [-1]])
+@pytest.mark.parametrize("bad", [[], [0, 32], [[[1, 2]]], [1.5, 2.0], [-1]])
 def test_tokens_are_validated(bad):
     model = D.random_decoder(seed=0)
     with pytest.raises(ParameterError, match="tokens"):
         D.forward(model, bad)
     with pytest.raises(ParameterError, match="tokens"):
         D.extend(model, D.empty_cache(model), bad)
+    with pytest.raises(ParameterError, match="tokens"):
+        D.extend(model, D.empty_cache(model), [[1, 2]])         # the cache takes one sequence
+
+
+def test_batched_forward_equals_one_sequence_at_a_time():
+    model = D.random_decoder(seed=3, head=lambda layer, h: A.PSA(0.3 * h, 0.8))
+    tokens = np.random.default_rng(4).integers(0, 32, (3, 9))
+    batched = D.forward(model, tokens)                           # [3, 9, V]
+    np.testing.assert_allclose(batched, np.stack([D.forward(model, t) for t in tokens]), rtol=0, atol=1e-13)
 
 
 def test_decode_validates_prompt():

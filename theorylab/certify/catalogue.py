@@ -154,10 +154,20 @@ def issue_of(cid: str) -> int:
     return ISSUE[cid[0]].get(int(cid[1:]), {"P": 4, "A": 6, "G": 5}[cid[0]])
 
 
+EVIDENCE_ELSEWHERE = {
+    "P23": "measured by study (j), docs/results.md: gamma_c per dk needs tens of training runs (minutes), "
+           "beyond certify's one-minute budget",
+}
+"""Rows whose claim is measured by a study instead of a certificate, and why."""
+
+
 def pending_reason(cid: str) -> str:
-    """Why row ``cid`` has no certificate yet: which library modules are missing, or that only the check is."""
+    """Why row ``cid`` has no certificate: where its evidence is instead, which library modules are missing,
+    or that only the check is."""
     import importlib.util
 
+    if cid in EVIDENCE_ELSEWHERE:
+        return EVIDENCE_ELSEWHERE[cid]
     modules = LIBRARY.get(cid, ())
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:

@@ -5,11 +5,15 @@ A head is described by a frozen *spec* (:class:`SDPA`, :class:`PSA`, :class:`Gra
 cached decoder (``theorylab.nn.decoder``):
 
 1. :func:`streams` -- the score-bearing query/key streams and the value stream of the
-   rows at positions ``start, start+1, ...``: grading (EG-MHSA), RoPE, the shear (PSA).
+   rows at positions ``start, start+1, ...``: grading (EG-MHSA), RoPE, the shear (PSA),
+   a general two-tap filter (:class:`TwoTap`, e.g. learnable taps).
    ``prev`` carries the raw projections of position ``start-1`` (the two retained raw
    vectors of PSA §8.3), so a block computed alone equals the same rows of a full pass.
 2. :func:`scores` -- ``q G k^T / sqrt(dk)`` with ``G = I`` except for PLGA (eq. 3.7).
-3. :func:`attend` -- causal softmax and the value average.
+3. :func:`attend` -- causal softmax (:func:`attention_weights`) and the value average.
+
+:func:`head` runs the three steps and, when given a ``trace`` list, appends what the
+backward pass (``theorylab.nn.grad``) needs: raw projections, streams and weights.
 
 Conventions (named here, explained in docs/transformer.md)
 ----------------------------------------------------------
@@ -19,6 +23,8 @@ Conventions (named here, explained in docs/transformer.md)
 * PSA: couplings ``(g_q, g_k)`` (symmetric ``g_q = g_k``, key-only ``g_q = 0``,
   query-only ``g_k = 0``), placement ``post-rope`` (paper) or ``pre-rope``; momentum zero
   at position 0. The value stream is never sheared (PSA §4.7).
+* TwoTap: per stream ``b0 x_t + b1 x_{t-1}`` with ``x_{-1} = x_0`` (PSA's zero momentum at
+  position 0), placed like PSA; taps ``(1 + g, -g)`` are the shear (``psa.shear.stream_taps``).
 * EG-MHSA (GLLM §3.1): ``q M, k M, v M`` with ``M = diag(lam^q_j)``, grades clipped so
   that ``lam^q <= clip`` when a clip is given; grading acts on the projections, *before*
   RoPE, so it is absorbed by ``W -> W M`` (Rem. 1, Cor. 1) whatever the grades.
@@ -108,7 +114,36 @@ class PLGA:
         choice("gram", self.gram, GRAMS)
 
 
-HeadSpec = SDPA | PSA | Graded | PLGA
+@dataclass(frozen=True, eq=False)
+class TwoTap:
+    """Causal two-tap filters ``b0 x_t + b1 x_{t-1}`` on the query and key streams (PSA §4.2, §7.5).
+
+    ``q_taps``, ``k_taps`` are ``(b0, b1)`` (arrays of two reals: learnable in
+    ``theorylab.nn.train``); ``x_{-1} = x_0`` (zero momentum at position 0, as PSA). The
+    shear at coupling g is the taps ``(1 + g, -g)``; identity is ``(1, 0)``. ``placement``
+    is ``"post-rope"`` (filter the rotated stream) or ``"pre-rope"``. Values are untouched.
+    """
+
+    q_taps: np.ndarray
+    k_taps: np.ndarray
+    placement: str = "post-rope"
+    base: float | None = 10000.0
+
+    def __post_init__(self):
+        for name in ("q_taps", "k_taps"):
+            taps = real_array(name, getattr(self, name))
+            if taps.shape != (2,):
+                raise ParameterError(f"{name} must be two real taps (b0, b1) (got shape {taps.shape})")
+            object.__setattr__(self, name, taps)
+        choice("placement", self.placement, psa.PLACEMENTS)
+
+    @classmethod
+    def shear(cls, g_q: float, g_k: float, placement: str = "post-rope", base: float | None = 10000.0) -> "TwoTap":
+        """The PSA shear with couplings ``(g_q, g_k)`` written as taps ``(1 + g, -g)``."""
+        return cls(np.array(psa.stream_taps(float(g_q))), np.array(psa.stream_taps(float(g_k))), placement, base)
+
+
+HeadSpec = SDPA | PSA | TwoTap | Graded | PLGA
 
 
 def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
@@ -149,16 +184,21 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     if isinstance(spec, Graded):
         m = spec.diag                                                   # [dk] diag(lam^q)
         return _rope(q * m, pos, spec.base), _rope(k * m, pos, spec.base), v * m
-    if not isinstance(spec, PSA):                                       # SDPA, PLGA
+    if not isinstance(spec, (PSA, TwoTap)):                             # SDPA, PLGA
         return _rope(q, pos, spec.base), _rope(k, pos, spec.base), v
     if start > 0:                                                       # prepend position start-1
         if prev is None:
-            raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA block with start > 0")
+            raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA or two-tap block "
+                                 "with start > 0")
         q = np.concatenate([np.asarray(prev[0])[..., None, :], q], axis=-2)     # [n+1, dk]
         k = np.concatenate([np.asarray(prev[1])[..., None, :], k], axis=-2)     # [n+1, dk]
         pos = np.arange(start - 1, start + n, dtype=float)              # [n+1]
-    qs = _sheared(q, spec.g_q, pos, spec)                               # [n(+1), dk]
-    ks = _sheared(k, spec.g_k, pos, spec)                               # [n(+1), dk]
+    if isinstance(spec, PSA):
+        qs = _sheared(q, spec.g_q, pos, spec)                           # [n(+1), dk]
+        ks = _sheared(k, spec.g_k, pos, spec)                           # [n(+1), dk]
+    else:
+        qs = _filtered(q, spec.q_taps, pos, spec)                       # [n(+1), dk]
+        ks = _filtered(k, spec.k_taps, pos, spec)                       # [n(+1), dk]
     return qs[..., -n:, :], ks[..., -n:, :], v                          # drop the retained row
 
 
@@ -168,6 +208,24 @@ def _sheared(x, g, pos, spec: PSA):
     freqs = psa.rope_frequencies(x.shape[-1], spec.base)                # [dk/2]
     cos, sin = psa.rope_tables(len(pos), freqs, pos)                    # [n, dk/2] x2
     return psa.place_shear(x, g, cos, sin, placement=spec.placement)    # [..., n, dk]
+
+
+def two_tap(x, taps) -> np.ndarray:
+    """Causal two-tap filter along positions (axis -2): ``b0 x_t + b1 x_{t-1}``, ``x_{-1} = x_0``.
+
+    Written as ``(b0 + b1) x - b1 p`` with the PSA momentum ``p = psa.shear.momentum(x)``
+    (``p_0 = 0``), so taps ``(1 + g, -g)`` give ``psa.shear.shear(x, g)``.
+    """
+    b0, b1 = taps
+    return (b0 + b1) * x - b1 * psa.momentum(x)                        # [..., n, dk]
+
+
+def _filtered(x, taps, pos, spec: TwoTap):
+    if spec.base is None:
+        return two_tap(x, taps)                                         # [..., n, dk]
+    if spec.placement == "post-rope":
+        return two_tap(_rope(x, pos, spec.base), taps)                  # filter the rotated stream
+    return _rope(two_tap(x, taps), pos, spec.base)                      # rotate the filtered stream
 
 
 def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
@@ -203,11 +261,16 @@ def scores(qs, ks, G=None) -> np.ndarray:
     return plga.scores(qs, ks, G)                                       # [n, m] (PLGA eq. 3.7)
 
 
-def attend(s, vs) -> np.ndarray:
-    """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
+def attention_weights(s) -> np.ndarray:
+    """Causal softmax of scores ``s`` (..., n, m): row i is position ``m - n + i`` and sees keys ``<= m - n + i``."""
     n, m = s.shape[-2:]
     past = np.arange(m)[None, :] <= np.arange(m - n, m)[:, None]        # [n, m] keys up to the query
-    return softmax(s, mask=past) @ vs                                   # [n, dv]
+    return softmax(s, mask=past)                                        # [..., n, m]
+
+
+def attend(s, vs) -> np.ndarray:
+    """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
+    return attention_weights(s) @ vs                                    # [n, dv]
 
 
 def plga_operator(spec: PLGA, qs) -> np.ndarray:
@@ -217,13 +280,19 @@ def plga_operator(spec: PLGA, qs) -> np.ndarray:
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
 
 
-def head(spec: HeadSpec, q, k, v) -> np.ndarray:
-    """Full causal forward pass of one head over raw projections ``q, k, v`` (T, dk) -> (T, dk)."""
+def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
+    """Full causal forward pass of one head over raw projections ``q, k, v`` (..., T, dk) -> (..., T, dk).
+
+    ``trace``: if a list, a dict ``{q, k, v, qs, ks, vs, p}`` (raw projections, streams,
+    attention weights) is appended to it for the backward pass.
+    """
     qs, ks, vs = streams(spec, q, k, v)                                 # [T, dk] x3
     G = plga_operator(spec, qs) if isinstance(spec, PLGA) else None     # None | [dk, dk] | [T, dk, dk]
-    return attend(scores(qs, ks, G), vs)                                # [T, dk]
+    p = attention_weights(scores(qs, ks, G))                            # [T, T]
+    if trace is not None:
+        trace.append({"q": q, "k": k, "v": v, "qs": qs, "ks": ks, "vs": vs, "p": p})
+    return p @ vs                                                       # [T, dk]
 
 
-__all__ = ["GRAMS", "SDPA", "PSA", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams", "unshear_keys", "scores",
-           "attend",
-           "plga_operator", "head"]
+__all__ = ["GRAMS", "SDPA", "PSA", "TwoTap", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams", "two_tap",
+           "unshear_keys", "scores", "attention_weights", "attend", "plga_operator", "head"]

@@ -112,11 +112,11 @@ def mlp(layer: Layer, x) -> np.ndarray:
 
 
 def split_heads(x, n_head: int) -> np.ndarray:
-    return x.reshape(len(x), n_head, -1).transpose(1, 0, 2)                 # [n, d] -> [H, n, dk]
+    return np.moveaxis(x.reshape(*x.shape[:-1], n_head, -1), -2, -3)        # [..., n, d] -> [..., H, n, dk]
 
 
 def merge_heads(x) -> np.ndarray:
-    return x.transpose(1, 0, 2).reshape(x.shape[1], -1)                     # [H, n, dk] -> [n, d]
+    return np.moveaxis(x, -3, -2).reshape(*x.shape[:-3], x.shape[-2], -1)   # [..., H, n, dk] -> [..., n, d]
 
 
 def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -125,25 +125,51 @@ def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             split_heads(x @ layer.w_v, H))
 
 
-def token_ids(model: Decoder, tokens) -> np.ndarray:
-    """``tokens`` as a non-empty 1-D integer array of ids in ``[0, vocab)``."""
+def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
+    """``tokens`` as a non-empty 1-D (or, if ``batched``, 2-D ``(batch, T)``) integer array of ids in ``[0, vocab)``."""
     t = np.atleast_1d(np.asarray(tokens))
     vocab = len(model.wte)
-    if t.ndim != 1 or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 or t.max() >= vocab:
-        raise ParameterError(f"tokens must be a non-empty 1-D array of integer ids in [0, {vocab}) (got {t!r})")
+    if t.ndim not in ((1, 2) if batched else (1,)) or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 \
+            or t.max() >= vocab:
+        shape = "1-D or 2-D (batch, T)" if batched else "1-D"
+        raise ParameterError(f"tokens must be a non-empty {shape} array of integer ids in [0, {vocab}) (got {t!r})")
     return t
 
 
 # ------------------------------------------------------------------------------ full forward
 def forward(model: Decoder, tokens) -> np.ndarray:
-    """Logits (T, V) of every position, computed without a cache."""
-    x = model.wte[token_ids(model, tokens)]                                 # [T, d]
+    """Logits (T, V) of every position (``(batch, T, V)`` for tokens ``(batch, T)``), computed without a cache."""
+    return logits(model, hidden_states(model, tokens))                      # [..., T, V]
+
+
+def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarray:
+    """The residual stream ``(..., T, d)`` after the last block, for tokens ``(T,)`` or ``(batch, T)``.
+
+    ``trace``: if a list, one dict per layer is appended with what the backward pass
+    (``theorylab.nn.grad``) needs: the block input ``x``, ``u1 = LN1(x)``, the merged head
+    outputs ``a``, ``mid = x + a W_O``, ``u2 = LN2(mid)`` and ``heads`` (one
+    ``attention.head`` trace per head).
+    """
+    x = model.wte[token_ids(model, tokens, batched=True)]                   # [..., T, d]
     for layer in model.layers:
-        q, k, v = projections(layer, layer_norm(x, layer.ln1))              # [H, T, dk] x3
-        heads = [attention.head(s, q[h], k[h], v[h]) for h, s in enumerate(layer.heads)]
-        x = x + merge_heads(np.stack(heads)) @ layer.w_o                    # [T, d]
-        x = x + mlp(layer, layer_norm(x, layer.ln2))                        # [T, d]
-    return layer_norm(x, model.ln_f) @ model.wte.T                          # [T, V]
+        rec = None if trace is None else {"x": x, "heads": []}
+        u1 = layer_norm(x, layer.ln1)                                       # [..., T, d]
+        q, k, v = projections(layer, u1)                                    # [..., H, T, dk] x3
+        heads = [attention.head(s, q[..., h, :, :], k[..., h, :, :], v[..., h, :, :],
+                                None if rec is None else rec["heads"]) for h, s in enumerate(layer.heads)]
+        a = merge_heads(np.stack(heads, axis=-3))                           # [..., T, H dk]
+        mid = x + a @ layer.w_o                                             # [..., T, d]
+        u2 = layer_norm(mid, layer.ln2)                                     # [..., T, d]
+        x = mid + mlp(layer, u2)                                            # [..., T, d]
+        if rec is not None:
+            rec.update(u1=u1, a=a, mid=mid, u2=u2)
+            trace.append(rec)
+    return x
+
+
+def logits(model: Decoder, x) -> np.ndarray:
+    """``LN_f(x) wte^T``: logits ``(..., V)`` of residual-stream rows ``x`` (..., d) (tied embedding)."""
+    return layer_norm(x, model.ln_f) @ model.wte.T                          # [..., V]
 
 
 def prefix_logits(model: Decoder, tokens) -> np.ndarray:
@@ -439,7 +465,7 @@ def collapse_invariant_plga(model: Decoder) -> Decoder:
     return replace(model, layers=tuple(layers))
 
 
-__all__ = ["Layer", "Decoder", "random_decoder", "forward", "prefix_logits", "PrefixConsistency",
+__all__ = ["Layer", "Decoder", "random_decoder", "forward", "hidden_states", "logits", "prefix_logits", "PrefixConsistency",
            "prefix_consistency", "prefix_consistency_gap", "collapse_invariant_plga",
            "token_ids", "HeadCache", "Cache", "empty_cache", "cached_head", "restore_queries", "cached_attention", "extend", "decode", "commit", "rollback", "cache_floats",
            "compile_grading"]

@@ -103,6 +103,35 @@ def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionB
     return InductionBatch(tokens, target)
 
 
+def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed: int = 0) -> InductionBatch:
+    """``n`` associative-recall sequences (PSA §7.4, A5, A8.1): key-value pairs, padding, a query key.
+
+    Layout (length ``T = 2 pairs + padding + 1``)::
+
+        k_1 v_1 k_2 v_2 ... k_L v_L  PAD ... PAD  q
+
+    Keys and values share one alphabet of ``alphabet`` tokens (ids ``0 .. alphabet-1``; the
+    paper's "shared alphabet"); ``PAD`` is id ``alphabet`` (so a model needs
+    ``vocab = alphabet + 1``). Keys are distinct within a sequence, values are drawn
+    uniformly with replacement (a value may equal a key, including the queried one), and the
+    query is ``q = k_i`` for a uniform pair ``i``. The target is the position
+    ``j = 2 i - 1`` of ``v_i`` (0-based), so ``tokens[j - 1] == tokens[-1]`` as in the
+    canonical induction model, and the answer is ``tokens[j]``: guessing is right with
+    probability ``1 / alphabet``.
+    """
+    n, pairs = positive_int("n", n), positive_int("pairs", pairs)
+    alphabet = positive_int("alphabet", alphabet, low=max(2, pairs))
+    padding = positive_int("padding", padding, low=0)
+    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    keys = np.argsort(rng.random((n, alphabet)), axis=1)[:, :pairs]      # [n, L] distinct keys
+    values = rng.integers(0, alphabet, size=(n, pairs))                  # [n, L] shared alphabet
+    pick = rng.integers(0, pairs, size=n)                                # [n] queried pair
+    tokens = np.full((n, 2 * pairs + padding + 1), alphabet)             # [n, T] PAD everywhere
+    tokens[:, 0:2 * pairs:2], tokens[:, 1:2 * pairs:2] = keys, values
+    tokens[:, -1] = keys[np.arange(n), pick]                             # the query repeats k_i
+    return InductionBatch(tokens, 2 * pick + 1)
+
+
 def embeddings(vocab: int, dk: int, seed: int = 0) -> np.ndarray:
     """Isotropic Gaussian token embeddings ``(vocab, dk)``, unit variance per coordinate."""
     rng = np.random.default_rng(positive_int("seed", seed, low=0))
@@ -187,9 +216,10 @@ def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, floa
     p = float(real_array("hits", hits, low=0, high=n)) / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
 
 
-__all__ = ["InductionBatch", "target_positions", "plant_induction", "induction_sequences", "embeddings", "slow_planes", "InductionHead", "induction_head",
+__all__ = ["InductionBatch", "target_positions", "plant_induction", "induction_sequences", "associative_recall",
+           "embeddings", "slow_planes", "InductionHead", "induction_head",
            "query_scores", "induction_hits", "induction_accuracy", "predecessor_sensitivity", "ceiling",
            "wilson_interval"]

@@ -1,4 +1,4 @@
-"""Study (f): which transition observable reproduces the paper's condensed branch and its statistics.
+"""Study (k): which transition observable reproduces the paper's condensed branch and its statistics.
 
 PSA §6.7 and §7.9-7.10 quote, without naming the observable: a condensation constant
 c = 0.741 +/- 0.015 on nine condensed grid points; on eight dk = 16 points along T, Pearson
@@ -18,9 +18,9 @@ half-plateau, inflection, entropy-peak, distractor-entropy-peak), by exact quadr
 The Monte Carlo (common random numbers, batch-means 95 % CI) confirms the exact entropy-peak
 and inflection couplings on the condensed and mean-field grids and at (64, 15).
 
-    python simulations/f_observables.py [--samples N | --paper-scale] [--workers N | --local-cluster N]
+    python simulations/k_observables.py [--samples N | --paper-scale] [--workers N | --local-cluster N]
 
-Writes results/f_observables.{csv,png,json}.
+Writes results/k_observables.{csv,png,json}.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, COND
 from theorylab.sim.observables import OBSERVABLE_NAMES
 from theorylab.sim.sweep import agreement
 
-STUDY = "f_observables"
+STUDY = "k_observables"
 SCANS = {"9-64": [9, 12, 16, 24, 32, 40, 48, 64], "16-2048": [2**k for k in range(4, 12)],
          "64-8192": [2**k for k in range(6, 14)], "256-32768": [2**k for k in range(8, 16)],
          "geometric 9-32768": sorted({int(round(x)) for x in np.geomspace(9, 32768, 8)})}
@@ -57,7 +57,7 @@ def _grid(points):
 
 def _exact(args, observable, name, dk, T, variants=("t4-only",)):
     """Exact couplings of ``observable`` on a product grid (a sweep store; samples unused)."""
-    spec = {"sweep": {"name": f"(f) {name}, {observable}, exact", "seed": args.seed, "samples": 1,
+    spec = {"sweep": {"name": f"(k) {name}, {observable}, exact", "seed": args.seed, "samples": 1,
                       "compute": ["exact"], "observable": observable},
             "grid": {"variant": list(variants), "dk": dk, "T": T}}
     _, rows = _study.run(f"{STUDY}_{name}_{observable}", spec, args)
@@ -65,7 +65,7 @@ def _exact(args, observable, name, dk, T, variants=("t4-only",)):
 
 
 def _mc(args, observable, name, dk, T, variants=("t4-only",)):
-    spec = {"sweep": {"name": f"(f) {name}, {observable}, Monte Carlo", "seed": args.seed,
+    spec = {"sweep": {"name": f"(k) {name}, {observable}, Monte Carlo", "seed": args.seed,
                       "samples": _study.samples_of(args), "compute": ["exact", "mc"], "observable": observable},
             "grid": {"variant": list(variants), "dk": dk, "T": T}}
     _, rows = _study.run(f"{STUDY}_{name}_{observable}_mc", spec, args)
@@ -168,7 +168,7 @@ def main() -> None:
                "rel_err_law", "mc_gamma_c", "mc_ci_low", "mc_ci_high", "seed", "mc_samples"]
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
     fig = condensation_ratio_along_T({k: v for k, v in ratios.items()}, paper=(CONDENSATION_C_PAPER, 0.015),
-                                     title="(f) g_obs / (L/2)^(1/4) at dk = 16 along T, per observable (exact)")
+                                     title="(k) g_obs / (L/2)^(1/4) at dk = 16 along T, per observable (exact)")
     save(fig, os.path.join(args.out, f"{STUDY}.png"))
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
     table = []
@@ -186,7 +186,7 @@ def main() -> None:
                                                    f"{v['exact_inside_mc_95ci']}"
             for obs, v in confirm.items()}
     flat["paper"] = "c 0.741 +/- 0.015; scan r 0.9995 / 3.1 % / 5.2 %; mean-field r 0.9876 / 2.6 %; (64, 15) 0.613"
-    _study.report("(f) transition observables vs the paper's statistics (exact quadrature)", table,
+    _study.report("(k) transition observables vs the paper's statistics (exact quadrature)", table,
                   list(table[0]), flat)
 
 

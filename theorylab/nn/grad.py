@@ -1,0 +1,260 @@
+"""Hand-derived backward passes of the minimal transformer (``theorylab.nn``), for training.
+
+Each function here is the vector-Jacobian product (VJP) of one forward operation: given
+the operation's inputs and the gradient ``dy`` of a scalar loss with respect to its output,
+it returns the gradients with respect to its inputs and parameters. The forward pass is
+the one in ``theorylab.nn`` (``decoder.hidden_states`` and ``attention.head`` record what
+is needed in a ``trace``); nothing here recomputes a model. Every VJP is checked against
+float64 central finite differences of the forward operation (tests/test_nn_grad.py), and
+:func:`loss_and_grad` against finite differences of ``decoder.forward`` itself.
+
+Supported heads: :class:`~theorylab.nn.attention.SDPA`, :class:`~theorylab.nn.attention.PSA`
+(fixed couplings, either placement) and :class:`~theorylab.nn.attention.TwoTap` (taps are
+parameters). Graded and PLGA heads raise :class:`ParameterError`.
+
+Parameters of a decoder are named by :func:`parameters` (``"wte"``, ``"ln_f.0"`` (gain),
+``"ln_f.1"`` (bias), ``"layers.0.w_q"``, ..., ``"layers.0.heads.0.k_taps"``) and the
+gradient dictionaries use the same names.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from theorylab.errors import ParameterError
+from theorylab.nn import attention, decoder
+from theorylab.nn.attention import PSA, SDPA, TwoTap
+from theorylab.psa import shear as psa
+
+LAYER_WEIGHTS = ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj")
+
+
+# ------------------------------------------------------------------------------ parameters
+def parameters(model: decoder.Decoder) -> dict[str, np.ndarray]:
+    """Every array of ``model`` by name (the arrays themselves, not copies); TwoTap taps included."""
+    out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
+    for i, layer in enumerate(model.layers):
+        for name in LAYER_WEIGHTS:
+            out[f"layers.{i}.{name}"] = getattr(layer, name)
+        for ln in ("ln1", "ln2"):
+            out[f"layers.{i}.{ln}.0"], out[f"layers.{i}.{ln}.1"] = getattr(layer, ln)
+        for h, spec in enumerate(layer.heads):
+            if isinstance(spec, TwoTap):
+                out[f"layers.{i}.heads.{h}.q_taps"] = spec.q_taps
+                out[f"layers.{i}.heads.{h}.k_taps"] = spec.k_taps
+    return out
+
+
+def with_parameters(model: decoder.Decoder, params: dict[str, np.ndarray]) -> decoder.Decoder:
+    """A copy of ``model`` whose arrays are taken from ``params`` (names of :func:`parameters`; missing keep)."""
+    def get(name, old):
+        return params.get(name, old)
+
+    layers = []
+    for i, layer in enumerate(model.layers):
+        heads = tuple(replace(s, q_taps=get(f"layers.{i}.heads.{h}.q_taps", s.q_taps),
+                              k_taps=get(f"layers.{i}.heads.{h}.k_taps", s.k_taps)) if isinstance(s, TwoTap) else s
+                      for h, s in enumerate(layer.heads))
+        fields = {name: get(f"layers.{i}.{name}", getattr(layer, name)) for name in LAYER_WEIGHTS}
+        for ln in ("ln1", "ln2"):
+            old = getattr(layer, ln)
+            fields[ln] = (get(f"layers.{i}.{ln}.0", old[0]), get(f"layers.{i}.{ln}.1", old[1]))
+        layers.append(replace(layer, heads=heads, **fields))
+    ln_f = (get("ln_f.0", model.ln_f[0]), get("ln_f.1", model.ln_f[1]))
+    return decoder.Decoder(get("wte", model.wte), tuple(layers), ln_f)
+
+
+# ------------------------------------------------------------------------------ elementwise and dense
+def cross_entropy(logits, answers) -> tuple[float, np.ndarray]:
+    """Mean cross-entropy of ``logits`` (N, V) against integer ``answers`` (N,) and its gradient (N, V)."""
+    z = logits - logits.max(axis=-1, keepdims=True)                     # [N, V] stable shift
+    lse = np.log(np.exp(z).sum(axis=-1))                                # [N]
+    rows = np.arange(len(z))
+    loss = float(np.mean(lse - z[rows, answers]))
+    dz = np.exp(z - lse[:, None])                                       # [N, V] softmax
+    dz[rows, answers] -= 1.0
+    return loss, dz / len(z)
+
+
+def layer_norm_vjp(x, affine, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """VJP of ``decoder.layer_norm(x, (gain, bias))`` over the last axis: ``(dx, dgain, dbias)``."""
+    centred = x - x.mean(axis=-1, keepdims=True)
+    inv = 1.0 / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + decoder.LN_EPS)
+    xhat = centred * inv                                                # [..., d]
+    dxhat = dy * affine[0]
+    dx = inv * (dxhat - dxhat.mean(axis=-1, keepdims=True) - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True))
+    axes = tuple(range(dy.ndim - 1))
+    return dx, np.sum(dy * xhat, axis=axes), np.sum(dy, axis=axes)
+
+
+def gelu_vjp(x, dy) -> np.ndarray:
+    """VJP of ``decoder.gelu`` (tanh form): ``dy * gelu'(x)``."""
+    c = np.sqrt(2 / np.pi)
+    t = np.tanh(c * (x + 0.044715 * x**3))
+    return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x))
+
+
+def _flat(x) -> np.ndarray:
+    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])              # [..., n] -> [rows, n]
+
+
+def mlp_vjp(layer: decoder.Layer, u, dy) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """VJP of ``decoder.mlp(layer, u)``: ``(du, {w_fc, b_fc, w_proj, b_proj})``."""
+    pre = u @ layer.w_fc + layer.b_fc                                   # [..., 4d]
+    dh = gelu_vjp(pre, dy @ layer.w_proj.T)                             # [..., 4d]
+    grads = {"w_proj": _flat(decoder.gelu(pre)).T @ _flat(dy), "b_proj": _flat(dy).sum(axis=0),
+             "w_fc": _flat(u).T @ _flat(dh), "b_fc": _flat(dh).sum(axis=0)}
+    return dh @ layer.w_fc.T, grads
+
+
+def logits_vjp(model: decoder.Decoder, x, dlogits) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """VJP of ``decoder.logits(model, x) = LN_f(x) wte^T``: ``(dx, {wte, ln_f.0, ln_f.1})``."""
+    u = decoder.layer_norm(x, model.ln_f)                               # [..., d]
+    dx, dg, db = layer_norm_vjp(x, model.ln_f, dlogits @ model.wte)
+    return dx, {"wte": _flat(dlogits).T @ _flat(u), "ln_f.0": dg, "ln_f.1": db}
+
+
+def embedding_vjp(tokens, dx, vocab: int) -> np.ndarray:
+    """VJP of ``wte[tokens]``: rows of ``dx`` summed into a ``(vocab, d)`` array (deterministic order)."""
+    out = np.zeros((vocab, dx.shape[-1]))
+    np.add.at(out, np.ravel(tokens), _flat(dx))
+    return out
+
+
+# ------------------------------------------------------------------------------ one head
+def _positions(x) -> np.ndarray:
+    return np.arange(x.shape[-2], dtype=float)                          # positions 0..n-1 (start = 0)
+
+
+def rope_vjp(dy, base: float | None) -> np.ndarray:
+    """VJP of RoPE at positions ``0..n-1`` (``psa.shear.rope``): the inverse rotation (angles negated)."""
+    return dy if base is None else psa.rope(dy, base, -_positions(dy))
+
+
+def two_tap_vjp(x, taps, dy) -> tuple[np.ndarray, np.ndarray | None]:
+    """VJP of ``attention.two_tap(x, taps)`` (``b0 x_t + b1 x_{t-1}``, ``x_{-1} = x_0``): ``(dx, dtaps)``.
+
+    ``x`` is only needed for ``dtaps``; pass None for fixed taps (``dtaps`` is then None).
+    """
+    b0, b1 = taps
+    dx = b0 * dy
+    dx[..., :-1, :] += b1 * dy[..., 1:, :]                              # x_t feeds y_{t+1} through b1
+    dx[..., 0, :] += b1 * dy[..., 0, :]                                 # and x_0 is its own predecessor
+    if x is None:
+        return dx, None
+    prev = np.concatenate([x[..., :1, :], x[..., :-1, :]], axis=-2)     # [..., n, d] x_{t-1}
+    return dx, np.array([np.sum(dy * x), np.sum(dy * prev)])
+
+
+def _taps(spec, stream: str) -> np.ndarray:
+    if isinstance(spec, PSA):
+        return np.array(psa.stream_taps(spec.g_q if stream == "q" else spec.g_k))   # the shear (1 + g, -g)
+    return spec.q_taps if stream == "q" else spec.k_taps
+
+
+def stream_vjp(spec, x, dy, stream: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """VJP of one score-bearing stream of ``attention.streams`` (start = 0): ``(dx, dtaps or None)``.
+
+    ``stream`` is ``"q"`` or ``"k"``. SDPA: RoPE. PSA and TwoTap: the two-tap filter
+    (PSA: taps ``(1 + g, -g)``) after RoPE (``post-rope``) or before it (``pre-rope``).
+    """
+    if isinstance(spec, SDPA):
+        return rope_vjp(dy, spec.base), None
+    if not isinstance(spec, (PSA, TwoTap)):
+        raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head to be trained (got {type(spec).__name__})")
+    taps, learn = _taps(spec, stream), isinstance(spec, TwoTap)       # PSA couplings are fixed
+    if spec.base is None:
+        dx, dtaps = two_tap_vjp(x if learn else None, taps, dy)
+    elif spec.placement == "post-rope":
+        dr, dtaps = two_tap_vjp(psa.rope(x, spec.base) if learn else None, taps, dy)
+        dx = rope_vjp(dr, spec.base)
+    else:
+        dx, dtaps = two_tap_vjp(x if learn else None, taps, rope_vjp(dy, spec.base))
+    return dx, dtaps
+
+
+def scores_vjp(qs, ks, ds) -> tuple[np.ndarray, np.ndarray]:
+    """VJP of ``attention.scores(qs, ks) = qs ks^T / sqrt(dk)``: ``(dqs, dks)``."""
+    scale = 1.0 / np.sqrt(qs.shape[-1])
+    return ds @ ks * scale, np.swapaxes(ds, -1, -2) @ qs * scale
+
+
+def weights_vjp(p, dp) -> np.ndarray:
+    """VJP of ``attention.attention_weights`` (causal softmax) at weights ``p``: ``p (dp - <p, dp>)``."""
+    return p * (dp - np.sum(p * dp, axis=-1, keepdims=True))           # masked keys have p = 0
+
+
+def head_vjp(spec, rec: dict, dout) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """VJP of ``attention.head`` from its trace ``rec``: ``(dq, dk, dv, {q_taps, k_taps} for TwoTap)``."""
+    p, vs = rec["p"], rec["vs"]
+    dvs = np.swapaxes(p, -1, -2) @ dout                                 # [..., T, dk]
+    ds = weights_vjp(p, dout @ np.swapaxes(vs, -1, -2))                 # [..., T, T]
+    dqs, dks = scores_vjp(rec["qs"], rec["ks"], ds)
+    dq, dq_taps = stream_vjp(spec, rec["q"], dqs, "q")
+    dk, dk_taps = stream_vjp(spec, rec["k"], dks, "k")
+    taps = {} if dq_taps is None else {"q_taps": dq_taps, "k_taps": dk_taps}
+    return dq, dk, dvs, taps                                            # values are not filtered
+
+
+# ------------------------------------------------------------------------------ the model
+def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.ndarray]:
+    """VJP of ``decoder.hidden_states`` (with its ``trace``) for an output gradient ``dh`` (..., T, d)."""
+    grads: dict[str, np.ndarray] = {}
+    dx = dh
+    for i in reversed(range(len(model.layers))):
+        layer, rec = model.layers[i], trace[i]
+        du2, g = mlp_vjp(layer, rec["u2"], dx)
+        dln2, grads[f"layers.{i}.ln2.0"], grads[f"layers.{i}.ln2.1"] = layer_norm_vjp(rec["mid"], layer.ln2, du2)
+        dmid = dx + dln2                                                # [..., T, d]
+        grads.update({f"layers.{i}.{k}": v for k, v in g.items()})
+        grads[f"layers.{i}.w_o"] = _flat(rec["a"]).T @ _flat(dmid)
+        da = decoder.split_heads(dmid @ layer.w_o.T, len(layer.heads))  # [..., H, T, dk]
+        parts = []
+        for h, (spec, hrec) in enumerate(zip(layer.heads, rec["heads"])):
+            dq, dk, dv, taps = head_vjp(spec, hrec, da[..., h, :, :])
+            parts.append((dq, dk, dv))
+            grads.update({f"layers.{i}.heads.{h}.{k}": v for k, v in taps.items()})
+        du1 = 0.0
+        for w, d in zip(("w_q", "w_k", "w_v"), zip(*parts)):
+            merged = decoder.merge_heads(np.stack(d, axis=-3))          # [..., T, H dk]
+            grads[f"layers.{i}.{w}"] = _flat(rec["u1"]).T @ _flat(merged)
+            du1 = du1 + merged @ getattr(layer, w).T
+        dln1, grads[f"layers.{i}.ln1.0"], grads[f"layers.{i}.ln1.1"] = layer_norm_vjp(rec["x"], layer.ln1, du1)
+        dx = dmid + dln1
+    grads["wte"] = embedding_vjp(tokens, dx, len(model.wte))
+    return grads
+
+
+def loss_and_grad(model: decoder.Decoder, tokens, answers) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
+    """Cross-entropy of the **last position's** prediction and its gradient for every parameter.
+
+    Parameters
+    ----------
+    model : the decoder (SDPA, PSA or TwoTap heads).
+    tokens : ``(batch, T)`` integer ids.
+    answers : ``(batch,)`` the token each sequence's last position must predict.
+
+    Returns
+    -------
+    ``(loss, grads, logits)``: the mean loss, a gradient per name of :func:`parameters`,
+    and the last position's logits ``(batch, V)``.
+    """
+    trace: list = []
+    h = decoder.hidden_states(model, tokens, trace)                     # [B, T, d]
+    last = h[..., -1, :]                                                # [B, d]
+    logits = decoder.logits(model, last)                                # [B, V]
+    loss, dlogits = cross_entropy(logits, answers)
+    dlast, grads = logits_vjp(model, last, dlogits)
+    dh = np.zeros_like(h)
+    dh[..., -1, :] = dlast
+    body = hidden_vjp(model, tokens, trace, dh)
+    grads["wte"] = grads["wte"] + body.pop("wte")                       # tied embedding: both ends
+    grads.update(body)
+    return loss, grads, logits
+
+
+__all__ = ["parameters", "with_parameters", "cross_entropy", "layer_norm_vjp", "gelu_vjp", "mlp_vjp", "logits_vjp",
+           "embedding_vjp", "rope_vjp", "two_tap_vjp", "stream_vjp", "scores_vjp", "weights_vjp", "head_vjp",
+           "hidden_vjp", "loss_and_grad"]

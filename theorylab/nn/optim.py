@@ -1,0 +1,93 @@
+"""AdamW (Loshchilov & Hutter 2019) on dictionaries of NumPy arrays, and the learning-rate schedule.
+
+The update of one parameter ``w`` with gradient ``g`` at step ``t = 1, 2, ...``::
+
+    m = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2
+    w = w - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps) - lr wd w
+
+The weight decay is decoupled (applied to ``w`` directly, scaled by the learning rate) and
+acts only on the parameters named in ``decay``. Pure functions: every step returns new
+arrays and a new state; nothing is updated in place.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorylab.errors import positive_int, real_array
+
+
+@dataclass(frozen=True)
+class AdamW:
+    """Hyper-parameters: learning rate ``lr``, moment decays ``b1``, ``b2``, ``eps``, decoupled ``weight_decay``."""
+
+    lr: float = 3e-3
+    b1: float = 0.9
+    b2: float = 0.999
+    eps: float = 1e-8
+    weight_decay: float = 0.01
+
+    def __post_init__(self):
+        real_array("lr", self.lr, low=0, low_inclusive=False)
+        real_array("b1", self.b1, low=0, high=1, high_inclusive=False)
+        real_array("b2", self.b2, low=0, high=1, high_inclusive=False)
+        real_array("eps", self.eps, low=0, low_inclusive=False)
+        real_array("weight_decay", self.weight_decay, low=0)
+
+
+@dataclass(frozen=True, eq=False)
+class AdamState:
+    """Step count ``t`` and first/second moments per parameter name."""
+
+    t: int
+    m: dict[str, np.ndarray]
+    v: dict[str, np.ndarray]
+
+
+def init_state(params: dict[str, np.ndarray]) -> AdamState:
+    """Zero moments for every parameter."""
+    zeros = {k: np.zeros_like(p) for k, p in params.items()}
+    return AdamState(0, zeros, {k: z.copy() for k, z in zeros.items()})
+
+
+def clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[dict[str, np.ndarray], float]:
+    """Scale all gradients together so that their global L2 norm is at most ``max_norm``; return the norm before."""
+    norm = math.sqrt(sum(float(np.sum(g * g)) for g in grads.values()))
+    if max_norm is None or norm <= max_norm:
+        return grads, norm
+    scale = max_norm / norm
+    return {k: g * scale for k, g in grads.items()}, norm
+
+
+def adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: AdamState, opt: AdamW,
+               lr: float | None = None, decay: frozenset[str] | set[str] = frozenset()
+               ) -> tuple[dict[str, np.ndarray], AdamState]:
+    """One AdamW step on the parameters that have a gradient; returns new parameters and state.
+
+    ``lr`` overrides ``opt.lr`` (for a schedule); ``decay`` names the parameters with weight decay.
+    """
+    lr = opt.lr if lr is None else lr
+    t = state.t + 1
+    c1, c2 = 1.0 - opt.b1 ** t, 1.0 - opt.b2 ** t
+    new, m, v = dict(params), dict(state.m), dict(state.v)
+    for k, g in grads.items():
+        m[k] = opt.b1 * state.m[k] + (1.0 - opt.b1) * g
+        v[k] = opt.b2 * state.v[k] + (1.0 - opt.b2) * (g * g)
+        w = params[k] * (1.0 - lr * opt.weight_decay) if k in decay else params[k]
+        new[k] = w - lr * (m[k] / c1) / (np.sqrt(v[k] / c2) + opt.eps)
+    return new, AdamState(t, m, v)
+
+
+def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
+    """Linear warm-up over ``warmup`` steps to ``peak``, then cosine decay to ``peak / 10`` at ``steps``."""
+    step, steps, warmup = positive_int("step", step, low=0), positive_int("steps", steps), positive_int(
+        "warmup", warmup, low=0)
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    frac = (step - warmup) / max(1, steps - warmup)
+    return peak * (0.1 + 0.45 * (1.0 + math.cos(math.pi * min(1.0, frac))))
+
+
+__all__ = ["AdamW", "AdamState", "init_state", "clip_by_norm", "adamw_step", "learning_rate"]

@@ -1,0 +1,310 @@
+"""Training the minimal transformer on induction tasks (PSA §7.4, §7.5, §7.11, A5, A8.1).
+
+One run = one :class:`TrainConfig` and one seed: a decoder from ``theorylab.nn.decoder``
+(its forward pass, ``theorylab.nn.grad`` for the backward pass, AdamW from
+``theorylab.nn.optim``) trained on fresh batches of a task from ``theorylab.nn.tasks``,
+then scored on a held-out evaluation set.
+
+Conventions (ours where the paper leaves them open; docs/results.md lists them)
+------------------------------------------------------------------------------
+* Tasks: ``"recall"`` -- associative recall (``tasks.associative_recall``: shared alphabet,
+  ``pairs`` key-value pairs, ``padding`` PAD tokens, then the query key; chance
+  ``1/alphabet``); ``"canonical"`` -- the canonical induction model
+  (``tasks.induction_sequences``: T distinct tokens, the last repeats the one before the
+  target; the key-side order-zero ceiling is ``1/(T-2)``).
+* The model predicts the token after the query from the **last position only** (the loss
+  is the cross-entropy there); it is right when the argmax of its logits is the answer
+  (ties credited ``1/k``, ``tasks.induction_hits``). For one-layer one-head models we also
+  report the *attention accuracy*: the query's attention argmax is the target position
+  (the quantity of the ``1/(T-2)`` ceiling, PSA §2.2).
+* Variants (:data:`VARIANTS`): ``standard`` (SDPA, gamma = 0), the PSA lattice members
+  ``symmetric``, ``key-only``, ``query-only`` (fixed gamma, post-RoPE), ``low-pass`` (fixed
+  taps ``(1 + g, +g)`` on both streams: the shear's taps with the momentum sign flipped,
+  DC gain ``1 + 2g``, Nyquist gain 1 -- our reading of the "matched-count two-tap
+  low-pass"), ``free-two-tap`` (learnable taps on each stream, initialised at the identity
+  ``(1, 0)``), ``two-layer`` (two standard layers). One head of width ``dk`` per layer,
+  ``d_model``-wide residual stream, tied embeddings, pre-LayerNorm, optional MLP.
+* Initialisation: embeddings N(0, 0.02^2); projections N(0, 1/fan_in); LayerNorm gains 1,
+  biases 0; MLP biases 0.
+* Randomness: a run's seed ``s`` gives independent streams through
+  ``numpy.random.SeedSequence([s, purpose, step])``: initial weights (purpose 0), the
+  training batch of each step (1), the evaluation set (2). All variants with the same seed
+  share the initial weights of the common parameters, the training batches and the
+  evaluation set (paired comparisons).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.nn import attention, decoder, grad, optim, tasks
+from theorylab.psa import shear as psa
+
+VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
+COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
+"""Variants that take a coupling gamma; the others are gamma-free (gamma must be 0)."""
+TASKS = ("recall", "canonical")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that defines a training run except its seed (defaults: the paper's A5 task, our budget)."""
+
+    variant: str = "key-only"
+    gamma: float = 2.0
+    task: str = "recall"
+    pairs: int = 14
+    alphabet: int = 64
+    padding: int = 3
+    T: int = 15
+    vocab: int = 64
+    d_model: int = 64
+    dk: int = 64
+    mlp: int = 0
+    steps: int = 800
+    batch: int = 64
+    lr: float = 5e-3
+    weight_decay: float = 0.01
+    warmup: int = 100
+    clip: float = 1.0
+    eval_size: int = 2000
+    placement: str = "post-rope"
+    base: float = 10000.0
+    log_every: int = 50
+
+    def __post_init__(self):
+        choice("variant", self.variant, VARIANTS)
+        choice("task", self.task, TASKS)
+        g = float(real_array("gamma", self.gamma, low=0))
+        if self.variant not in COUPLED and g != 0:
+            raise ParameterError(f"gamma must be 0 for the {self.variant} variant (it has no fixed coupling; "
+                                 f"got {g:g})")
+        if self.task == "recall":
+            positive_int("pairs", self.pairs)
+            positive_int("alphabet", self.alphabet, low=max(2, self.pairs))
+            positive_int("padding", self.padding, low=0)
+        else:
+            positive_int("T", self.T, low=4)
+            positive_int("vocab", self.vocab, low=self.T - 1)
+        positive_int("d_model", self.d_model)
+        if positive_int("dk", self.dk, low=2) % 2:
+            raise ParameterError(f"dk must be an even integer >= 2 (RoPE pairs; got {self.dk})")
+        positive_int("mlp", self.mlp, low=0)
+        positive_int("steps", self.steps)
+        positive_int("batch", self.batch)
+        positive_int("warmup", self.warmup, low=0)
+        positive_int("eval_size", self.eval_size)
+        positive_int("log_every", self.log_every)
+        real_array("lr", self.lr, low=0, low_inclusive=False)
+        real_array("weight_decay", self.weight_decay, low=0)
+        real_array("clip", self.clip, low=0, low_inclusive=False)
+        choice("placement", self.placement, psa.PLACEMENTS)
+        real_array("base", self.base, low=1, low_inclusive=False)
+
+    @property
+    def n_layer(self) -> int:
+        return 2 if self.variant == "two-layer" else 1
+
+    @property
+    def seq_len(self) -> int:
+        """Sequence length T of the task."""
+        return 2 * self.pairs + self.padding + 1 if self.task == "recall" else self.T
+
+    @property
+    def vocab_size(self) -> int:
+        """Token ids the model embeds (the recall task adds PAD)."""
+        return self.alphabet + 1 if self.task == "recall" else self.vocab
+
+    @property
+    def chance(self) -> float:
+        """Accuracy of a uniform guess over the answer alphabet."""
+        return 1.0 / (self.alphabet if self.task == "recall" else self.vocab)
+
+    @property
+    def ceiling(self) -> float | None:
+        """The key-side order-zero ceiling ``1/(T-2)`` (canonical task only)."""
+        return float(tasks.ceiling(self.T)) if self.task == "canonical" else None
+
+
+EVAL_CHUNK = 500
+"""Evaluation sequences per forward pass."""
+
+
+def memory_estimate(config: TrainConfig) -> int:
+    """Bytes one run needs at its peak (an upper estimate; one function so a shared limit can call it).
+
+    Largest forward/backward batch (training batch or evaluation chunk) times the per-layer
+    intermediates (about ``12 d + 4 mlp + 6 T`` floats per position: projections, streams,
+    LayerNorm inputs and outputs, scores and weights), plus parameters, gradients and the two
+    AdamW moments, float64.
+    """
+    rows = max(config.batch, min(config.eval_size, EVAL_CHUNK)) * config.seq_len
+    per_layer = rows * (12 * max(config.d_model, config.dk) + 4 * config.mlp + 6 * config.seq_len)
+    params = config.vocab_size * config.d_model + config.n_layer * (4 * config.d_model * config.dk
+                                                                   + 2 * config.d_model * config.mlp)
+    return 8 * (config.n_layer * per_layer + 4 * params + rows * config.vocab_size)
+
+
+def head_spec(config: TrainConfig) -> attention.HeadSpec:
+    """The head of every layer for ``config.variant`` (fixed parts; free taps start at the identity)."""
+    g, v, base = float(config.gamma), config.variant, config.base
+    if v in ("standard", "two-layer"):
+        return attention.SDPA(base)
+    if v in ("symmetric", "key-only", "query-only"):
+        return attention.PSA.member(v, g, config.placement, base)
+    taps = np.array([1.0 + g, g]) if v == "low-pass" else np.array([1.0, 0.0])
+    return attention.TwoTap(taps, taps.copy(), config.placement, base)
+
+
+def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
+    """Names of the trained parameters: all of them except fixed taps (low-pass)."""
+    return [k for k in grad.parameters(model) if not (k.endswith("_taps") and config.variant != "free-two-tap")]
+
+
+def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
+    """Initial decoder (see the module docstring); the weights depend on the seed, not on the variant."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0]))
+    d, dk, m, vocab = config.d_model, config.dk, config.mlp, config.vocab_size
+
+    def w(a, b):
+        return rng.normal(0.0, 1.0 / math.sqrt(a), (a, b))
+
+    def ln():
+        return np.ones(d), np.zeros(d)
+
+    wte = rng.normal(0.0, 0.02, (vocab, d))
+    spec = head_spec(config)
+    layers = tuple(decoder.Layer(w(d, dk), w(d, dk), w(d, dk), w(dk, d), w(d, m), np.zeros(m), w(m, d) if m else
+                                 np.zeros((0, d)), np.zeros(d), ln(), ln(), (spec,)) for _ in range(config.n_layer))
+    return decoder.Decoder(wte, layers, ln())
+
+
+def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
+    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)``."""
+    seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
+    if config.task == "recall":
+        return tasks.associative_recall(n, config.pairs, config.alphabet, config.padding, seed)
+    return tasks.induction_sequences(n, config.T, config.vocab, seed)
+
+
+def answers(batch: tasks.InductionBatch) -> np.ndarray:
+    """The token each sequence must predict at its last position: the token at the target."""
+    return batch.tokens[np.arange(len(batch.tokens)), batch.target]
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Per-sequence credits on the evaluation set: prediction and (one layer, one head) attention."""
+
+    prediction: np.ndarray
+    attention: np.ndarray | None
+    loss: float
+
+
+def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
+             chunk: int = EVAL_CHUNK) -> Evaluation:
+    """Prediction credits (logit argmax = answer) and attention credits (query's attention argmax = target)."""
+    pred, att, losses = [], [], []
+    for s in range(0, len(batch.tokens), chunk):
+        tok, tgt = batch.tokens[s:s + chunk], batch.target[s:s + chunk]
+        trace: list = []
+        logits = decoder.logits(model, decoder.hidden_states(model, tok, trace)[..., -1, :])   # [n, V]
+        ans = tok[np.arange(len(tok)), tgt]
+        pred.append(tasks.induction_hits(logits, ans))
+        losses.append(grad.cross_entropy(logits, ans)[0] * len(tok))
+        if config.n_layer == 1:
+            att.append(tasks.induction_hits(trace[0]["heads"][0]["p"][..., -1, :], tgt))
+    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, sum(losses) / len(batch.tokens))
+
+
+@dataclass(frozen=True, eq=False)
+class TrainResult:
+    """One run: its config and seed, final evaluation and the logged history.
+
+    ``history`` rows: ``step``, ``loss`` (training batch), ``lr``, ``grad_norm`` and, for
+    TwoTap heads, the taps ``q_b0, q_b1, k_b0, k_b1`` of layer 0 head 0.
+    """
+
+    config: TrainConfig
+    seed: int
+    evaluation: Evaluation
+    history: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    model: decoder.Decoder | None = None
+
+    @property
+    def accuracy(self) -> float:
+        return float(self.evaluation.prediction.mean())
+
+    @property
+    def attention_accuracy(self) -> float | None:
+        a = self.evaluation.attention
+        return None if a is None else float(a.mean())
+
+    def row(self) -> dict:
+        """A flat summary row (for tables, CSV, JSON)."""
+        lo, hi = tasks.wilson_interval(self.evaluation.prediction.sum(), len(self.evaluation.prediction), z=1.96)
+        row = {"variant": self.config.variant, "gamma": float(self.config.gamma), "task": self.config.task,
+               "dk": self.config.dk, "seed": self.seed, "steps": self.config.steps, "accuracy": self.accuracy,
+               "ci_low": lo, "ci_high": hi, "attention_accuracy": self.attention_accuracy,
+               "eval_loss": self.evaluation.loss,
+               "final_train_loss": self.history[-1]["loss"] if self.history else None,
+               "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
+        if self.history and "k_b0" in self.history[-1]:
+            row.update({k: self.history[-1][k] for k in ("q_b0", "q_b1", "k_b0", "k_b1")})
+        return row
+
+
+def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | None = None,
+          keep_model: bool = False) -> TrainResult:
+    """Train one model with ``config`` and ``seed``; evaluate on the held-out set.
+
+    ``progress`` is called with the number of steps just done (for a progress bar).
+    Deterministic: the same config and seed give the same numbers (tests check this
+    across BLAS thread counts).
+    """
+    seed = positive_int("seed", seed, low=0)
+    start, cpu = time.perf_counter(), time.process_time()
+    model = init_model(config, seed)
+    names = trainable(config, model)
+    decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
+    opt = optim.AdamW(config.lr, weight_decay=config.weight_decay)
+    params = grad.parameters(model)
+    state = optim.init_state({k: params[k] for k in names})
+    history = []
+    for step in range(config.steps):
+        batch = batch_of(config, config.batch, [seed, 1, step])
+        loss, grads, _ = grad.loss_and_grad(model, batch.tokens, answers(batch))
+        if not math.isfinite(loss):
+            raise ParameterError(f"training diverged at step {step} (loss {loss}); lower lr (got {config.lr:g})")
+        grads, norm = optim.clip_by_norm({k: grads[k] for k in names}, config.clip)
+        lr = optim.learning_rate(step, config.steps, config.lr, config.warmup)
+        params, state = optim.adamw_step(params, grads, state, opt, lr, decay)
+        model = grad.with_parameters(model, params)
+        if step % config.log_every == 0 or step == config.steps - 1:
+            history.append(_log(step, loss, lr, norm, model))
+        if progress is not None:
+            progress(1)
+    evaluation = evaluate(config, model, batch_of(config, config.eval_size, [seed, 2]))
+    return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, time.process_time() - cpu,
+                       model if keep_model else None)
+
+
+def _log(step, loss, lr, norm, model) -> dict:
+    row = {"step": step, "loss": loss, "lr": lr, "grad_norm": norm}
+    spec = model.layers[0].heads[0]
+    if isinstance(spec, attention.TwoTap):
+        row.update(q_b0=float(spec.q_taps[0]), q_b1=float(spec.q_taps[1]),
+                   k_b0=float(spec.k_taps[0]), k_b1=float(spec.k_taps[1]))
+    return row
+
+
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "head_spec", "trainable",
+           "init_model", "batch_of", "answers",
+           "Evaluation", "evaluate", "TrainResult", "train"]

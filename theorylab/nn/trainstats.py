@@ -1,0 +1,71 @@
+"""Statistics of trained runs: seed summaries with confidence intervals, gamma_c from an accuracy curve.
+
+* :func:`seed_summary` -- mean accuracy over seeds, its sample standard deviation, a 95 %
+  Student-t interval over seeds (the seed-to-seed spread, which dominates) and the pooled
+  95 % Wilson interval over all evaluated sequences (the evaluation noise alone).
+* :func:`gamma_c` -- the observable of our trained dk ladder: the smallest coupling at which
+  the accuracy curve reaches the midpoint between its gamma = 0 value and its plateau (the
+  largest accuracy on the grid), linearly interpolated between grid points. The paper's
+  Figure 9 does not define its gamma_c beyond "from the accuracy curve"; this is ours.
+* :func:`loglog_slope` -- least-squares slope of log gamma_c against log dk.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from theorylab.errors import ParameterError, real_array
+from theorylab.nn.tasks import wilson_interval
+
+
+def seed_summary(accuracies: Sequence[float], hits: float, n: int) -> dict:
+    """Mean, sd and 95 % t interval over per-seed ``accuracies``; pooled Wilson interval of ``hits / n``."""
+    a = real_array("accuracies", accuracies, low=0, high=1)
+    mean = float(a.mean())
+    sd = float(a.std(ddof=1)) if a.size > 1 else float("nan")
+    half = float(stats.t.ppf(0.975, a.size - 1) * sd / math.sqrt(a.size)) if a.size > 1 else float("nan")
+    lo, hi = wilson_interval(hits, n, z=1.959964)
+    return {"seeds": int(a.size), "mean": mean, "sd": sd, "t_low": max(0.0, mean - half) if a.size > 1 else None,
+            "t_high": min(1.0, mean + half) if a.size > 1 else None, "wilson_low": lo, "wilson_high": hi}
+
+
+def gamma_c(gammas: Sequence[float], accuracy: Sequence[float]) -> float | None:
+    """Smallest gamma where ``accuracy`` reaches ``(acc(0) + plateau) / 2`` (linear interpolation).
+
+    ``gammas`` must be increasing and start at 0; the plateau is the largest accuracy on the
+    grid. None when the curve never rises above its gamma = 0 value.
+    """
+    g = real_array("gammas", gammas, low=0)
+    a = real_array("accuracy", accuracy, low=0, high=1)
+    if g.shape != a.shape or g.size < 2 or g[0] != 0 or np.any(np.diff(g) <= 0):
+        raise ParameterError("gammas must be an increasing grid starting at 0, one accuracy per gamma")
+    half = 0.5 * (a[0] + a.max())
+    if a.max() <= a[0]:
+        return None
+    i = int(np.argmax(a >= half))                                       # first grid point at or above half
+    return float(g[i - 1] + (half - a[i - 1]) * (g[i] - g[i - 1]) / (a[i] - a[i - 1]))
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
+    """Least-squares slope of ``log y`` on ``log x``."""
+    lx = np.log(real_array("x", x, low=0, low_inclusive=False))
+    ly = np.log(real_array("y", y, low=0, low_inclusive=False))
+    return float(np.polyfit(lx, ly, 1)[0])
+
+
+def bootstrap_gamma_c(gammas: Sequence[float], per_seed: np.ndarray, draws: int = 2000, seed: int = 0) -> np.ndarray:
+    """gamma_c of seed-resampled mean curves: ``per_seed`` is (seeds, len(gammas)); NaN where undefined."""
+    rng = np.random.default_rng(seed)
+    acc = np.asarray(per_seed, dtype=float)
+    picks = rng.integers(0, acc.shape[0], size=(draws, acc.shape[0]))  # [draws, seeds] resampled seeds
+    out = np.full(draws, np.nan)
+    for b in range(draws):
+        gc = gamma_c(gammas, acc[picks[b]].mean(axis=0))
+        out[b] = np.nan if gc is None else gc
+    return out
+
+
+__all__ = ["seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c"]
