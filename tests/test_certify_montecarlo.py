@@ -10,7 +10,8 @@ from theorylab.certify.registry import REGISTRY, false_failure_total
 from theorylab.cli import main
 from theorylab.errors import ParameterError
 
-MC_IDS = ["P10", "P17", "P17.variants", "P18.plateau", "P18.condensation", "P19.band", "P19.crossover", "G8", "G10", "P21", "P22"]
+MC_IDS = ["P10", "P17", "P17.variants", "P18.plateau", "P18.condensation", "P19.band", "P19.crossover", "P24.mc", "G8",
+          "G10", "P21", "P22"]
 
 
 def test_every_monte_carlo_certificate_declares_its_false_failure_and_the_total_fits_the_budget():

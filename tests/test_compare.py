@@ -87,6 +87,30 @@ def test_compare_grid_rows_and_summary():
         assert abs(r["exact_gamma_c"] - r["mc_gamma_c"]) <= r["mc_ci_high"] - r["mc_ci_low"]  # 2 half-widths
     assert res.exact_pearson_r > 0.999 and res.pearson_r > 0.99
     assert res.median_rel_err == pytest.approx(np.median([r["rel_err_law"] for r in res.rows]))
+    assert res.observable == "mass-half" and res.summary()["law_exact_pearson_r"] > 0.99
+
+
+def test_compare_grid_with_an_observable_and_without_monte_carlo():
+    from theorylab.sim.observables import measure
+
+    pts = [(16, 64), (16, 512), (128, 512)]
+    res = compare_grid("t4-only", pts, observable="entropy-peak", monte_carlo=False)
+    assert res.samples == 0 and np.isnan(res.pearson_r) and all(np.isnan(r["mc_gamma_c"]) for r in res.rows)
+    assert [r["exact_gamma_c"] for r in res.rows] == [measure("entropy-peak", "t4-only", dk, T).gamma_c
+                                                      for dk, T in pts]
+    assert res.law_exact_max_rel_err == pytest.approx(max(r["rel_err_law_exact"] for r in res.rows))
+
+
+def test_calibration_exact_only_and_its_refusals():
+    from theorylab.compare import CONDENSED_GRID, calibrate_condensation_c
+
+    cal = calibrate_condensation_c([(16, 64), (16, 512)], observable="half-plateau", monte_carlo=False)
+    assert cal.n == 1 and np.isnan(cal.mc_c) and cal.rows[0]["c_exact"] == pytest.approx(cal.c)  # T = 512: no root
+    assert all(dk < 8 * np.log(T - 1) for dk, T in CONDENSED_GRID)
+    with pytest.raises(ParameterError, match="condensed"):
+        calibrate_condensation_c([(64, 64)], monte_carlo=False)
+    with pytest.raises(ParameterError, match="observable"):
+        calibrate_condensation_c([(16, 64)], observable="entropy", monte_carlo=False)
 
 
 def _run(capsys, *argv):
@@ -120,6 +144,39 @@ def test_gamma_c_methods_cli(capsys):
     _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "512", "--variant", "t4-only", "--method", "exact",
                      "--format", "json")
     assert json.loads(out)[0]["gamma_c"] is None and json.loads(out)[0]["branch"] == "none"
+
+
+def test_gamma_c_observable_cli(capsys):
+    from theorylab.sim.observables import measure
+
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "512", "--variant", "t4-only", "--method", "exact",
+                     "--observable", "entropy-peak", "--format", "json")
+    exact = json.loads(out)
+    assert [r["observable"] for r in exact] == ["entropy-peak"] * 2 and all(r["branch"] == "condensed" for r in exact)
+    assert [r["gamma_c"] for r in exact] == [measure("entropy-peak", "t4-only", 16, T).gamma_c for T in (64, 512)]
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "--variant", "t4-only", "--method", "mc",
+                     "--observable", "inflection", "--samples", "2000", "--seed", "4", "--format", "json")
+    mc = json.loads(out)[0]
+    ex = measure("inflection", "t4-only", 16, 64).gamma_c
+    assert mc["observable"] == "inflection" and mc["ci_low"] < ex < mc["ci_high"]
+    # the default stays mass-half, the same numbers as before the option existed
+    _, out, _ = _run(capsys, "gamma-c", "--dk", "128", "--T", "512", "--variant", "t4-only", "--method", "exact",
+                     "--format", "json")
+    assert json.loads(out)[0]["observable"] == "mass-half"
+    status, _, err = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "--observable", "inflection")
+    assert status == 2 and "--observable" in err and err.count("\n") == 1
+    status, _, err = _run(capsys, "gamma-c", "--dk", "16", "--T", "64.5", "--method", "exact",
+                          "--observable", "entropy-peak")
+    assert status == 2 and "T must be an integer" in err
+
+
+def test_compare_cli_observable(capsys):
+    status, out, _ = _run(capsys, "compare", "--variant", "t4-only", "--samples", "1000", "--observable", "entropy-peak",
+                          "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["observable"] == "entropy-peak" and len(data["rows"]) == 9
+    assert all(r["observable"] == "entropy-peak" for r in data["rows"])
+    assert data["law_exact_pearson_r"] > 0.98
 
 
 def test_compare_cli_with_file_and_plot(capsys, tmp_path):
@@ -172,5 +229,6 @@ def test_condensation_constant_reproduces_at_full_samples():
     from theorylab.psa.transition import CONDENSATION_C
 
     cal = calibrate_condensation_c(samples=20000, seed=100)
-    assert cal.ci_low - 5e-4 <= CONDENSATION_C <= cal.ci_high + 5e-4
-    assert abs(cal.exact_c - CONDENSATION_C) < 5e-4
+    assert cal.observable == "entropy-peak" and cal.n == 9
+    assert abs(cal.c - CONDENSATION_C) < 5e-4                    # the constant is the quadrature calibration
+    assert cal.ci_low <= cal.c <= cal.ci_high                      # which the Monte Carlo confirms

@@ -132,6 +132,12 @@ def test_store_is_complete_and_refuses_another_spec(spec_file, tmp_path, capsys)
     ("[sweep]\ncompute=['exact']\nlevel='half-plateau'\n[grid]\ndk=[64]\nT=[15, 1099511627776]\n",
      "'half-plateau' is 0"),
     ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nmodel = 'x'\n", "mc.model"),
+    ("[sweep]\nobservable = 'entropy'\n[grid]\ndk=[64]\nT=[15]\n", "sweep.observable must be one of"),
+    ("[sweep]\nobservable = 'inflection'\nlevel = 0.4\n[grid]\ndk=[64]\nT=[15]\n", "sweep.level applies"),
+    ("[sweep]\ncompute=['exact']\nobservable = 'inflection'\n[grid]\ndk=[64]\nT=[15]\ngamma=[1.0]\n",
+     "mass sweep"),
+    ("[sweep]\ncompute=['mc']\nobservable = 'entropy-peak'\n[grid]\ndk=[64]\nT=[15]\n[mc]\nlevel = 0.3\n",
+     "mc.level is set by the sweep"),
     # sizes refused up front
     ("[sweep]\ncompute=['mc']\n[grid]\ndk=[64]\nT=[15]\n[mc]\nfine_points = 10000000\n", "mc.fine_points"),
     ("[grid]\ndk = {start=1, stop=2, num=1000000000}\nT=[15]\n", "grid.dk.num"),
@@ -349,6 +355,27 @@ def test_half_plateau_level_is_half_the_argmax_limit():
                                                      "level": level}
     with pytest.raises(ParameterError, match="sweep.level"):
         sweep.spec_from_dict({"sweep": {"level": "quarter"}, "grid": {"dk": [16], "T": [64]}})
+
+
+def test_observable_points_are_the_library_observables(tmp_path):
+    from theorylab.sim.observables import measure
+    spec = sweep.spec_from_dict({"sweep": {"compute": ["annealed", "exact", "mc"], "observable": "entropy-peak",
+                                           "samples": 1000, "seed": 2}, "grid": {"dk": [16], "T": [64]}})
+    assert spec.canonical()["observable"] == "entropy-peak"
+    p = sweep.points(spec)[0]
+    got = sweep.compute_point(spec, p, p.seed)
+    mc = measure("entropy-peak", "t4-only", 16, 64, method="mc", samples=1000, seed=p.seed)
+    assert got["exact_gamma_c"] == measure("entropy-peak", "t4-only", 16, 64).gamma_c and "level" not in got
+    assert (got["mc_gamma_c"], got["mc_ci_low"], got["mc_ci_high"]) == (mc.gamma_c, mc.ci_low, mc.ci_high)
+    # a store keeps the observable: the spec read back is the same spec
+    sweep.run_sweep(spec, str(tmp_path / "o.db"), executor=sweep.make_executor(workers=0), progress=False)
+    assert sweep.spec_of_store(str(tmp_path / "o.db")) == spec
+    # the default observable is not hashed: specs written before the key existed keep their stores
+    plain = sweep.spec_from_dict({"sweep": {"compute": ["exact"]}, "grid": {"dk": [16], "T": [64]}})
+    assert "observable" not in plain.canonical() and plain.observable == "mass-half"
+    hp = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "observable": "half-plateau"},
+                               "grid": {"dk": [16], "T": [64]}})
+    assert sweep.compute_point(hp, p, p.seed)["exact_gamma_c"] == measure("half-plateau", "t4-only", 16, 64).gamma_c
 
 
 def test_plot_of_a_store_without_points_is_refused(spec_file, tmp_path, capsys):

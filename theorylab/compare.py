@@ -54,11 +54,13 @@ class Comparison:
 
     Attributes
     ----------
-    variant, samples, seed : what was simulated.
-    rows : one dict per point (dk, T, L, branch, law_gamma_c, annealed_gamma_c,
-        exact_gamma_c, mc_gamma_c, mc_ci_low, mc_ci_high, rel_err_law, rel_err_exact).
-    pearson_r, median_rel_err : law vs MC across the grid.
+    variant, samples, seed : what was simulated (samples 0: no Monte Carlo).
+    rows : one dict per point (dk, T, L, branch, observable, law_gamma_c, annealed_gamma_c,
+        exact_gamma_c, mc_gamma_c, mc_ci_low, mc_ci_high, rel_err_law, rel_err_exact, rel_err_law_exact).
+    pearson_r, median_rel_err, max_rel_err : law vs MC across the grid.
     exact_pearson_r, exact_median_rel_err : exact quadrature vs MC across the grid.
+    observable : the transition observable simulated (:mod:`theorylab.sim.observables`).
+    law_exact_pearson_r, law_exact_median_rel_err, law_exact_max_rel_err : law vs exact.
     """
 
     variant: str
@@ -69,11 +71,19 @@ class Comparison:
     median_rel_err: float
     exact_pearson_r: float
     exact_median_rel_err: float
+    observable: str = "mass-half"
+    max_rel_err: float = float("nan")
+    law_exact_pearson_r: float = float("nan")
+    law_exact_median_rel_err: float = float("nan")
+    law_exact_max_rel_err: float = float("nan")
 
     def summary(self) -> dict:
-        return {"variant": self.variant, "samples": self.samples, "seed": self.seed,
-                "pearson_r": self.pearson_r, "median_rel_err": self.median_rel_err,
-                "exact_pearson_r": self.exact_pearson_r, "exact_median_rel_err": self.exact_median_rel_err}
+        return {"variant": self.variant, "observable": self.observable, "samples": self.samples, "seed": self.seed,
+                "pearson_r": self.pearson_r, "median_rel_err": self.median_rel_err, "max_rel_err": self.max_rel_err,
+                "exact_pearson_r": self.exact_pearson_r, "exact_median_rel_err": self.exact_median_rel_err,
+                "law_exact_pearson_r": self.law_exact_pearson_r,
+                "law_exact_median_rel_err": self.law_exact_median_rel_err,
+                "law_exact_max_rel_err": self.law_exact_max_rel_err}
 
 
 def _paired(x, y, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -191,63 +201,79 @@ def _grid_number(x, text: bool = True) -> float | None:
         return None
 
 
-def compare_grid_cost(points, samples: int) -> Cost:
+def compare_grid_cost(points, samples: int, observable: str = "mass-half", monte_carlo: bool = True) -> Cost:
     """Peak memory and run time of :func:`compare_grid` on validated ``points``: per point one
-    Monte Carlo root (:func:`~theorylab.sim.competition.mc_gamma_c_cost`) and one exact root."""
-    from theorylab.sim.competition import mc_gamma_c_cost
-    from theorylab.sim.exact import exact_gamma_c_cost
+    Monte Carlo and one exact coupling of ``observable`` (:func:`theorylab.sim.observables.measure_cost`)."""
+    from theorylab.sim.observables import measure_cost
 
     per_T = Counter(T for _, T in points)
-    costs = {T: mc_gamma_c_cost(T, samples).then(exact_gamma_c_cost()) for T in per_T}
+    costs = {T: (measure_cost(observable, T, method="mc", samples=samples) if monte_carlo else Cost())
+             .then(measure_cost(observable, T, method="exact")) for T in per_T}
     return Cost(max((c.memory for c in costs.values()), default=0.0),
                 sum(c.seconds * per_T[T] for T, c in costs.items()), f"{len(points)} grid points x {samples} samples")
 
 
 def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed: int = 0,
-                 c: float | None = None, progress: bool | None = None) -> Comparison:
-    """Law, annealed, exact and Monte Carlo gamma_c over ``points``; r and median relative error.
+                 c: float | None = None, progress: bool | None = None, observable: str = "mass-half",
+                 monte_carlo: bool = True) -> Comparison:
+    """Law, annealed, exact and Monte Carlo gamma_c over ``points``; r, median and max relative error.
 
     Parameters
     ----------
     variant : score-model variant.  points : iterable of (dk, T).
     samples : Monte Carlo samples per point.  seed : in [0, 2^64); point i uses ``(seed + i) mod 2^64``.
     c : condensation constant for the t4-only condensed branch (default: the library's).
+    observable : the simulated transition observable (:data:`theorylab.sim.observables.OBSERVABLE_NAMES`;
+        default ``mass-half``, the root of M(g) = 1/2), measured exactly and by Monte Carlo.
+    monte_carlo : run the Monte Carlo (False: law vs exact only; the MC columns are NaN).
     """
-    from theorylab.sim.competition import mc_gamma_c
-    from theorylab.sim.exact import exact_gamma_c
+    from theorylab.sim.observables import measure, observable as lookup
 
     choice("variant", variant, VARIANTS)
+    lookup(observable)
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
     seed = seed_int("seed", seed)
     kwargs = {} if c is None else {"c": c}
+    nan = float("nan")
     rows = []
     for i, (dk, T) in enumerate(pts):
         law = transition.gamma_c(variant, dk, T, **kwargs)
-        mc = mc_gamma_c(variant, dk, T, samples=samples, seed=derived_seed(seed, i), progress=progress)
-        exact = exact_gamma_c(variant, dk, T)
-        row = {"dk": dk, "T": T, "L": float(log_count(T)), "branch": str(law.branch),
+        exact = measure(observable, variant, dk, T).gamma_c
+        mc = measure(observable, variant, dk, T, method="mc", samples=samples, seed=derived_seed(seed, i),
+                     progress=progress) if monte_carlo else None
+        row = {"dk": dk, "T": T, "L": float(log_count(T)), "branch": str(law.branch), "observable": observable,
                "law_gamma_c": float(law.gamma_c), "annealed_gamma_c": float(transition.annealed_gamma_c(variant, dk, T)),
-               "exact_gamma_c": exact, "mc_gamma_c": mc.gamma_c, "mc_ci_low": mc.ci_low,
-               "mc_ci_high": mc.ci_high, "seed": derived_seed(seed, i)}
-        row["rel_err_law"] = float(relative_error(row["law_gamma_c"], mc.gamma_c))
-        row["rel_err_exact"] = float(relative_error(exact, mc.gamma_c))
+               "exact_gamma_c": exact, "mc_gamma_c": mc.gamma_c if mc else nan, "mc_ci_low": mc.ci_low if mc else nan,
+               "mc_ci_high": mc.ci_high if mc else nan, "seed": derived_seed(seed, i)}
+        row["rel_err_law"] = float(relative_error(row["law_gamma_c"], row["mc_gamma_c"]))
+        row["rel_err_exact"] = float(relative_error(exact, row["mc_gamma_c"]))
+        row["rel_err_law_exact"] = float(relative_error(row["law_gamma_c"], exact))
         rows.append(row)
     law_v = [r["law_gamma_c"] for r in rows]
     mc_v = [r["mc_gamma_c"] for r in rows]
     ex_v = [r["exact_gamma_c"] for r in rows]
-    return Comparison(variant, samples, seed, tuple(rows), pearson_r(law_v, mc_v),
+    return Comparison(variant, samples if monte_carlo else 0, seed, tuple(rows), pearson_r(law_v, mc_v),
                       _median([r["rel_err_law"] for r in rows]), pearson_r(ex_v, mc_v),
-                      _median([r["rel_err_exact"] for r in rows]))
+                      _median([r["rel_err_exact"] for r in rows]), observable, _max([r["rel_err_law"] for r in rows]),
+                      pearson_r(law_v, ex_v), _median([r["rel_err_law_exact"] for r in rows]),
+                      _max([r["rel_err_law_exact"] for r in rows]))
+
+
+def _max(values) -> float:
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    return float(np.max(v)) if v.size else float("nan")
 
 
 # --- findings beyond the paper (docs/simulation.md) ---------------------------------
 
 CALIBRATION_GRID: tuple[tuple[float, int], ...] = (
     tuple((16.0, T) for T in (12, 16, 24, 32, 48, 64)) + tuple((32.0, T) for T in (128, 256, 512)))
-"""Nine condensed points (dk < 8L) for the condensation constant: dk = 16 x T in
-{12, 16, 24, 32, 48, 64} and dk = 32 x T in {128, 256, 512}; the argmax plateau is >= 0.20
-at each, so the half-plateau observable is well defined."""
+"""The earlier nine condensed points (dk < 8L) of the half-plateau calibration (c = 0.854):
+dk = 16 x T in {12, 16, 24, 32, 48, 64} and dk = 32 x T in {128, 256, 512}; the argmax plateau
+is >= 0.20 at each, so the half-plateau observable is defined. The library's calibration now
+uses :data:`CONDENSED_GRID`; this grid stays for comparison (docs/simulation.md, finding (d))."""
 
 
 def annealed_mass(variant: str, dk, T, gammas) -> np.ndarray:
@@ -264,57 +290,83 @@ def annealed_mass(variant: str, dk, T, gammas) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, expo))
 
 
+CONDENSED_GRID: tuple[tuple[float, int], ...] = tuple((dk, T) for dk in (8.0, 16.0, 32.0) for T in (64, 512, 2048))
+"""Nine condensed points for the condensation constant: dk in {8, 16, 32} x T in {64, 512, 2048}
+(8L = 33.1, 49.9, 61.0, so dk < 8L at each), the T values of :data:`PAPER_GRID` below the crossover.
+The paper's nine condensed points are not in its summary; these are ours."""
+
+
+CONDENSED_SCAN: tuple[tuple[float, int], ...] = tuple((16.0, 2**k) for k in range(4, 12))
+"""Eight condensed points along T at dk = 16: T in {16, 32, ..., 2048} (dk < 8L at each), the scan
+of study (b) and certificate P24; the paper's eight dk = 16 points are not in its summary."""
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """The condensation constant c calibrated by simulation on condensed points.
+    """The condensation constant c of one observable on condensed points (PSA §6.7).
 
-    Observable (ours; the paper's is not in its summary): the **half-plateau coupling**
-    g_half, the smallest g at which the t4-only mean target mass reaches half its
-    argmax plateau ``P = Phi(sqrt(dk)/2)^m``; per point ``c_i = g_half / (L/2)^(1/4)``.
-    ``c`` is the mean of c_i; ``ci_low, ci_high`` its 95 % statistical interval (from the
-    per-point batch-means intervals); ``spread`` the standard deviation of c_i across
-    points (the observable's own drift, which dominates); ``exact_c`` the same mean
-    from the quadrature roots.
+    Per point ``c_i = g_obs / (L/2)^(1/4)``: the observable's coupling over the freezing coupling.
+    ``c`` is the mean of the c_i from the **exact quadrature** (the calibration: deterministic),
+    ``spread`` their standard deviation across points (the observable's own drift with T and dk;
+    the paper quotes 0.741 +/- 0.015), ``n`` the points where the observable exists. The Monte
+    Carlo confirms it: ``mc_c`` is the mean of the simulated c_i, ``ci_low, ci_high`` its 95 %
+    statistical interval from the per-point batch-means intervals (NaN without Monte Carlo).
     """
 
+    observable: str
     c: float
+    spread: float
+    n: int
+    mc_c: float
     ci_low: float
     ci_high: float
-    spread: float
-    exact_c: float
     rows: tuple[dict, ...]
     samples: int
     seed: int
 
 
-def calibrate_condensation_c(points=CALIBRATION_GRID, *, samples: int = 20000, seed: int = 0,
-                             simulate=None) -> Calibration:
-    """Calibrate c on condensed points (see :class:`Calibration`); point i uses seed + i (mod 2^64)."""
-    from theorylab.sim.competition import mc_gamma_c
-    from theorylab.sim.exact import exact_gamma_c
+def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = None, samples: int = 20000,
+                             seed: int = 0, monte_carlo: bool = True, progress: bool | None = None) -> Calibration:
+    """Calibrate c on condensed points (t4-only; see :class:`Calibration`); point i uses seed + i (mod 2^64).
 
-    simulate = simulate or mc_gamma_c
+    ``observable`` defaults to :data:`theorylab.psa.transition.CONDENSATION_OBSERVABLE` (the one the
+    library's ``CONDENSATION_C`` is calibrated with); any name of
+    :data:`theorylab.sim.observables.OBSERVABLE_NAMES` is allowed.
+    """
+    from theorylab.sim.observables import measure, observable as lookup
+
+    observable = observable or transition.CONDENSATION_OBSERVABLE
+    lookup(observable)
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
     seed = seed_int("seed", seed)
+    nan = float("nan")
     rows = []
     for i, (dk, T) in enumerate(pts):
         if dk >= float(transition.crossover_dk(T)):
             raise ParameterError(f"calibration points must be condensed, dk < 8L (got dk={dk:g}, T={T})")
-        plateau = float(transition.argmax_plateau(dk, T))
         gf = float(transition.freezing_coupling(T))
-        mc = simulate("t4-only", dk, T, samples=samples, seed=derived_seed(seed, i), level=plateau / 2.0)
-        ex = exact_gamma_c("t4-only", dk, T, level=plateau / 2.0)
-        rows.append({"dk": dk, "T": T, "plateau": plateau, "g_freeze": gf, "mc_g_half": mc.gamma_c,
-                     "mc_ci_low": mc.ci_low, "mc_ci_high": mc.ci_high, "exact_g_half": ex,
-                     "c_mc": mc.gamma_c / gf, "c_exact": ex / gf, "seed": derived_seed(seed, i)})
-    c_i = np.array([r["c_mc"] for r in rows])
+        ex = measure(observable, "t4-only", dk, T)
+        mc = measure(observable, "t4-only", dk, T, method="mc", samples=samples, seed=derived_seed(seed, i),
+                     progress=progress) if monte_carlo else None
+        rows.append({"dk": dk, "T": T, "g_freeze": gf, "level": ex.level, "exact_gamma_c": ex.gamma_c,
+                     "mc_gamma_c": mc.gamma_c if mc else nan, "mc_ci_low": mc.ci_low if mc else nan,
+                     "mc_ci_high": mc.ci_high if mc else nan, "c_exact": ex.gamma_c / gf,
+                     "c_mc": mc.gamma_c / gf if mc else nan, "seed": derived_seed(seed, i)})
+    c_i = np.array([r["c_exact"] for r in rows])
+    ok = np.isfinite(c_i)
+    c = float(np.mean(c_i[ok])) if ok.any() else nan
+    spread = float(np.std(c_i[ok], ddof=1)) if ok.sum() > 1 else nan
+    mc_i = np.array([r["c_mc"] for r in rows])
     half = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 / r["g_freeze"] for r in rows])
-    c = float(np.mean(c_i))
-    hw = float(np.sqrt(np.sum(half**2)) / len(rows))
-    spread = float(np.std(c_i, ddof=1)) if c_i.size > 1 else float("nan")
-    return Calibration(c, c - hw, c + hw, spread,
-                       float(np.mean([r["c_exact"] for r in rows])), tuple(rows), samples, seed)
+    if monte_carlo and np.all(np.isfinite(mc_i[ok])) and np.all(np.isfinite(half[ok])) and ok.any():
+        mc_c = float(np.mean(mc_i[ok]))
+        hw = float(np.sqrt(np.sum(half[ok] ** 2)) / ok.sum())
+        ci = (mc_c - hw, mc_c + hw)
+    else:
+        mc_c, ci = nan, (nan, nan)
+    return Calibration(observable, c, spread, int(ok.sum()), mc_c, ci[0], ci[1], tuple(rows),
+                       samples if monte_carlo else 0, seed)
 
 
 def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.0, 3.5, 4.0), *,
@@ -471,6 +523,6 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
 
 
 __all__ = ["PAPER_GRID", "PAPER_STATISTICS", "PaperStatistics", "Comparison", "compare_grid", "pearson_r",
-           "relative_error", "read_grid", "validate_grid", "CALIBRATION_GRID", "Calibration",
+           "relative_error", "read_grid", "validate_grid", "CALIBRATION_GRID", "CONDENSED_GRID", "CONDENSED_SCAN", "Calibration",
            "calibrate_condensation_c", "annealed_mass", "band_edge_check", "plateau_check", "gap_crossover",
            "CROSSOVER_BATCHES", "Crossover", "t3_t4_crossover"]

@@ -8,9 +8,11 @@ from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
 Per grid point (dk, T): the law's gamma_c (two-branch law for t4-only, annealed root
-otherwise), the annealed root, the exact reduced-model root of mean target mass 1/2
-(quadrature) and the Monte Carlo root with its 95 % batch-means confidence interval,
-with relative errors |law - MC|/MC and |exact - MC|/MC. Across the grid: Pearson r
+otherwise), the annealed root, the exact reduced-model coupling (quadrature) and the
+Monte Carlo coupling with its 95 % batch-means confidence interval, both read on
+--observable (theorylab.sim.observables; default mass-half, the root of mean target
+mass 1/2; entropy-peak, inflection, half-plateau, distractor-entropy-peak), with
+relative errors |law - MC|/MC and |exact - MC|/MC. Across the grid: Pearson r
 and median relative error of law vs MC (JSON keys rows, pearson_r, median_rel_err)
 and of exact vs MC. --grid paper is nine mean-field points, dk in {64, 128, 256} x
 T in {64, 512, 2048} (all dk >= 8L); --grid FILE reads a CSV with columns dk,T or a
@@ -30,6 +32,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, default=0, help=f"base seed, {SEED_HELP} (default 0)")
     p.add_argument("--c", type=float, default=None,
                    help="condensation constant of the t4-only law (default: the library's)")
+    from theorylab.sim.observables import OBSERVABLE_NAMES
+    p.add_argument("--observable", choices=OBSERVABLE_NAMES, default="mass-half",
+                   help="transition observable of the exact and MC couplings (default mass-half)")
     p.add_argument("--plot", default=None, metavar="PNG", type=path,
                    help="write predicted-vs-simulated figure here (.png in an existing folder)")
     add_format_option(p)
@@ -54,8 +59,9 @@ def run(args) -> int:
     if args.seed + len(points) - 1 > SEED_HIGH:
         raise ParameterError(f"--seed must be at most 2^64 - {len(points)} for {len(points)} grid points "
                              f"(point i uses seed + i; got {args.seed})")
-    check_cost(args, compare_grid_cost(points, args.samples).then(rows_cost(len(points))))
-    result = compare_grid(args.variant, points, samples=args.samples, seed=args.seed, c=args.c)
+    check_cost(args, compare_grid_cost(points, args.samples, args.observable).then(rows_cost(len(points))))
+    result = compare_grid(args.variant, points, samples=args.samples, seed=args.seed, c=args.c,
+                          observable=args.observable)
     if args.plot:
         from theorylab.plots.psa import comparison_figure
         comparison_figure(result, args.plot)

@@ -15,10 +15,15 @@ symmetric-key-convention (annealed root; gamma_c is null with branch 'none' wher
 root exists).
 
 --method chooses the route: 'annealed' (default, the closed-form law above), 'exact'
-(the reduced model's own root of mean target mass = 1/2, by quadrature) or 'mc'
-(the same root from Monte Carlo with --samples and --seed, plus its 95 % batch-means
-confidence interval ci_low, ci_high). 'branch' always names the law's branch at
-that point; with exact/mc it is 'none' where the mass never reaches 1/2 for g <= 10."""
+(the reduced model's own coupling, by quadrature) or 'mc' (the same from Monte Carlo
+with --samples and --seed, plus its 95 % batch-means confidence interval ci_low,
+ci_high). With exact/mc, --observable names where the coupling is read
+(theorylab.sim.observables): mass-half (default: first g where the mean target mass
+reaches 1/2), half-plateau (half the argmax plateau), inflection (argmax dM/dg),
+entropy-peak (argmax of -dE[H]/d(g^2), H the attention row's entropy; the observable
+the t4-only condensed branch is calibrated on) or distractor-entropy-peak. 'branch'
+always names the law's branch at that point; with exact/mc it is 'none' where the
+observable does not exist for g <= 10 (e.g. the mass never reaches 1/2)."""
 
 
 def register(sub) -> None:
@@ -36,6 +41,9 @@ def register(sub) -> None:
                         "(default: the library's CONDENSATION_C)")
     p.add_argument("--method", choices=("annealed", "exact", "mc"), default="annealed",
                    help="annealed closed form (default), exact quadrature, or mc simulation")
+    from theorylab.sim.observables import OBSERVABLE_NAMES
+    p.add_argument("--observable", choices=OBSERVABLE_NAMES, default=None,
+                   help="transition observable with --method exact or mc (default mass-half)")
     p.add_argument("--samples", type=integer(1), default=None,
                    help="Monte Carlo samples per point with --method mc, an integer >= 1 (default 20000)")
     p.add_argument("--seed", type=seed, default=None, help=f"Monte Carlo seed with --method mc, {SEED_HELP} (default 0)")
@@ -75,13 +83,15 @@ def _num(x: float):
     return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
 
 
-def method_rows(rows: list[dict], method: str, samples: int, seed: int) -> list[dict]:
-    """Replace each row's gamma_c by the exact or Monte Carlo root (adding method, CI, samples, seed).
+def method_rows(rows: list[dict], method: str, samples: int, seed: int, observable: str = "mass-half") -> list[dict]:
+    """Replace each row's gamma_c by the exact or Monte Carlo coupling of ``observable`` (adding method,
+    observable, CI, samples, seed; :func:`theorylab.sim.observables.measure`).
 
     With ``annealed`` the rows are returned unchanged (the command's original output)."""
     import math
 
     from theorylab.errors import positive_int
+    from theorylab.sim.observables import measure
 
     if method == "annealed":
         return rows
@@ -91,37 +101,34 @@ def method_rows(rows: list[dict], method: str, samples: int, seed: int) -> list[
     out = []
     for r in rows:
         if method == "exact":
-            from theorylab.sim.exact import exact_gamma_c
-            g = exact_gamma_c(r["variant"], r["dk"], r["T"])
+            g = measure(observable, r["variant"], r["dk"], _int_T(r["T"], "exact")).gamma_c
             extra = {}
         else:
-            from theorylab.sim.competition import mc_gamma_c
-            res = mc_gamma_c(r["variant"], r["dk"], _int_T(r["T"]), samples=samples, seed=seed)
+            res = measure(observable, r["variant"], r["dk"], _int_T(r["T"]), method="mc", samples=samples, seed=seed)
             g = res.gamma_c
             extra = {"ci_low": res.ci_low, "ci_high": res.ci_high, "samples": samples, "seed": seed}
         branch = r["branch"] if math.isfinite(g) else "none"
-        out.append({**r, "gamma_c": g, "branch": branch, "method": method, **extra})
+        out.append({**r, "gamma_c": g, "branch": branch, "method": method, "observable": observable, **extra})
     return out
 
 
-def _int_T(T):
+def _int_T(T, method: str = "mc"):
     from theorylab.errors import ParameterError
     if not float(T).is_integer():
-        raise ParameterError(f"T must be an integer >= 3 with --method mc (got {T:g})")
+        raise ParameterError(f"T must be an integer >= 3 with --method {method} (got {T:g})")
     return int(T)
 
 
-def method_cost(Ts, n_dk: int, n_variants: int, method: str, samples: int):
+def method_cost(Ts, n_dk: int, n_variants: int, method: str, samples: int, observable: str = "mass-half"):
     """Peak memory and run time of :func:`method_rows` over the (dk, T, variant) cross product."""
     from theorylab.resources import Cost
-    from theorylab.sim.competition import mc_gamma_c_cost
-    from theorylab.sim.exact import exact_gamma_c_cost
+    from theorylab.sim.observables import measure_cost
 
     if method == "annealed":
         return Cost()
-    per_T = [exact_gamma_c_cost() if method == "exact" else mc_gamma_c_cost(T, samples) for T in Ts]
+    per_T = [measure_cost(observable, T, method=method, samples=samples) for T in Ts]
     return Cost(max(c.memory for c in per_T), sum(c.seconds for c in per_T) * n_dk * n_variants,
-                f"{len(Ts) * n_dk * n_variants} {method} roots")
+                f"{len(Ts) * n_dk * n_variants} {method} {observable} couplings")
 
 
 def run(args) -> int:
@@ -132,19 +139,23 @@ def run(args) -> int:
     if args.method != "mc":
         refuse_unread({"--samples": args.samples is not None, "--seed": args.seed is not None},
                       f"with --method {args.method} (only with --method mc)")
+    if args.method == "annealed":
+        refuse_unread({"--observable": args.observable is not None},
+                      "with --method annealed (only with --method exact or mc)")
+    observable = args.observable or "mass-half"
     if args.c is not None and (args.method != "annealed" or "t4-only" not in variants):
         raise ParameterError("--c is read only by the t4-only law (--method annealed with variant t4-only or all)")
     samples = DEFAULT_SAMPLES if args.samples is None else args.samples
     seed = DEFAULT_SEED if args.seed is None else args.seed
     check_cost(args, rows_cost(len(args.dk) * len(args.T) * len(variants)))
     rows = gamma_c_rows(args.dk, args.T, variants, args.c)
-    if args.method == "mc":
+    if args.method != "annealed":
         for r in rows:
-            _int_T(r["T"])
-    check_cost(args, method_cost(args.T, len(args.dk), len(variants), args.method, samples))
-    rows = method_rows(rows, args.method, samples, seed)
+            _int_T(r["T"], args.method)
+    check_cost(args, method_cost(args.T, len(args.dk), len(variants), args.method, samples, observable))
+    rows = method_rows(rows, args.method, samples, seed, observable)
     columns = ["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper"]
     if args.method != "annealed":
-        columns += ["method"] + (["ci_low", "ci_high", "samples", "seed"] if args.method == "mc" else [])
+        columns += ["method", "observable"] + (["ci_low", "ci_high", "samples", "seed"] if args.method == "mc" else [])
     emit(rows, args.format, columns=columns)
     return 0

@@ -35,16 +35,18 @@ from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, h
 CONDENSATION_C_PAPER = 0.741
 """The paper's calibrated condensation constant c (0.741 +/- 0.015, PSA §6.7)."""
 
-CONDENSATION_C = 0.854
-"""Default c of the condensed branch: theorylab's own calibration (docs/simulation.md).
+CONDENSATION_OBSERVABLE = "entropy-peak"
+"""The observable CONDENSATION_C is calibrated with (:mod:`theorylab.sim.observables`): the g of the
+steepest fall of the attention row's mean entropy, argmax over g of ``-dE[H]/d(g^2)``."""
 
-Observable: the half-plateau coupling g_half, the smallest g where the t4-only mean
-target mass reaches half its argmax plateau Phi(sqrt(dk)/2)^m, divided by the freezing
-coupling (L/2)^(1/4), averaged over nine condensed points
-(``theorylab.compare.CALIBRATION_GRID``). Measured by Monte Carlo (20,000 samples per
-point, seeds 0-8): c = 0.8537, 95 % statistical CI [0.8528, 0.8547]; quadrature 0.8539;
-spread across points (the observable's drift with T and dk) 0.073. The paper's
-0.741 +/- 0.015 stays available as CONDENSATION_C_PAPER."""
+CONDENSATION_C = 0.748
+"""Default c of the condensed branch: theorylab's own calibration (docs/simulation.md, finding (d)).
+
+Observable: :data:`CONDENSATION_OBSERVABLE` (``entropy-peak``); per point ``c_i = g_peak / (L/2)^(1/4)``,
+averaged over nine condensed points (``theorylab.compare.CONDENSED_GRID``: dk in {8, 16, 32} x
+T in {64, 512, 2048}) by exact quadrature: c = 0.7479, spread across points 0.0143 (the paper:
+0.741 +/- 0.015); the Monte Carlo confirms it (``theorylab.compare.calibrate_condensation_c``).
+The paper's 0.741 stays available as CONDENSATION_C_PAPER."""
 
 
 def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:

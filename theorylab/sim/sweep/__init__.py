@@ -11,6 +11,8 @@ A sweep is a TOML file (see docs/sweeps.md)::
     # c = 0.741                        # condensation constant of the t4-only law (default: the library's)
     # level = 0.5                      # gamma_c = first g where the mean target mass reaches this level,
     #                                  # or "half-plateau": half the argmax plateau of each point
+    # observable = "entropy-peak"      # the transition observable (theorylab.sim.observables; default
+    #                                  # "mass-half", the only one that takes a level)
 
     [grid]
     variant = ["t4-only"]              # or "all"

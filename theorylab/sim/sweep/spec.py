@@ -17,6 +17,7 @@ from theorylab.errors import ParameterError, choice, positive_int, real_array
 
 COMPUTE = ("annealed", "exact", "mc")
 HALF_PLATEAU = "half-plateau"
+DEFAULT_OBSERVABLE = "mass-half"
 MAX_POINTS = 200_000
 """Most points one sweep may have (a store and its export hold every row; split larger scans)."""
 MAX_SPEC_BYTES = 1 << 20
@@ -31,7 +32,7 @@ FINE_POINTS_MAX = 4096
 SEED_LIMIT = 2**64
 """Sweep seeds lie in ``[0, 2**64)``."""
 _SECTIONS = {
-    "sweep": {"name", "seed", "samples", "compute", "chunk_size", "c", "level"},
+    "sweep": {"name", "seed", "samples", "compute", "chunk_size", "c", "level", "observable"},
     "grid": {"variant", "dk", "T", "gamma"},
     "mc": None,  # validated against the Monte Carlo functions' signatures
 }
@@ -53,11 +54,14 @@ class SweepSpec:
         so a later change of the library default cannot mix two laws in one store).
     level : mass level defining the exact and Monte Carlo gamma_c (default 1/2), or
         ``"half-plateau"``: per point half the argmax plateau
-        (:func:`theorylab.sim.exact.argmax_limit`), the observable theorylab calibrates the
-        condensation constant with (:class:`theorylab.compare.Calibration`).
+        (:func:`theorylab.sim.exact.argmax_limit`), the same as ``observable = "half-plateau"``.
     mc : extra keyword options of the Monte Carlo functions, as sorted (key, value) pairs.
     chunk_size : points per task, or ``None`` for the automatic choice (not hashed:
         chunking never changes results).
+    observable : the transition observable of the exact and Monte Carlo gamma_c
+        (:data:`theorylab.sim.observables.OBSERVABLE_NAMES`; default ``mass-half``, the first
+        g where the mass reaches ``level``). Other observables take no ``level``. Hashed only
+        when not the default, so stores made before the key existed stay valid.
     """
 
     name: str
@@ -72,6 +76,7 @@ class SweepSpec:
     level: float | str = 0.5
     mc: tuple[tuple[str, Any], ...] = ()
     chunk_size: int | None = field(default=None, compare=False)
+    observable: str = DEFAULT_OBSERVABLE
 
     @property
     def kind(self) -> str:
@@ -82,6 +87,8 @@ class SweepSpec:
         """Everything that determines the results, as a plain JSON-able dict."""
         d = asdict(self)
         d.pop("chunk_size")
+        if self.observable == DEFAULT_OBSERVABLE:
+            d.pop("observable")
         d["mc"] = dict(self.mc)
         d["kind"] = self.kind
         return d
@@ -155,6 +162,7 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
                                  f"(split it into several sweeps)")
         if {"exact", "mc"} & set(compute) and not all(float(t).is_integer() for t in T):
             raise ParameterError("grid.T must be integers when computing exact or mc (m = T - 2 distractors)")
+        observable = _observable_option(sweep, gamma is None)
         spec = SweepSpec(
             name=_name(sweep.get("name", "sweep")),
             variants=variants,
@@ -166,8 +174,9 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
             seed=_seed(sweep.get("seed", 0)),
             c=_number("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False),
             level=_level_option(sweep.get("level", 0.5)),
-            mc=tuple(sorted(_mc_options(data.get("mc", {}), gamma is None).items())),
+            mc=tuple(sorted(_mc_options(data.get("mc", {}), gamma is None, observable).items())),
             chunk_size=None if sweep.get("chunk_size") is None else _chunk_size(sweep["chunk_size"]),
+            observable=observable,
         )
         if spec.kind == "gamma_c" and "exact" in compute and dict(spec.mc).get("sigma0", 0):
             raise ParameterError("mc.sigma0: the exact gamma_c has no target noise; drop 'exact' or sigma0")
@@ -185,6 +194,9 @@ def spec_from_canonical(canonical: Mapping, *, source: str = "spec") -> SweepSpe
     if not isinstance(canonical, Mapping) or not set(needed) <= set(canonical):
         raise ParameterError(f"{source}: not a spec record (it needs the keys {', '.join(needed)})")
     sweep = {k: canonical[k] for k in ("name", "seed", "samples", "compute", "c", "level")}
+    if canonical.get("observable", DEFAULT_OBSERVABLE) != DEFAULT_OBSERVABLE:
+        sweep["observable"] = canonical["observable"]
+        sweep.pop("level")                    # a level belongs to mass-half only (0.5 in the record)
     grid = {"variant": canonical["variants"], "dk": canonical["dk"], "T": canonical["T"]}
     if canonical.get("gamma") is not None:
         grid["gamma"] = canonical["gamma"]
@@ -242,6 +254,24 @@ def _check_half_plateau(spec: SweepSpec) -> None:
                                  f"that point")
 
 
+def _observable_option(sweep: Mapping, gamma_c_sweep: bool) -> str:
+    """``sweep.observable``: a name of the observables registry; ``level`` belongs to ``mass-half`` only."""
+    from theorylab.sim.observables import OBSERVABLE_NAMES
+
+    if "observable" not in sweep:
+        return DEFAULT_OBSERVABLE
+    value = sweep["observable"]
+    if not isinstance(value, str):
+        raise ParameterError(f"sweep.observable must be a name (got {value!r})")
+    value = choice("sweep.observable", value, OBSERVABLE_NAMES)
+    if not gamma_c_sweep and value != DEFAULT_OBSERVABLE:
+        raise ParameterError("sweep.observable: a mass sweep (grid.gamma) measures no gamma_c; drop one of them")
+    if value != DEFAULT_OBSERVABLE and "level" in sweep:
+        raise ParameterError(f"sweep.level applies to the observable 'mass-half' only (got observable {value!r}); "
+                             f"use observable = 'half-plateau' for half the argmax plateau")
+    return value
+
+
 def _level_option(value) -> float | str:
     if isinstance(value, str):
         return choice("sweep.level", value, (HALF_PLATEAU,))
@@ -292,19 +322,19 @@ def _axis(name: str, value, **bounds) -> tuple[float, ...]:
     return tuple(dict.fromkeys(float(f"{v:.12g}") for v in values))
 
 
-def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
+def _mc_options(options: Mapping, gamma_c_sweep: bool, observable: str = DEFAULT_OBSERVABLE) -> dict:
     """Check ``[mc]`` keys against the Monte Carlo function the sweep will call."""
     import inspect
 
     if "model" in options:
         raise ParameterError("mc.model is not a spec option (a sweep simulates each variant's own score model)")
-    reserved = {"variant", "dk", "T", "gammas", "samples", "seed", "progress", "level", "model"}
+    reserved = {"variant", "dk", "T", "gammas", "samples", "seed", "progress", "level", "model", "method"}
     bad = sorted(set(options) & reserved)
     if bad:
         raise ParameterError(f"mc.{bad[0]} is set by the sweep itself (use [sweep]/[grid])")
     if not options:
         return {}
-    fn = _mc_function(gamma_c_sweep)
+    fn = _mc_function(gamma_c_sweep, observable)
     accepted = {p.name for p in inspect.signature(fn).parameters.values()
                 if p.kind is p.KEYWORD_ONLY or p.default is not p.empty} - reserved
     extra = sorted(set(options) - accepted)
@@ -315,7 +345,9 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
         if fine > FINE_POINTS_MAX:
             raise ParameterError(f"mc.fine_points must be an integer in [4, {FINE_POINTS_MAX}] (got {fine})")
     try:  # a tiny dry run (one distractor, two samples) checks the values before any worker starts
-        if gamma_c_sweep:
+        if gamma_c_sweep and observable != DEFAULT_OBSERVABLE:
+            fn("t4-only", 64.0, 3, method="mc", samples=2, seed=0, progress=False, **options)
+        elif gamma_c_sweep:
             fn("t4-only", 64.0, 3, samples=2, seed=0, progress=False, **options)
         else:
             fn("t4-only", 64.0, 3, [0.5], samples=2, seed=0, progress=False, **options)
@@ -326,6 +358,10 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool) -> dict:
     return dict(options)
 
 
-def _mc_function(gamma_c_sweep: bool) -> Callable:
+def _mc_function(gamma_c_sweep: bool, observable: str = DEFAULT_OBSERVABLE) -> Callable:
     from theorylab.sim import competition
+    from theorylab.sim.observables import observable as lookup
+
+    if gamma_c_sweep and observable != DEFAULT_OBSERVABLE:
+        return lookup(observable)
     return competition.mc_gamma_c if gamma_c_sweep else competition.simulate_mass

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from theorylab.sim.sweep.spec import HALF_PLATEAU, SweepSpec
+from theorylab.sim.sweep.spec import DEFAULT_OBSERVABLE, HALF_PLATEAU, SweepSpec
 from theorylab.sim.sweep.store import utc_now
 
 _SEED_MAX = 2**31 - 1
@@ -117,8 +117,10 @@ def task_memory(spec: SweepSpec, threads: int) -> int:
     Only the Monte Carlo route grows with the request: about 32 bytes of batch bookkeeping
     per sample, two draws of ``m = T - 2`` normals per thread, and ``CHUNK x G`` masses
     (G couplings: the mass sweep's gamma axis, or the larger of the coarse scan and
-    ``fine_points`` for gamma_c) (:func:`theorylab.sim.competition.simulate_mass`). The law
-    and quadrature routes need a few MB, counted in a fixed 64 MiB.
+    ``fine_points`` for gamma_c) (:func:`theorylab.sim.competition.simulate_mass`); a peak
+    observable (:mod:`theorylab.sim.observables`) keeps ten row statistics per sample and coupling
+    (:func:`theorylab.sim.row_stats_mc.simulate_row_stats`), ten times the masses. The law and
+    quadrature routes need a few MB, counted in a fixed 64 MiB.
     """
     import inspect
 
@@ -132,7 +134,11 @@ def task_memory(spec: SweepSpec, threads: int) -> int:
     G = len(spec.gamma) if spec.gamma else max(len(competition._COARSE), int(fine))
     itemsize = 8 if mc.get("dtype") == "float64" else 4
     m = int(max(spec.T)) - 2
-    return (base + 32 * spec.samples + 16 * (competition.CHUNK + competition.BATCHES) * G
+    from theorylab.sim.observables import PEAK_OBSERVABLES
+    from theorylab.sim.row_stats_mc import STATS
+
+    stats = len(STATS) if spec.observable in PEAK_OBSERVABLES else 1
+    return (base + 32 * spec.samples + 16 * stats * (competition.CHUNK + competition.BATCHES) * G
             + 2 * threads * m * itemsize)
 
 
@@ -169,14 +175,16 @@ def compute_point(spec: SweepSpec, point: Point, seed: int) -> dict:
 
 def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int) -> dict:
     out: dict[str, Any] = {}
-    level = point_level(spec, variant, dk, T) if {"exact", "mc"} & set(spec.compute) else None
-    if level is not None:
-        out["level"] = level
     if "annealed" in spec.compute:
         from theorylab.psa.transition import gamma_c
         law = gamma_c(variant, dk, T, c=spec.c)
         out["law_gamma_c"] = _float(law.gamma_c)
         out["law_branch"] = str(law.branch)
+    if spec.observable != DEFAULT_OBSERVABLE:
+        return {**out, **_observable_point(spec, variant, dk, T, seed)}
+    level = point_level(spec, variant, dk, T) if {"exact", "mc"} & set(spec.compute) else None
+    if level is not None:
+        out["level"] = level
     if "exact" in spec.compute:
         from theorylab.sim.exact import exact_gamma_c
         out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=level))
@@ -186,6 +194,26 @@ def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int
                          **dict(spec.mc))
         out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),
                    mc_ci_high=_float(est.ci_high), mc_samples=spec.samples)
+    return out
+
+
+def _observable_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int) -> dict:
+    """Exact and Monte Carlo gamma_c of ``spec.observable`` (:mod:`theorylab.sim.observables`)."""
+    from theorylab.sim.observables import measure
+
+    out: dict[str, Any] = {}
+    if "exact" in spec.compute:
+        est = measure(spec.observable, variant, dk, int(T))
+        out["exact_gamma_c"] = _float(est.gamma_c)
+        if np.isfinite(est.level):
+            out["level"] = est.level
+    if "mc" in spec.compute:
+        est = measure(spec.observable, variant, dk, int(T), method="mc", samples=spec.samples, seed=seed,
+                      progress=False, **dict(spec.mc))
+        out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),
+                   mc_ci_high=_float(est.ci_high), mc_samples=spec.samples)
+        if np.isfinite(est.level):
+            out["level"] = est.level
     return out
 
 

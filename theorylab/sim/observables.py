@@ -1,0 +1,448 @@
+"""Named transition observables of the PSA reduced score model: where along g the target wins.
+
+The paper (PSA §6.7, §7.9-7.10) quotes measured critical couplings without naming the
+observable they were read from. Each function below is one observable, computed either
+exactly (deterministic quadrature, :mod:`theorylab.sim.exact` and :mod:`theorylab.sim.row_stats`)
+or by Monte Carlo (:mod:`theorylab.sim.competition`, :mod:`theorylab.sim.row_stats_mc`, common
+random numbers over g, a batch-means confidence interval):
+
+==========================  ===============================================================
+``mass-half``               first g where the mean target mass M(g) reaches 1/2 (the default of
+                            ``theorylab gamma-c``; undefined where the argmax plateau is < 1/2)
+``half-plateau``            first g where M(g) reaches half its argmax plateau
+                            ``P = lim_{g->inf} M`` (``Phi(sqrt(dk)/2)^m`` for t4-only)
+``inflection``              argmax over g of dM/dg (steepest rise of the mean target mass)
+``entropy-peak``            argmax over g of ``-dE[H]/d(g^2)``, H the attention row's entropy
+                            (target and distractors): in the t4-only model g^2 is the softmax's
+                            inverse temperature, so this is the specific-heat-like peak of the
+                            entropy's fall
+``distractor-entropy-peak`` the same for the distractors' entropy among themselves (the random
+                            energy model's own freezing; independent of dk and of the target)
+==========================  ===============================================================
+
+Peaks are global maxima over a scan of g in (0, 10] (:data:`SCAN`), polished to the zero of
+the second derivative: exactly by Brent's method on a central second difference of the quadrature
+curve (memoised: a pure function of the point); by Monte Carlo from per-sample exact g-derivatives (the mean curve of
+``p_0''`` or ``g H'' - H'`` on a fine grid, cubic-spline interpolation), so no simulated
+curve is ever differenced. NaN when the observable does not exist at the point (the mass
+never reaches the level, or the maximum sits at an end of the scan).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
+
+METHODS: tuple[str, ...] = ("exact", "mc")
+
+SCAN = np.append(0.02 * 1.15 ** np.arange(45), 10.0)
+"""Coarse g scan of the peak observables: 46 values from 0.02 to 10, each 15 % above the last
+(the transitions sharpen at small g, large dk)."""
+
+_STENCIL = np.array([-1.0, 0.0, 1.0])
+_SECOND = np.array([1.0, -2.0, 1.0])
+"""Three-point central second difference: sum(_SECOND * f(u + _STENCIL h)) / h^2, error h^2 f^(4) / 12."""
+
+_REL_STEP = 1e-3
+"""Stencil step relative to u: with quadrature values accurate to ~1e-12 the second difference is
+accurate to ~4e-6 relative, which places the zero to ~1e-6."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One observable's critical coupling at one (variant, dk, T).
+
+    Attributes
+    ----------
+    observable, variant, dk, T, method : what was measured, and how ("exact" or "mc").
+    gamma_c : the coupling (NaN where the observable does not exist).
+    ci_low, ci_high : Monte Carlo batch-means confidence interval (NaN for exact).
+    confidence : the interval's nominal coverage.
+    samples, seed : Monte Carlo draws and stream (0 for exact).
+    level : the mass level for level observables (NaN for peaks).
+    batch_gamma_c : per-batch values (Monte Carlo; empty for exact).
+    curve : the fine-grid curve the value was read from (Monte Carlo), else None.
+    """
+
+    observable: str
+    variant: str
+    dk: float
+    T: int
+    method: str
+    gamma_c: float
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    confidence: float = 0.95
+    samples: int = 0
+    seed: int = 0
+    level: float = float("nan")
+    batch_gamma_c: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
+    curve: object = field(repr=False, default=None)
+
+    def row(self) -> dict:
+        """A flat dict (no arrays) for tables and JSON."""
+        return {"observable": self.observable, "variant": self.variant, "dk": self.dk, "T": self.T,
+                "method": self.method, "gamma_c": self.gamma_c, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "samples": self.samples, "seed": self.seed, "level": self.level}
+
+
+# --- validation ----------------------------------------------------------------------
+
+def _check(variant, dk, T, method, samples, seed, confidence, sigma0):
+    from theorylab.sim.exact import integer_context_length
+
+    choice("variant", variant, VARIANTS)
+    dk = float(head_width(dk))
+    T = integer_context_length(T)
+    method = choice("method", method, METHODS)
+    samples = positive_int("samples", samples)
+    seed = positive_int("seed", seed, low=0)
+    confidence = float(real_array("confidence", confidence, low=0, high=1, low_inclusive=False,
+                                  high_inclusive=False))
+    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    if method == "exact" and sigma0 > 0:
+        raise ParameterError("sigma0 > 0 needs method='mc' (the exact observables have no target noise)")
+    return dk, T, method, samples, seed, confidence, sigma0
+
+
+def _interval(root: float, batch: np.ndarray, confidence: float) -> tuple[float, float]:
+    """``root -/+ t_{B-1} sd / sqrt(B)`` over the finite batch values (NaN with fewer than 2)."""
+    from scipy.stats import t as student_t
+
+    ok = batch[np.isfinite(batch)]
+    if ok.size < 2 or not np.isfinite(root):
+        return float("nan"), float("nan")
+    half = student_t.ppf(0.5 + confidence / 2.0, ok.size - 1) * ok.std(ddof=1) / np.sqrt(ok.size)
+    return float(root - half), float(root + half)
+
+
+# --- level observables ---------------------------------------------------------------
+
+def _level(name: str, level_of: Callable[[str, float, int], float], variant, dk, T, method, samples, seed,
+           confidence, sigma0, dtype, progress, model) -> Measurement:
+    dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed, confidence,
+                                                              sigma0)
+    level = float(level_of(variant, dk, T))
+    if not 0.0 < level < 1.0:
+        return Measurement(name, variant, dk, T, method, float("nan"), level=level)
+    if method == "exact":
+        from theorylab.sim.exact import exact_gamma_c
+        return Measurement(name, variant, dk, T, method, exact_gamma_c(variant, dk, T, level=level, model=model),
+                           level=level)
+    from theorylab.sim.competition import mc_gamma_c
+    mc = mc_gamma_c(variant, dk, T, samples=samples, seed=seed, level=level, confidence=confidence, sigma0=sigma0,
+                    dtype=dtype, progress=progress, model=model)
+    return Measurement(name, variant, mc.dk, mc.T, method, mc.gamma_c, mc.ci_low, mc.ci_high, confidence, samples,
+                       seed, level, mc.batch_gamma_c, mc.curve)
+
+
+def plateau_level(variant: str, dk: float, T: int) -> float:
+    """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.sim.exact.argmax_limit`)."""
+    from theorylab.sim.exact import argmax_limit
+    return float(argmax_limit(variant, dk, T)) / 2.0
+
+
+def mass_half(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+              confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
+              model: ScoreModel | None = None) -> Measurement:
+    """``mass-half``: the first g where the mean target mass M(g) reaches 1/2 (PSA §7.9's transition).
+
+    The root of :func:`theorylab.sim.exact.exact_gamma_c` (``method="exact"``) or
+    :func:`theorylab.sim.competition.mc_gamma_c` (``"mc"``, with its batch-means interval).
+    Undefined (NaN) where M stays below 1/2, e.g. on condensed points whose argmax plateau is < 1/2.
+    """
+    return _level("mass-half", lambda v, d, t: 0.5, variant, dk, T, method, samples, seed, confidence, sigma0,
+                  dtype, progress, model)
+
+
+def half_plateau(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+                 confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
+                 progress: bool | None = None, model: ScoreModel | None = None) -> Measurement:
+    """``half-plateau``: the first g where M(g) reaches half its argmax plateau (:func:`plateau_level`).
+
+    For dk >> 8L the plateau is ~1 and this is ``mass-half``. On condensed points it stays
+    defined while the plateau is not negligible (it breaks down when M overshoots its own
+    plateau, e.g. t4-only at dk = 16, T = 128).
+    """
+    return _level("half-plateau", plateau_level, variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
+                  progress, model)
+
+
+# --- peak observables ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Peak:
+    """A peak observable: maximise ``sign * dF/du`` over u, with ``u = g`` or ``u = g^2``.
+
+    ``exact(variant, dk, T, g, model)`` is the quadrature curve F(g); ``mc_height(curve)`` the
+    Monte Carlo estimate of ``sign * dF/du`` on the curve's grid, ``mc_condition(mean, g)`` the
+    quantity whose sign change from - to + marks the maximum (from a ``(..., G, 10)`` array of
+    statistic means, see :data:`theorylab.sim.row_stats_mc.STATS`).
+    """
+
+    name: str
+    squared: bool
+    sign: float
+    exact: Callable
+    mc_height: Callable
+    mc_condition: Callable
+
+
+def _col(name: str) -> int:
+    from theorylab.sim.row_stats_mc import STATS
+    return STATS.index(name)
+
+
+def _exact_entropy(variant, dk, T, g, model):
+    from theorylab.sim.row_stats import exact_entropy
+    return exact_entropy(variant, dk, T, g, model=model)
+
+
+def _exact_distractor_entropy(variant, dk, T, g, model):
+    from theorylab.sim.row_stats import exact_distractor_entropy
+    return exact_distractor_entropy(variant, dk, T, g, model=model)
+
+
+def _exact_mass(variant, dk, T, g, model):
+    from theorylab.sim.exact import exact_mass
+    return exact_mass(variant, dk, T, g, model=model)
+
+
+def _entropy_peak_spec(name: str, stat: str, exact: Callable) -> _Peak:
+    # D = -dF/d(g^2) = -F'/(2g); its maximum over g: g F'' - F' crosses 0 upwards
+    return _Peak(name, True, -1.0, exact,
+                 lambda mean, g: -mean[..., _col(f"d_{stat}")] / (2.0 * g),
+                 lambda mean, g: g * mean[..., _col(f"d2_{stat}")] - mean[..., _col(f"d_{stat}")])
+
+
+_PEAKS = {
+    "inflection": _Peak("inflection", False, 1.0, _exact_mass,
+                        lambda mean, g: mean[..., _col("d_mass")], lambda mean, g: -mean[..., _col("d2_mass")]),
+    "entropy-peak": _entropy_peak_spec("entropy-peak", "entropy", _exact_entropy),
+    "distractor-entropy-peak": _entropy_peak_spec("distractor-entropy-peak", "distractor_entropy",
+                                                  _exact_distractor_entropy),
+}
+
+
+def _interior_argmax(values: np.ndarray) -> int:
+    """Index of the largest finite value if it is not at either end, else -1."""
+    if not np.any(np.isfinite(values)):
+        return -1
+    i = int(np.nanargmax(values))
+    return i if 0 < i < values.size - 1 else -1
+
+
+def _exact_peak(spec: _Peak, variant, dk, T, model) -> float:
+    if model is None:
+        return _exact_peak_cached(spec.name, variant, dk, T)
+    return _exact_peak_search(spec, variant, dk, T, model)
+
+
+@lru_cache(maxsize=1024)
+def _exact_peak_cached(name: str, variant: str, dk: float, T: int) -> float:
+    """The library model's exact peaks are pure functions of (name, variant, dk, T): memoised."""
+    return _exact_peak_search(_PEAKS[name], variant, dk, T, None)
+
+
+def _exact_peak_search(spec: _Peak, variant, dk, T, model) -> float:
+    from scipy.optimize import brentq
+
+    u = SCAN**2 if spec.squared else SCAN
+
+    def F(uu):
+        g = np.sqrt(uu) if spec.squared else uu
+        return np.asarray(spec.exact(variant, dk, T, g, model), float)
+
+    D = spec.sign * np.gradient(F(u), u)
+    i = _interior_argmax(D)
+    if i < 0:
+        return float("nan")
+
+    def second(x):  # sign * F''(u) by a central second difference: + before the maximum of sign * F', - after
+        h = _REL_STEP * x
+        return spec.sign * float(_SECOND @ F(x + h * _STENCIL)) / (h * h)
+
+    # first try a narrow bracket around the vertex of the parabola through the three scan values
+    # (saves Brent steps), then the scan cells either side of the maximum
+    (a, b, c), (da, db, dc) = u[i - 1:i + 2], D[i - 1:i + 2]
+    den = (b - a) * (db - dc) - (b - c) * (db - da)
+    vertex = b - 0.5 * ((b - a) ** 2 * (db - dc) - (b - c) ** 2 * (db - da)) / den if den != 0 else b
+    w = 0.05 * (c - a)
+    brackets = [(vertex - w, vertex + w)] if a < vertex - w and vertex + w < c else []
+    brackets += [(a, c), (u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])]
+    for lo, hi in brackets:
+        if second(lo) > 0 > second(hi):
+            root = brentq(second, lo, hi, xtol=1e-10 * hi, rtol=1e-10)
+            return float(np.sqrt(root) if spec.squared else root)
+    return float("nan")
+
+
+def _crossing_near(g: np.ndarray, cond: np.ndarray, near: float) -> float:
+    """The upward zero crossing of ``cond`` (sampled on g) nearest ``near``, on its cubic spline.
+
+    The mean curves are smooth in g (common random numbers), so the not-a-knot cubic spline is
+    fourth-order accurate; a monotone (PCHIP) interpolant, third order, shifted the sharp peak of t4-only
+    at dk = 256, T = 2048 by 5 batch-means standard errors of 20,000 samples (docs/simulation.md).
+    """
+    from scipy.interpolate import CubicSpline
+    from scipy.optimize import brentq
+
+    if not np.all(np.isfinite(cond)):
+        return float("nan")
+    hits = np.flatnonzero((cond[:-1] < 0) & (cond[1:] >= 0))
+    if hits.size == 0:
+        return float("nan")
+    i = hits[np.argmin(np.abs(g[hits] - near))]
+    curve = CubicSpline(g, cond)
+    return float(brentq(curve, g[i], g[i + 1], xtol=1e-14))
+
+
+def _mc_peak(spec: _Peak, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress, model,
+             fine_points: int) -> Measurement:
+    from theorylab.sim.row_stats_mc import simulate_row_stats
+
+    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
+    coarse = simulate_row_stats(variant, dk, T, SCAN, samples=min(samples, 2000), **kw)
+    i = _interior_argmax(spec.mc_height(coarse.mean, SCAN))
+    nan = float("nan")
+    if i < 0:
+        return Measurement(spec.name, variant, coarse.dk, coarse.T, "mc", nan, nan, nan, confidence, samples, seed,
+                           curve=coarse)
+    lo, hi = SCAN[max(i - 2, 0)], SCAN[min(i + 2, SCAN.size - 1)]
+    g = np.linspace(lo, hi, fine_points)
+    curve = simulate_row_stats(variant, dk, T, g, samples=samples, **kw)
+    near = g[int(np.argmax(spec.mc_height(curve.mean, g)))]
+    root = _crossing_near(g, spec.mc_condition(curve.mean, g), near)
+    ref = root if np.isfinite(root) else near
+    batch = np.array([_crossing_near(g, spec.mc_condition(b, g), ref) for b in curve.batch_mean])
+    lo_ci, hi_ci = _interval(root, batch, confidence)
+    return Measurement(spec.name, variant, curve.dk, curve.T, "mc", root, lo_ci, hi_ci, confidence, samples, seed,
+                       batch_gamma_c=batch, curve=curve)
+
+
+def _peak(name, variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress, model,
+          fine_points) -> Measurement:
+    dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed, confidence,
+                                                              sigma0)
+    fine_points = positive_int("fine_points", fine_points, low=4)
+    spec = _PEAKS[name]
+    if method == "exact":
+        return Measurement(name, variant, dk, T, method, _exact_peak(spec, variant, dk, T, model))
+    return _mc_peak(spec, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress, model, fine_points)
+
+
+def inflection(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+               confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
+               model: ScoreModel | None = None, fine_points: int = 32) -> Measurement:
+    """``inflection``: the g of the steepest rise of the mean target mass, argmax dM/dg.
+
+    A finite-size crossover point that exists whatever the plateau's height. Exact: the zero of
+    M''(g) (five-point stencil of :func:`theorylab.sim.exact.exact_mass`) next to the scan's
+    maximum of M'. Monte Carlo: the zero of the mean per-sample ``p_0''(g)``.
+    """
+    return _peak("inflection", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress, model,
+                 fine_points)
+
+
+def entropy_peak(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+                 confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
+                 progress: bool | None = None, model: ScoreModel | None = None,
+                 fine_points: int = 32) -> Measurement:
+    """``entropy-peak``: argmax over g of ``-dE[H]/d(g^2)``, H the attention row's entropy.
+
+    In the t4-only model every score is g^2 times a fixed random energy, so g^2 is the softmax's
+    inverse temperature beta and ``-dH/d beta = beta Var(score/beta)``: the peak is the
+    specific-heat-like maximum of the entropy's fall, the finite-size trace of the random energy
+    model's freezing (condensed side) or of the target's capture (mean-field side). Exact: the
+    zero of ``d^2 E[H]/d(g^2)^2`` (quadrature, :func:`theorylab.sim.row_stats.exact_row_stats`);
+    Monte Carlo: the zero of the mean of ``g H'' - H'`` from per-sample derivatives.
+    """
+    return _peak("entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
+                 model, fine_points)
+
+
+def distractor_entropy_peak(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000,
+                            seed: int = 0, confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
+                            progress: bool | None = None, model: ScoreModel | None = None,
+                            fine_points: int = 32) -> Measurement:
+    """``distractor-entropy-peak``: argmax over g of ``-dE[H_d]/d(g^2)``, H_d the distractors' own entropy.
+
+    The random energy model's finite-size freezing peak: it depends on sigma(g) and m only, not on
+    the target's gap (so not on dk). A reference point for the condensed branch's
+    ``c (L/2)^(1/4)``.
+    """
+    return _peak("distractor-entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
+                 progress, model, fine_points)
+
+
+OBSERVABLES: dict[str, Callable[..., Measurement]] = {
+    "mass-half": mass_half,
+    "half-plateau": half_plateau,
+    "inflection": inflection,
+    "entropy-peak": entropy_peak,
+    "distractor-entropy-peak": distractor_entropy_peak,
+}
+"""The registry: observable name -> function (every function takes ``(variant, dk, T, *, method, ...)``)."""
+
+OBSERVABLE_NAMES: tuple[str, ...] = tuple(OBSERVABLES)
+
+PEAK_OBSERVABLES: tuple[str, ...] = tuple(_PEAKS)
+"""The observables read off a peak of a derivative (their Monte Carlo runs the row-statistics kernel)."""
+
+DEFAULT_OBSERVABLE = "mass-half"
+"""The observable of ``theorylab gamma-c --method exact|mc`` and ``compare`` unless told otherwise."""
+
+
+def observable(name: str) -> Callable[..., Measurement]:
+    """The function of the observable ``name`` (one of :data:`OBSERVABLE_NAMES`)."""
+    return OBSERVABLES[choice("observable", name, OBSERVABLE_NAMES)]
+
+
+def measure(name: str, variant: str, dk: float, T: int, **kwargs) -> Measurement:
+    """``observable(name)(variant, dk, T, **kwargs)``."""
+    return observable(name)(variant, dk, T, **kwargs)
+
+
+__all__ = ["METHODS", "SCAN", "Measurement", "mass_half", "half_plateau", "inflection", "entropy_peak",
+           "distractor_entropy_peak", "plateau_level", "OBSERVABLES", "OBSERVABLE_NAMES", "PEAK_OBSERVABLES",
+           "DEFAULT_OBSERVABLE",
+           "observable", "measure"]
+
+
+EXACT_PEAK_SECONDS = {"inflection": 0.5, "entropy-peak": 1.0, "distractor-entropy-peak": 3.0}
+"""Seconds of one exact peak (the scan and the Brent polish) on a shared 2-core machine, by observable."""
+_EXACT_PEAK_BYTES = 32e6
+"""Working arrays of one exact peak (quadrature node grids of ~1500 x 336, a few of them)."""
+
+
+def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, fine_points: int = 32,
+                 dtype: str = "float32"):
+    """Peak memory and run time of one :func:`measure` (checked by the CLI before it runs).
+
+    Level observables cost what :func:`theorylab.sim.exact.exact_gamma_c` /
+    :func:`theorylab.sim.competition.mc_gamma_c` cost; a Monte Carlo peak is two passes of
+    :func:`theorylab.sim.row_stats_mc.simulate_row_stats` (the coarse scan with ``min(samples, 2000)``
+    samples, then ``fine_points`` couplings with all of them)."""
+    from theorylab.resources import Cost, as_float
+
+    name = choice("observable", name, OBSERVABLE_NAMES)
+    method = choice("method", method, METHODS)
+    if name not in _PEAKS:
+        if method == "exact":
+            from theorylab.sim.exact import exact_gamma_c_cost
+            return exact_gamma_c_cost()
+        from theorylab.sim.competition import mc_gamma_c_cost
+        return mc_gamma_c_cost(T, samples, fine_points)
+    if method == "exact":
+        return Cost(_EXACT_PEAK_BYTES, EXACT_PEAK_SECONDS[name], f"one exact {name}")
+    from theorylab.sim.row_stats_mc import row_stats_cost
+    coarse = row_stats_cost(T, SCAN.size, min(as_float(samples), 2000.0), dtype)
+    return coarse.then(row_stats_cost(T, fine_points, samples, dtype))
+
+
+__all__ += ["EXACT_PEAK_SECONDS", "measure_cost"]

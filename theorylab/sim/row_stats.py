@@ -1,0 +1,266 @@
+"""Exact (quadrature) attention-row statistics of the PSA reduced score model, beside M(g).
+
+One query row: the target (score 0 after a shift) and ``m = T - 2`` distractors with
+log-weights ``y_j = x_j - Delta``, ``x_j ~ N(0, sigma^2)`` i.i.d.; ``S = sum_j e^(y_j)``,
+``p_0 = 1/(1 + S)``, ``p_j = e^(y_j)/(1 + S)``. Beside the mean target mass
+``M = E p_0`` (:func:`theorylab.sim.exact.mass_given`) this module computes, with no
+sampling noise:
+
+* the **row entropy** ``H = -sum_i p_i ln p_i = ln(1 + S) - sum_j y_j e^(y_j)/(1 + S)``
+  (target and distractors);
+* the **distractor-only entropy** ``H_d = ln S - sum_j y_j e^(y_j)/S`` (the Gibbs entropy of
+  the distractors among themselves: shift invariant, so it depends on sigma and m only --
+  the random-energy-model entropy of m Gaussian levels at inverse temperature sigma);
+* the **inverse participation ratio** ``I = sum_i p_i^2`` (target included). The
+  *participation ratio* we report is ``1 / E[I]`` (the reciprocal of the mean, which is
+  what the quadrature gives exactly; ``E[1/I]`` has no one-dimensional representation).
+
+Representation (docs/simulation.md, "Row statistics")
+-----------------------------------------------------
+With ``phi(u) = E exp(-u e^y)``, ``u = e^t`` and ``Y = t + y ~ N(t - Delta, sigma^2)``, Frullani
+and ``1/(1+S)^k = int u^(k-1) e^(-u(1+S)) du / (k-1)!`` give::
+
+    E ln(1 + S)     = int exp(-e^t) (1 - phi^m) dt
+    E[sum y p]      = m int exp(-e^t) [sigma^2 (K1 - K2) - Delta K1] phi^(m-1) dt
+    E[sum p^2]      = int exp(2t - e^t) phi^m dt + m int exp(-e^t) K2 phi^(m-1) dt
+    E ln S          = int [exp(-e^t) - phi^m] dt
+    E[sum x p_d]    = m sigma^2 int (K1 - K2) phi^(m-1) dt          (Delta = 0)
+
+with ``K1 = E[e^Y exp(-e^Y)]`` and ``K2 = E[e^(2Y) exp(-e^Y)]``: ``E[y e^y exp(-u e^y)]`` is
+reduced to them by Stein's lemma, ``E[(Y - mu) k(Y)] = sigma^2 E k'(Y)`` with
+``k(Y) = e^Y exp(-e^Y)``, ``k' = k - e^(2Y) exp(-e^Y)``. ``1 - phi`` is
+:func:`theorylab.sim.exact.one_minus_phi`; ``K1, K2`` (bounded bumps around Y = 0) use the
+same nodes: Gauss-Hermite for ``sigma <= 0.5``, else composite Gauss-Legendre in y on
+[-36, 4.6] plus the closed-form lognormal left tail. The t integral is the exact module's
+composite Gauss-Legendre on [-45, 5] (region B), extended to the left (region A, where
+``exp(-e^t) = 1`` and the integrands live while ``ln S`` is large: down to
+``-45 - ln m - max(0, 10 sigma - Delta)``) and, for ``E ln S``, to the right (region C, up to
+``5 + 10 sigma``), with panels of width ``max(1, sigma/4)``. Target noise ``sigma0`` is an
+outer Gauss-Hermite average over ``Delta + sigma0 z``, as in :func:`~theorylab.sim.exact.exact_mass`.
+
+Accuracy (tests/test_row_stats.py): against direct adaptive integration over the m-fold
+Gaussian (m = 1, 2) and mpmath; node doubling changes nothing above 1e-10.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.special import log_ndtr
+
+from theorylab.errors import choice, positive_int, real_array
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
+from theorylab.sim.exact import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre,
+                                 _mass_given, integer_context_length, one_minus_phi)
+
+_TAIL_Z = 10.0
+"""Standard deviations of y covered beyond the mean (P(z > 10) = 7.6e-24)."""
+
+
+def bump_expectations(t, delta: float, sigma: float, *, refine: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``K1 = E[e^Y exp(-e^Y)]`` and ``K2 = E[e^(2Y) exp(-e^Y)]``, ``Y ~ N(t - Delta, sigma^2)``, for an array of t.
+
+    Both integrands are bounded bumps around Y = 0 (maxima 1/e and 4/e^2), decaying like
+    ``e^Y`` (``e^(2Y)``) on the left and double-exponentially on the right.
+    """
+    t = np.asarray(t, float)
+    mu = t - delta
+    with np.errstate(over="ignore"):
+        if sigma <= _SWITCH:
+            z, w = _gauss_hermite(64 * refine)
+            y = sigma * z[:, None] + mu[None, :]
+            e = np.exp(y)
+            return w @ np.exp(y - e), w @ np.exp(2.0 * y - e)
+        yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
+        yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
+        y, w = np.concatenate([yA, yB]), np.concatenate([wA, wB])
+        e = np.exp(y)
+        density = np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+        s2 = sigma * sigma
+        # left of _Y_LO: e^Y exp(-e^Y) = e^Y (1 + O(e^Y)), a lognormal partial expectation in closed form
+        tail1 = np.exp(mu + s2 / 2.0 + log_ndtr((_Y_LO - mu - s2) / sigma))
+        tail2 = np.exp(2.0 * mu + 2.0 * s2 + log_ndtr((_Y_LO - mu - 2.0 * s2) / sigma))
+        return (w * np.exp(y - e)) @ density + tail1, (w * np.exp(2.0 * y - e)) @ density + tail2
+
+
+def _panels(lo: float, hi: float, width: float, refine: int) -> tuple[np.ndarray, np.ndarray]:
+    """Composite 12-node Gauss-Legendre on [lo, hi] with panels of about ``width`` (empty if lo >= hi)."""
+    if hi <= lo:
+        return np.empty(0), np.empty(0)
+    return _gauss_legendre(float(lo), float(hi), int(np.ceil((hi - lo) / width)) * refine, 12)
+
+
+def _t_nodes(delta: float, sigma: float, m: float, refine: int, right: bool) -> tuple[np.ndarray, np.ndarray]:
+    """t nodes: region A (left extension), B = [-45, 5], and C (right extension) if ``right``."""
+    width = max(1.0, sigma / 4.0)
+    t_a = _T_LO + min(0.0, delta - _TAIL_Z * sigma - np.log(max(m, 1.0)))
+    parts = [_panels(t_a, _T_LO, width, refine), _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)]
+    if right:
+        parts.append(_panels(_T_HI, _T_HI + max(0.0, _TAIL_Z * sigma - delta), width, refine))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _powers(q: np.ndarray, m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``phi^m``, ``phi^(m-1)`` and ``1 - phi^m`` from ``q = 1 - phi`` (cancellation-free)."""
+    q = np.clip(q, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lq = np.log1p(-q)
+        lm = m * lq
+        lm1 = np.where(m == 1.0, 0.0, (m - 1.0) * lq)
+    return np.exp(lm), np.exp(lm1), -np.expm1(lm)
+
+
+@dataclass(frozen=True)
+class RowMoments:
+    """Exact means of one row's statistics at one (Delta, sigma, m).
+
+    Attributes
+    ----------
+    mass : ``E p_0`` (mean target mass M).
+    entropy : ``E H`` (row entropy, nats).
+    distractor_entropy : ``E H_d`` (entropy of the distractors among themselves).
+    ipr : ``E sum_i p_i^2`` (inverse participation ratio, target included).
+    log_partition : ``E ln(1 + S)``.
+    """
+
+    mass: float
+    entropy: float
+    distractor_entropy: float
+    ipr: float
+    log_partition: float
+
+
+def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
+                      distractor: bool = True) -> RowMoments:
+    """Exact :class:`RowMoments` for a target with gap ``delta`` against ``m`` N(0, sigma^2) distractors.
+
+    ``delta`` real, ``sigma >= 0``, ``m >= 1`` (a real count is allowed: the formulas are analytic
+    in m). ``distractor=False`` skips the distractor-only entropy (NaN).
+    """
+    delta = float(real_array("delta", delta))
+    sigma = float(real_array("sigma", sigma, low=0))
+    m = float(real_array("m", m, low=1))
+    refine = positive_int("refine", refine)
+    hd = _distractor_entropy(sigma, m, refine) if distractor else float("nan")
+    return _row_moments(delta, sigma, m, refine, hd)
+
+
+def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float, mass: bool = True) -> RowMoments:
+    t, w = _t_nodes(delta, sigma, m, refine, right=False)
+    pm, pm1, one_minus_pm = _powers(one_minus_phi(t, delta, sigma, refine=refine), m)
+    k1, k2 = bump_expectations(t, delta, sigma, refine=refine)
+    with np.errstate(over="ignore"):
+        cut = np.exp(-np.exp(t))
+        square = np.exp(2.0 * t - np.exp(t))
+    log_z = float(w @ (cut * one_minus_pm))
+    mean_y = m * float(w @ (cut * (sigma * sigma * (k1 - k2) - delta * k1) * pm1))
+    ipr = float(w @ (square * pm)) + m * float(w @ (cut * k2 * pm1))
+    return RowMoments(_mass_given(delta, sigma, m, refine) if mass else float("nan"), log_z - mean_y, hd, ipr, log_z)
+
+
+@lru_cache(maxsize=4096)
+def _distractor_entropy(sigma: float, m: float, refine: int) -> float:
+    """``E[ln S - sum x e^x / S]`` for m i.i.d. N(0, sigma^2) (shift invariant: Delta = 0)."""
+    if m == 1.0:
+        return 0.0
+    t, w = _t_nodes(0.0, sigma, m, refine, right=True)
+    pm, pm1, one_minus_pm = _powers(one_minus_phi(t, 0.0, sigma, refine=refine), m)
+    k1, k2 = bump_expectations(t, 0.0, sigma, refine=refine)
+    log_s = float(w @ (one_minus_pm + np.expm1(-np.exp(np.minimum(t, 700.0)))))
+    mean_x = m * sigma * sigma * float(w @ ((k1 - k2) * pm1))
+    return log_s - mean_x
+
+
+@dataclass(frozen=True)
+class RowStatistics:
+    """Exact row statistics of the reduced model along g (no sampling noise).
+
+    Attributes
+    ----------
+    variant, dk, T, sigma0 : the model.
+    gamma : couplings g.
+    mass : M(g) = E p_0 (the same numbers as :func:`theorylab.sim.exact.exact_mass`).
+    entropy : E H(g), the row entropy (nats; ``ln(T - 1)`` at g = 0 for t4-only).
+    distractor_entropy : E H_d(g), the distractors' entropy among themselves.
+    ipr : E sum_i p_i^2(g).
+    participation : ``1 / ipr`` (our convention for the participation ratio: reciprocal of the mean).
+    """
+
+    variant: str
+    dk: float
+    T: int
+    sigma0: float
+    gamma: np.ndarray
+    mass: np.ndarray
+    entropy: np.ndarray
+    distractor_entropy: np.ndarray
+    ipr: np.ndarray
+
+    @property
+    def participation(self) -> np.ndarray:
+        return 1.0 / self.ipr
+
+
+STATISTICS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr")
+"""Names of the row statistics (fields of :class:`RowStatistics`)."""
+
+
+def _grid(variant, dk, T, gammas, refine, model):
+    """Validated ``(g, Delta(g), sigma(g), dk, T, m, refine)`` of one variant along g (flattened)."""
+    choice("variant", variant, VARIANTS)
+    model = model or score_model(variant)
+    g = real_array("gamma", gammas, low=0, high=1e3)
+    dk = float(head_width(dk))
+    T = integer_context_length(T)
+    refine = positive_int("refine", refine)
+    return g, model.gap(g, dk).ravel(), np.sqrt(model.variance(g)).ravel(), dk, T, float(distractors(T)), refine
+
+
+def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
+                    distractor: bool = True, model: ScoreModel | None = None) -> RowStatistics:
+    """Exact mean row statistics M, E H, E H_d, E sum p^2 of the reduced model along g (PSA §6.6-6.8).
+
+    Parameters
+    ----------
+    variant : score-model variant.  dk : head width (> 0).  T : context length (an integer >= 3).
+    gammas : couplings g >= 0.  sigma0 : target-noise standard deviation (>= 0).
+    refine : node multiplier (1 = default accuracy).
+    distractor : also compute the distractor-only entropy (it does not depend on Delta or sigma0).
+    model : optional ScoreModel replacing ``score_model(variant)`` (mutation tests).
+
+    Returns
+    -------
+    RowStatistics, arrays of the shape of ``gammas``.
+    """
+    g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
+    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    z, wz = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
+    out = np.empty((delta.size, 4))
+    for i, (d, s) in enumerate(zip(delta, sigma)):
+        hd = _distractor_entropy(float(s), m, refine) if distractor else float("nan")
+        rows = [_row_moments(float(d + sigma0 * zi), float(s), m, refine, hd) for zi in z]
+        out[i] = [sum(wi * getattr(r, k) for r, wi in zip(rows, wz)) for k in STATISTICS]
+    return RowStatistics(variant, dk, T, sigma0, g, *(out[:, j].reshape(g.shape) for j in range(4)))
+
+
+def exact_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
+                  model: ScoreModel | None = None) -> np.ndarray:
+    """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics)."""
+    g, delta, sigma, _, _, m, refine = _grid(variant, dk, T, gammas, refine, model)
+    return np.array([_row_moments(float(d), float(s), m, refine, float("nan"), mass=False).entropy
+                     for d, s in zip(delta, sigma)]).reshape(g.shape)
+
+
+def exact_distractor_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
+                             model: ScoreModel | None = None) -> np.ndarray:
+    """E H_d(g) alone (the distractor-only entropy; no dependence on the gap, dk or target noise).
+
+    Same quadrature as :func:`exact_row_stats`'s ``distractor_entropy``; ``dk`` is validated but unused.
+    """
+    g, _, sigma, _, _, m, refine = _grid(variant, dk, T, gammas, refine, model)
+    return np.array([_distractor_entropy(float(s), m, refine) for s in sigma]).reshape(g.shape)
+
+
+__all__ = ["RowMoments", "RowStatistics", "STATISTICS", "bump_expectations", "exact_row_stats",
+           "row_moments_given", "exact_entropy", "exact_distractor_entropy"]

@@ -1,0 +1,286 @@
+"""Monte Carlo row statistics of the PSA reduced score model (Numba; beside the mass-only kernel).
+
+The draws are those of :func:`theorylab.sim.competition.simulate_mass` -- the same counter-based
+normals (:mod:`theorylab.sim.rng`), the same channel loadings, the same sample keys and chunks --
+so sample s is the same configuration here and there, at every g of a grid (common random
+numbers). The mass-only kernel is untouched; this one computes per sample and per g, exactly
+(no finite differences):
+
+* ``p_0`` (target mass), ``H`` (row entropy), ``H_d`` (distractor-only entropy), ``sum p_i^2``;
+* the g-derivatives ``p_0'``, ``p_0''``, ``H'``, ``H''``, ``H_d'``, ``H_d''``, from the scores'
+  g-derivatives ``y' = a' z_a + b' z_b - Delta'`` and ``y''`` (the loadings and gap are
+  polynomials in g). With ``<.>`` the softmax average over the row (the target has
+  ``y = y' = y'' = 0``)::
+
+      p_0'  = -p_0 <y'>,            p_0'' = p_0 (2<y'>^2 - <y''> - <y'^2>),
+      H'    = -Cov(y, y'),          H''   = -[Var y' + Cov(y, y'') + E(y - <y>)(y' - <y'>)^2],
+
+  and the same over the distractors alone for ``H_d``.
+
+Arithmetic: normals, scores and weights as in the mass kernel (float32 by default, polynomial
+exp); the weights are taken relative to the row maximum (two passes over the distractors, so no
+clipping of large scores) and every moment is accumulated in float64.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numba as nb
+import numpy as np
+
+from theorylab._progress import progress as progress_bar
+from theorylab.errors import choice, positive_int
+from theorylab.psa.scoremodel import ScoreModel
+from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.sim.competition import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
+                                       exp32, exp64, resolve_model)
+from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
+
+STATS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr", "d_mass", "d2_mass",
+                          "d_entropy", "d2_entropy", "d_distractor_entropy", "d2_distractor_entropy")
+"""Per-sample statistics of the row-statistics kernel, in output order (``d`` = d/dg)."""
+
+_N = len(STATS)
+
+
+@nb.njit(inline="always", cache=True)
+def _entropy_moments(Z, A, B1, B2, C1, D, E, F):
+    """(H - ln Z, H', H'') of a softmax row from its weighted sums (any common shift of y)."""
+    yb, y1, y1s, y2 = A / Z, B1 / Z, B2 / Z, C1 / Z
+    yy1, yy2, yy1s = D / Z, E / Z, F / Z
+    cov = yy1 - yb * y1
+    var1 = y1s - y1 * y1
+    cov2 = yy2 - yb * y2
+    k3 = yy1s - 2.0 * y1 * yy1 - yb * y1s + 2.0 * yb * y1 * y1
+    return -yb, -cov, -(var1 + cov2 + k3)
+
+
+@nb.njit(inline="always", cache=True)
+def _finish(out, i, k, ymax, Zd, A, Q, B1, B2, C1, D, E, F):
+    """Write the statistics of sample i at grid point k from the distractor sums (y shifted by ymax)."""
+    # distractors alone
+    h, hg, hgg = _entropy_moments(Zd, A, B1, B2, C1, D, E, F)
+    out[i, k, 2] = math.log(Zd) + h
+    out[i, k, 8] = hg
+    out[i, k, 9] = hgg
+    # the whole row: weights relative to c = max(0, ymax); the target's y = 0 is -ymax after the shift
+    lr = min(ymax, 0.0)
+    r = math.exp(lr)
+    w0 = math.exp(-max(ymax, 0.0))
+    Z = w0 + r * Zd
+    h, hg, hgg = _entropy_moments(Z, r * A - ymax * w0, r * B1, r * B2, r * C1, r * D, r * E, r * F)
+    p0 = w0 / Z
+    # ln(sum_i e^(y_i - ymax)) = ln Z + (max(ymax, 0) - ymax) = ln Z - lr
+    out[i, k, 0] = p0
+    out[i, k, 1] = math.log(Z) - lr + h
+    out[i, k, 3] = (w0 * w0 + r * r * Q) / (Z * Z)
+    y1, y1s, y2 = r * B1 / Z, r * B2 / Z, r * C1 / Z
+    out[i, k, 4] = -p0 * y1
+    out[i, k, 5] = p0 * (2.0 * y1 * y1 - y2 - y1s)
+    out[i, k, 6] = hg
+    out[i, k, 7] = hgg
+
+
+@nb.njit(parallel=True, cache=True, fastmath=True)
+def _stats32(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
+    n, G = out.shape[0], out.shape[1]
+    for i in nb.prange(n):
+        key = sample_key(seed, start + i)
+        za = np.empty(m, np.float32)
+        zb = np.empty(m, np.float32)
+        fill_normals32(key, za, zb)
+        shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
+        for k in range(G):
+            ak, bk, dk = np.float32(a[k]), np.float32(b[k]), np.float32(delta[k] + shift)
+            top = np.float32(-np.inf)
+            for j in range(m):
+                top = max(top, ak * za[j] + bk * zb[j] - dk)
+            Zd = A = Q = B1 = B2 = C1 = D = E = F = 0.0
+            a1d, b1d, d1d = a1[k], b1[k], d1[k]
+            a2d, b2d, d2d = a2[k], b2[k], d2[k]
+            for j in range(m):
+                ys = ak * za[j] + bk * zb[j] - dk - top
+                w = np.float64(exp32(ys))
+                y = np.float64(ys)
+                p1 = a1d * za[j] + b1d * zb[j] - d1d
+                p2 = a2d * za[j] + b2d * zb[j] - d2d
+                wy, wp1 = w * y, w * p1
+                Zd += w
+                A += wy
+                Q += w * w
+                B1 += wp1
+                B2 += wp1 * p1
+                C1 += w * p2
+                D += wy * p1
+                E += wy * p2
+                F += wy * p1 * p1
+            _finish(out, i, k, np.float64(top), Zd, A, Q, B1, B2, C1, D, E, F)
+
+
+@nb.njit(parallel=True, cache=True, fastmath=True, error_model="numpy")
+def _stats64(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
+    n, G = out.shape[0], out.shape[1]
+    for i in nb.prange(n):
+        key = sample_key(seed, start + i)
+        za = np.empty(m)
+        zb = np.empty(m)
+        fill_normals64(key, za, zb)
+        shift = sigma0 * normal_pair(key, TARGET_INDEX)[0]
+        for k in range(G):
+            ak, bk, dk = a[k], b[k], delta[k] + shift
+            top = -np.inf
+            for j in range(m):
+                top = max(top, ak * za[j] + bk * zb[j] - dk)
+            Zd = A = Q = B1 = B2 = C1 = D = E = F = 0.0
+            for j in range(m):
+                y = ak * za[j] + bk * zb[j] - dk - top
+                w = exp64(y)
+                p1 = a1[k] * za[j] + b1[k] * zb[j] - d1[k]
+                p2 = a2[k] * za[j] + b2[k] * zb[j] - d2[k]
+                Zd += w
+                A += w * y
+                Q += w * w
+                B1 += w * p1
+                B2 += w * p1 * p1
+                C1 += w * p2
+                D += w * y * p1
+                E += w * y * p2
+                F += w * y * p1 * p1
+            _finish(out, i, k, top, Zd, A, Q, B1, B2, C1, D, E, F)
+
+
+_KERNELS = {"float32": _stats32, "float64": _stats64}
+
+
+def score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float) -> tuple[np.ndarray, ...]:
+    """Loadings, gap and their first two g-derivatives on the grid g: ``(a, b, Delta, a', b', Delta', a'', b'', Delta'')``."""
+    P = np.polynomial.polynomial
+    a, b = LOADINGS[variant]
+    gap = np.sqrt(dk) * np.asarray(model.gap_poly, float)
+    out = []
+    for order in (0, 1, 2):
+        out += [P.polyval(g, P.polyder(c, order) if order else c) for c in (a, b, gap)]
+    return tuple(np.ascontiguousarray(np.broadcast_to(x, g.shape), float) for x in out)
+
+
+def per_sample_row_stats(variant: str, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
+                         sigma0: float = 0.0, dtype: str = "float32",
+                         model: ScoreModel | None = None) -> np.ndarray:
+    """Row statistics (:data:`STATS`) of samples ``start .. start+count-1`` at every g: shape ``(count, G, 10)``.
+
+    Sample s is the configuration of :func:`theorylab.sim.competition.per_sample_mass`'s sample s.
+    """
+    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
+    model = resolve_model(variant, model)
+    start, count = positive_int("start", start, low=0), positive_int("count", count)
+    return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+
+
+def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
+    out = np.empty((count, g.size, _N))
+    _KERNELS[dtype](np.uint64(seed), np.int64(start), out, np.int64(m), *score_polynomials(variant, model, g, dk), sigma0)
+    return out
+
+
+@dataclass(frozen=True)
+class RowStatsCurve:
+    """Monte Carlo means of the row statistics along a g grid, from one set of draws.
+
+    Attributes
+    ----------
+    variant, dk, T, samples, seed, sigma0, dtype : the simulated model and its stream.
+    gamma : the grid of couplings g.
+    mean : shape ``(G, 10)``: sample means of :data:`STATS` (column order).
+    se : their standard errors.
+    batch_mean : shape ``(BATCHES, G, 10)``: means over contiguous sample batches.
+    """
+
+    variant: str
+    dk: float
+    T: int
+    samples: int
+    seed: int
+    sigma0: float
+    gamma: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+    batch_mean: np.ndarray = field(repr=False, default=None)
+    dtype: str = "float32"
+
+    def stat(self, name: str) -> np.ndarray:
+        """The mean curve of one statistic (a name of :data:`STATS`)."""
+        return self.mean[:, STATS.index(choice("statistic", name, STATS))]
+
+    def stat_se(self, name: str) -> np.ndarray:
+        return self.se[:, STATS.index(choice("statistic", name, STATS))]
+
+    def batch_stat(self, name: str) -> np.ndarray:
+        """Shape ``(BATCHES, G)``: the batch-mean curves of one statistic."""
+        return self.batch_mean[:, :, STATS.index(choice("statistic", name, STATS))]
+
+
+def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
+                       sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
+                       model: ScoreModel | None = None) -> RowStatsCurve:
+    """Monte Carlo means of p_0, H, H_d, sum p^2 and their g-derivatives on a g grid (CRN).
+
+    Parameters and draws as :func:`theorylab.sim.competition.simulate_mass` (same seed, same
+    samples: its ``mass`` equals this ``stat("mass")`` up to rounding).
+
+    Returns
+    -------
+    RowStatsCurve
+        Identical for any thread count with the same seed.
+    """
+    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
+    model = resolve_model(variant, model)
+    samples = positive_int("samples", samples)
+    if progress is None:
+        progress = samples * m * g.size > 0.4 * _RATE_GUESS
+    # sample i belongs to batch floor(i B / samples), as in simulate_mass
+    first = [-(-b * samples // BATCHES) for b in range(BATCHES + 1)]
+    sums = np.zeros((BATCHES, g.size, _N))
+    sq = np.zeros((g.size, _N))
+    counts = np.diff(first).astype(float)
+    with progress_bar(samples, "row statistics", "sample", enabled=progress) as bar:
+        for start in range(0, samples, CHUNK):
+            count = min(CHUNK, samples - start)
+            out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+            ids = np.arange(start, start + count) * BATCHES // samples
+            cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
+            sq += np.einsum("igs,igs->gs", out, out)
+            if bar is not None:
+                bar.update(count)
+    mean = sums.sum(axis=0) / samples
+    var = np.maximum(sq / samples - mean**2, 0.0) * samples / max(samples - 1, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        batch_mean = sums / counts[:, None, None]
+    return RowStatsCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mean, np.sqrt(var / samples),
+                         batch_mean[counts > 0], dtype)
+
+
+STATS_EVAL_SECONDS = {"float32": 1.2e-8, "float64": 1.4e-8}
+"""Seconds per distractor evaluation of the row-statistics kernel at one g (both passes, nine moments),
+measured beside the mass kernel's ``EVAL_SECONDS`` on the same shared 2-core machine."""
+
+
+def row_stats_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
+    """Peak memory and run time of :func:`simulate_row_stats` (checked by the CLI before it runs).
+
+    Memory: two normal vectors of ``m = T - 2`` distractors per Numba thread, the ``(CHUNK, G, 10)``
+    block of statistics with its reductions, the batch sums. Time:
+    ``CALL_SECONDS + samples * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS[dtype])``."""
+    m, G, n = max(as_float(T) - 2, 0.0), as_float(n_gamma), as_float(samples)
+    itemsize = 4 if dtype == "float32" else 8
+    memory = nb.get_num_threads() * bytes_of(2, m, itemsize=itemsize) + bytes_of(3, min(n, CHUNK), G, _N) \
+        + bytes_of(2, BATCHES + 1, G, _N)
+    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS.get(dtype, STATS_EVAL_SECONDS["float64"]))
+    return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings (row statistics)")
+
+
+__all__ = ["STATS", "RowStatsCurve", "simulate_row_stats", "per_sample_row_stats", "score_polynomials",
+           "STATS_EVAL_SECONDS", "row_stats_cost"]
