@@ -384,7 +384,7 @@ def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, ce
     """
     root = Path(root or library_root())
     equivalent = equivalent or {}
-    start = time.perf_counter()
+    start, git = time.perf_counter(), git_state(root)   # the state that is copied
     base = Path(tempfile.mkdtemp(prefix="theorylab-mutate-", dir=workdir))
     pool = []
     try:
@@ -407,7 +407,7 @@ def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, ce
         shutil.rmtree(base, ignore_errors=True)
     return summarise(results, equivalent, seconds=time.perf_counter() - start, setup=setup,
                      settings={"workers": workers, "isolation": isolation, "certificates": certificates or "all"},
-                     git=git_state(root), stale=stale_equivalents(root, equivalent))
+                     git=git, stale=stale_equivalents(root, equivalent))
 
 
 def _dispatch(mutants, pool, cov, seconds, equivalent, progress, journal=None) -> list[MutantResult]:
