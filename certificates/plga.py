@@ -120,9 +120,11 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
            bounds=op.collatz_wielandt_bounds) -> Outcome:
     """Eigen route vs Collatz-Wielandt brackets (v = 1 and v = the Perron vector) on 5 random heads."""
     worst_gap, worst_resid, worst_cw, positive, bracket = np.inf, 0.0, 0.0, True, True
+    vectors = []
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
         pf = perron(A)
+        vectors.append(pf.vector)
         lo, hi = bounds(A)
         bracket &= lo <= pf.rho * (1 + 1e-12) and pf.rho <= hi * (1 + 1e-12)
         positive &= bool(np.all(pf.vector > 0))
@@ -148,6 +150,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
                         computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
                                  tolerance=1e-12)),
+                   arrays={"perron_vectors": np.array(vectors), "rank_one_vector": pf1.vector},
                    seeds={"heads": 200, "alpha": 9})
 
 
@@ -230,7 +233,7 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
                         computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h)),
-                   seeds={"W": 11})
+                   arrays={"W": base, "rel_errors": np.array(rels)}, seeds={"W": 11})
 
 
 # ----------------------------------------------------------------------------------------- A6
@@ -333,6 +336,7 @@ def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op
                         computed("|m(cD1, cD2) - m(D1, D2)| / m", scale, tolerance=1e-12),
                         computed("a = 0, b_a = G*: m(G_LM)", m_G), computed("a = 0, b_a = G*: m(A_P)", m_AP),
                         computed("random head: m(G_LM) for two inputs", m_G_random)),
+                   arrays={"D": D, "m": np.array([same, zero, *small, m_G, m_AP, m_G_random])},
                    seeds={"tensors": 5, "queries": 300})
 
 
@@ -419,13 +423,14 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                     for r in reports)
     D = op.density_operator(_queries(410, 64, 32))
     inv = max(float(np.max(np.abs(layer_norm(c * D, eps=0.0) - layer_norm(D, eps=0.0)))) for c in (1e-6, 1 / 64, 1e6))
-    errs, deviations = [], []
+    errs, deviations, raw = [], [], []
     for scale in (1.0, 1e-3):                                       # typical rows and small-norm rows
         Dq = op.density_operator(_queries(420, 64, 32, scale))
         e = ln_error(Dq, 64, op.EPS_LN)
         with mp.workdps(40):
             em = ln_error(np.vectorize(mp.mpf, otypes=[object])(Dq), 64, op.EPS_LN)
         errs.append(float(np.max(np.abs(e))))
+        raw.append(e)
         deviations.append(float(np.max(np.abs(e - em.astype(float)))))
     ok = structure and inv <= 1e-12 and max(deviations) <= 1e-12 and errs[1] > 1e-3
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
@@ -434,7 +439,7 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                         computed("max |LN_eps(D) - LN_eps(D/S)|, S = 64, eps = 1e-6: typical rows, |q| ~ 1e-3",
                                  errs),
                         computed("max |float - 40-digit| of that error", max(deviations), tolerance=1e-12)),
-                   seeds={"queries": 400})
+                   arrays={"ln_error_typical": raw[0], "ln_error_small": raw[1]}, seeds={"queries": 400})
 
 
 # ----------------------------------------------------------------------------------------- A12
@@ -557,4 +562,4 @@ def dag_floor_numeric(notears=op.notears_h, floor=op.dag_floor, stages=op.stages
                         computed("all-10 8x8: |log h - log(tr expm - 8)| (mpmath, 40 digits)", abs(hv.log_h - log_ref),
                                  tolerance=1e-9),
                         proxy("naive tr expm - d at all-10 8x8", naive_big, formula="overflows to inf")),
-                   seeds={"heads": 600})
+                   arrays={"h_over_floor": np.array(heads + [ratio0])}, seeds={"heads": 600})

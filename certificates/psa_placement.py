@@ -43,7 +43,7 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
                         computed("monochromatic: max |ratio - 2|sin(theta/2)|| over theta", mono_err, tolerance=1e-12),
                         computed("theta = 1e-8: largest ratio (-> 0)", vanish),
                         computed("theta = pi: ratio (maximum 2)", mono[np.pi][0])),
-                   seeds={"streams": 1, "monochromatic": 2})
+                   arrays={"ratios": r, "band_mean": band}, seeds={"streams": 1, "monochromatic": 2})
 
 
 @certificate("P13", title="Cesaro cancellation of the positional g-linear channels at O(1/N)",

@@ -64,4 +64,4 @@ def linearisation_numeric(softmax=lib_softmax, response=softmax_response) -> Out
                         bound("max |1 . dp|", mass_err, "must be < 1e-15", tolerance=1e-15),
                         bound("max |r(eps)/eps^2 - p''/2| at eps = 1e-2, 1e-3", ratios,
                               "decreasing, < 1e-2 at 1e-3 (O(eps) + rounding/eps^2)", tolerance=1e-6)),
-                   seeds={"rng": 12})
+                   arrays={"softmax": p, "second_derivative": exact2}, seeds={"rng": 12})

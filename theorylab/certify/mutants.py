@@ -337,7 +337,8 @@ class _Generator(ast.NodeVisitor):
             if isinstance(node.op, DROPPABLE):
                 self._add(a, f"drop({sym},right)", [Edit(src.start(node), src.end(node),
                                                           f"({src.segment(node.left)})")], node)
-                chained = isinstance(node.left, ast.BinOp) and isinstance(node.left.op, type(node.op))
+                family = (ast.Add, ast.Sub) if isinstance(node.op, (ast.Add, ast.Sub)) else (ast.Mult, ast.Div)
+                chained = isinstance(node.left, ast.BinOp) and isinstance(node.left.op, family)
                 if not chained and not isinstance(node.op, ast.Div):
                     sign = "-" if isinstance(node.op, ast.Sub) else ""
                     self._add(a, f"drop({sym},left)", [Edit(src.start(node), src.end(node),

@@ -12,11 +12,15 @@ certificate with its status (PASS, FAIL, ERROR, SKIP), method and seconds, then 
 summary. Exit status 0 only if nothing FAILed or ERRORed.
 
 --list shows catalogue coverage (covered / partial / pending, and why).
---json PATH writes the machine-readable report (certificates with id, status, method,
-seconds, evidence, array SHA-256 and seeds; summary; environment).
+--json PATH writes the machine-readable report (the selection --only/--fail-fast;
+certificates with id, title, paper, claim, method, status, seconds, evidence, array
+SHA-256 and seeds; summary; environment with versions and the git commit of the
+library when run from a checkout, and whether its tree was dirty).
 --verify REPORT re-runs the certificates a report lists and says what differs
-(status, evidence beyond its stated tolerance, array hashes, seeds; environment and
-versions are listed); exit 0 only if everything reproduces.
+(title, paper or claim altered; status, evidence beyond its stated tolerance, array
+hashes, seeds; environment and versions are listed) and fails when a certificate of
+the registry -- or of the report's --only selection -- is missing from the report;
+exit 0 only if the report is complete and everything reproduces.
 --docs PATH writes the generated page docs/certificates.md (claim -> library function
 -> certificate -> method -> status) from this run.
 --json and --docs are checked before anything runs: the folder must exist and be
@@ -67,7 +71,8 @@ def run(args) -> int:
     if args.json:
         env = environment()
         env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
-        report = {"certificates": [r.as_dict() for r in results],
+        report = {"selection": {"only": args.only, "fail_fast": args.fail_fast},
+                  "certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
                   "environment": env}
         write_text_atomic(args.json, json.dumps(report, indent=2, default=str) + "\n")
