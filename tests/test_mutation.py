@@ -124,19 +124,41 @@ def test_numba_code_reads_only_numba_modules():
 
 
 def test_coverage_selects_certificates_by_scope():
+    from theorylab.certify.callgraph import Analysis, Unit
+
     m = {x.id.split(":", 1)[1]: x for x in generate("theorylab/x.py", SRC)}
-    loop, sig = _line(SRC, "for i in"), _line(SRC, "def f(")
+    loop, sig, ret = _line(SRC, "for i in"), _line(SRC, "def f("), _line(SRC, "return y <= 0.5")
+    f_unit, k_unit = Unit("theorylab/x.py", "f", False, (sig + 1, ret)), Unit("theorylab/x.py", "kernel", True, (1, 1))
+    analysis = Analysis(uses={("theorylab/x.py", "kernel"): {f_unit}, ("theorylab/x.py", "RATE"): {f_unit}},
+                        numba={("theorylab/x.py", "kernel"): k_unit})
     cov = mutation.Coverage(lines={"C1": {"theorylab/x.py": [loop]}, "C2": {"theorylab/x.py": [sig + 3]},
                                    "C3": {"theorylab/y.py": [1]}},
                             touched={"C1": ["theorylab/x.py"], "C2": ["theorylab/x.py"], "C3": ["theorylab/y.py"],
                                      "C4": ["theorylab/z.py"]},
                             import_lines={}, order=["C3", "C2", "C1", "C4"],
-                            importers={"theorylab/x.py": {"theorylab/y.py"}}, numba={"theorylab/z.py"})
+                            importers={"theorylab/x.py": {"theorylab/y.py"}}, kernels={"C4": ["theorylab/x.py:kernel"]},
+                            analysis=analysis)
+    rate = m[f"{_line(SRC, 'RATE')}:8:const(2.0->4.0)"]
+    assert rate.scope == "module" and rate.names == ("RATE",)
     assert cov.certificates(m[f"{loop}:29:const(1->2)"]) == ["C1"]
     assert cov.certificates(m[f"{sig}:22:const(10000.0->20000.0)"]) == ["C2", "C1"]   # the body ran
-    assert cov.certificates(m[f"{_line(SRC, 'RATE')}:8:const(2.0->4.0)"]) == ["C3", "C2", "C1"]  # file + importers
-    assert cov.certificates(m[f"{_line(SRC, 'return a * 2.0')}:14:arith(*->/)"]) == ["C4"]
-    assert cov.certificates(m[f"{_line(SRC, 'y = np.sqrt')}:9:call(np.sqrt)"]) == []       # not covered
+    assert cov.certificates(rate) == ["C2", "C1"]                                       # f loads RATE
+    analysis.uses[("theorylab/x.py", "RATE")].add(Unit("theorylab/y.py", None))        # a module-level use:
+    assert cov.certificates(rate) == ["C3", "C2", "C1"]                                 # file + importers
+    kernel = m[f"{_line(SRC, 'return a * 2.0')}:14:arith(*->/)"]
+    assert kernel.names == ("kernel",) and cov.certificates(kernel) == ["C4"]           # called the kernel
+    assert cov.certificates(m[f"{_line(SRC, 'y = np.sqrt')}:9:call(np.sqrt)"]) == []    # not covered
+
+
+def test_numba_call_graph_of_the_library():
+    from theorylab.certify.callgraph import analyse
+
+    a = analyse(library_root())
+    comp, rng = "theorylab/sim/competition.py", "theorylab/sim/rng.py"
+    assert {(comp, "_kernel32"), (comp, "_kernel64")} <= a.entries()
+    k32 = {n for f, n in a.closure((comp, "_kernel32"))}
+    assert {"exp32", "log32", "normal_pair32", "mix64", "bits_as_float"} <= k32 and not {"log64", "exp64"} & k32
+    assert a.users(rng, ("_LOGP",)) == {u for u in a.users(rng, ("_LOGP",)) if u.name == "log32" and u.numba}
 
 
 def test_scores_and_equivalent_file(tmp_path):

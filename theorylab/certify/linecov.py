@@ -9,8 +9,15 @@ Every certificate is run once under a tracer that records, for the files below o
   being imported (a table built at import time serves every later certificate, so a mutant
   there is attributed by file, not by line).
 
-Numba-compiled code runs no Python frames; :mod:`theorylab.certify.mutation` attributes it
-by file. Run as ``python -m theorylab.certify.linecov ROOT OUT.json`` in a fresh interpreter
+and, because Numba-compiled code runs no Python frames,
+
+* ``kernels[cert]``: the entry kernels (Numba functions called from Python, found by
+  :mod:`theorylab.certify.callgraph`) the certificate called -- each is wrapped, for this run
+  only, in a recorder wherever a module or a module-level dict holds it. An entry kernel that
+  compiled code also calls cannot be wrapped (Numba would see the wrapper): it is listed in
+  ``unwrapped`` and attributed by file.
+
+Run as ``python -m theorylab.certify.linecov ROOT OUT.json`` in a fresh interpreter
 whose ``theorylab`` is the copy under ROOT.
 """
 from __future__ import annotations
@@ -32,6 +39,7 @@ class Tracer:
         self.lines: dict = defaultdict(lambda: defaultdict(set))
         self.touched: dict = defaultdict(set)
         self.import_lines: dict = defaultdict(set)
+        self.kernels: dict = defaultdict(set)
         self._names: dict[str, str | None] = {}
 
     def _rel(self, filename: str) -> str | None:
@@ -74,11 +82,55 @@ class Tracer:
     def as_dict(self) -> dict:
         return {"lines": {c: {f: sorted(ls) for f, ls in files.items()} for c, files in self.lines.items()},
                 "touched": {c: sorted(fs) for c, fs in self.touched.items()},
-                "import_lines": {f: sorted(ls) for f, ls in self.import_lines.items()}}
+                "import_lines": {f: sorted(ls) for f, ls in self.import_lines.items()},
+                "kernels": {c: sorted(ks) for c, ks in self.kernels.items()}}
+
+
+class _Recorder:
+    """Stands in for an entry kernel: notes the running certificate, then calls the kernel."""
+
+    def __init__(self, kernel, key: str, tracer: Tracer):
+        self._kernel, self._key, self._tracer = kernel, key, tracer
+
+    def __call__(self, *args, **kwargs):
+        if self._tracer.current is not None:
+            self._tracer.kernels[self._tracer.current].add(self._key)
+        return self._kernel(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._kernel, name)
+
+
+def wrap_entry_kernels(root: str, tracer: Tracer) -> list[str]:
+    """Wrap every wrappable entry kernel of the library under ``root``; return the unwrappable ones."""
+    import importlib
+
+    from theorylab.certify.callgraph import analyse, module_name
+
+    analysis = analyse(root)
+    unwrapped = []
+    for file, name in sorted(analysis.entries()):
+        key = f"{file}:{name}"
+        if "." in name or any(u.numba for u in analysis.uses.get((file, name), ())):
+            unwrapped.append(key)
+            continue
+        kernel = getattr(importlib.import_module(module_name(file)), name)
+        recorder = _Recorder(kernel, key, tracer)
+        for module in list(sys.modules.values()):
+            if tracer._rel(getattr(module, "__file__", None) or "") is None:
+                continue
+            for attr, value in list(vars(module).items()):
+                if value is kernel:
+                    setattr(module, attr, recorder)
+                elif isinstance(value, dict):
+                    for k, v in list(value.items()):
+                        if v is kernel:
+                            value[k] = recorder
+    return unwrapped
 
 
 def measure(root: str, only: list[str] | None = None) -> dict:
-    """Run the registered certificates (or ``only``) under the tracer; also their status and seconds."""
+    """Run the registered certificates (or ``only``) under the tracer; also their status."""
     tracer = Tracer(root)
     sys.settrace(tracer)
     threading.settrace(tracer)
@@ -86,7 +138,9 @@ def measure(root: str, only: list[str] | None = None) -> dict:
         from theorylab.certify import run_one, select
 
         status = {}
-        for spec in select(only):
+        specs = select(only)
+        unwrapped = wrap_entry_kernels(root, tracer)
+        for spec in specs:
             tracer.current = spec.id
             cert = run_one(spec)
             status[spec.id] = cert.status
@@ -94,7 +148,7 @@ def measure(root: str, only: list[str] | None = None) -> dict:
     finally:
         sys.settrace(None)
         threading.settrace(None)
-    return {**tracer.as_dict(), "status": status}
+    return {**tracer.as_dict(), "status": status, "unwrapped": unwrapped}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,19 +22,22 @@ Not mutated (not a plausible bug of the mathematics, or not checkable by a certi
 ---------------------------------------------------------------------------------------
 strings, docstrings and f-strings; type annotations; decorators; ``raise`` and ``assert``
 statements; the condition and body of a validation branch (an ``if`` whose body ends in
-``raise``); validation bounds (keyword arguments ``low``, ``high``, ``*_inclusive``,
-``allow_empty`` -- in this library they only ever bound a validated parameter); seeds and
-solver controls (keywords or defaults named in :data:`CONTROL_NAMES`); progress bars and
-printing (calls of :data:`QUIET_CALLS`, a ``progress``/``bar`` variable, a function that
-builds a ``tqdm`` bar); ``__repr__``/``__str__``; ``if __name__ == "__main__"``.
+``raise``) and the assignment of a flag that only serves as such a condition (``ok = ...;
+if not ok: raise``); validation bounds (keyword arguments ``low``, ``high``, ``*_inclusive``,
+``allow_empty`` -- in this library they only ever bound a validated parameter); seeds,
+tolerances and solver controls (keywords, defaults or assigned names in
+:data:`CONTROL_NAMES` or ending in ``tol``); progress bars and printing (calls of
+:data:`QUIET_CALLS`, a ``progress``/``bar`` variable, a function that builds a ``tqdm``
+bar); ``__repr__``/``__str__``; ``if __name__ == "__main__"``.
 
 Where a mutant can act (``scope``, used to pick the certificates that run it)
 -------------------------------------------------------------------------------
 ``line``: inside a function body -- the lines of its innermost statement (the header of a
 compound statement); ``function``: a default argument (evaluated at import) -- the body of
-that function; ``module``: module level or a class body -- the whole file and its importers;
-``numba``: inside a Numba-compiled function (never traced line by line) -- every file that
-defines one.
+that function; ``module``: module level or a class body -- ``names`` are the names the
+top-level statement binds (none for a class body); ``numba``: inside a Numba-compiled (or
+Numba-typed) function, never traced line by line -- ``names`` is that function.
+:class:`theorylab.certify.mutation.Coverage` turns a scope into certificates.
 """
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ import io
 import math
 import tokenize
 from dataclasses import dataclass
+
+from theorylab.certify.callgraph import bound_names, is_numba
 
 ARITH_SWAPS = {ast.Add: ("+", ["-"]), ast.Sub: ("-", ["+"]), ast.Mult: ("*", ["/"]),
                ast.Div: ("/", ["*"]), ast.Pow: ("**", ["*"]), ast.FloorDiv: ("//", ["/"])}
@@ -84,6 +89,7 @@ class Mutant:
     lines: tuple[int, int]
     before: str
     after: str
+    names: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -181,9 +187,23 @@ def _builds_progress_bar(fn) -> bool:
     return any(isinstance(n, ast.Call) and _last(_name(n.func)) == "tqdm" for n in ast.walk(fn))
 
 
-def is_numba(fn) -> bool:
-    """Whether a function definition is compiled by Numba (a decorator named ``*jit*``)."""
-    return any("jit" in _name(d.func if isinstance(d, ast.Call) else d) for d in fn.decorator_list)
+def _is_control(name: str | None) -> bool:
+    return name is not None and (name.lower() in CONTROL_NAMES or name.lower().endswith("tol"))
+
+
+def _validation_flags(fn) -> set[str]:
+    """Variables of ``fn`` that only ever serve as the test of a validation branch (``ok = ...;
+    if not ok: raise``): their assignments are validation too."""
+    tests, flags = [], set()
+    for node in ast.walk(fn):
+        if _is_validation_branch(node):
+            test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+                else node.test
+            if isinstance(test, ast.Name):
+                flags.add(test.id)
+                tests.append(test)
+    loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in flags]
+    return {f for f in flags if all(any(n is t for t in tests) for n in loads if n.id == f)}
 
 
 def _is_textual(node) -> bool:
@@ -220,6 +240,13 @@ class _Generator(ast.NodeVisitor):
         self.mutants: list[Mutant] = []
         self.scope = ("module", (1, len(src.lines)))
         self.skip = 0
+        self.names: tuple[str, ...] = ()     # the top-level statement's bound names / the Numba function
+        self.flags: set[str] = set()
+
+    def visit_Module(self, node):
+        for stmt in node.body:
+            self.names = () if isinstance(stmt, ast.ClassDef) else bound_names(stmt)
+            self.visit(stmt)
 
     # -- context ---------------------------------------------------------------------------
     def _with(self, nodes, *, scope=None, skip=False):
@@ -240,9 +267,11 @@ class _Generator(ast.NodeVisitor):
             super().generic_visit(node)
 
     def _statement(self, node):
-        skip = isinstance(node, (ast.Raise, ast.Assert, ast.Import, ast.ImportFrom)) or (
-            isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-            and _mentions(node.targets[0] if isinstance(node, ast.Assign) else node.target, PROGRESS_NAMES))
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        skip = isinstance(node, (ast.Raise, ast.Assert, ast.Import, ast.ImportFrom)) or bool(
+            bound & (PROGRESS_NAMES | self.flags)) or any(_is_control(b) for b in bound)
         if isinstance(node, ast.If) and (_is_validation_branch(node) or _mentions(node.test, PROGRESS_NAMES)
                                          or "__name__" in ast.dump(node.test)):
             self._with([node.test] + node.body, skip=True)
@@ -264,9 +293,12 @@ class _Generator(ast.NodeVisitor):
         positional = a.posonlyargs + a.args
         params = list(zip(a.defaults, positional[len(positional) - len(a.defaults):])) + list(
             zip(a.kw_defaults, a.kwonlyargs))
-        defaults = [d for d, p in params if d is not None and p.arg not in CONTROL_NAMES]
+        defaults = [d for d, p in params if d is not None and not _is_control(p.arg)]
+        saved = self.flags
+        self.flags = _validation_flags(node)
         self._with(defaults, scope=("numba", body) if inner[0] == "numba" else ("function", body), skip=skip)
         self._with(node.body, scope=inner, skip=skip)
+        self.flags = saved
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -283,7 +315,7 @@ class _Generator(ast.NodeVisitor):
         pass
 
     def visit_keyword(self, node):
-        if node.arg in VALIDATION_KEYWORDS or node.arg in CONTROL_NAMES:
+        if node.arg in VALIDATION_KEYWORDS or _is_control(node.arg):
             return
         self.visit(node.value)
 
@@ -313,7 +345,7 @@ class _Generator(ast.NodeVisitor):
         line, col = self.src.position(anchor)
         kind, lines = self.scope
         self.mutants.append(Mutant(self.file, line, col, operator, tuple(edits), kind, lines,
-                                   _short(before), _short(after)))
+                                   _short(before), _short(after), self.names if kind in ("numba", "module") else ()))
 
     def _mutate(self, node):
         if self.skip:

@@ -40,11 +40,12 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from theorylab.certify.mutants import Mutant, generate, is_numba
+from theorylab.certify.callgraph import Analysis, analyse, is_numba
+from theorylab.certify.mutants import Mutant, generate
 from theorylab.certify.planting import (PlantedRun, child_environment, copy_library, library_root, run_certify,
                                         runner_code)
 from theorylab.certify.runner import git_state
@@ -161,6 +162,12 @@ def numba_files(root: Path, files) -> set[str]:
                                     for n in ast.walk(ast.parse((Path(root) / f).read_text())))}
 
 
+def coverage_from(raw: dict, root: Path, order: list[str]) -> Coverage:
+    """A :class:`Coverage` from the output of :mod:`theorylab.certify.linecov` and the source under ``root``."""
+    return Coverage(raw["lines"], raw["touched"], raw["import_lines"], order, importers(root), raw["kernels"],
+                    raw["unwrapped"], analyse(root))
+
+
 def stale_equivalents(root: Path, equivalent: dict[str, str]) -> list[str]:
     """Listed equivalent ids that no longer name a generated mutant (the code moved or changed)."""
     files = {i.split(":", 1)[0] for i in equivalent}
@@ -170,15 +177,27 @@ def stale_equivalents(root: Path, equivalent: dict[str, str]) -> list[str]:
 
 @dataclass
 class Coverage:
-    """Which certificates execute which lines (from :mod:`theorylab.certify.linecov`), and the
-    static facts used for code that is not traced line by line."""
+    """Which certificates execute which lines and call which entry kernels (from
+    :mod:`theorylab.certify.linecov`), and the static facts (:mod:`theorylab.certify.callgraph`)
+    used for code that is not traced line by line.
+
+    Attribution by scope (see :mod:`theorylab.certify.mutants`): ``line`` -- the certificates
+    that executed one of the lines (widened to ``module`` when the lines also ran during an
+    import); ``function`` (a default) -- those that executed the function's body; ``numba`` --
+    those that called an entry kernel into which the function is compiled; ``module`` -- those
+    that executed a function (or called a kernel) that loads one of the names the statement
+    binds, or, when a name is also loaded at module level or the statement is in a class body,
+    every certificate that touched the file or a file importing it.
+    """
 
     lines: dict[str, dict[str, list[int]]]
     touched: dict[str, list[str]]
     import_lines: dict[str, list[int]]
     order: list[str]
     importers: dict[str, set[str]] = field(default_factory=dict)
-    numba: set[str] = field(default_factory=set)
+    kernels: dict[str, list[str]] = field(default_factory=dict)
+    unwrapped: list[str] = field(default_factory=list)
+    analysis: Analysis = field(default_factory=Analysis)
 
     def _by_file(self, files) -> set[str]:
         return {c for c, fs in self.touched.items() if set(fs) & set(files)}
@@ -186,14 +205,29 @@ class Coverage:
     def _by_lines(self, file, a, b) -> set[str]:
         return {c for c, fs in self.lines.items() if any(a <= ln <= b for ln in fs.get(file, ()))}
 
+    def _by_kernels(self, nodes) -> set[str]:
+        entries = {f"{f}:{n}" for f, n in self.analysis.entries() if self.analysis.closure((f, n)) & set(nodes)}
+        chosen = {c for c, ks in self.kernels.items() if set(ks) & entries}
+        for key in entries & set(self.unwrapped):
+            file = key.split(":")[0]
+            chosen |= self._by_file({file} | self.importers.get(file, set()))
+        return chosen
+
+    def _by_units(self, units) -> set[str]:
+        chosen = set()
+        for u in units:
+            chosen |= self._by_kernels({(u.file, u.name)}) if u.numba else self._by_lines(u.file, *u.lines)
+        return chosen
+
     def certificates(self, m: Mutant) -> list[str]:
         """Certificates that can see mutant ``m``, in catalogue order."""
         a, b = m.lines
         module = {m.file} | self.importers.get(m.file, set())
         if m.scope == "numba":
-            chosen = self._by_file(self.numba)
+            chosen = self._by_kernels({(m.file, n) for n in m.names})
         elif m.scope == "module":
-            chosen = self._by_file(module)
+            users = self.analysis.users(m.file, m.names)
+            chosen = self._by_file(module) if users is None else self._by_units(users)
         else:
             chosen = self._by_lines(m.file, a, b)
             if any(a <= ln <= b for ln in self.import_lines.get(m.file, ())):
@@ -312,6 +346,11 @@ class Worker:
             except (ProcessLookupError, PermissionError):
                 continue
 
+    def interrupt(self):
+        """Kill the run in progress (fork isolation; an exec run finishes or times out)."""
+        if self.child is not None:
+            self._kill_child()
+
     def close(self):
         if self.child is not None:
             self._kill_child()
@@ -335,6 +374,7 @@ class MutantResult:
     killed_by: str = ""
     seconds: float = 0.0
     listed_equivalent: str = ""
+    """The reason given in the equivalent file, kept when the mutant is killed after all."""
 
     def as_dict(self) -> dict:
         d = {"id": self.mutant.id, "status": self.status, "seconds": round(self.seconds, 1)}
@@ -365,7 +405,7 @@ def _warm(worker: Worker, only: list[str] | None, timeout: float) -> dict:
 
 def _measure_coverage(worker: Worker, only: list[str] | None, timeout: float) -> dict:
     out = worker.dest.parent / "coverage.json"
-    env = child_environment(worker.dest, worker.cache, threads=1)
+    env = child_environment(worker.dest, worker.cache, threads=1, bytecode=True)   # also warms this copy
     code = runner_code(worker.dest, "from theorylab.certify.linecov import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.run([sys.executable, "-c", code, str(worker.dest), str(out), *(only or [])], cwd=worker.dest,
                           env=env, capture_output=True, text=True, timeout=timeout)
@@ -389,18 +429,23 @@ def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, ce
     pool = []
     try:
         pool = [Worker(base, i, root, isolation) for i in range(max(1, workers))]
-        log(f"warming {len(pool)} worker copies (clean certify run each) and measuring per-certificate coverage ...")
+        log(f"warming {len(pool)} worker copies: a clean certify run (times) and a coverage run ...")
+        jobs = [lambda: _warm(pool[0], certificates, 3600)] + [lambda: _measure_coverage(pool[-1], certificates, 7200)]
+        jobs += [(lambda w: lambda: _warm(w, certificates, 3600))(w) for w in pool[1:-1]]
         with ThreadPoolExecutor(len(pool)) as ex:
-            warm = list(ex.map(lambda w: _warm(w, certificates, 3600), pool))
-        cov_raw = _measure_coverage(pool[0], certificates, 7200)
-        seconds = {c["id"]: c["seconds"] for c in warm[0]["certificates"]}
-        order = [c["id"] for c in warm[0]["certificates"]]
+            done = [f.result() for f in [ex.submit(job) for job in jobs]]
+        warm, cov_raw = done[0], done[1]
+        seconds = {c["id"]: c["seconds"] for c in warm["certificates"]}
+        order = [c["id"] for c in warm["certificates"]]
         files = sorted({m.file for m in mutants})
-        cov = Coverage(cov_raw["lines"], cov_raw["touched"], cov_raw["import_lines"], order, importers(root),
-                       numba_files(root, library_files(root)))
+        bad = {c: s for c, s in cov_raw["status"].items() if s not in ("PASS", "SKIP")}
+        if bad:
+            raise BaselineFailed(f"certificates do not pass under the coverage tracer: {bad}")
+        cov = coverage_from(cov_raw, root, order)
+        numba = numba_files(root, library_files(root))
         setup = time.perf_counter() - start
         log(f"setup {setup:.0f}s; {len(mutants)} mutants in {len(files)} files, {len(pool)} workers ({isolation})")
-        results = _dispatch(mutants, pool, cov, seconds, equivalent, progress, journal)
+        results = _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal)
     finally:
         for w in pool:
             w.close()
@@ -410,43 +455,51 @@ def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, ce
                      git=git, stale=stale_equivalents(root, equivalent))
 
 
-def _dispatch(mutants, pool, cov, seconds, equivalent, progress, journal=None) -> list[MutantResult]:
+def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=None) -> list[MutantResult]:
     from tqdm import tqdm
 
     free = list(pool)
     lock = threading.Condition()
+    stop = threading.Event()
     bar = tqdm(total=len(mutants), unit="mutant", disable=not progress, file=sys.stderr, smoothing=0.02)
     counts = {s: 0 for s in STATUSES}
 
+    def plant(m, certs):
+        with lock:
+            lock.wait_for(lambda: free)
+            worker = free.pop()
+        try:
+            if stop.is_set():
+                raise CancelledError
+            try:
+                return worker.run(m, certs, timeout_for(certs, seconds), numba)
+            except (RuntimeError, OSError, ValueError):   # a zygote that died: restart it once
+                if stop.is_set():
+                    raise CancelledError from None
+                worker.close()
+                worker.zygote = None
+                return worker.run(m, certs, timeout_for(certs, seconds), numba)
+        finally:
+            with lock:
+                free.append(worker)
+                lock.notify()
+
     def one(m: Mutant) -> MutantResult:
         certs = cov.certificates(m)
+        listed = equivalent.get(m.id, "")
         if not certs:
-            res = MutantResult(m, "equivalent" if m.id in equivalent else "not-covered")
+            res = MutantResult(m, "equivalent" if listed else "not-covered")
         else:
-            with lock:
-                lock.wait_for(lambda: free)
-                worker = free.pop()
-            try:
-                t0 = time.perf_counter()
-                try:
-                    out = worker.run(m, certs, timeout_for(certs, seconds), cov.numba)
-                except (RuntimeError, OSError, ValueError):   # a zygote that died: restart it once
-                    worker.close()
-                    worker.zygote = None
-                    out = worker.run(m, certs, timeout_for(certs, seconds), cov.numba)
-                dt = time.perf_counter() - t0
-            finally:
-                with lock:
-                    free.append(worker)
-                    lock.notify()
+            t0 = time.perf_counter()
+            out = plant(m, certs)
+            dt = time.perf_counter() - t0
             if out.returncode is None:
-                res = MutantResult(m, "timeout", tuple(certs), "", dt)
+                res = MutantResult(m, "timeout", tuple(certs), "", dt, listed)
             elif out.returncode != 0:
-                res = MutantResult(m, "killed", tuple(certs), (out.failed or ["(exit %d)" % out.returncode])[0], dt)
+                res = MutantResult(m, "killed", tuple(certs), (out.failed or [f"(exit {out.returncode})"])[0], dt,
+                                   listed)
             else:
-                res = MutantResult(m, "equivalent" if m.id in equivalent else "survived", tuple(certs), "", dt)
-        if res.status in ("killed", "timeout") and m.id in equivalent:
-            res = MutantResult(m, res.status, res.certificates, res.killed_by, res.seconds, equivalent[m.id])
+                res = MutantResult(m, "equivalent" if listed else "survived", tuple(certs), "", dt)
         with lock:
             counts[res.status] += 1
             bar.set_postfix({k[:4]: v for k, v in counts.items() if v}, refresh=False)
@@ -456,10 +509,17 @@ def _dispatch(mutants, pool, cov, seconds, equivalent, progress, journal=None) -
                     fh.write(json.dumps(res.as_dict()) + "\n")
         return res
 
+    ex = ThreadPoolExecutor(len(pool))
     try:
-        with ThreadPoolExecutor(len(pool)) as ex:
-            return list(ex.map(one, mutants))
+        futures = [ex.submit(one, m) for m in mutants]
+        return [f.result() for f in futures]
+    except BaseException:          # Ctrl-C or a failure: stop at once, kill the runs in progress
+        stop.set()
+        for w in pool:
+            w.interrupt()
+        raise
     finally:
+        ex.shutdown(wait=True, cancel_futures=True)
         bar.close()
 
 
