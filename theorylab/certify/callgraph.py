@@ -96,40 +96,60 @@ class Analysis:
         return found if names else None
 
 
+def library_modules(root: Path) -> dict[str, str]:
+    """``{module name: file}`` of ``theorylab/`` and ``certificates/`` under ``root``."""
+    return {module_name(p.relative_to(root).as_posix()): p.relative_to(root).as_posix()
+            for pkg in ("theorylab", "certificates") for p in sorted((Path(root) / pkg).rglob("*.py"))}
+
+
 def _aliases(tree, rel: str, modules: dict[str, str]):
-    """Local name -> (file, name) for ``from M import x as y``; local name -> file for modules."""
+    """Local name -> (file, name) for ``from M import x as y``; local name -> file for modules
+    (``import M as m``, ``from pkg import mod``); also the set of library files imported at all."""
     package = module_name(rel) if rel.endswith("__init__.py") else module_name(rel).rpartition(".")[0]
-    names, mods = {}, {}
+    names, mods, imported = {}, {}, set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            if base in modules:
+                imported.add(modules[base])
             for a in node.names:
                 local = a.asname or a.name
                 if f"{base}.{a.name}" in modules:
                     mods[local] = modules[f"{base}.{a.name}"]
+                    imported.add(modules[f"{base}.{a.name}"])
                 elif base in modules:
                     names[local] = (modules[base], a.name)
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name in modules and a.asname:
-                    mods[a.asname] = modules[a.name]
-    return names, mods
+                if a.name in modules:
+                    imported.add(modules[a.name])
+                    if a.asname:
+                        mods[a.asname] = modules[a.name]
+    return names, mods, imported
+
+
+def importers(root: Path) -> dict[str, set[str]]:
+    """``{file: library files that import it}`` (static, one level)."""
+    modules = library_modules(root)
+    out: dict[str, set[str]] = {f: set() for f in modules.values()}
+    for rel in modules.values():
+        for f in _aliases(ast.parse((Path(root) / rel).read_text()), rel, modules)[2] - {rel}:
+            out[f].add(rel)
+    return out
 
 
 def analyse(root: Path) -> Analysis:
     """Resolve every load of a module-level name in ``theorylab/`` and ``certificates/`` of ``root``."""
     root = Path(root)
-    files = [p.relative_to(root).as_posix() for pkg in ("theorylab", "certificates")
-             for p in sorted((root / pkg).rglob("*.py"))]
-    modules = {module_name(f): f for f in files}
+    modules = library_modules(root)
     out = Analysis()
-    for rel in files:
+    for rel in modules.values():
         tree = ast.parse((root / rel).read_text())
         defined = {n for stmt in tree.body for n in bound_names(stmt)}
-        names, mods = _aliases(tree, rel, modules)
+        names, mods, _ = _aliases(tree, rel, modules)
 
         def resolve(node):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):

@@ -13,18 +13,25 @@ mutant that is killed is reported (the listing is wrong).
 
 Score per package: ``(killed + timeout) / (total - equivalent)``.
 
+Which certificates run: :class:`Coverage` (line coverage for code in functions; the static
+uses of :mod:`theorylab.certify.callgraph` plus the entry kernels each certificate calls for
+Numba-compiled and module-level code).
+
 Isolation and speed (2 cores): each worker owns a copy of ``theorylab/`` and
-``certificates/`` (file times kept), warmed once by a clean ``certify`` run (which must
-PASS) that writes its byte-code and its own Numba cache. A mutant edits one file of the
-worker's copy (with a later file time, so stale byte-code is never used; nothing is written
-back), runs, and the file is restored. The process that runs it is, by default, forked from
-a per-worker "zygote" interpreter that has imported numpy, scipy, sympy, mpmath and numba but
-never ``theorylab`` (``--isolation fork``: saves the ~2 s start-up of every run), or a new
-interpreter (``--isolation exec``, the pattern of ``tests/planted.py``). Mutants of a file
-with Numba-compiled functions run with an empty Numba cache of their own (the kernels are
-recompiled from the mutated source); other mutants reuse the worker's warm cache, which
-only ever holds compilations of unmutated Numba source. Every run pins Numba/BLAS to one
-thread (results do not depend on the thread count).
+``certificates/`` (:class:`theorylab.certify.planting.Worker`), warmed once -- the first by a
+clean ``certify`` run, which must PASS and gives each certificate's time, the last by the
+coverage run -- which writes its byte-code and its own Numba cache. A mutant edits one file
+of the worker's copy (with a later file time, so stale byte-code is never used; nothing is
+written back), runs, and the file is restored. Runs are forks of a per-worker interpreter
+that has imported the heavy dependencies but never ``theorylab`` (``--isolation fork``,
+the default: saves the ~2 s start-up of every run) or new interpreters (``--isolation
+exec``, the pattern of ``tests/planted.py``). Mutants of a file with Numba-compiled
+functions run with an empty Numba cache of their own (the kernels are recompiled from the
+mutated source); other mutants reuse the worker's warm cache, which only ever holds
+compilations of unmutated Numba source (``tests/test_mutation.py`` checks that compiled
+code reads no name of another library module). Every run pins Numba/BLAS to one thread
+(results do not depend on the thread count) and has a generous time limit
+(:func:`timeout_for`).
 """
 from __future__ import annotations
 
@@ -32,9 +39,7 @@ import ast
 import json
 import os
 import random
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -44,10 +49,9 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from theorylab.certify.callgraph import Analysis, analyse, is_numba
+from theorylab.certify.callgraph import Analysis, analyse, importers, is_numba
 from theorylab.certify.mutants import Mutant, generate
-from theorylab.certify.planting import (PlantedRun, child_environment, copy_library, library_root, run_certify,
-                                        runner_code)
+from theorylab.certify.planting import Worker, child_environment, library_root, runner_code
 from theorylab.certify.runner import git_state
 from theorylab.errors import ParameterError
 
@@ -61,8 +65,6 @@ EXCLUDED = {
 """Files of the six packages left out, with the reason."""
 STATUSES = ("killed", "timeout", "survived", "not-covered", "equivalent")
 DEFAULT_EQUIVALENT = "results/mutation-equivalent.toml"
-ZYGOTE_IMPORTS = ("numpy", "scipy", "scipy.optimize", "scipy.special", "scipy.stats", "scipy.linalg",
-                  "scipy.integrate", "scipy.interpolate", "sympy", "mpmath", "numba", "llvmlite")
 
 
 class BaselineFailed(RuntimeError):
@@ -128,34 +130,6 @@ def load_equivalent(path) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------------- coverage
-def _module_name(rel: str) -> str:
-    return rel[:-3].replace("/", ".").removesuffix(".__init__")
-
-
-def importers(root: Path) -> dict[str, set[str]]:
-    """``{file: files that import it}`` over ``theorylab/`` and ``certificates/`` (static, one level)."""
-    files = [p.relative_to(root).as_posix() for pkg in ("theorylab", "certificates")
-             for p in sorted((Path(root) / pkg).rglob("*.py"))]
-    by_module = {_module_name(f): f for f in files}
-    out: dict[str, set[str]] = {f: set() for f in files}
-    for f in files:
-        package = _module_name(f) if f.endswith("__init__.py") else _module_name(f).rpartition(".")[0]
-        for node in ast.walk(ast.parse((Path(root) / f).read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-                names = [base] + [f"{base}.{a.name}" for a in node.names]
-            for name in names:
-                if name in by_module and by_module[name] != f:
-                    out[by_module[name]].add(f)
-    return out
-
-
 def numba_files(root: Path, files) -> set[str]:
     """Files among ``files`` that define a Numba-compiled function."""
     return {f for f in files if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_numba(n)
@@ -233,134 +207,6 @@ class Coverage:
             if any(a <= ln <= b for ln in self.import_lines.get(m.file, ())):
                 chosen |= self._by_file(module)
         return [c for c in self.order if c in chosen]
-
-
-# ------------------------------------------------------------------------------------ workers
-ZYGOTE = r"""
-import json, os, sys, traceback
-for name in sys.argv[1:]:
-    __import__(name)
-import numba.core.config
-assert "theorylab" not in sys.modules
-for line in sys.stdin:
-    req = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.setpgid(0, 0)
-            fd = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(fd, 1); os.dup2(fd, 2)
-            sys.stdin = open(os.devnull)
-            os.environ["NUMBA_CACHE_DIR"] = req["cache"]
-            numba.core.config.reload_config()
-            sys.dont_write_bytecode = not req["bytecode"]
-            os.chdir(req["dest"]); sys.path.insert(0, req["dest"])
-            try:
-                exec(req["code"], {"__name__": "__main__"})
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush(); sys.stderr.flush()
-            os._exit(code)
-    print(json.dumps({"pid": pid}), flush=True)
-    _, status = os.waitpid(pid, 0)
-    print(json.dumps({"code": os.waitstatus_to_exitcode(status)}), flush=True)
-"""
-
-
-class Worker:
-    """One copy of the library and (fork isolation) its zygote interpreter."""
-
-    def __init__(self, base: Path, index: int, root: Path, isolation: str):
-        self.dest = base / f"w{index}"
-        self.cache = base / f"w{index}-numba"
-        self.scratch = base / f"w{index}-scratch"
-        self.isolation = isolation
-        self.dest.mkdir(parents=True)
-        copy_library(self.dest, root)
-        self.zygote = None
-        self.child = None
-
-    def _start_zygote(self):
-        env = child_environment(self.dest, self.cache, threads=1)
-        env.pop("PYTHONPATH")  # the zygote must not see the copy: only its children do
-        self.zygote = subprocess.Popen([sys.executable, "-c", ZYGOTE, *ZYGOTE_IMPORTS], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, env=env, cwd=self.dest)
-
-    def certify(self, args: list[str], timeout: float, cache: Path | None = None,
-                bytecode: bool = False) -> PlantedRun:
-        """Run ``theorylab certify ARGS`` on this worker's copy."""
-        cache = cache or self.cache
-        if self.isolation == "exec":
-            return run_certify(self.dest, args, numba_cache=cache, timeout=timeout, threads=1, bytecode=bytecode)
-        if self.zygote is None or self.zygote.poll() is not None:
-            self._start_zygote()
-        log = self.dest.parent / f"{self.dest.name}.log"
-        code = runner_code(self.dest, "from theorylab.cli import main; sys.exit(main(" + repr(["certify", *args]) + "))")
-        self.zygote.stdin.write(json.dumps({"dest": str(self.dest), "cache": str(cache), "log": str(log),
-                                            "bytecode": bytecode, "code": code}) + "\n")
-        self.zygote.stdin.flush()
-        self.child = pid = json.loads(self._read())["pid"]
-        ready, _, _ = select.select([self.zygote.stdout], [], [], timeout)
-        timed_out = not ready
-        if timed_out:
-            self._kill_child()
-        returncode = json.loads(self._read())["code"]
-        self.child = None
-        output = log.read_text(errors="replace")
-        return PlantedRun(None if timed_out else returncode, output + ("\n[timed out]" if timed_out else ""))
-
-    def run(self, m: Mutant, certificates: list[str], timeout: float, numba_files: set[str]) -> PlantedRun:
-        """Plant ``m`` in the copy, run ``certificates`` with --fail-fast, restore the file."""
-        target = self.dest / m.file
-        original, stat = target.read_text(), target.stat()
-        cache = None
-        try:
-            target.write_text(m.apply(original))
-            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10 * 10**9))
-            if m.file in numba_files:
-                cache = self.scratch
-                shutil.rmtree(cache, ignore_errors=True)
-            return self.certify(["--only", *certificates, "--fail-fast"], timeout, cache=cache)
-        finally:
-            target.write_text(original)
-            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-            if cache is not None:
-                shutil.rmtree(cache, ignore_errors=True)
-
-    def _read(self) -> str:
-        line = self.zygote.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the zygote interpreter of worker {self.dest.name} exited "
-                               f"(status {self.zygote.poll()})")
-        return line
-
-    def _kill_child(self):
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(self.child, signal.SIGKILL)
-                return
-            except (ProcessLookupError, PermissionError):
-                continue
-
-    def interrupt(self):
-        """Kill the run in progress (fork isolation; an exec run finishes or times out)."""
-        if self.child is not None:
-            self._kill_child()
-
-    def close(self):
-        if self.child is not None:
-            self._kill_child()
-        if self.zygote is not None and self.zygote.poll() is None:
-            self.zygote.stdin.close()
-            try:
-                self.zygote.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.zygote.kill()
-                self.zygote.wait()
 
 
 # -------------------------------------------------------------------------------------- run
