@@ -28,7 +28,7 @@ def _verify(tmp_path, report, capsys):
 
 
 def test_report_records_selection_identity_and_git(report):
-    assert report["selection"] == {"only": FAST, "fail_fast": False}
+    assert report["selection"] == {"only": FAST, "exact": False, "fail_fast": False}
     p13 = next(c for c in report["certificates"] if c["id"] == "P13")
     spec = next(s for s in select(["P13"]))
     assert (p13["title"], p13["paper"], p13["claim"]) == (spec.title, spec.paper, spec.claim)
@@ -118,3 +118,17 @@ def test_numeric_and_monte_carlo_certificates_hash_their_raw_arrays():
         first, again = run_one(spec), run_one(spec)
         assert first.status == "PASS" and first.array_sha256, f"{spec.id} ({spec.method}) returns no raw arrays"
         assert again.array_sha256 == first.array_sha256, f"{spec.id}: array hashes differ between two runs"
+
+
+def test_exact_selection_is_recorded_and_respected(tmp_path, capsys):
+    assert [s.id for s in select(["A10"], exact=True)] == ["A10"]
+    assert {"A10", "A10.stability"} <= {s.id for s in select(["A10"])}
+    path = tmp_path / "exact.json"
+    assert main(["certify", "--only", "A10", "--exact", "--json", str(path)]) == 0
+    report = json.loads(path.read_text())
+    assert report["selection"]["exact"] is True and [c["id"] for c in report["certificates"]] == ["A10"]
+    capsys.readouterr()
+    assert main(["certify", "--verify", str(path)]) == 0
+    report["selection"]["exact"] = False            # now A10 names the row: A10.stability is due
+    code, out = _verify(tmp_path, report, capsys)
+    assert code == 1 and "missing from the report: A10.stability" in out

@@ -223,3 +223,17 @@ def test_docs_section_reads_the_committed_results(tmp_path):
     page = mutation_section(tmp_path)
     assert "**baseline** (`results/mutation-baseline.json`, library commit aaaaaaa, 2.0 h)" in page
     assert "| psa | 4 (1) | 2 (1) | 1 (0) | 66.7 % |" in page and "theorylab mutate --json" in page
+
+
+def test_journal_round_trip_for_resume(tmp_path):
+    ms = generate("theorylab/psa/x.py", SRC)[:3]
+    journal = tmp_path / "m.json.partial.jsonl"
+    rows = [{**mutation.MutantResult(ms[0], "killed", ("P1",), "P1", 2.0).as_dict(), "session": 0, "elapsed": 50.0},
+            {**mutation.MutantResult(ms[1], "survived", ("P1", "P2"), "", 3.0).as_dict(), "session": 0, "elapsed": 80.0},
+            {**mutation.MutantResult(ms[2], "not-covered").as_dict(), "session": 1, "elapsed": 20.0}]
+    journal.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got, seconds, session = mutation.read_journal(journal)
+    assert set(got) == {m.id for m in ms} and seconds == 100.0 and session == 2
+    back = mutation.from_record(ms[1], got[ms[1].id], {ms[1].id: "reason"})
+    assert back.status == "equivalent" and back.certificates == ("P1", "P2")
+    assert mutation.from_record(ms[0], got[ms[0].id], {}).killed_by == "P1"

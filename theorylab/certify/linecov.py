@@ -138,7 +138,7 @@ def measure(root: str, only: list[str] | None = None) -> dict:
         from theorylab.certify import run_one, select
 
         status = {}
-        specs = select(only)
+        specs = select(only, exact=True)
         unwrapped = wrap_entry_kernels(root, tracer)
         for spec in specs:
             tracer.current = spec.id

@@ -241,7 +241,7 @@ def timeout_for(certificates, seconds: dict[str, float]) -> float:
 
 def _warm(worker: Worker, only: list[str] | None, timeout: float) -> dict:
     report = worker.dest.parent / f"{worker.dest.name}-clean.json"
-    args = (["--only", *only] if only else []) + ["--json", str(report)]
+    args = (["--only", *only, "--exact"] if only else []) + ["--json", str(report)]
     run = worker.certify(args, timeout, bytecode=True)
     if run.returncode != 0 or not report.exists():
         raise BaselineFailed("the clean copy does not pass its certificates, so no mutant can be judged "
@@ -262,11 +262,14 @@ def _measure_coverage(worker: Worker, only: list[str] | None, timeout: float) ->
 
 def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, certificates: list[str] | None = None,
         equivalent: dict[str, str] | None = None, isolation: str = "fork", workdir: str | None = None,
-        progress: bool = True, log=print, journal: str | None = None) -> dict:
+        progress: bool = True, log=print, journal: str | None = None, prior=(), prior_seconds: float = 0.0,
+        session: int = 0) -> dict:
     """Run ``mutants`` and return the result (see :func:`summarise`).
 
     ``journal``: a file to which each mutant's verdict is appended (one JSON line) as it comes,
-    so that a long run that is interrupted leaves what it found.
+    so that a long run that is interrupted leaves what it found; ``prior`` are the verdicts of
+    earlier sessions (:func:`read_journal`), merged into the result, whose ``seconds`` then
+    include ``prior_seconds``.
     """
     root = Path(root or library_root())
     equivalent = equivalent or {}
@@ -291,17 +294,20 @@ def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, ce
         numba = numba_files(root, library_files(root))
         setup = time.perf_counter() - start
         log(f"setup {setup:.0f}s; {len(mutants)} mutants in {len(files)} files, {len(pool)} workers ({isolation})")
-        results = _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal)
+        results = _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal, session, start)
+        results = sorted([*prior, *results], key=lambda r: (r.mutant.file, r.mutant.line, r.mutant.col,
+                                                             r.mutant.operator))
     finally:
         for w in pool:
             w.close()
         shutil.rmtree(base, ignore_errors=True)
-    return summarise(results, equivalent, seconds=time.perf_counter() - start, setup=setup,
+    return summarise(results, equivalent, seconds=prior_seconds + time.perf_counter() - start, setup=setup,
                      settings={"workers": workers, "isolation": isolation, "certificates": certificates or "all"},
                      git=git, stale=stale_equivalents(root, equivalent))
 
 
-def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=None) -> list[MutantResult]:
+def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=None, session=0,
+              start=0.0) -> list[MutantResult]:
     from tqdm import tqdm
 
     free = list(pool)
@@ -352,7 +358,8 @@ def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=
             bar.update()
             if journal:
                 with open(journal, "a") as fh:
-                    fh.write(json.dumps(res.as_dict()) + "\n")
+                    fh.write(json.dumps({**res.as_dict(), "session": session,
+                                         "elapsed": round(time.perf_counter() - start, 1)}) + "\n")
         return res
 
     ex = ThreadPoolExecutor(len(pool))
@@ -367,6 +374,28 @@ def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
         bar.close()
+
+
+def read_journal(path) -> tuple[dict[str, dict], float, int]:
+    """Verdicts of a journal (``{id: record}``), the wall seconds of its sessions, the next session number."""
+    rows, sessions = {}, {}
+    with open(path) as fh:
+        for line in fh:
+            d = json.loads(line)
+            rows[d["id"]] = d
+            sessions[d.get("session", 0)] = max(sessions.get(d.get("session", 0), 0.0), d.get("elapsed", 0.0))
+    return rows, sum(sessions.values()), max(sessions, default=-1) + 1
+
+
+def from_record(m: Mutant, d: dict, equivalent: dict[str, str]) -> MutantResult:
+    """A verdict read back from a journal record, with today's equivalent listing applied."""
+    listed, status = equivalent.get(m.id, ""), d["status"]
+    if status == "equivalent" and not listed:
+        status = "survived" if d.get("certificates") else "not-covered"
+    if status in ("survived", "not-covered") and listed:
+        status = "equivalent"
+    return MutantResult(m, status, tuple(d.get("certificates", ())), d.get("killed_by", ""), d.get("seconds", 0.0),
+                        listed if status in ("killed", "timeout") else "")
 
 
 def score_table(results: list[MutantResult]) -> list[dict]:

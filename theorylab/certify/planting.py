@@ -228,7 +228,7 @@ class Worker:
             if m.file in numba_files:
                 cache = self.scratch
                 shutil.rmtree(cache, ignore_errors=True)
-            return self.certify(["--only", *certificates, "--fail-fast"], timeout, cache=cache)
+            return self.certify(["--only", *certificates, "--exact", "--fail-fast"], timeout, cache=cache)
         finally:
             target.write_text(original)
             os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))

@@ -144,14 +144,15 @@ def environment_differences(recorded: dict | None, current: dict) -> tuple[str, 
                  for k in sorted(old.keys() | new.keys()) if old.get(k) != new.get(k))
 
 
-def selection(report: dict) -> tuple[list[str] | None, bool]:
-    """``(only, fail_fast)`` the report was made with (a report without the block: the whole registry)."""
+def selection(report: dict) -> tuple[list[str] | None, bool, bool]:
+    """``(only, exact, fail_fast)`` the report was made with (a report without the block: the whole registry)."""
     sel = report.get("selection")
     if sel is None:
-        return None, False
+        return None, False, False
     if not isinstance(sel, dict) or not (sel.get("only") is None or isinstance(sel.get("only"), list)):
-        raise ParameterError("--verify report's selection must be {\"only\": null or a list of ids, \"fail_fast\": bool}")
-    return sel.get("only"), bool(sel.get("fail_fast"))
+        raise ParameterError("--verify report's selection must be {\"only\": null or a list of ids, "
+                             "\"exact\": bool, \"fail_fast\": bool}")
+    return sel.get("only"), bool(sel.get("exact")), bool(sel.get("fail_fast"))
 
 
 def completeness_problems(report: dict, registry_ids: list[str], selected_ids: list[str] | None = None
@@ -162,7 +163,7 @@ def completeness_problems(report: dict, registry_ids: list[str], selected_ids: l
     report's ``--only`` selects (None: all). With ``--fail-fast`` the report may stop after
     its first FAIL or ERROR.
     """
-    only, fail_fast = selection(report)
+    only, _, fail_fast = selection(report)
     expected = list(registry_ids if selected_ids is None else selected_ids)
     listed = [c["id"] for c in report["certificates"]]
     if fail_fast:
@@ -207,9 +208,9 @@ def verify(report: dict, on_check=None) -> Verification:
     from theorylab.certify.runner import environment, run_one
 
     registry = discover()
-    only, _ = selection(report)
+    only, exact, _ = selection(report)
     try:
-        selected = None if only is None else [s.id for s in select(only)]
+        selected = None if only is None else [s.id for s in select(only, exact=exact)]
         completeness = completeness_problems(report, [s.id for s in select()], selected)
     except ParameterError as exc:
         completeness = (f"the report's selection cannot be reproduced here: {exc}",)

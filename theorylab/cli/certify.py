@@ -31,6 +31,7 @@ def register(sub) -> None:
     p = sub.add_parser("certify", help="run the certificates of the claims catalogue",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", nargs="+", metavar="ID", help="certificate ids or catalogue rows (e.g. P14 G3)")
+    p.add_argument("--exact", action="store_true", help="--only names certificate ids only (A1 without A1.symbolic)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
     p.add_argument("--json", metavar="PATH", help="write the machine-readable report to PATH")
     p.add_argument("--verify", metavar="REPORT", help="re-run the certificates of a JSON report and compare")
@@ -52,7 +53,7 @@ def run(args) -> int:
         return _list()
     if args.verify:
         return _verify(args.verify)
-    specs = select(args.only)
+    specs = select(args.only, exact=args.exact)
 
     def show(cert):
         print(f"{cert.status:5s} {cert.id:16s} {cert.method:11s} {cert.seconds:7.2f}s  {cert.title}", flush=True)
@@ -71,7 +72,7 @@ def run(args) -> int:
     if args.json:
         env = environment()
         env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
-        report = {"selection": {"only": args.only, "fail_fast": args.fail_fast},
+        report = {"selection": {"only": args.only, "exact": args.exact, "fail_fast": args.fail_fast},
                   "certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
                   "environment": env}

@@ -40,7 +40,10 @@ def register(sub) -> None:
                    help="equivalent-mutant file (default: results/mutation-equivalent.toml of the checkout)")
     p.add_argument("--isolation", choices=("fork", "exec"), default="fork",
                    help="fork each run from a pre-imported interpreter (default) or exec a new one")
-    p.add_argument("--json", metavar="PATH", help="write the full result (every mutant) to PATH")
+    p.add_argument("--json", metavar="PATH", help="write the full result (every mutant) to PATH; verdicts are "
+                                                  "journalled to PATH.partial.jsonl while the run goes on")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the verdicts of PATH.partial.jsonl (an interrupted --json run) and run the rest")
     p.add_argument("--list", action="store_true", help="list the mutants that would run and exit")
     p.add_argument("--show-survivors", action="store_true", help="print every survivor (default: counts by file)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -73,17 +76,26 @@ def run(args) -> int:
     if args.list:
         emit([{"id": m.id, "scope": m.scope, "before": m.before, "after": m.after} for m in mutants], args.format)
         return 0
-    if args.json and os.path.exists(args.json + ".partial.jsonl"):
-        os.remove(args.json + ".partial.jsonl")
+    journal = args.json and args.json + ".partial.jsonl"
+    prior, prior_seconds, session = [], 0.0, 0
+    if args.resume:
+        if not journal or not os.path.exists(journal):
+            raise ParameterError("--resume needs --json PATH of an interrupted run (no PATH.partial.jsonl found)")
+        rows, prior_seconds, session = mutation.read_journal(journal)
+        prior = [mutation.from_record(m, rows[m.id], equivalent) for m in mutants if m.id in rows]
+        mutants = [m for m in mutants if m.id not in rows]
+        print(f"resuming: {len(prior)} verdicts kept from {journal}, {len(mutants)} mutants to run")
+    elif journal and os.path.exists(journal):
+        os.remove(journal)
     try:
         result = mutation.run(mutants, root=root, workers=args.workers, certificates=args.certificates,
                               equivalent=equivalent, isolation=args.isolation, progress=not args.no_progress,
-                              journal=args.json and args.json + ".partial.jsonl")
+                              journal=journal, prior=prior, prior_seconds=prior_seconds, session=session)
     except mutation.BaselineFailed as exc:
         print(f"theorylab mutate: {exc}")
         return 1
     result["settings"].update(packages=args.package or list(mutation.PACKAGES), files=args.file,
-                              max_mutants=args.max_mutants, seed=args.seed,
+                              max_mutants=args.max_mutants, seed=args.seed, sessions=session + 1,
                               equivalent_file=os.path.relpath(eq_path, root) if eq_path.startswith(str(root)) else eq_path)
     if args.json:
         write_text_atomic(args.json, mutation.dumps(result))
