@@ -69,7 +69,8 @@ def _files(folder) -> dict[str, str]:
     put("report_env.json", '{"certificates": [], "environment": [1]}')
     put("report_ev.json", '{"certificates": [{"id": "P11", "status": "PASS", "evidence": [{"name": "x", '
                           '"tolerance": "big"}]}]}')
-    put("report_empty.json", '{"certificates": [], "summary": {"total": 0}}')
+    out["report_p11.json"] = os.path.join(folder, "report_p11.json")      # a complete report of one certificate
+    assert main(["certify", "--only", "P11", "--json", out["report_p11.json"]]) == 0
     put("store.db", os.urandom(4096))
     os.mkdir(os.path.join(folder, "adir"))
     out["adir"] = os.path.join(folder, "adir")
@@ -124,7 +125,7 @@ def _commands(files):
         (["certify", "--only", "NOSUCH"],
          {"--only": ["", "P999", "x", "--list"], "--json": PATHS_OUT, "--docs": PATHS_OUT, "--verbose": None,
           "--fail-fast": None, "--max-time": ["1h", "", "x"]}),
-        (["certify", "--verify", files["report_empty.json"]],
+        (["certify", "--verify", files["report_p11.json"]],
          {"--verify": ins, "--only": ["P11"], "--json": PATHS_OUT, "--max-time": ["1h", "", "x", "0"],
           "--max-memory": ["1G", "", "x"], "--list": None}),
         (["certify", "--list"], {"--only": ["P11"], "--verify": ins, "--max-time": ["1h"]}),

@@ -8,6 +8,8 @@ its method and, when results are given, its status.
 from __future__ import annotations
 
 import inspect
+import json
+from pathlib import Path
 
 from theorylab.certify.catalogue import CATALOGUE, pending_reason
 from theorylab.certify.registry import CertificateSpec, select
@@ -99,6 +101,53 @@ NOTES = """\
 """
 
 
+MUTATION_RESULTS = (("results/mutation.json", "current"), ("results/mutation-baseline.json", "baseline"))
+"""Committed results of ``theorylab mutate`` shown on the page (path relative to the checkout, label)."""
+
+
+def mutation_section(root: Path | None = None) -> str:
+    """The mutation-score table from the committed results (``root``: the checkout; default: the library's)."""
+    root = Path(__file__).resolve().parents[2] if root is None else Path(root)
+    found = []
+    for path, label in MUTATION_RESULTS:
+        try:
+            found.append((path, label, json.loads((root / path).read_text())))
+        except (OSError, ValueError):
+            continue
+    lines = ["## Mutation score of the library (`theorylab mutate`)", "",
+             "Plausible one-line mutants of the packages psa, graded, plga, nn, sim, symbolic (operator swaps,",
+             "constants, comparison flips, dropped terms, removed wrappers, off-by-one bounds, and/or) are planted one",
+             "at a time in a copy of the library; a mutant is killed when `theorylab certify` FAILs or ERRORs on it",
+             "(only the certificates that execute the mutated line run). Score = killed / (mutants - equivalent);",
+             "equivalent mutants are listed with their reason in `results/mutation-equivalent.toml`. Reproduce",
+             "(hours on two cores): `nice -n 10 theorylab mutate --json results/mutation.json`.", ""]
+    if not found:
+        return "\n".join(lines + ["No committed mutation result found.", ""])
+    for path, label, result in found:
+        git = result.get("git") or {}
+        commit = (git.get("commit") or "unknown")[:7] + (" (dirty)" if git.get("dirty") else "")
+        sampled = "score_ci95" in result["scores"][0]
+        lines += [f"**{label}** (`{path}`, library commit {commit}, {result.get('seconds', 0) / 3600:.1f} h):", ""]
+        if result.get("note"):
+            lines += [result["note"], ""]
+        lines += ["| package | mutants (equivalent) | killed (timeout) | survived (not covered) | score |"
+                  + (" of all mutants | 95 % interval |" if sampled else ""),
+                  "|---|---|---|---|---|" + ("---|---|" if sampled else "")]
+        for r in result["scores"]:
+            score = "—" if r["score_percent"] is None else f"{r['score_percent']:.1f} %"
+            row = (f"| {r['package']} | {r['mutants']} ({r['equivalent']}) | {r['killed'] + r['timeout']} "
+                   f"({r['timeout']}) | {r['survived'] + r['not_covered']} ({r['not_covered']}) | {score} |")
+            if sampled:
+                ci = r["score_ci95"]
+                row += f" {r['population']} | " + ("—" if ci is None else f"{ci[0]:.1f}–{ci[1]:.1f} %") + " |"
+            lines.append(row)
+        lines.append("")
+    excluded = found[0][2].get("excluded", {})
+    if excluded:
+        lines += ["Not mutated: " + "; ".join(f"`{k}` ({v})" for k, v in excluded.items()) + ".", ""]
+    return "\n".join(lines)
+
+
 def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec] | None = None) -> str:
     """The page: one table per paper, rows = certificates (and pending catalogue rows).
 
@@ -142,6 +191,7 @@ def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec
                 lines.append(f"| | | | | | partial: {_cell(row['reason'])} |")
         lines.append("")
     lines += budget_lines(specs)
+    lines.append(mutation_section())
     lines.append(NOTES)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -109,13 +109,17 @@ def false_failure_total(specs: list[CertificateSpec] | None = None) -> float:
     return float(sum(s.false_failure or 0.0 for s in specs))
 
 
-def select(only: list[str] | None = None) -> list[CertificateSpec]:
-    """Registered certificates in catalogue order, filtered by id or catalogue row."""
+def select(only: list[str] | None = None, exact: bool = False) -> list[CertificateSpec]:
+    """Registered certificates in catalogue order, filtered by id or catalogue row.
+
+    ``only`` names certificate ids or catalogue rows (``A1`` selects A1 and A1.symbolic);
+    with ``exact`` it names certificate ids only (``A1`` selects A1 alone).
+    """
     specs = sorted(discover().values(), key=lambda s: _order(s.id))
     if not only:
         return specs
-    chosen = [s for s in specs if s.id in only or s.claim_id in only]
-    unknown = [o for o in only if not any(s.id == o or s.claim_id == o for s in specs)]
+    chosen = [s for s in specs if s.id in only or (s.claim_id in only and not exact)]
+    unknown = [o for o in only if not any(s.id == o or (s.claim_id == o and not exact) for s in specs)]
     if unknown:
         raise ParameterError(f"--only must name registered certificate ids (unknown: {', '.join(unknown)}; "
                              f"see theorylab certify --list)")

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import hashlib
 import platform
+import subprocess
 import sys
 import time
 import traceback
 from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 
@@ -64,8 +66,30 @@ def run(specs: list[CertificateSpec], fail_fast: bool = False, on_result=None,
     return results
 
 
+def git_state(root=None) -> dict:
+    """The git commit of the checkout holding the library, and whether it is dirty.
+
+    ``dirty`` is True when ``theorylab/``, ``certificates/`` or ``pyproject.toml`` differ from
+    the commit (tracked changes or untracked files there: both change what ``certify`` runs).
+    Outside a checkout, or without git, both are None -- never an error.
+    """
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
+    try:
+        def git(*args):
+            return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20,
+                                  check=True).stdout.strip()
+
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != root.resolve():
+            return {"commit": None, "dirty": None}   # the library is not the top of this checkout
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--", "theorylab", "certificates", "pyproject.toml"))
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
 def environment() -> dict:
-    """Versions and platform recorded with every report."""
+    """Versions, platform and the library's git state (:func:`git_state`) recorded with every report."""
     versions = {}
     for pkg in ("theorylab", "numpy", "scipy", "sympy", "numba", "mpmath", "matplotlib"):
         try:
@@ -73,4 +97,4 @@ def environment() -> dict:
         except metadata.PackageNotFoundError:
             versions[pkg] = None
     return {"python": sys.version.split()[0], "platform": platform.platform(),
-            "machine": platform.machine(), "versions": versions}
+            "machine": platform.machine(), "versions": versions, "git": git_state()}

@@ -1,17 +1,22 @@
 """Check a published certificate report by re-running it (``theorylab certify --verify REPORT.json``).
 
-A report is trusted only as far as it reproduces: every certificate it lists is re-run
-here and compared field by field --
+A report is trusted only as far as it reproduces and is complete:
 
-* the status must be the same;
-* every evidence item must come back with the same name, kind and formula, and a value
-  equal to the recorded one (exactly when its ``tolerance`` is None, else within that
-  absolute tolerance, elementwise for lists);
-* the SHA-256 of every raw array and every seed must match;
+* every certificate of this installation's registry must be listed -- or, when the report
+  was made with ``--only`` (recorded in its ``selection`` block), every certificate that
+  selection names; with ``--fail-fast``, every one up to the first FAIL or ERROR. A
+  certificate missing from the report, or listed without being selected, fails it;
+* every listed certificate is re-run here and compared field by field: its title, paper
+  reference, claim and method must be the registry's (an edited claim fails); the status
+  must be the same; every evidence item must come back with the same name, kind and
+  formula, and a value equal to the recorded one (exactly when its ``tolerance`` is None,
+  else within that absolute tolerance, elementwise for lists); the SHA-256 of every raw
+  array and every seed must match;
+* the report's own summary must agree with its certificate list.
 
-and the report's own summary must agree with its certificate list. Differences of
-environment (Python, platform, library versions) are listed but do not by themselves
-make the verification fail: they are what a reader needs to judge a difference.
+Differences of environment (Python, platform, library versions, the git commit the report
+was made from) are listed but do not by themselves make the verification fail: they are
+what a reader needs to judge a difference.
 """
 from __future__ import annotations
 
@@ -121,13 +126,18 @@ def _normalise(value):
     return json.loads(json.dumps(value, default=str))
 
 
+IDENTITY = ("title", "paper", "claim", "method")
+"""Fields that say what a certificate checks: a report must carry them as the registry has them."""
+
+
 def compare(recorded: dict, fresh: dict) -> tuple[str, ...]:
     """What differs between a recorded certificate entry and a fresh one (both ``Certificate.as_dict()``)."""
     diffs = []
+    for key in IDENTITY:
+        if key in fresh and recorded.get(key) != fresh[key]:
+            diffs.append(f"{key} altered: report says {recorded.get(key)!r}, the registry {fresh[key]!r}")
     if recorded["status"] != fresh["status"]:
         diffs.append(f"status {recorded['status']} -> {fresh['status']}")
-    if recorded.get("method") is not None and recorded.get("method") != fresh["method"]:
-        diffs.append(f"method {recorded.get('method')} -> {fresh['method']}")
     old_ev = {e["name"]: e for e in recorded["evidence"]}
     new_ev = {e["name"]: e for e in _normalise(fresh["evidence"])}
     for name in old_ev.keys() - new_ev.keys():
@@ -170,6 +180,44 @@ def environment_differences(recorded: dict | None, current: dict) -> tuple[str, 
                  for k in sorted(old.keys() | new.keys()) if old.get(k) != new.get(k))
 
 
+def selection(report: dict) -> tuple[list[str] | None, bool, bool]:
+    """``(only, exact, fail_fast)`` the report was made with (a report without the block: the whole registry)."""
+    sel = report.get("selection")
+    if sel is None:
+        return None, False, False
+    if not isinstance(sel, dict) or not (sel.get("only") is None or isinstance(sel.get("only"), list)):
+        raise ParameterError("--verify report's selection must be {\"only\": null or a list of ids, "
+                             "\"exact\": bool, \"fail_fast\": bool}")
+    return sel.get("only"), bool(sel.get("exact")), bool(sel.get("fail_fast"))
+
+
+def completeness_problems(report: dict, registry_ids: list[str], selected_ids: list[str] | None = None
+                          ) -> tuple[str, ...]:
+    """Certificates the report should list but does not, and listed ones it should not.
+
+    ``registry_ids``: every registered id, in catalogue order; ``selected_ids``: those the
+    report's ``--only`` selects (None: all). With ``--fail-fast`` the report may stop after
+    its first FAIL or ERROR.
+    """
+    only, _, fail_fast = selection(report)
+    expected = list(registry_ids if selected_ids is None else selected_ids)
+    listed = [c["id"] for c in report["certificates"]]
+    if fail_fast:
+        stops = [i for i, c in enumerate(report["certificates"]) if c["status"] in ("FAIL", "ERROR")]
+        if stops:
+            stop_id = listed[stops[0]]
+            expected = expected[: expected.index(stop_id) + 1] if stop_id in expected else expected
+    problems = []
+    missing = [i for i in expected if i not in listed]
+    if missing:
+        scope = "the registry" if only is None else f"the report's selection --only {' '.join(only)}"
+        problems.append(f"{len(missing)} certificate(s) of {scope} missing from the report: {', '.join(missing)}")
+    extra = [i for i in listed if i in registry_ids and i not in expected]
+    if extra:
+        problems.append(f"listed but not selected by the report's --only: {', '.join(extra)}")
+    return tuple(problems)
+
+
 def report_problems(report: dict) -> tuple[str, ...]:
     """Internal consistency of the report: summary counts and duplicate ids."""
     problems = []
@@ -192,10 +240,16 @@ def report_problems(report: dict) -> tuple[str, ...]:
 
 def verify(report: dict, on_check=None) -> Verification:
     """Re-run every certificate ``report`` lists and compare (see the module docstring)."""
-    from theorylab.certify.registry import discover
+    from theorylab.certify.registry import discover, select
     from theorylab.certify.runner import environment, run_one
 
     registry = discover()
+    only, exact, _ = selection(report)
+    try:
+        selected = None if only is None else [s.id for s in select(only, exact=exact)]
+        completeness = completeness_problems(report, [s.id for s in select()], selected)
+    except ParameterError as exc:
+        completeness = (f"the report's selection cannot be reproduced here: {exc}",)
     checks = []
     for entry in report["certificates"]:
         spec = registry.get(entry["id"])
@@ -207,5 +261,5 @@ def verify(report: dict, on_check=None) -> Verification:
         checks.append(check)
         if on_check:
             on_check(check)
-    return Verification(tuple(checks), report_problems(report),
+    return Verification(tuple(checks), completeness + report_problems(report),
                         environment_differences(report.get("environment"), environment()))

@@ -19,11 +19,15 @@ it the certificates use their fixed default seeds. The seed is recorded in the r
 --list shows catalogue coverage (covered / partial / pending, and why) and the
 false-failure budget: the probability that each Monte Carlo certificate FAILs a correct
 library, and their total.
---json PATH writes the machine-readable report (certificates with id, status, method,
-seconds, evidence, array SHA-256 and seeds; summary; --seed; environment).
+--json PATH writes the machine-readable report (the selection --only/--exact/--fail-fast;
+certificates with id, title, paper, claim, method, status, seconds, evidence, array
+SHA-256 and seeds; summary; --seed; environment with versions and the git commit of the
+library when run from a checkout, and whether its tree was dirty).
 --verify REPORT re-runs the certificates a report lists and says what differs
-(status, evidence beyond its stated tolerance, array hashes, seeds; environment and
-versions are listed); exit 0 only if everything reproduces.
+(title, paper or claim altered; status, evidence beyond its stated tolerance, array
+hashes, seeds; environment and versions are listed) and fails when a certificate of
+the registry -- or of the report's --only selection -- is missing from the report;
+exit 0 only if the report is complete and everything reproduces.
 --docs PATH writes the generated page docs/certificates.md (claim -> library function
 -> certificate -> method -> status) from this run.
 --json and --docs are checked before anything runs: the folder must exist and be
@@ -36,6 +40,7 @@ def register(sub) -> None:
     p = sub.add_parser("certify", help="run the certificates of the claims catalogue",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", nargs="+", metavar="ID", help="certificate ids or catalogue rows (e.g. P14 G3)")
+    p.add_argument("--exact", action="store_true", help="--only names certificate ids only (A1 without A1.symbolic)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
     p.add_argument("--json", metavar="PATH", type=path, help="write the machine-readable report to PATH")
     p.add_argument("--verify", metavar="REPORT", type=path, help="re-run the certificates of a JSON report and compare")
@@ -53,14 +58,14 @@ def _refuse_unread(args) -> None:
     """--list reads no other option; --verify only the resource limits, which nothing else reads."""
     given = {"--only": args.only is not None, "--json": args.json is not None, "--docs": args.docs is not None,
              "--fail-fast": args.fail_fast, "--verbose": args.verbose, "--verify": args.verify is not None,
-             "--seed": args.seed is not None,
+             "--seed": args.seed is not None, "--exact": args.exact,
              "--max-memory": args.max_memory is not None, "--max-time": args.max_time is not None}
     if args.list:
         reads, mode = {"--list"}, "with --list"
     elif args.verify is not None:
         reads, mode = {"--verify", "--max-memory", "--max-time"}, "with --verify"
     else:
-        reads, mode = {"--only", "--json", "--docs", "--fail-fast", "--verbose", "--seed"}, "without --verify"
+        reads, mode = {"--only", "--exact", "--json", "--docs", "--fail-fast", "--verbose", "--seed"}, "without --verify"
     refuse_unread({k: v for k, v in given.items() if k not in reads}, mode)
 
 
@@ -77,7 +82,7 @@ def run(args) -> int:
         return _list()
     if args.verify is not None:
         return _verify(args)
-    specs = select(args.only)
+    specs = select(args.only, exact=args.exact)
 
     def show(cert):
         print(f"{cert.status:5s} {cert.id:16s} {cert.method:11s} {cert.seconds:7.2f}s  {cert.title}", flush=True)
@@ -98,7 +103,8 @@ def run(args) -> int:
     if args.json is not None:
         env = environment()
         env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
-        report = {"certificates": [r.as_dict() for r in results],
+        report = {"selection": {"only": args.only, "exact": args.exact, "fail_fast": args.fail_fast},
+                  "certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
                   "seed": seed, "environment": env}
         write_text_atomic(args.json, json.dumps(report, indent=2, default=str) + "\n")

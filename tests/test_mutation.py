@@ -1,0 +1,240 @@
+"""``theorylab mutate``: mutant generation, skipping rules, selection by coverage, scoring, a 3-mutant run."""
+import ast
+import json
+import textwrap
+
+import pytest
+
+from theorylab.certify import mutation
+from theorylab.certify.mutants import generate
+from theorylab.certify.planting import library_root
+from theorylab.cli import main
+
+SRC = textwrap.dedent('''\
+    """Module docstring 1 + 2."""
+    import numba as nb
+    import numpy as np
+    from theorylab.errors import ParameterError, real_array
+
+    RATE = 2.0
+
+
+    def f(x, dk, n, base=10000.0, seed=3, *, tol=1e-9):
+        """Docstring: 1 + 2."""
+        x = real_array("x", x, low=0)
+        if dk < 1:
+            raise ParameterError(f"dk must be >= 1 (got {dk + 1})")
+        y = np.sqrt(dk) * x + 2 ** x - (-x)
+        for i in range(len(x) - 1):
+            y = y[1:n] if (dk > 3 and n) else y
+        print(x + 1)
+        assert n > 0
+        return y <= 0.5, f"{x + 1}"
+
+
+    def __repr__(self):
+        return 1 + 2
+
+
+    @nb.njit(cache=True)
+    def kernel(a):
+        return a * 2.0
+    ''')
+
+
+def _line(src: str, text: str) -> int:
+    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
+
+
+@pytest.fixture(scope="module")
+def mutants():
+    return {m.id.split(":", 1)[1]: m for m in generate("theorylab/x.py", SRC)}
+
+
+def test_operators_are_generated_with_deterministic_ids(mutants):
+    y = _line(SRC, "y = np.sqrt")
+    expected = {f"{y}:9:call(np.sqrt)", f"{y}:21:arith(*->/)", f"{y}:21:drop(*,left)", f"{y}:21:drop(*,right)",
+                f"{y}:25:arith(+->-)", f"{y}:29:arith(**->*)", f"{y}:34:arith(-->+)", f"{y}:34:drop(-,right)",
+                f"{y}:37:unary(-)", f"{y}:27:const(2->3)", f"{y}:27:const(2->1)", f"{y}:25:drop(+,left)"}
+    assert expected <= set(mutants)
+    assert f"{y}:34:drop(-,left)" not in mutants     # a chain a + b - c drops one term at a time
+    loop, body, ret = _line(SRC, "for i in"), _line(SRC, "y = y[1:n]"), _line(SRC, "return y <= 0.5")
+    assert {f"{loop}:20:range(stop+1)", f"{loop}:20:range(stop-1)", f"{loop}:29:const(1->2)",
+            f"{body}:17:slice(upper+1)", f"{body}:15:const(1->0)", f"{body}:31:bool(and->or)",
+            f"{body}:27:cmp(>->>=)", f"{ret}:14:cmp(<=-><)", f"{ret}:17:const(0.5->1.0)"} <= set(mutants)
+    again = {m.id.split(":", 1)[1] for m in generate("theorylab/x.py", SRC)}
+    assert again == set(mutants)
+
+
+def test_every_mutant_parses_and_changes_the_tree(mutants):
+    original = ast.dump(ast.parse(SRC))
+    for m in mutants.values():
+        assert ast.dump(ast.parse(m.apply(SRC))) != original, m.id
+        line = SRC.splitlines()[m.line - 1]
+        assert line[m.col - 1:].startswith(m.before[:1]) or m.operator.startswith(("arith", "drop", "cmp", "bool"))
+
+
+def test_skipping_rules(mutants):
+    skipped_lines = [_line(SRC, t) for t in ('"""Module', '"""Docstring', 'real_array("x"', "if dk < 1",
+                                             "raise ParameterError", "print(x + 1)", "assert n > 0",
+                                             "return 1 + 2")]
+    assert not [i for i in mutants if int(i.split(":")[0]) in skipped_lines]
+    sig = _line(SRC, "def f(")
+    on_signature = {i for i in mutants if int(i.split(":")[0]) == sig}
+    assert on_signature == {f"{sig}:22:const(10000.0->20000.0)", f"{sig}:22:const(10000.0->5000.0)"}  # not seed/tol
+    ret = _line(SRC, "return y <= 0.5")
+    assert not [i for i in mutants if i.startswith(f"{ret}:") and int(i.split(":")[1]) > 25]       # f-string
+
+
+def test_scopes(mutants):
+    sig, body_end = _line(SRC, "def f("), _line(SRC, "return y <= 0.5")
+    assert mutants[f"{sig}:22:const(10000.0->20000.0)"].scope == "function"
+    assert mutants[f"{sig}:22:const(10000.0->20000.0)"].lines == (sig + 1, body_end)
+    assert mutants[f"{_line(SRC, 'RATE')}:8:const(2.0->4.0)"].scope == "module"
+    loop = _line(SRC, "for i in")
+    assert mutants[f"{loop}:29:const(1->2)"].scope == "line" and mutants[f"{loop}:29:const(1->2)"].lines == (loop, loop)
+    k = _line(SRC, "return a * 2.0")
+    assert mutants[f"{k}:14:arith(*->/)"].scope == "numba"
+
+
+def test_library_mutants_are_unique_and_the_exclusions_hold():
+    root = library_root()
+    files = mutation.library_files(root)
+    assert not [f for f in files if f.startswith("theorylab/sim/sweep/") or f == "theorylab/graded/io.py"]
+    assert {f.split("/")[1] for f in files} == set(mutation.PACKAGES)
+    sample = mutation.collect(root, max_mutants=50, seed=3)
+    assert len(sample) == 50 and sample == mutation.collect(root, max_mutants=50, seed=3)
+    assert mutation.numba_files(root, files) == {"theorylab/sim/competition.py", "theorylab/sim/rng.py",
+                                                 "theorylab/sim/row_stats_mc.py"}
+
+
+def test_numba_code_reads_only_numba_modules():
+    """Mutants outside the Numba files reuse a warm Numba cache: sound only if compiled code reads no
+    name from another library module (it would be frozen into the cached machine code)."""
+    root = library_root()
+    numba = mutation.numba_files(root, mutation.library_files(root))
+    for f in numba:
+        tree = ast.parse((root / f).read_text())
+        imported = {a.asname or a.name: node.module for node in tree.body if isinstance(node, ast.ImportFrom)
+                    for a in node.names}
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and any("jit" in ast.dump(d) for d in n.decorator_list)):
+            names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+            foreign = {n for n in names if imported.get(n, "").startswith("theorylab")
+                       and imported[n].replace(".", "/") + ".py" not in numba}
+            assert not foreign, (f, fn.name, foreign)
+
+
+def test_coverage_selects_certificates_by_scope():
+    from theorylab.certify.callgraph import Analysis, Unit
+
+    m = {x.id.split(":", 1)[1]: x for x in generate("theorylab/x.py", SRC)}
+    loop, sig, ret = _line(SRC, "for i in"), _line(SRC, "def f("), _line(SRC, "return y <= 0.5")
+    f_unit, k_unit = Unit("theorylab/x.py", "f", False, (sig + 1, ret)), Unit("theorylab/x.py", "kernel", True, (1, 1))
+    analysis = Analysis(uses={("theorylab/x.py", "kernel"): {f_unit}, ("theorylab/x.py", "RATE"): {f_unit}},
+                        numba={("theorylab/x.py", "kernel"): k_unit})
+    cov = mutation.Coverage(lines={"C1": {"theorylab/x.py": [loop]}, "C2": {"theorylab/x.py": [sig + 3]},
+                                   "C3": {"theorylab/y.py": [1]}},
+                            touched={"C1": ["theorylab/x.py"], "C2": ["theorylab/x.py"], "C3": ["theorylab/y.py"],
+                                     "C4": ["theorylab/z.py"]},
+                            import_lines={}, order=["C3", "C2", "C1", "C4"],
+                            importers={"theorylab/x.py": {"theorylab/y.py"}}, kernels={"C4": ["theorylab/x.py:kernel"]},
+                            analysis=analysis)
+    rate = m[f"{_line(SRC, 'RATE')}:8:const(2.0->4.0)"]
+    assert rate.scope == "module" and rate.names == ("RATE",)
+    assert cov.certificates(m[f"{loop}:29:const(1->2)"]) == ["C1"]
+    assert cov.certificates(m[f"{sig}:22:const(10000.0->20000.0)"]) == ["C2", "C1"]   # the body ran
+    assert cov.certificates(rate) == ["C2", "C1"]                                       # f loads RATE
+    analysis.uses[("theorylab/x.py", "RATE")].add(Unit("theorylab/y.py", None))        # a module-level use:
+    assert cov.certificates(rate) == ["C3", "C2", "C1"]                                 # file + importers
+    kernel = m[f"{_line(SRC, 'return a * 2.0')}:14:arith(*->/)"]
+    assert kernel.names == ("kernel",) and cov.certificates(kernel) == ["C4"]           # called the kernel
+    assert cov.certificates(m[f"{_line(SRC, 'y = np.sqrt')}:9:call(np.sqrt)"]) == []    # not covered
+
+
+def test_numba_call_graph_of_the_library():
+    from theorylab.certify.callgraph import analyse
+
+    a = analyse(library_root())
+    comp, rng = "theorylab/sim/competition.py", "theorylab/sim/rng.py"
+    assert {(comp, "_kernel32"), (comp, "_kernel64")} <= a.entries()
+    k32 = {n for f, n in a.closure((comp, "_kernel32"))}
+    assert {"exp32", "log32", "normal_pair32", "mix64", "bits_as_float"} <= k32 and not {"log64", "exp64"} & k32
+    assert a.users(rng, ("_LOGP",)) == {u for u in a.users(rng, ("_LOGP",)) if u.name == "log32" and u.numba}
+
+
+def test_scores_and_equivalent_file(tmp_path):
+    ms = generate("theorylab/psa/x.py", SRC)[:5] + generate("theorylab/nn/x.py", SRC)[:2]
+    statuses = ["killed", "timeout", "survived", "not-covered", "equivalent", "killed", "survived"]
+    results = [mutation.MutantResult(m, s) for m, s in zip(ms, statuses)]
+    rows = {r["package"]: r for r in mutation.score_table(results)}
+    assert rows["psa"] == {"package": "psa", "mutants": 5, "equivalent": 1, "killed": 1, "timeout": 1,
+                           "survived": 1, "not_covered": 1, "score_percent": 50.0}
+    assert rows["nn"]["score_percent"] == 50.0 and rows["total"]["score_percent"] == round(100 * 3 / 6, 1)
+    good = tmp_path / "eq.toml"
+    good.write_text('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = "only sizes a progress bar"\n')
+    assert mutation.load_equivalent(good) == {"theorylab/psa/x.py:1:2:const(1->2)": "only sizes a progress bar"}
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = ""\n')
+    with pytest.raises(mutation.ParameterError, match="reason"):
+        mutation.load_equivalent(bad)
+
+
+def test_three_mutant_run_end_to_end(tmp_path, capsys):
+    """One mutant P14 kills (L = ln(T - 2)), one no selected certificate executes, one listed equivalent."""
+    path = "theorylab/psa/scoremodel.py"
+    src = (library_root() / path).read_text()
+    by_id = {m.id: m for m in generate(path, src)}
+    log, dis = _line(src, "return np.log(context_length(T) - 1.0)"), _line(src, "return context_length(T) - 2.0")
+    killed = next(i for i in by_id if i.startswith(f"{path}:{log}:") and i.endswith("const(1.0->2.0)"))
+    uncovered = next(i for i in by_id if i.startswith(f"{path}:{dis}:") and i.endswith("const(2.0->1.0)"))
+    listed = next(i for i, m in by_id.items() if m.scope == "module" and "key-only" in src.splitlines()[m.line - 1])
+    eq = tmp_path / "eq.toml"
+    eq.write_text(f'[equivalent]\n"{listed}" = "test listing: P14 reads only the t4-only model"\n')
+    out = tmp_path / "m.json"
+    assert main(["mutate", "--mutant", killed, uncovered, listed, "--certificates", "P14", "--workers", "1",
+                 "--equivalent", str(eq), "--json", str(out), "--no-progress"]) == 0
+    result = json.loads(out.read_text())
+    status = {m["id"]: m for m in result["mutants"]}
+    assert status[killed]["status"] == "killed" and status[killed]["killed_by"] == "P14"
+    assert status[uncovered]["status"] == "not-covered"
+    assert status[listed]["status"] == "equivalent" and status[listed]["certificates"] == ["P14"]
+    psa = result["scores"][0]
+    assert (psa["package"], psa["mutants"], psa["equivalent"], psa["killed"], psa["score_percent"]) == \
+        ("psa", 3, 1, 1, 50.0)
+    assert "not_covered" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["mutate", "--package", "plots"], ["mutate", "--file", "theorylab/sim/sweep/run.py"],
+                                  ["mutate", "--mutant", "theorylab/psa/shear.py:1:1:const(0->1)"],
+                                  ["mutate", "--workers", "0"], ["mutate", "--equivalent", "/nonexistent.toml"]])
+def test_bad_input_exit_2(argv, capsys):
+    assert main(argv) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_docs_section_reads_the_committed_results(tmp_path):
+    from theorylab.certify.docs import mutation_section
+
+    assert "No committed mutation result found." in mutation_section(tmp_path)
+    (tmp_path / "results").mkdir()
+    results = [mutation.MutantResult(m, s) for m, s in zip(generate("theorylab/psa/x.py", SRC)[:4],
+                                                            ["killed", "timeout", "survived", "equivalent"])]
+    summary = mutation.summarise(results, {}, seconds=7200, git={"commit": "a" * 40, "dirty": False})
+    (tmp_path / "results" / "mutation-baseline.json").write_text(mutation.dumps(summary))
+    page = mutation_section(tmp_path)
+    assert "**baseline** (`results/mutation-baseline.json`, library commit aaaaaaa, 2.0 h)" in page
+    assert "| psa | 4 (1) | 2 (1) | 1 (0) | 66.7 % |" in page and "theorylab mutate --json" in page
+
+
+def test_journal_round_trip_for_resume(tmp_path):
+    ms = generate("theorylab/psa/x.py", SRC)[:3]
+    journal = tmp_path / "m.json.partial.jsonl"
+    rows = [{**mutation.MutantResult(ms[0], "killed", ("P1",), "P1", 2.0).as_dict(), "session": 0, "elapsed": 50.0},
+            {**mutation.MutantResult(ms[1], "survived", ("P1", "P2"), "", 3.0).as_dict(), "session": 0, "elapsed": 80.0},
+            {**mutation.MutantResult(ms[2], "not-covered").as_dict(), "session": 1, "elapsed": 20.0}]
+    journal.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got, seconds, session = mutation.read_journal(journal)
+    assert set(got) == {m.id for m in ms} and seconds == 100.0 and session == 2
+    back = mutation.from_record(ms[1], got[ms[1].id], {ms[1].id: "reason"})
+    assert back.status == "equivalent" and back.certificates == ("P1", "P2")
+    assert mutation.from_record(ms[0], got[ms[0].id], {}).killed_by == "P1"

@@ -1,0 +1,272 @@
+"""Run the certificates on a copy of the library, optionally with one bug planted in its source.
+
+The proof that a certificate works is a bug planted in the *library source* (not a wrong
+function passed in as an argument) that makes it FAIL. :func:`copy_library` copies
+``theorylab/`` and ``certificates/`` to a folder; :func:`run_certify` runs
+``theorylab certify ARGS`` there in a fresh interpreter whose ``theorylab`` is the copy (it
+asserts so) and whose Numba cache is its own, so nothing of the checkout or of the calling
+process is touched. :func:`certify_with_bug` does both with one exact text replacement
+(``tests/planted.py``).
+
+:class:`Worker` is the same, kept for many runs (``theorylab mutate``): one copy, warmed
+once, in which a mutant is planted, run and removed again. Its runs are either new
+interpreters (``exec``) or forks of a per-worker *zygote* that has imported the heavy
+dependencies but never ``theorylab`` (``fork``: no ~2 s start-up per run); each fork gets
+the copy on ``sys.path``, its own Numba cache directory and its own output file, and is
+killed (by its process id) when it exceeds its time limit.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGES = ("theorylab", "certificates")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
+
+
+def library_root() -> Path:
+    """The folder holding the ``theorylab`` and ``certificates`` packages in use."""
+    import theorylab
+
+    return Path(theorylab.__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class PlantedRun:
+    """What ``theorylab certify`` printed on the copy, and its exit status (None: timed out)."""
+
+    returncode: int | None
+    output: str
+
+    def status(self, cid: str) -> str | None:
+        """The status printed for certificate ``cid`` (None if it did not run)."""
+        for line in self.output.splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[1] == cid and parts[0] in ("PASS", "FAIL", "ERROR", "SKIP"):
+                return parts[0]
+        return None
+
+    @property
+    def failed(self) -> list[str]:
+        """Ids printed FAIL or ERROR, in order."""
+        from theorylab.certify.record import METHODS
+
+        return [p[1] for p in (ln.split() for ln in self.output.splitlines())
+                if len(p) >= 3 and p[0] in ("FAIL", "ERROR") and p[2] in METHODS]
+
+
+def copy_library(dest: Path, root: Path | None = None) -> None:
+    """Copy ``theorylab/`` and ``certificates/`` of ``root`` (default: the library in use) into ``dest``.
+
+    File times are kept (``copy2``), so byte-code and Numba caches of the copy stay valid
+    for every file that is not changed afterwards.
+    """
+    root = library_root() if root is None else Path(root)
+    for pkg in PACKAGES:
+        shutil.copytree(root / pkg, Path(dest) / pkg, ignore=IGNORE)
+
+
+def replace_once(target: Path, old: str, new: str, label: str = "") -> None:
+    """Replace the single occurrence of ``old`` in file ``target`` by ``new``."""
+    source = target.read_text()
+    count = source.count(old)
+    if count != 1:
+        raise AssertionError(f"{label or target}: the text to replace occurs {count} times (need exactly 1): {old!r}")
+    target.write_text(source.replace(old, new))
+
+
+def plant(dest: Path, path: str, old: str, new: str, also=()) -> None:
+    """Copy the packages into ``dest`` and replace the single occurrence of ``old`` in ``path``.
+
+    ``also``: further ``(path, old, new)`` replacements making up the same bug (e.g. one formula
+    changed the same way in two modules), each of them also required to occur exactly once.
+    """
+    copy_library(dest)
+    for path_, old_, new_ in ((path, old, new), *also):
+        replace_once(Path(dest) / path_, old_, new_, path_)
+
+
+def child_environment(dest: Path, numba_cache: Path, *, threads: int | None = None,
+                      bytecode: bool = False) -> dict:
+    """Environment of an interpreter that runs the copy in ``dest``."""
+    env = {**os.environ, "PYTHONPATH": str(dest), "NUMBA_CACHE_DIR": str(numba_cache)}
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if threads is not None:
+        env.update({k: str(threads) for k in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                              "MKL_NUM_THREADS")})
+    return env
+
+
+def runner_code(dest: Path, entry: str = "from theorylab.cli import main; sys.exit(main(sys.argv[1:]))") -> str:
+    """Python source that checks the imported ``theorylab`` is the copy in ``dest``, then runs ``entry``."""
+    return ("import sys, theorylab; "
+            f"assert theorylab.__file__.startswith({str(dest)!r}), theorylab.__file__; " + entry)
+
+
+def run_certify(dest: Path, args: list[str], *, numba_cache: Path | None = None, timeout: float = 600,
+                threads: int | None = None, bytecode: bool = False) -> PlantedRun:
+    """Run ``theorylab certify ARGS`` on the copy in ``dest`` in a fresh interpreter.
+
+    ``numba_cache`` defaults to ``dest/.numba-cache``; ``threads`` pins the Numba/BLAS thread
+    count; ``bytecode`` lets the interpreter write ``__pycache__`` into the copy. A run that
+    exceeds ``timeout`` seconds is killed and reported with ``returncode`` None.
+    """
+    dest = Path(dest)
+    env = child_environment(dest, numba_cache or dest / ".numba-cache", threads=threads, bytecode=bytecode)
+    try:
+        proc = subprocess.run([sys.executable, "-c", runner_code(dest), "certify", *args], cwd=dest, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        return PlantedRun(None, out + "\n[timed out]")
+    return PlantedRun(proc.returncode, proc.stdout + proc.stderr)
+
+
+def certify_with_bug(path: str, old: str, new: str, only, *, also=(), timeout: float = 600) -> PlantedRun:
+    """Run ``theorylab certify --only ONLY`` on a copy of the library with one planted bug (see :func:`plant`)."""
+    only = [only] if isinstance(only, str) else list(only)
+    with tempfile.TemporaryDirectory(prefix="theorylab-planted-") as tmp:
+        dest = Path(tmp)
+        plant(dest, path, old, new, also)
+        return run_certify(dest, ["--only", *only], timeout=timeout)
+
+
+ZYGOTE_IMPORTS = ("numpy", "scipy", "scipy.optimize", "scipy.special", "scipy.stats", "scipy.linalg",
+                  "scipy.integrate", "scipy.interpolate", "sympy", "mpmath", "numba", "llvmlite")
+"""What a zygote imports before it forks: every heavy dependency, never ``theorylab``."""
+ZYGOTE = r"""
+import json, os, sys, traceback
+for name in sys.argv[1:]:
+    __import__(name)
+import numba.core.config
+assert "theorylab" not in sys.modules
+for line in sys.stdin:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setpgid(0, 0)
+            fd = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1); os.dup2(fd, 2)
+            sys.stdin = open(os.devnull)
+            os.environ["NUMBA_CACHE_DIR"] = req["cache"]
+            numba.core.config.reload_config()
+            sys.dont_write_bytecode = not req["bytecode"]
+            os.chdir(req["dest"]); sys.path.insert(0, req["dest"])
+            try:
+                exec(req["code"], {"__name__": "__main__"})
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(code)
+    print(json.dumps({"pid": pid}), flush=True)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps({"code": os.waitstatus_to_exitcode(status)}), flush=True)
+"""
+
+
+class Worker:
+    """One copy of the library and (fork isolation) its zygote interpreter."""
+
+    def __init__(self, base: Path, index: int, root: Path, isolation: str):
+        self.dest = base / f"w{index}"
+        self.cache = base / f"w{index}-numba"
+        self.scratch = base / f"w{index}-scratch"
+        self.isolation = isolation
+        self.dest.mkdir(parents=True)
+        copy_library(self.dest, root)
+        self.zygote = None
+        self.child = None
+
+    def _start_zygote(self):
+        env = child_environment(self.dest, self.cache, threads=1)
+        env.pop("PYTHONPATH")  # the zygote must not see the copy: only its children do
+        self.zygote = subprocess.Popen([sys.executable, "-c", ZYGOTE, *ZYGOTE_IMPORTS], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True, env=env, cwd=self.dest)
+
+    def certify(self, args: list[str], timeout: float, cache: Path | None = None,
+                bytecode: bool = False) -> PlantedRun:
+        """Run ``theorylab certify ARGS`` on this worker's copy."""
+        cache = cache or self.cache
+        if self.isolation == "exec":
+            return run_certify(self.dest, args, numba_cache=cache, timeout=timeout, threads=1, bytecode=bytecode)
+        if self.zygote is None or self.zygote.poll() is not None:
+            self._start_zygote()
+        log = self.dest.parent / f"{self.dest.name}.log"
+        code = runner_code(self.dest, "from theorylab.cli import main; sys.exit(main(" + repr(["certify", *args]) + "))")
+        self.zygote.stdin.write(json.dumps({"dest": str(self.dest), "cache": str(cache), "log": str(log),
+                                            "bytecode": bytecode, "code": code}) + "\n")
+        self.zygote.stdin.flush()
+        self.child = pid = json.loads(self._read())["pid"]
+        ready, _, _ = select.select([self.zygote.stdout], [], [], timeout)
+        timed_out = not ready
+        if timed_out:
+            self._kill_child()
+        returncode = json.loads(self._read())["code"]
+        self.child = None
+        output = log.read_text(errors="replace")
+        return PlantedRun(None if timed_out else returncode, output + ("\n[timed out]" if timed_out else ""))
+
+    def run(self, m, certificates: list[str], timeout: float, numba_files: set[str]) -> PlantedRun:
+        """Plant mutant ``m`` (:class:`theorylab.certify.mutants.Mutant`) in the copy, run
+        ``certificates`` with --fail-fast, restore the file. A mutant of a file in ``numba_files``
+        gets an empty Numba cache of its own."""
+        target = self.dest / m.file
+        original, stat = target.read_text(), target.stat()
+        cache = None
+        try:
+            target.write_text(m.apply(original))
+            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10 * 10**9))
+            if m.file in numba_files:
+                cache = self.scratch
+                shutil.rmtree(cache, ignore_errors=True)
+            return self.certify(["--only", *certificates, "--exact", "--fail-fast"], timeout, cache=cache)
+        finally:
+            target.write_text(original)
+            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            if cache is not None:
+                shutil.rmtree(cache, ignore_errors=True)
+
+    def _read(self) -> str:
+        line = self.zygote.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the zygote interpreter of worker {self.dest.name} exited "
+                               f"(status {self.zygote.poll()})")
+        return line
+
+    def _kill_child(self):
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.child, signal.SIGKILL)
+                return
+            except (ProcessLookupError, PermissionError):
+                continue
+
+    def interrupt(self):
+        """Kill the run in progress (fork isolation; an exec run finishes or times out)."""
+        if self.child is not None:
+            self._kill_child()
+
+    def close(self):
+        if self.child is not None:
+            self._kill_child()
+        if self.zygote is not None and self.zygote.poll() is None:
+            self.zygote.stdin.close()
+            try:
+                self.zygote.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.zygote.kill()
+                self.zygote.wait()
