@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numba as nb
 import numpy as np
@@ -279,27 +280,40 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     check_memory("samples", 16 * samples)
     if progress is None:
         progress = samples * m * g.size > 2.0 * _RATE_GUESS
-    # sample i belongs to batch floor(i B / samples): batch b starts at ceil(b samples / B)
+    run = partial(_run_chunk, variant, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)
+    mass, se, batch_mass = batch_means(run, samples, "simulate", progress)
+    return MassCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mass, se, batch_mass, dtype)
+
+
+def batch_means(run, samples: int, label: str, progress: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample means, standard errors and batch means of ``run(start, count)`` over ``samples`` samples.
+
+    ``run`` returns one row per sample (shape ``(count, ...)``), computed :data:`CHUNK` samples at a
+    time. Sample i belongs to batch ``floor(i B / samples)`` (``B`` = :data:`BATCHES`; batch b
+    starts at ``ceil(b samples / B)``), so the batches do not depend on the chunking. The
+    standard error is the sample standard deviation over sqrt(samples); empty batches (samples < B)
+    are dropped from the batch means.
+    """
     first = [-(-b * samples // BATCHES) for b in range(BATCHES + 1)]
-    sums = np.zeros((BATCHES, g.size))
     counts = np.diff(first).astype(float)
-    sq = np.zeros(g.size)
-    with progress_bar(samples, "simulate", "sample", enabled=progress) as bar:
+    sums = sq = None
+    with progress_bar(samples, label, "sample", enabled=progress) as bar:
         for start in range(0, samples, CHUNK):
             count = min(CHUNK, samples - start)
-            out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+            out = run(start, count)
+            if sums is None:
+                sums, sq = np.zeros((BATCHES, *out.shape[1:])), np.zeros(out.shape[1:])
             ids = np.arange(start, start + count) * BATCHES // samples
             cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
             sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
-            sq += np.einsum("ij,ij->j", out, out)
+            sq += np.einsum("i...,i...->...", out, out)
             if bar is not None:
                 bar.update(count)
-    mass = sums.sum(axis=0) / samples
-    var = np.maximum(sq / samples - mass**2, 0.0) * samples / max(samples - 1, 1)
+    mean = sums.sum(axis=0) / samples
+    var = np.maximum(sq / samples - mean**2, 0.0) * samples / max(samples - 1, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        batch_mass = sums / counts[:, None]
-    return MassCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mass, np.sqrt(var / samples),
-                     batch_mass[counts > 0], dtype)
+        batch = sums / counts.reshape(-1, *([1] * (sums.ndim - 1)))
+    return mean, np.sqrt(var / samples), batch[counts > 0]
 
 
 _RATE_GUESS = 2e9

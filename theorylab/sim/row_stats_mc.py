@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numba as nb
 import numpy as np
 
-from theorylab._progress import progress as progress_bar
 from theorylab.errors import choice, positive_int
 from theorylab.psa.scoremodel import ScoreModel
 from theorylab.resources import Cost, as_float, bytes_of
 from theorylab.sim.competition import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
-                                       exp32, exp64, resolve_model)
+                                       batch_means, exp32, exp64, resolve_model)
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 
 STATS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr", "d_mass", "d2_mass",
@@ -240,28 +240,9 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
     samples = positive_int("samples", samples)
     if progress is None:
         progress = samples * m * g.size > 0.4 * _RATE_GUESS
-    # sample i belongs to batch floor(i B / samples), as in simulate_mass
-    first = [-(-b * samples // BATCHES) for b in range(BATCHES + 1)]
-    sums = np.zeros((BATCHES, g.size, _N))
-    sq = np.zeros((g.size, _N))
-    counts = np.diff(first).astype(float)
-    with progress_bar(samples, "row statistics", "sample", enabled=progress) as bar:
-        for start in range(0, samples, CHUNK):
-            count = min(CHUNK, samples - start)
-            out = _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
-            ids = np.arange(start, start + count) * BATCHES // samples
-            cuts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-            sums[ids[cuts]] += np.add.reduceat(out, cuts, axis=0)
-            sq += np.einsum("igs,igs->gs", out, out)
-            if bar is not None:
-                bar.update(count)
-    mean = sums.sum(axis=0) / samples
-    var = np.maximum(sq / samples - mean**2, 0.0) * samples / max(samples - 1, 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        batch_mean = sums / counts[:, None, None]
-    return RowStatsCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mean, np.sqrt(var / samples),
-                         batch_mean[counts > 0], dtype)
-
+    run = partial(_run_chunk, variant, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)
+    mean, se, batch_mean = batch_means(run, samples, "row statistics", progress)
+    return RowStatsCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mean, se, batch_mean, dtype)
 
 STATS_EVAL_SECONDS = {"float32": 1.2e-8, "float64": 1.4e-8}
 """Seconds per distractor evaluation of the row-statistics kernel at one g (both passes, nine moments),
