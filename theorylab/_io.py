@@ -14,6 +14,7 @@ non-regular file (a pipe is never waited on), unreadable, binary, not UTF-8.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import stat
 import tempfile
@@ -59,6 +60,18 @@ def read_text(name: str, path: str) -> str:
     except UnicodeDecodeError as exc:
         raise ParameterError(f"{name}: {path!r} is not UTF-8 text (byte {exc.start}: "
                              f"{data[exc.start:exc.start + 1]!r})") from None
+
+
+def parse_json(text: str, where: str) -> object:
+    """The JSON value of ``text``, or one :class:`ParameterError` line: ``WHERE is not valid JSON (why)``
+    (also for nesting too deep for the parser)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ParameterError(f"{where} is not valid JSON (nested too deeply)") from None
+    except ValueError as exc:
+        line = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ParameterError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)}{line})") from None
 
 
 def input_cost(path: str, bytes_per_byte: float, seconds_per_byte: float = 2e-7) -> Cost:

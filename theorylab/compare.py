@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from theorylab._io import input_cost, read_text
+from theorylab._io import input_cost, parse_json, read_text
 from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
@@ -152,12 +152,7 @@ def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
     text = read_text(name, path)
     where = f"{name} file {path!r}"
     if path.lower().endswith(".json"):
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise ParameterError(f"{where} is not a grid: JSON nested too deeply") from None
-        except ValueError as exc:
-            raise ParameterError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        data = parse_json(text, where)
         if not isinstance(data, list):
             raise ParameterError(f"{where} must hold a JSON list of [dk, T] pairs (got a {type(data).__name__})")
         pts = []

@@ -210,7 +210,7 @@ class Worker:
         self.zygote.stdin.write(json.dumps({"dest": str(self.dest), "cache": str(cache), "log": str(log),
                                             "bytecode": bytecode, "code": code}) + "\n")
         self.zygote.stdin.flush()
-        self.child = pid = json.loads(self._read())["pid"]
+        self.child = json.loads(self._read())["pid"]
         ready, _, _ = select.select([self.zygote.stdout], [], [], timeout)
         timed_out = not ready
         if timed_out:

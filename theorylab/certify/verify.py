@@ -60,16 +60,9 @@ def load_report(path: str) -> dict:
     Everything :func:`verify` reads is checked here, so a malformed report (not a regular file,
     binary, not UTF-8, not JSON, or a field of the wrong type) is one :class:`ParameterError`
     naming ``--verify``, the file and the first problem -- never an exception later."""
-    from theorylab._io import read_text
+    from theorylab._io import parse_json, read_text
 
-    text = read_text("--verify", path)
-    try:
-        report = json.loads(text)
-    except RecursionError:
-        raise ParameterError(f"--verify report {path!r} is nested too deeply to be a report") from None
-    except ValueError as exc:
-        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ParameterError(f"--verify must name a JSON report ({path}: {getattr(exc, 'msg', exc)}{where})") from None
+    report = parse_json(read_text("--verify", path), f"--verify report {path!r}")
     if not isinstance(report, dict) or not isinstance(report.get("certificates"), list):
         raise ParameterError(f"--verify report must hold a 'certificates' list ({path})")
     for key, kinds in (("environment", (dict, type(None))), ("summary", (dict, type(None)))):

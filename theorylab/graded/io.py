@@ -10,13 +10,12 @@ of numbers) is refused in one line naming the option (:func:`theorylab._io.read_
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 
 import numpy as np
 
-from theorylab._io import input_cost, read_text
+from theorylab._io import input_cost, parse_json, read_text
 from theorylab.errors import ParameterError, real_array
 from theorylab.resources import Cost
 
@@ -36,12 +35,7 @@ def read_vector(name: str, source: str) -> np.ndarray:
     is_file = bool(source) and os.path.lexists(source)
     text = read_text(name, source) if is_file else source
     if is_file and source.lower().endswith(".json"):
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise ParameterError(f"{name}: {source!r} must hold a JSON list of numbers (nested too deeply)") from None
-        except ValueError as exc:
-            raise ParameterError(f"{name}: {source!r} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        data = parse_json(text, f"{name}: {source!r}")
         if not isinstance(data, list) or not data or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                              for x in data):
             raise ParameterError(f"{name}: {source!r} must hold a non-empty JSON list of numbers")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._io import parse_json
 from theorylab.errors import ParameterError, positive_int
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
@@ -151,10 +152,7 @@ def to_json(prereg: Preregistration) -> str:
 
 def from_json(text: str, source: str = "pre-registration") -> Preregistration:
     """Parse and validate :func:`to_json` output; a malformed file is one ParameterError line."""
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParameterError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    body = parse_json(text, source)
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise ParameterError(f"{source} is not a ladder pre-registration (expected format {FORMAT!r})")
     try:
