@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab.cli._args import add_resource_options, check_cost
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -22,9 +23,6 @@ JSON adds every run ('runs') with its learned taps."""
 
 PAPER = {("recall", 14): "83.4 % at gamma 4 vs 1.2 % at gamma 0 (A5)",
          ("recall", 30): "69.1 +/- 8.2 % at gamma 2 vs 1.6 +/- 0.4 % (5 seeds, A8.1)"}
-MEMORY_LIMIT = 2 * 1024**3
-"""Largest estimated working set a request may need (bytes)."""
-
 COLUMNS = ["variant", "gamma", "seeds", "mean", "sd", "t_low", "t_high", "wilson_low", "wilson_high", "attention",
            "chance", "ceiling"]
 
@@ -61,6 +59,7 @@ def register(sub) -> None:
                    help="also write a figure (accuracy vs gamma; taps over training for free-two-tap) to this .png")
     q.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_format_option(q)
+    add_resource_options(q)
     q.set_defaults(handler=run)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
@@ -74,7 +73,7 @@ def configs(args) -> list:
     positive_int("--seeds", args.seeds)
     positive_int("--seed0", args.seed0, low=0)
     if args.workers is not None:
-        positive_int("--workers", args.workers)
+        positive_int("--workers", args.workers, high=256)
     return [TrainConfig(variant=args.variant, gamma=g, task=args.task, pairs=args.pairs, alphabet=args.alphabet,
                         padding=args.padding, T=args.T, vocab=args.vocab, d_model=args.d_model, dk=args.dk,
                         mlp=args.mlp, steps=args.steps, batch=args.batch, lr=args.lr, eval_size=args.eval_size)
@@ -83,17 +82,18 @@ def configs(args) -> list:
 
 def run(args) -> int:
     from theorylab._io import check_output_path
-    from theorylab.errors import ParameterError
-    from theorylab.nn.runner import run_many
-    from theorylab.nn.train import memory_estimate
+    from theorylab.nn.runner import default_workers, run_many
+    from theorylab.nn.train import train_cost
+    from theorylab.resources import Cost
 
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")
     cfgs = configs(args)
-    need = max(memory_estimate(c) for c in cfgs)
-    if need > MEMORY_LIMIT:
-        raise ParameterError(f"this request needs about {need / 1024**3:.1f} GiB per run (limit "
-                             f"{MEMORY_LIMIT / 1024**3:.0f} GiB): lower --batch, --eval-size, --pairs/--T or --d-model")
+    workers = args.workers or default_workers()
+    cost = Cost()
+    for c in cfgs:
+        cost = cost.then(train_cost(c, args.seeds, workers))
+    check_cost(args, cost)
     jobs = [(c, args.seed0 + s) for c in cfgs for s in range(args.seeds)]
     bar = None if args.no_progress else _bar(sum(c.steps for c, _ in jobs))
     try:

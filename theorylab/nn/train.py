@@ -44,6 +44,7 @@ import numpy as np
 from theorylab.errors import ParameterError, choice, positive_int, real_array
 from theorylab.nn import attention, decoder, grad, optim, tasks
 from theorylab.psa import shear as psa
+from theorylab.resources import Cost
 
 VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
 COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
@@ -148,6 +149,26 @@ def memory_estimate(config: TrainConfig) -> int:
     params = config.vocab_size * config.d_model + config.n_layer * (4 * config.d_model * config.dk
                                                                    + 2 * config.d_model * config.mlp)
     return 8 * (config.n_layer * per_layer + 4 * params + rows * config.vocab_size)
+
+
+STEP_SECONDS = 3e-8
+"""Seconds per unit of :func:`train_cost`'s work count (rows x per-layer floats), forward and backward
+with the AdamW update, measured on a shared 2-core machine (3.1e-8 to 4.6e-8 under load)."""
+
+
+def train_cost(config: TrainConfig, runs: int = 1, workers: int = 1) -> Cost:
+    """Peak memory and run time of ``runs`` trainings of ``config`` on ``workers`` processes.
+
+    Memory: :func:`memory_estimate` per concurrent run. Time: every training row (``steps x batch``)
+    and evaluation row (``eval_size``), each ``seq_len`` positions of about ``12 d + 4 mlp + 6 T``
+    floats per layer, at :data:`STEP_SECONDS`, divided among the workers.
+    """
+    concurrent = max(1, min(workers, runs))
+    per_position = config.n_layer * (12 * max(config.d_model, config.dk) + 4 * config.mlp + 6 * config.seq_len)
+    rows = float(config.steps) * config.batch + config.eval_size
+    seconds = runs * rows * config.seq_len * per_position * STEP_SECONDS / concurrent
+    return Cost(float(concurrent * memory_estimate(config)), seconds,
+                f"{runs} run(s) x {config.steps} steps x batch {config.batch} x T {config.seq_len}")
 
 
 def head_spec(config: TrainConfig) -> attention.HeadSpec:
@@ -305,6 +326,6 @@ def _log(step, loss, lr, norm, model) -> dict:
     return row
 
 
-__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "head_spec", "trainable",
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
            "init_model", "batch_of", "answers",
            "Evaluation", "evaluate", "TrainResult", "train"]
