@@ -86,6 +86,15 @@ def test_skipping_rules(mutants):
     assert not [i for i in mutants if i.startswith(f"{ret}:") and int(i.split(":")[1]) > 25]       # f-string
 
 
+def test_resource_estimates_are_not_mutated():
+    src = ("STEP_SECONDS = 3e-8\n"
+           "def train_cost(n):\n    return 8 * n * STEP_SECONDS\n"
+           "def memory_estimate(n):\n    return 8 * n * n\n"
+           "def f(x, m):\n    check_memory('m', 16 * m * 2)\n    return x * 2\n")
+    ids = [m.id for m in generate("theorylab/x.py", src)]
+    assert ids and all(i.split(":")[1] == "8" for i in ids), ids      # only ``return x * 2`` is mutated
+
+
 def test_scopes(mutants):
     sig, body_end = _line(SRC, "def f("), _line(SRC, "return y <= 0.5")
     assert mutants[f"{sig}:22:const(10000.0->20000.0)"].scope == "function"

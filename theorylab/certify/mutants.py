@@ -28,7 +28,10 @@ if not ok: raise``); validation bounds (keyword arguments ``low``, ``high``, ``*
 tolerances and solver controls (keywords, defaults or assigned names in
 :data:`CONTROL_NAMES` or ending in ``tol``); progress bars and printing (calls of
 :data:`QUIET_CALLS`, a ``progress``/``bar`` variable, a function that builds a ``tqdm``
-bar); ``__repr__``/``__str__``; ``if __name__ == "__main__"``.
+bar); ``__repr__``/``__str__``; ``if __name__ == "__main__"``; resource estimates (functions named
+``*_cost`` or ``memory_estimate``, ``*_SECONDS`` timing calibrations, the arguments of
+:data:`RESOURCE_CALLS`): they decide whether a request is refused as too big, never a result,
+and tests/test_cli_limits.py checks them.
 
 Where a mutant can act (``scope``, used to pick the certificates that run it)
 -------------------------------------------------------------------------------
@@ -64,6 +67,14 @@ CONTROL_NAMES = frozenset({"seed", "tol", "rtol", "atol", "xtol", "maxiter", "ma
 """Keyword arguments / parameters that are seeds or numerical-solver controls, not mathematics."""
 QUIET_CALLS = frozenset({"print", "tqdm", "warn", "debug", "info", "warning", "error", "exception"})
 PROGRESS_NAMES = frozenset({"progress", "bar", "pbar"})
+RESOURCE_CALLS = frozenset({"check_memory", "check_cost"})
+"""Calls that refuse a request too big for the machine: their arguments are resource estimates."""
+
+
+def _is_resource_estimate(name: str) -> bool:
+    """A function or constant that estimates memory or time (``*_cost``, ``memory_estimate``,
+    ``*_SECONDS`` calibrations): it decides refusals, never a result."""
+    return name.endswith(("_cost", "_SECONDS")) or name in ("memory_estimate", "_RATE_GUESS")
 
 
 @dataclass(frozen=True)
@@ -271,7 +282,9 @@ class _Generator(ast.NodeVisitor):
             node, (ast.AugAssign, ast.AnnAssign)) else []
         bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         skip = isinstance(node, (ast.Raise, ast.Assert, ast.Import, ast.ImportFrom)) or bool(
-            bound & (PROGRESS_NAMES | self.flags)) or any(_is_control(b) for b in bound)
+            bound & (PROGRESS_NAMES | self.flags)) or any(_is_control(b) or _is_resource_estimate(b) for b in bound) \
+            or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and _last(_name(node.value.func)) in RESOURCE_CALLS)
         if isinstance(node, ast.If) and (_is_validation_branch(node) or _mentions(node.test, PROGRESS_NAMES)
                                          or "__name__" in ast.dump(node.test)):
             self._with([node.test] + node.body, skip=True)
@@ -283,7 +296,8 @@ class _Generator(ast.NodeVisitor):
         self._with([c for c in children if isinstance(c, ast.stmt)], skip=skip)
 
     def visit_FunctionDef(self, node):
-        skip = node.name in ("__repr__", "__str__", "__format__") or _builds_progress_bar(node)
+        skip = node.name in ("__repr__", "__str__", "__format__") or _builds_progress_bar(node) \
+            or _is_resource_estimate(node.name)
         body = (node.body[0].lineno, node.end_lineno)
         if self.scope[0] == "numba" or is_numba(node):
             inner = ("numba", body)
