@@ -25,7 +25,7 @@ TABLE3_PRINTED = {
     ("0.8", "0.4"): ("0.700", "0.708", "1.41", ("1.00", "1.27", "1.69", "2.00")),
 }
 PROP10_PRINTED = ("0.459", "0.531")   # bound vs true Lambda*_C at (0.6, 0.3)
-GRADE_CASES = (((0, 1, 2, 3), 2.0), ((3, 1, 0, 2), 3.0), ((2, 2, 5), 2.0))
+GRADE_CASES = (((0, 1, 2, 3), 2.0), ((3, 1, 0, 2), 3.0), ((2, 2, 5), 2.0), ((0, 0.5, 1.5), 4.0))   # half grades: exact roots
 
 
 @certificate("G1.symbolic", title="Graded logits Q'K'^T = Q M^2 K^T; grading absorbed by W~ = W M",

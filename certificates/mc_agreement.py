@@ -281,9 +281,12 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     gap = float(np.max(np.abs(col["reference_mass"] - col["reference_plateau"])))
     quad_err = float(np.max(np.abs(col["exact_mass"] - col["reference_mass"])))
     dev = float(np.max(np.abs(col["mc_mass"] - col["reference_mass"]) / half))
-    passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0)
+    argmax_err = _argmax_probability_error()
+    passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0 and argmax_err <= 1e-12)
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
+        computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
+                 "variant, g in 1e-200..1e200 and the large-g limit", argmax_err, formula="<= 1e-12"),
         computed("max |reference M(g=10) - plateau|", gap, tolerance=1e-10, formula="<= 9e-4 (the paper's agreement)"),
         computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
         computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
@@ -293,6 +296,24 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
         bound("paper", 9e-4, formula="|argmax limit - simulation| <= 9e-4 (paper §7.10)")),
         arrays=col, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
         note=f"points (dk, T) = {points}, g = {g}, {samples} samples each")
+
+
+def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
+    """Library ``argmax_probability`` against ``Phi(Delta/sigma)^m`` evaluated by mpmath (50 digits) from the
+    reference's gap and variance, at couplings across the whole float range (overflow-safe route) and in the
+    large-g limit (the reference ratio at g = 1e100)."""
+    import mpmath as mp
+
+    worst = 0.0
+    with mp.workdps(50):
+        for variant in ref.VARIANTS:
+            for g in (1e-200, 1e-50, 0.3, 1.7, 1e50, 1e200, None):
+                gm = mp.mpf(1e100 if g is None else g)
+                r = ref.gap(variant, gm, dk) / mp.sqrt(ref.variance(variant, gm))
+                exact = mp.exp(ref.distractors(T) * mp.log(mp.ncdf(r)))
+                got = float(transition.argmax_probability(variant, dk, T, g))
+                worst = max(worst, float(abs(got - exact) / exact))
+    return worst
 
 
 CONDENSATION_FALSE_FAILURE = 1e-4

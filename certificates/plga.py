@@ -13,6 +13,7 @@ library source, and both see FAIL.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -218,11 +219,20 @@ def notears_symbolic(trace_power=_exact_route("trace_power"), walks=_exact_route
     gens = tuple(w.flat)
     M = sp.Matrix(w * w)                                   # W o W (Hadamard square)
     counts = all(ex.is_zero(trace_power(M, k) - walks(M, k), gens) for k in range(1, 5))
+    import mpmath as mp
+
+    R = sp.Matrix([[sp.Rational(1, 3), sp.Rational(-1, 2), 0], [sp.Rational(1, 4), 0, 1], [-1, sp.Rational(1, 5), 0]])
+    series = sp.Rational(sy.walk_series_value(R, 40))     # exact; against tr exp(R) - 3 in mpmath (50 digits)
+    with mp.workdps(50):
+        expm = mp.expm(mp.matrix([[mp.mpf(x.p) / x.q for x in row] for row in R.tolist()]))
+        series_err = abs(mp.mpf(series.p) / series.q - (sum(expm[i, i] for i in range(3)) - 3))
     nonneg = all(c > 0 for k in range(1, 5) for c in sp.Poly(trace_power(M, k), *gens).coeffs())
     U = sp.Matrix(3, 3, lambda i, j: w[i, j] ** 2 if j > i else 0)
     dag = all(ex.is_zero(trace_power(U, k), gens) for k in range(1, 5))
-    return Outcome(counts and nonneg and dag,
+    return Outcome(counts and nonneg and dag and series_err < 1e-40,
                    (computed("tr((W o W)^k) == closed-walk sum, k = 1..4, d = 3", counts),
+                    computed("|sum_{k<=40} tr(M^k)/k! - (tr exp(M) - 3)| (mpmath, 50 digits), rational 3x3 M",
+                             float(series_err), formula="< 1e-40"),
                     computed("every coefficient of tr((W o W)^k) is positive", nonneg),
                     computed("strictly upper-triangular (DAG) W: tr((W o W)^k) == 0, k = 1..4", dag)))
 
@@ -286,12 +296,19 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
     R = sy.torus_rotation([sy.rational_plane(sy.u1), sy.rational_plane(sy.u2)])
     commutes = ex.matrix_is_zero(PG * R - R * PG, gens)
     fixes = all(ex.equal(ex.matrix(projection(_obj(np.array(B.tolist(), dtype=object)))), B, ()) for B in basis)
-    ok = same and commutes and fixes and resonant > 4
+    c, s_ = sy.rational_plane(sy.u1)                       # (cos, sin) of theta = 2 atan(u)
+    unit = ex.is_zero(c**2 + s_**2 - 1, (sy.u1,))
+    plane_err = max(abs(float(c.subs(sy.u1, math.tan(t / 2))) - math.cos(t))
+                    + abs(float(s_.subs(sy.u1, math.tan(t / 2))) - math.sin(t)) for t in (0.3, 1.1, 2.9, -2.0))
+    ok = same and commutes and fixes and resonant > 4 and unit and plane_err <= 1e-15
     return Outcome(ok, (computed("dim {G : G R = R G} (nonresonant) and equals span{E_aa (x) I, E_aa (x) J}",
                                  [len(generic), same]),
                         computed("dim of the solution space when theta_1 = theta_2 (resonant)", resonant),
                         computed("Pi(G) commutes with R for symbolic G", commutes),
-                        computed("Pi fixes every commutant basis element", fixes)))
+                        computed("Pi fixes every commutant basis element", fixes),
+                        computed("rational plane: cos^2 + sin^2 == 1 exactly", unit),
+                        computed("rational plane at u = tan(theta/2) vs (cos, sin)(theta), max error", plane_err,
+                                 tolerance=1e-15)))
 
 
 # ----------------------------------------------------------------------------------------- A7

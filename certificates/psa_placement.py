@@ -45,12 +45,23 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
         mono[th] = (float(rr.max()), float(np.max(np.abs(rr - gain(th)))))
     mono_err = float(np.max([e for _, e in mono.values()]))
     vanish = mono[1e-8][0]
+    stream_err = max(float(np.max(np.abs(shear.sheared_stream(x, g, placement=pl) - ref.psa_stream(x, g, pl))))
+                     / float(np.max(np.abs(ref.psa_stream(x, g, pl)))) for pl in ("post-rope", "pre-rope"))
+    k = np.random.default_rng(3).standard_normal((T, dk))
+    rq, rk = ref.rope(x), ref.rope(k)
+    scores_ref = (rq + g * ref.momentum(rq)) @ (rk + 0.3 * ref.momentum(rk)).T / np.sqrt(dk)
+    scores_lib = sum(shear.score_channels(rq, rk, g, 0.3, scaled=True))
+    score_err = float(np.max(np.abs(scores_lib - scores_ref)) / np.max(np.abs(scores_ref)))
     ok = freq_err <= 1e-14 and diff_err <= 1e-13 and gain_err <= 1e-15 and rel <= 1e-9 and ordered \
-        and mono_err <= 1e-12 and vanish <= 1e-7
+        and mono_err <= 1e-12 and vanish <= 1e-7 and stream_err <= 1e-13 and score_err <= 1e-13
     return Outcome(ok, (computed("max rel |library RoPE frequency - base^(-2i/d)|, d = 64, base 1e4", freq_err,
                                  tolerance=1e-14),
                         computed("max |library post - pre placement - reference| / max |reference|", diff_err,
                                  tolerance=1e-13),
+                        computed("sheared_stream (both placements) vs reference, max rel error", stream_err,
+                                 tolerance=1e-13),
+                        computed("scaled score channels T1+..+T4 vs reference sheared scores / sqrt(dk), g_k = 0.3",
+                                 score_err, tolerance=1e-13),
                         computed("max rel |coriolis_gain - 2|sin(theta/2)||", gain_err, tolerance=1e-15),
                         computed("max rel |measured ratio - 2|sin(theta_a/2)|| over 32 bands x 63 positions "
                                  "(theta_a from the reference)", rel, tolerance=1e-9),

@@ -35,8 +35,8 @@ def _joint_operator(op, gq, gk):
 
 @certificate("P1", title="Every order-lattice member is exactly symplectic (M^T J M = J)",
              paper="PSA §2.3, §5.1",
-             claim="The upper shear and every lattice member (query-only, key-only, symmetric; equal and "
-                   "unequal couplings) satisfy M^T J M = J for all couplings.", method="exact")
+             claim="The upper shear, the lower shear and every lattice member (query-only, key-only, symmetric; "
+                   "equal and unequal couplings) satisfy M^T J M = J for all couplings.", method="exact")
 def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
                        form=shear.symplectic_form, operator=shear.lattice_matrix) -> Outcome:
     """Derive each member's Jacobian from ``op`` and decide ``M^T J M - J = 0`` in (g, g_q, g_k)."""
@@ -54,6 +54,21 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
         same = ex.equal(M, operator(a, b, D), (g, g_q, g_k))  # the library's matrix is the derived operator
         verdicts += [ok, same]
         evidence.append(computed(f"{name}: M^T J M == J and M == lattice_matrix", bool(ok and same)))
+    # J and the two shears as the paper writes them: J = [[0, I], [-I, 0]], [[I, gI], [0, I]], [[I, 0], [gI, I]]
+    I, Z = sp.eye(D), sp.zeros(D)
+    paper_J = sp.BlockMatrix([[Z, I], [-I, Z]]).as_explicit()
+    paper_upper = sp.BlockMatrix([[I, g * I], [Z, I]]).as_explicit()
+    paper_lower = sp.BlockMatrix([[I, Z], [g * I, I]]).as_explicit()
+    lower = _joint_operator(shear.lower_shear, g, 0)[:2 * D, :2 * D]
+    checks = {"J == [[0, I], [-I, 0]]": ex.equal(ex.matrix(form(D)), paper_J, (g,)),
+              "upper shear matrix == [[I, gI], [0, I]]": ex.equal(ex.matrix(shear.upper_shear_matrix(g, D)),
+                                                                 paper_upper, (g,)),
+              "lower shear: Jacobian == matrix == [[I, 0], [gI, I]], symplectic": bool(
+                  ex.equal(lower, paper_lower, (g,)) and ex.equal(ex.matrix(shear.lower_shear_matrix(g, D)),
+                                                                  paper_lower, (g,))
+                  and ex.matrix_is_zero(lower.T * paper_J * lower - paper_J, (g,)))}
+    verdicts += [bool(v) for v in checks.values()]
+    evidence += [computed(k, bool(v)) for k, v in checks.items()]
     return Outcome(all(verdicts), tuple(evidence))
 
 
@@ -291,8 +306,14 @@ def placement_coriolis(coriolis=shear.coriolis_term, rotate=shear.rotate_pairs, 
     composite = RR * M
     both = ex.matrix_is_zero(composite.T * J * composite - J, (tan_half, g)) and \
         ex.matrix_is_zero((M * RR).T * J * (M * RR) - J, (tan_half, g))
-    ok = all(sizes) and first and vanishes and increasing and rot_symplectic and both
+    theta = 0.7                                              # the exact tables are cos(t theta), sin(t theta)
+    at = {tan_half: sp.tan(sp.Rational(7, 20))}
+    table_err = max(abs(float(ex.exact(tab[t, 0]).subs(at)) - fn(t * theta))
+                    for tab, fn in ((cos, np.cos), (sin, np.sin)) for t in range(T))
+    ok = all(sizes) and first and vanishes and increasing and rot_symplectic and both and table_err <= 1e-15
     return Outcome(ok, (computed("|Coriolis_t|^2 == 4 sin^2(theta/2) g^2 |q_{t-1}|^2 (t = 1, 2)", all(sizes)),
+                        computed("exact RoPE tables at theta = 0.7 vs (cos, sin)(t theta), max error", table_err,
+                                 tolerance=1e-15),
                         computed("zero at the first position", first), computed("zero at theta = 0", vanishes),
                         computed("4 sin^2(theta/2) increasing on [0, pi)", increasing),
                         computed("R (+) R symplectic; R M and M R symplectic", rot_symplectic and both)))

@@ -142,17 +142,20 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
                               _max_error(reuse_same, full[6:])]))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
-    fractions = []
+    fractions, counts = [], []
     for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
         _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1], streams)
         _, c = decoder.extend(model, decoder.commit(c), TOKENS[T - 1:T], streams)
         f = decoder.cache_floats(decoder.commit(c))
         fractions.append((Fraction(f["extra"], f["kv"]), Fraction(1, T)))
+        counts.append(((f["kv"], f["extra"]), (float(deploy.kv_cache_floats(T, model.d, len(model.layers))),
+                                               float(deploy.extra_state_floats(model.d, len(model.layers))))))
     d = model.d
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
     passed = (np.max([err_full, err_decode, err_rollback, err_reuse]) <= TOL and all(m == f for m, f in fractions)
+              and all(measured == closed for measured, closed in counts)
               and flops == 6 * d == deploy.shear_flops(d) and frac_4096 == 1 / 4096 and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
@@ -162,6 +165,8 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
         computed("consistency: cached decode vs the library's own full forward", consistency, tolerance=TOL),
         computed("extra/kv measured at T = 4, 9, 14 (exact fractions)", [str(m) for m, _ in fractions]),
         computed("1/T at T = 4, 9, 14", [str(f) for _, f in fractions]),
+        computed("cache floats (kv, extra) measured at T = 4, 9, 14", [m for m, _ in counts]),
+        computed("library closed forms 2 T d L and 2 d L", [c for _, c in counts]),
         computed("extra state at T = 4096 (%), library formula", 100 * frac_4096),
         computed(f"counted insertion FLOPs (q and k), d = {d}", flops),
         computed("6d (paper) and the library's closed form", [6 * d, float(deploy.shear_flops(d))])),
