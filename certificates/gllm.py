@@ -25,7 +25,8 @@ TABLE3_PRINTED = {
     ("0.8", "0.4"): ("0.700", "0.708", "1.41", ("1.00", "1.27", "1.69", "2.00")),
 }
 PROP10_PRINTED = ("0.459", "0.531")   # bound vs true Lambda*_C at (0.6, 0.3)
-GRADE_CASES = (((0, 1, 2, 3), 2.0), ((3, 1, 0, 2), 3.0), ((2, 2, 5), 2.0), ((0, 0.5, 1.5), 4.0))   # half grades: exact roots
+GRADE_CASES = (((0, 1, 2, 3), 2.0), ((3, 1, 0, 2), 3.0), ((2, 2, 5), 2.0))
+HALF_GRADES = ((0, 0.5, 1.5), 4.0)      # G1 also with half grades: lambda^q exact square roots
 
 
 @certificate("G1.symbolic", title="Graded logits Q'K'^T = Q M^2 K^T; grading absorbed by W~ = W M",
@@ -36,7 +37,7 @@ def g1_symbolic(grading_matrix=attention.grading_matrix) -> Outcome:
     from theorylab.symbolic import graded as sg
 
     results = []
-    for q, lam in GRADE_CASES:
+    for q, lam in GRADE_CASES + (HALF_GRADES,):
         M = sg.to_exact(grading_matrix(np.array(q, float), lam))
         results.append(sg.matrix_is_zero(sg.graded_logits_residual(M, sg.squared_grading(q, int(lam)))))
     return Outcome(all(results), (computed("identity decided zero per (q, lambda) case", results),))
