@@ -103,7 +103,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab import compare
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio
     from theorylab.nn import attention as att, decoder as dec, tasks
-    from theorylab.plga import operator as op
+    from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
     from theorylab.sim import competition, exact, graded_risk, induction, rng
     from theorylab.symbolic import exact as sx, graded as sg, plga as sp_, psa as sps, softmax as ssm
@@ -299,6 +299,28 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(op.order_parameter, D1=Gm, D2=Gm + 0.1)
     case(op.density_report, q_rot=q4)
     case(op.ln_scale_error, D=op.density_operator(q4), S=6.0, eps=1e-6, exact=("D",))
+    case(op.ln_scale_proxy, D=op.density_operator(q4), S=6.0, eps=1e-6)
+    unit = params.units[0]
+    case(op.glu, x=_a(3, 4), g=unit.glus[0], fixed=("g",))
+    case(op.gated_unit, x=_a(3, 4), u=unit, eps_ln=1e-6, fixed=("u",))
+    case(op.hadamard_power, A=_a(4, 4, low=0.1), P=_a(4, 4, seed=1), exact=("A", "P"))
+    case(op.row_clone, alpha=_a(3), exact=("alpha",), shape_free=("alpha",))
+    case(op.dag_loss, W=W)
+    case(op.twirl_frequencies, freqs=freqs2, pairs="ordered", shape_free=("freqs",))
+    case(op.twirl_multiplier, omega=np.array([0.1, 2.0, 0.0]), S=8)
+    case(op.twirl_statistics, freqs=freqs2, S=8, pairs="unordered", nan_ok=True)
+    case(op.absorb_operator, W=_a(3, 4), b=_a(4, seed=1), G=Gm, exact=("W", "b", "G"))
+    # ------------------------------------------------------------------ plga.envelopes, contraction
+    case(penv.silu_prime, u=_a(3, 2))
+    case(penv.iswiglu_prime, u=_a(3, 2))
+    case(penv.silu_prime_envelope, U=np.array([0.0, 1.0, 4.0]))
+    case(penv.iswiglu_prime_envelope, U=np.array([0.0, 1.0, 4.0]))
+    case(penv.silu_prime_sup)
+    case(penv.logit_margin, logits=_a(3, 5))
+    case(penv.greedy_margin_ok, B=np.array([0.1, 0.5]), margin=np.array([0.3, 0.8]))
+    case(contraction.diameter, X=_a(4, 3))
+    case(contraction.composition_bound, lipschitz=np.array([1.1, 1.3]), diam=2.0)
+    case(contraction.pairwise_ratios, f=np.tanh, X=_a(4, 3), Y=_a(4, 3, seed=1), fixed=("f",))
     # ------------------------------------------------------------------ nn.attention
     case(att.SDPA, base=10000.0, none_input=("base",))
     case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
@@ -451,6 +473,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.grades.ClippedOptimum",
       "theorylab.graded.grades.GradeRow", "theorylab.plga.operator.PLGAStages",
       "theorylab.plga.operator.PositivityMargins", "theorylab.plga.operator.PerronPair",
+      "theorylab.plga.operator.TwirlStatistics",
       "theorylab.plga.operator.NotearsValue", "theorylab.plga.operator.DensityReport",
       "theorylab.nn.tasks.InductionBatch", "theorylab.sim.competition.MassCurve",
       "theorylab.sim.competition.MCGammaC", "theorylab.sim.graded_risk.RiskSimulation",
@@ -461,6 +484,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.operator.ResidualUnit",
+      "theorylab.plga.operator.GLU", "theorylab.plga.operator.GatedResidualUnit",
       "theorylab.plga.operator.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
       "theorylab.nn.tasks.InductionHead", "theorylab.graded.envelope.LinearClass",
       "theorylab.sim.induction.ChannelModel")
@@ -475,7 +499,8 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.sim.induction.ChannelModel.gap_at", "theorylab.sim.induction.ChannelModel.var_at",
       "theorylab.sim.induction.ChannelModel.cov34_at")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
-      "theorylab.plga.operator.sdpa_params", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
+      "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
+      "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
       "theorylab.nn.decoder.cache_floats", "theorylab.nn.decoder.compile_grading",
       "theorylab.nn.decoder.restore_queries", "theorylab.sim.induction.reduced_channel_model")
 _skip("Numba kernel or intrinsic: called from compiled code with machine words; the validated entry points "
