@@ -101,14 +101,17 @@ def _a(*shape, seed=0, low=None):
 def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
     from theorylab import compare
-    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio
+    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, tasks
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
-    from theorylab.sim import competition, exact, graded_risk, induction, rng
+    from theorylab.sim import competition, exact, graded_risk, induction, ladder as sladder, rng
     from theorylab.symbolic import exact as sx, graded as sg, plga as sp_, psa as sps, softmax as ssm
 
     sm = scoremodel.score_model("t3-inclusive")
+    design = lad.geometric_design(0.6, 0.3, levels=2, d=4)
+    pilot = lad.draw_pilot(design, 8, seed=0, blocks=4)
+    prereg = pr.preregister(design, 8, seed=0, bootstrap=4)
     params = op.init_params(4, seed=1)
     q4 = _a(6, 4, seed=2)
     stages = op.plga_stages(q4, params)
@@ -265,6 +268,38 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(grades.clipped_lower_bound, C=2.0, **at)
     case(grades.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
     case(gio.read_vector, name="alpha", source="0.2, 0.3 0.5", fixed=("name",))
+    case(grades.clipped_grades_cost, n=8, nan_ok=True)   # cost estimates: inf for sizes beyond the float range
+    case(envelope.stratified_model_cost, levels=4, nan_ok=True)
+    # ------------------------------------------------------------------ graded.ladder, prereg
+    case(lad.profile_design, a=np.array([0.4, 0.6]), s=np.array([0.7, 0.3]), d=4, sigma_xi=1.0, C=2.0,
+         shape_free=("d",))
+    case(lad.geometric_design, nu=0.6, mu=0.3, levels=2, d=4, sigma_xi=1.0, C=2.0, shape_free=("levels", "d"))
+    C["theorylab.graded.ladder.design_from_dict"] = Case(
+        lambda name, a, s, dims, sigma_xi, C: lad.design_from_dict(dict(name=name, a=a, s=s, dims=dims,
+                                                                        sigma_xi=sigma_xi, C=C)),
+        dict(name="d", a=[0.4, 0.6], s=[0.7, 0.3], dims=[2, 2], sigma_xi=1.0, C=2.0), fixed=("name",),
+        shape_free=("dims",))
+    case(design.coords, "theorylab.graded.ladder.LadderDesign.coords", level_grades=np.array([1.0, 1.5]))
+    case(lad.draw_pilot, design=design, n=8, seed=0, blocks=4, fixed=("design",), shape_free=("n", "blocks"),
+         work={"blocks": 64})
+    case(lad.estimate_levels, XtX=pilot.XtX.sum(axis=0), Xty=pilot.Xty.sum(axis=0), dims=design.dims,
+         shape_free=("dims",))
+    case(lad.pilot_estimates, pilot=pilot, dims=design.dims, weights=np.array([1.0, 2.0, 0.0, 1.0]),
+         fixed=("pilot",), shape_free=("dims",), none_input=("weights",))
+    case(lad.bootstrap_weights, pilot=pilot, resamples=8, seed=0, fixed=("pilot",), shape_free=("resamples",),
+         work={"resamples": 64})
+    case(lad.random_arm, design=design, seed=0, fixed=("design",))
+    case(lad.build_arms, design=design, pilot=pilot, seed=0, fixed=("design", "pilot"))
+    case(lad.q_of, g=np.array([1.0, 1.5, 2.0]))
+    case(pr.average_ranks, values=_a(2, 4))
+    case(pr.predicted_ranks, values=np.array([0.0, 0.5, 0.5, -1.0]))
+    case(pr.preregister, design=design, n_pilot=8, seed=0, bootstrap=4, fixed=("design",), work={"bootstrap": 16},
+         examples=20)
+    case(pr.from_json, text=pr.to_json(prereg), source="test", fixed=("source",))
+    prereg_file = os.path.join(tempfile.mkdtemp(prefix="theorylab-api-"), "prereg.json")
+    pr.write(prereg, prereg_file)
+    case(pr.read, path=prereg_file)
+    case(prereg.arm, "theorylab.graded.prereg.Preregistration.arm", name="oracle")
     # ------------------------------------------------------------------ plga.operator
     case(op.init_params, dk=4, seed=0, n_res=2, hidden=3, eps=1e-9, eps_ln=1e-6, shape_free=("dk", "hidden", "n_res"),
          none_input=("hidden",))
@@ -406,6 +441,35 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          fixed=("model", "progress"), work={"reps": 16, "m_values": 64}, examples=10)
     case(graded_risk.default_m_grid, model=strat, points=5, fixed=("model",), shape_free=("points",),
          work={"points": 1000})
+    # ------------------------------------------------------------------ sim.ladder
+    arm_g = np.array([a.g for a in prereg.arms])
+    ladder_ms = np.array([2, 4, 8])
+    risks = sladder.learning_curves(design, arm_g, ladder_ms, reps=4, seed=0)
+    case(sladder.constrained_fit, obs=_a(3, 4), precision=np.array([1.0, 2.0, 0.5, 4.0]),
+         g=np.array([1.0, 1.0, 2.0, 2.0]), B=0.5)
+    case(sladder.learning_curves, design=design, level_grades=arm_g, m_values=ladder_ms, reps=4, seed=0,
+         progress=False, fixed=("design", "progress"), work={"reps": 16, "m_values": 64},
+         shape_free=("level_grades", "reps"))
+    case(sladder.grid, name="m_values", m_values=ladder_ms, fixed=("name",), shape_free=("m_values",))
+    case(sladder.crossing, m_values=ladder_ms.astype(float), curves=risks.mean(axis=2), level=0.3, nan_ok=True,
+         nan_input=("curves",))
+    case(sladder.default_grid, design=design, target=0.5, points=8, fixed=("design",), work={"points": 1000},
+         shape_free=("target", "points"))
+    case(sladder.target_risk, design=design, target=0.5, fixed=("design",))
+    case(sladder.memory_estimate, arms=6, points=3, reps=4, d=4, bootstrap=4)
+    case(sladder.check_memory, estimate=1000.0, what="a test", fixed=("what",))
+    case(sladder.spearman, x=np.array([1.0, 3.0, 2.0]), Y=_a(2, 3), nan_ok=True, nan_input=("Y",))
+    case(sladder.measure, prereg=prereg, m_values=ladder_ms, reps=4, seed=0, target=0.5, bootstrap=4, progress=False,
+         fixed=("prereg", "progress"), nan_ok=True, work={"reps": 16, "bootstrap": 16, "m_values": 64},
+         shape_free=("m_values",), none_input=("m_values",), examples=20)
+    case(sladder.summarize, prereg=prereg, m_values=ladder_ms, risks=risks, target=0.5, seed=0, bootstrap=4,
+         fixed=("prereg",), nan_ok=True, work={"bootstrap": 16}, examples=20)
+    case(sladder.profile_error, a_hat=np.array([0.3, 0.7]), s_hat=np.array([0.6, 0.4]), a=np.array([0.4, 0.6]),
+         s=np.array([0.7, 0.3]))
+    case(sladder.degradation, design=design, n_values=np.array([6, 8, 12]), draws=2, seed=0, reps=4, target=0.5,
+         m_values=ladder_ms, progress=False, fixed=("design", "progress"), nan_ok=True, examples=6,
+         work={"draws": 3, "reps": 8, "n_values": 64, "m_values": 64}, shape_free=("n_values",),
+         none_input=("m_values",))
     # ------------------------------------------------------------------ sim.induction
     case(induction.frequencies, dk=8, theta=0.1, shape_free=("dk",))
     case(induction.induction_batch, rng=np.random.default_rng(0), n=2, T=8, dk=4, fixed=("rng",),
@@ -480,13 +544,16 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.sim.induction.InductionSample", "theorylab.sim.induction.ChannelMoments",
       "theorylab.compare.PaperStatistics", "theorylab.compare.Comparison", "theorylab.compare.Calibration",
       "theorylab.compare.Crossover", "theorylab.symbolic.exact.Undecided",
-      "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache")
+      "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
+      "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
+      "theorylab.graded.prereg.Preregistration", "theorylab.sim.ladder.LadderResult", "theorylab.sim.ladder.Degradation")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.operator.ResidualUnit",
       "theorylab.plga.operator.GLU", "theorylab.plga.operator.GatedResidualUnit",
       "theorylab.plga.operator.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
       "theorylab.nn.tasks.InductionHead", "theorylab.graded.envelope.LinearClass",
+      "theorylab.graded.ladder.LadderDesign",
       "theorylab.sim.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
       "theorylab.plga.operator.PLGAParams.dk", "theorylab.plga.operator.PositivityMargins.positive",
@@ -497,7 +564,12 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.graded.envelope.StratifiedModel.cap_ratio", "theorylab.graded.envelope.StratifiedModel.Lambda",
       "theorylab.graded.envelope.StratifiedModel.target", "theorylab.compare.Comparison.summary",
       "theorylab.sim.induction.ChannelModel.gap_at", "theorylab.sim.induction.ChannelModel.var_at",
-      "theorylab.sim.induction.ChannelModel.cov34_at")
+      "theorylab.sim.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
+      "theorylab.graded.ladder.LadderDesign.tau", "theorylab.graded.ladder.LadderDesign.d",
+      "theorylab.graded.ladder.LadderDesign.levels", "theorylab.graded.ladder.LadderDesign.null_risk",
+      "theorylab.graded.ladder.LadderDesign.target", "theorylab.graded.ladder.LadderDesign.as_dict",
+      "theorylab.graded.prereg.ArmRecord.q", "theorylab.graded.prereg.Preregistration.predicted_order",
+      "theorylab.graded.prereg.to_json")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",

@@ -311,8 +311,9 @@ PROGRAM_SECONDS = 2e-5
 
 
 def clipped_grades_cost(n) -> Cost:
-    """Peak memory and run time of :func:`clipped_grades` (and of :func:`table3_row`) on ``n`` coordinates."""
-    n = as_float(n)
+    """Peak memory and run time of :func:`clipped_grades` (and of :func:`table3_row`) on ``n`` coordinates
+    (an integer >= 0; ``inf`` beyond the float range, which the limits refuse)."""
+    n = as_float(positive_int("n", n, low=0))
     return Cost(n * PROGRAM_BYTES, n * PROGRAM_SECONDS, f"a grade program on {n:.3g} coordinates")
 
 
