@@ -102,7 +102,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
     from theorylab import compare
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
-    from theorylab.nn import attention as att, decoder as dec, tasks
+    from theorylab.nn import attention as att, decoder as dec, grad, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
     from theorylab.sim import competition, exact, graded_risk, induction, ladder as sladder, rng
@@ -373,6 +373,12 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(att.attend, s=_a(3, 5), vs=_a(5, 2, seed=1))
     case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
     case(att.head, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), fixed=("spec",))
+    case(att.TwoTap, q_taps=np.array([1.0, 0.0]), k_taps=np.array([1.5, -0.5]), placement="pre-rope", base=10000.0,
+         none_input=("base",))
+    case(att.TwoTap.shear, "theorylab.nn.attention.TwoTap.shear", g_q=0.5, g_k=0.25, placement="post-rope",
+         base=10000.0, none_input=("base",))
+    case(att.attention_weights, s=_a(3, 5))
+    case(att.two_tap, x=x54, taps=np.array([1.2, -0.2]), exact=("x",))
     # ------------------------------------------------------------------ nn.decoder
     case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=att.SDPA(), seed=0, fixed=("head",),
          shape_free=("vocab", "d", "n_head", "n_layer"))
@@ -393,6 +399,23 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("tokens",))
     case(dec.decode, model=model, tokens=np.array([1, 2, 3, 4]), prompt=2, fixed=("model",), shape_free=("tokens",))
     case(dec.rollback, cache=cache, length=2, fixed=("cache",))
+    case(dec.hidden_states, model=model, tokens=np.array([[1, 2, 3], [4, 5, 6]]), trace=None, fixed=("model",),
+         shape_free=("tokens",))
+    case(dec.logits, model=model, x=_a(2, 8), fixed=("model",))
+    case(dec.prefix_consistency, F=lambda t: dec.forward(model, t), tokens=np.array([1, 2, 3]), fixed=("F",))
+    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.decoder.PrefixConsistency.holds", tol=0.0)
+    # ------------------------------------------------------------------ nn.grad, optim, runner
+    tok2 = np.array([[1, 2, 3], [4, 5, 6]])
+    case(grad.cross_entropy, logits=_a(3, 5), answers=np.array([0, 4, 2]))
+    case(grad.loss_and_grad, model=model, tokens=tok2, answers=np.array([3, 7]), fixed=("model",),
+         shape_free=("tokens",))
+    pdict, gdict = {"w": _a(3, 2), "b": _a(2, seed=1)}, {"w": _a(3, 2, seed=2), "b": _a(2, seed=3)}
+    case(optim.AdamW, lr=3e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01)
+    case(optim.clip_by_norm, grads=gdict, max_norm=1.0, fixed=("grads",), none_input=("max_norm",))
+    case(optim.adamw_step, params=pdict, grads=gdict, state=optim.init_state(pdict), opt=optim.AdamW(), lr=1e-3,
+         decay=frozenset({"w"}), fixed=("params", "grads", "state", "opt", "decay"), none_input=("lr",))
+    case(optim.learning_rate, step=3, steps=10, peak=1e-3, warmup=2)
+    case(runner.default_workers)
     # ------------------------------------------------------------------ nn.tasks
     case(tasks.target_positions, T=8, query_is_key=True, fixed=("query_is_key",), shape_free=("T",))
     case(tasks.plant_induction, rng=np.random.default_rng(0), content=np.arange(16.0).reshape(2, 8),
@@ -408,6 +431,30 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(tasks.predecessor_sensitivity, head=ihead, E=E, batch=batch, i=1, fixed=("head", "batch"))
     case(tasks.ceiling, T=8.0)
     case(tasks.wilson_interval, hits=3.0, n=10, z=2.5758)
+    case(tasks.associative_recall, n=4, pairs=3, alphabet=8, padding=1, seed=0, shape_free=("n", "pairs", "padding"))
+    # ------------------------------------------------------------------ nn.train, trainstats
+    tiny = dict(variant="key-only", gamma=1.0, task="recall", pairs=2, alphabet=4, padding=1, T=6, vocab=8,
+                d_model=8, dk=4, mlp=0, steps=2, batch=4, lr=5e-3, weight_decay=0.01, warmup=1, clip=1.0,
+                eval_size=8, placement="post-rope", base=10000.0, log_every=1)
+    cfg = train.TrainConfig(**tiny)
+    case(train.TrainConfig, **tiny)
+    case(train.train, config=cfg, seed=0, progress=None, keep_model=False, fixed=("config", "keep_model"))
+    sizes = {"pairs": 4, "alphabet": 16, "padding": 4, "d_model": 16, "dk": 8, "mlp": 16, "steps": 3, "batch": 8,
+             "eval_size": 16, "warmup": 4, "log_every": 4}
+    C["theorylab.nn.train.train[config]"] = Case(lambda **kw: train.train(train.TrainConfig(**kw)), dict(tiny),
+                                                work=sizes, shape_free=tuple(sizes), examples=30)
+    case(train.batch_of, config=cfg, n=4, seed_words=[0, 1, 2], fixed=("config",), shape_free=("n",),
+         work={"n": 64})
+    case(train.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=train.batch_of(cfg, 8, [0, 2]), chunk=3,
+         fixed=("config", "model", "batch"))
+    case(train.init_model, config=cfg, seed=0, fixed=("config",))
+    acc = np.array([[0.1, 0.3, 0.8, 0.9], [0.1, 0.2, 0.7, 0.9], [0.2, 0.5, 0.9, 0.9]])
+    case(trainstats.seed_summary, accuracies=np.array([0.6, 0.7, 0.65]), hits=130.0, n=200, nan_ok=True)
+    case(trainstats.gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), accuracy=acc[0],
+         shape_free=("gammas", "accuracy"))                       # None (documented) for a curve that never rises
+    case(trainstats.loglog_slope, x=np.array([16.0, 32.0, 64.0]), y=np.array([1.0, 1.4, 2.1]))
+    case(trainstats.bootstrap_gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), per_seed=acc, draws=20, seed=0,
+         nan_ok=True, work={"draws": 200}, shape_free=("draws",))
     # ------------------------------------------------------------------ sim.competition, exact, rng
     case(competition.loading_variance_poly, variant="t3-inclusive")
     case(competition.loadings, variant="t3-inclusive", g=np.array([0.5, 1.0]))
@@ -569,7 +616,11 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.graded.ladder.LadderDesign.levels", "theorylab.graded.ladder.LadderDesign.null_risk",
       "theorylab.graded.ladder.LadderDesign.target", "theorylab.graded.ladder.LadderDesign.as_dict",
       "theorylab.graded.prereg.ArmRecord.q", "theorylab.graded.prereg.Preregistration.predicted_order",
-      "theorylab.graded.prereg.to_json")
+      "theorylab.graded.prereg.to_json", "theorylab.nn.train.TrainConfig.ceiling",
+      "theorylab.nn.train.TrainConfig.chance", "theorylab.nn.train.TrainConfig.n_layer",
+      "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
+      "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
+      "theorylab.nn.train.TrainResult.row")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
@@ -582,12 +633,22 @@ _skip("Numba kernel or intrinsic: called from compiled code with machine words; 
       "theorylab.sim.rng.log32", "theorylab.sim.rng.normal_pair32", "theorylab.sim.rng.fill_normals32",
       "theorylab.sim.rng.log64", "theorylab.sim.rng.normal_pair64", "theorylab.sim.rng.fill_normals64",
       "theorylab.sim.competition.exp32", "theorylab.sim.competition.exp64")
+_skip("backward pass (vector-Jacobian product): its inputs are a forward pass's intermediates (the trace of "
+      "decoder.hidden_states / attention.head) and upstream gradients; the validated entry point is "
+      "nn.grad.loss_and_grad (tokens, answers), which the suite drives",
+      "theorylab.nn.grad.layer_norm_vjp", "theorylab.nn.grad.gelu_vjp", "theorylab.nn.grad.mlp_vjp",
+      "theorylab.nn.grad.logits_vjp", "theorylab.nn.grad.embedding_vjp", "theorylab.nn.grad.rope_vjp",
+      "theorylab.nn.grad.two_tap_vjp", "theorylab.nn.grad.stream_vjp", "theorylab.nn.grad.scores_vjp",
+      "theorylab.nn.grad.weights_vjp", "theorylab.nn.grad.head_vjp", "theorylab.nn.grad.hidden_vjp")
 _skip("its input is a function to run (a FLOP counter / mutation-test hook), not a value",
       "theorylab.psa.deploy.count_flops")
 _skip("long-running study (minutes: tens of thousands of samples per point); its numeric arguments go through "
       "validate_grid, seed_int and mc_gamma_c/simulate_mass, which the suite drives",
       "theorylab.compare.calibrate_condensation_c", "theorylab.compare.band_edge_check",
       "theorylab.compare.plateau_check")
+_skip("long-running study (trains many models in spawned worker processes, minutes); each run's numbers go through "
+      "TrainConfig and train, and workers through positive_int, which the suite drives",
+      "theorylab.nn.runner.run_many")
 _skip("symbolic certificate helper: its inputs are SymPy expressions and matrices built by the certificates "
       "(exact arithmetic decides identities; there is no numeric range to validate)",
       "theorylab.symbolic.exact.exact", "theorylab.symbolic.exact.matrix", "theorylab.symbolic.exact.is_zero",
