@@ -105,7 +105,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.nn import attention as att, decoder as dec, grad, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
-    from theorylab.sim import competition, exact, graded_risk, induction, ladder as sladder, rng
+    from theorylab.sim import (competition, exact, graded_risk, induction, ladder as sladder, observables, rng,
+                               row_stats, row_stats_mc)
     from theorylab.symbolic import exact as sx, graded as sg, plga as sp_, psa as sps, softmax as ssm
 
     sm = scoremodel.score_model("t3-inclusive")
@@ -215,6 +216,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(transition.t4_above_one_interval, T=512.0)
     case(transition.argmax_probability, variant="t3-inclusive", g=0.7, none_input=("g",), **dkT)
     case(transition.argmax_plateau, **dkT)
+    case(transition.gamma_c_cost, points=4, nan_ok=True)     # a cost estimate: inf beyond the float range
     # ------------------------------------------------------------------ graded.attention, embedding
     case(gatt.grading_matrix, q=np.array([0.0, 1.0, 2.0]), lam=1.5)
     case(gatt.grade, X=_a(2, 3), q=np.array([0.0, 1.0, 2.0]), lam=1.5)
@@ -477,6 +479,45 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(exact.exact_gamma_c, variant="t4-only", dk=64.0, T=16, level=0.5, xtol=1e-6, nan_ok=True, examples=6)
     case(exact.argmax_limit, variant="t4-only", dk=64.0, T=16.0)
     case(rng.normals, seed=1, samples=np.array([0, 1]), indices=np.array([0, 5]), shape_free=("samples", "indices"))
+    cost = dict(nan_ok=True)    # cost estimates: inf for sizes beyond the float range (resources.check refuses it)
+    case(competition.simulate_cost, T=16, n_gamma=4, samples=64, dtype="float64", **cost)
+    case(competition.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
+    case(exact.exact_mass_cost, n_gamma=4, sigma0=0.1, **cost)
+    case(exact.exact_gamma_c_cost)
+    # ------------------------------------------------------------------ sim.row_stats, row_stats_mc
+    g2 = np.array([0.5, 1.0])
+    case(row_stats.bump_expectations, t=np.array([-2.0, 0.0, 1.0]), delta=1.0, sigma=0.8, refine=1,
+         work={"refine": 2})
+    case(row_stats.row_moments_given, delta=1.0, sigma=0.8, m=5.0, refine=1, distractor=True, fixed=("distractor",),
+         work={"refine": 2})
+    case(row_stats.exact_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, sigma0=0.1, refine=1,
+         distractor=True, fixed=("distractor",), work={"refine": 2}, examples=20)
+    case(row_stats.exact_entropy, variant="t3-inclusive", dk=64.0, T=16, gammas=g2, refine=1, work={"refine": 2})
+    case(row_stats.exact_distractor_entropy, variant="key-only", dk=64.0, T=16, gammas=g2, refine=1,
+         work={"refine": 2})
+    case(row_stats_mc.score_polynomials, variant="t3-inclusive", model=None, g=g2, dk=64.0)
+    case(row_stats_mc.per_sample_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, start=0, count=4, seed=0,
+         sigma0=0.1, dtype="float64", work={"start": 2 ** 62, "count": 256, "T": 4096}, shape_free=("count",))
+    case(row_stats_mc.simulate_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, samples=64, seed=0,
+         sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
+    curve = row_stats_mc.simulate_row_stats("t4-only", 64.0, 16, g2, samples=64)
+    for method in ("stat", "stat_se", "batch_stat"):
+        case(getattr(curve, method), f"theorylab.sim.row_stats_mc.RowStatsCurve.{method}", name="entropy")
+    case(row_stats_mc.row_stats_cost, T=16, n_gamma=4, samples=64, dtype="float32", **cost)
+    # ------------------------------------------------------------------ sim.observables
+    obs = dict(variant="t4-only", dk=64.0, T=16, samples=40, seed=0, confidence=0.95, sigma0=0.0, dtype="float32",
+               progress=False, fixed=("progress",), nan_ok=True, work={"samples": 64, "T": 256})
+    case(observables.mass_half, method="exact", **obs)
+    case(observables.half_plateau, method="exact", **obs)
+    peak_kw = dict(fine_points=4, work={**obs["work"], "fine_points": 8},   # a peak at an end of the scan: NaN
+                   shape_free=("dk", "T", "samples", "seed", "confidence", "sigma0", "fine_points"))  # on the coarse curve
+    for peak in (observables.inflection, observables.entropy_peak, observables.distractor_entropy_peak):
+        case(peak, method="mc", **{**obs, **peak_kw})
+    case(observables.plateau_level, variant="t3-inclusive", dk=64.0, T=16)
+    case(observables.observable, name="entropy-peak")
+    case(observables.measure, name="entropy-peak", method="mc", **{**obs, **peak_kw})
+    case(observables.measure_cost, name="entropy-peak", T=16, method="mc", samples=64, fine_points=8,
+         dtype="float32", **cost)
     # ------------------------------------------------------------------ sim.graded_risk
     case(graded_risk.estimable_levels, cls=lc, sigma_xi=1.0, m=20, fixed=("cls",))
     case(graded_risk.exact_risk, cls=lc, w=strat.target(), sigma_xi=1.0, m=20, levels_mask=np.array([True, False]),
@@ -488,6 +529,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          fixed=("model", "progress"), work={"reps": 16, "m_values": 64}, examples=10)
     case(graded_risk.default_m_grid, model=strat, points=5, fixed=("model",), shape_free=("points",),
          work={"points": 1000})
+    case(graded_risk.simulate_cost, model=strat, m_values=np.array([8, 20]), reps=4, fixed=("model",), **cost)
+    case(graded_risk.default_m_grid_cost, points=5, **cost)
+    case(graded_risk.rows_per_draw, d=4)
     # ------------------------------------------------------------------ sim.ladder
     arm_g = np.array([a.g for a in prereg.arms])
     ladder_ms = np.array([2, 4, 8])
@@ -538,6 +582,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(induction.cesaro_averages, N=64, freqs=np.array([0.1, 0.2]), channel="T3", part="content", seed=0,
          shape_free=("N",), work={"N": 10_000})
     case(induction.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
+    case(induction.simulate_cost, dk=4, T=9, samples=8, **cost)
+    case(induction.moments_cost, T=9, samples=8, **cost)
+    case(induction.mass_rows_cost, T=9, samples=8, n_gamma=2, member="key-only", **cost)
     # ------------------------------------------------------------------ compare
     case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True,
          nan_input=("x", "y"))
@@ -554,6 +601,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(compare.gap_crossover, model=sm, fixed=("model",), nan_ok=True)
     case(compare.t3_t4_crossover, dk=4, T=9, theta=0.0, samples=40, seed=0, placement="post", model=sm,
          fixed=("model",), examples=10, work={"samples": 80, "T": 64})
+    case(compare.compare_grid_cost, points=[(64.0, 16), (32.0, 64)], samples=64, observable="entropy-peak",
+         monte_carlo=True, fixed=("monte_carlo",), nan_ok=True)
     # ------------------------------------------------------------------ symbolic (numeric sizes only)
     case(sg.squared_grading, q=np.array([0.0, 1.0]), lam=2.0)
     case(sg.lagrange_residual, d=2, work={"d": 3})
@@ -593,7 +642,10 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
-      "theorylab.graded.prereg.Preregistration", "theorylab.sim.ladder.LadderResult", "theorylab.sim.ladder.Degradation")
+      "theorylab.graded.prereg.Preregistration", "theorylab.sim.ladder.LadderResult", "theorylab.sim.ladder.Degradation",
+      "theorylab.nn.decoder.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
+      "theorylab.nn.train.TrainResult", "theorylab.sim.observables.Measurement", "theorylab.sim.row_stats.RowMoments",
+      "theorylab.sim.row_stats.RowStatistics", "theorylab.sim.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.operator.ResidualUnit",
@@ -620,12 +672,22 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainConfig.chance", "theorylab.nn.train.TrainConfig.n_layer",
       "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
       "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
-      "theorylab.nn.train.TrainResult.row")
+      "theorylab.nn.train.TrainResult.row", "theorylab.sim.observables.Measurement.row",
+      "theorylab.sim.row_stats.RowStatistics.participation")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
       "theorylab.nn.decoder.cache_floats", "theorylab.nn.decoder.compile_grading",
-      "theorylab.nn.decoder.restore_queries", "theorylab.sim.induction.reduced_channel_model")
+      "theorylab.nn.decoder.restore_queries", "theorylab.sim.induction.reduced_channel_model",
+      "theorylab.nn.decoder.collapse_invariant_plga", "theorylab.nn.grad.parameters", "theorylab.nn.grad.with_parameters",
+      "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
+      "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",
+      "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
+      "theorylab.graded.ladder.educated_arm", "theorylab.sim.ladder.window_end", "theorylab.sim.ladder.reference_size",
+      "theorylab.sim.ladder.inverted_pairs")
+_skip("writes a file (I/O at the edge): its inputs are a record built by preregister and an output path, which the "
+      "CLI checks (_io.check_output_path) before computing; every string is a path",
+      "theorylab.graded.prereg.write")
 _skip("Numba kernel or intrinsic: called from compiled code with machine words; the validated entry points "
       "are sim.rng.normals, sim.competition.simulate_mass and per_sample_mass",
       "theorylab.sim.rng.mix64", "theorylab.sim.rng.sample_key", "theorylab.sim.rng.uniform_pair",
@@ -640,6 +702,10 @@ _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's 
       "theorylab.nn.grad.logits_vjp", "theorylab.nn.grad.embedding_vjp", "theorylab.nn.grad.rope_vjp",
       "theorylab.nn.grad.two_tap_vjp", "theorylab.nn.grad.stream_vjp", "theorylab.nn.grad.scores_vjp",
       "theorylab.nn.grad.weights_vjp", "theorylab.nn.grad.head_vjp", "theorylab.nn.grad.hidden_vjp")
+_skip("cost estimate of a file input: every string is a valid argument (a missing file costs nothing; the reader, "
+      "compare.read_grid / graded.io.read_vector, which the suite drives, refuses it); non-strings are refused "
+      "(tests/test_api_contract.py)",
+      "theorylab.compare.read_grid_cost", "theorylab.graded.io.read_vector_cost")
 _skip("its input is a function to run (a FLOP counter / mutation-test hook), not a value",
       "theorylab.psa.deploy.count_flops")
 _skip("long-running study (minutes: tens of thousands of samples per point); its numeric arguments go through "

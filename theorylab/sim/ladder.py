@@ -106,7 +106,7 @@ def learning_curves(design: lad.LadderDesign, level_grades, m_values, reps: int 
     check_memory(memory_estimate(len(G), ms.size, reps, design.d, 0), "these learning curves")
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     w, sig2 = design.target(), design.tau
-    coords = [design.coords(g) for g in G]
+    coords = [_unit_scale(design.coords(g)) for g in G]
     budgets = [float(np.sqrt(np.sum((w / g) ** 2))) for g in coords]
     risks = np.empty((len(coords), ms.size, reps))
     walk, prev = np.zeros((reps, design.d)), 0
@@ -118,7 +118,13 @@ def learning_curves(design: lad.LadderDesign, level_grades, m_values, reps: int 
         for k, (g, B) in enumerate(zip(coords, budgets)):
             fit = _constrained_fit(obs, m * sig2, g, B)
             risks[k, i] = np.sum(sig2 * (fit - w) ** 2, axis=1)
-    return risks
+    return finite_result("level_grades", risks)
+
+
+def _unit_scale(g: np.ndarray) -> np.ndarray:
+    """Grades divided by the power of two nearest their geometric middle: exact, and the class
+    ``{||G^-1 w|| <= B(g)}`` does not change under ``g -> c g``, so neither does the fit."""
+    return np.ldexp(g, -((np.frexp(g.max())[1] + np.frexp(g.min())[1]) // 2))
 
 
 def grid(name: str, m_values) -> np.ndarray:

@@ -49,7 +49,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import choice, positive_int, real_array
+from theorylab.errors import choice, positive_int, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
 from theorylab.sim.exact import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre,
                                  _mass_given, integer_context_length, one_minus_phi)
@@ -62,9 +62,16 @@ def bump_expectations(t, delta: float, sigma: float, *, refine: int = 1) -> tupl
     """``K1 = E[e^Y exp(-e^Y)]`` and ``K2 = E[e^(2Y) exp(-e^Y)]``, ``Y ~ N(t - Delta, sigma^2)``, for an array of t.
 
     Both integrands are bounded bumps around Y = 0 (maxima 1/e and 4/e^2), decaying like
-    ``e^Y`` (``e^(2Y)``) on the left and double-exponentially on the right.
+    ``e^Y`` (``e^(2Y)``) on the left and double-exponentially on the right. ``t`` and ``delta`` are reals with
+    ``|t|, |delta| <= 1e300``, ``sigma >= 0``, ``refine >= 1``.
     """
-    t = np.asarray(t, float)
+    t = real_array("t", t, low=-1e300, high=1e300)
+    delta = real_scalar("delta", delta, low=-1e300, high=1e300)
+    sigma = real_scalar("sigma", sigma, low=0)
+    return _bump_expectations(t, delta, sigma, positive_int("refine", refine))
+
+
+def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int) -> tuple[np.ndarray, np.ndarray]:
     mu = t - delta
     with np.errstate(over="ignore"):
         if sigma <= _SWITCH:
@@ -149,7 +156,7 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
 def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float, mass: bool = True) -> RowMoments:
     t, w = _t_nodes(delta, sigma, m, refine, right=False)
     pm, pm1, one_minus_pm = _powers(one_minus_phi(t, delta, sigma, refine=refine), m)
-    k1, k2 = bump_expectations(t, delta, sigma, refine=refine)
+    k1, k2 = _bump_expectations(t, delta, sigma, refine)
     with np.errstate(over="ignore"):
         cut = np.exp(-np.exp(t))
         square = np.exp(2.0 * t - np.exp(t))
@@ -166,7 +173,7 @@ def _distractor_entropy(sigma: float, m: float, refine: int) -> float:
         return 0.0
     t, w = _t_nodes(0.0, sigma, m, refine, right=True)
     pm, pm1, one_minus_pm = _powers(one_minus_phi(t, 0.0, sigma, refine=refine), m)
-    k1, k2 = bump_expectations(t, 0.0, sigma, refine=refine)
+    k1, k2 = _bump_expectations(t, 0.0, sigma, refine)
     log_s = float(w @ (one_minus_pm + np.expm1(-np.exp(np.minimum(t, 700.0)))))
     mean_x = m * sigma * sigma * float(w @ ((k1 - k2) * pm1))
     return log_s - mean_x
@@ -211,7 +218,7 @@ def _grid(variant, dk, T, gammas, refine, model):
     choice("variant", variant, VARIANTS)
     model = model or score_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = float(head_width(dk))
+    dk = single("dk", head_width(dk))
     T = integer_context_length(T)
     refine = positive_int("refine", refine)
     return g, model.gap(g, dk).ravel(), np.sqrt(model.variance(g)).ravel(), dk, T, float(distractors(T)), refine
@@ -234,7 +241,7 @@ def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0
     RowStatistics, arrays of the shape of ``gammas``.
     """
     g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
     z, wz = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
     out = np.empty((delta.size, 4))
     for i, (d, s) in enumerate(zip(delta, sigma)):
