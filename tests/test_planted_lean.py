@@ -51,7 +51,7 @@ BUGS = {
     "SiLU' envelope sigma(U) + U/8": (ENVELOPES, "return sigmoid(U) + U / 4", "return sigmoid(U) + U / 8", (),
                                       ["A20", "A20.numeric"]),
     "greedy criterion B < margin": (
-        ENVELOPES, "return 2 * real_array(\"B\", B, low=0) < real_array", "return real_array(\"B\", B, low=0) < real_array",
+        ENVELOPES, "return 2 * B < margin", "return B < margin",
         (), ["A20"]),
 }
 

@@ -123,7 +123,9 @@ def geometric_design(nu: float, mu: float, levels: int = 4, d: int = 32, sigma_x
 def design_from_dict(data: dict) -> LadderDesign:
     """Rebuild (and re-validate) a design from :meth:`LadderDesign.as_dict`."""
     try:
-        a, s, dims = data["a"], data["s"], integer_array("design dims", data["dims"], low=1)
+        a, s, dims = data["a"], data["s"], np.atleast_1d(integer_array("design dims", data["dims"], low=1))
+        if dims.ndim != 1:
+            raise ParameterError(f"design: dims must be a list of level sizes (got shape {dims.shape})")
         design = profile_design(a, s, int(np.sum(dims)), data["sigma_xi"], data["C"], name=str(data["name"]))
     except (KeyError, TypeError) as exc:
         raise ParameterError(f"design: missing or malformed field ({exc})") from None

@@ -193,8 +193,8 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
 def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
     """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)`` (seed words in [0, 2^64))."""
     n = positive_int("n", n)
-    if not isinstance(seed_words, (list, tuple, np.ndarray)) or np.ndim(seed_words) != 1 or not len(seed_words) \
-            or (isinstance(seed_words, np.ndarray) and seed_words.dtype.kind not in "iu"):
+    if not isinstance(seed_words, (list, tuple, np.ndarray)) or not len(seed_words) \
+            or (isinstance(seed_words, np.ndarray) and (seed_words.ndim != 1 or seed_words.dtype.kind not in "iu")):
         raise ParameterError(f"seed_words must be a non-empty list of seeds (got {describe(seed_words)})")
     seed = int(np.random.SeedSequence([seed_int("seed_words", w) for w in seed_words]).generate_state(1)[0])
     if config.task == "recall":

@@ -89,7 +89,12 @@ def logit_margin(logits) -> np.ndarray:
 def greedy_margin_ok(B, margin) -> np.ndarray:
     """``2 B < margin``: an l_inf logit perturbation of size B cannot change the greedy argmax (sufficient, and
     necessary for the worst perturbation; at ``2 B = margin`` the worst one produces a tie)."""
-    return 2 * real_array("B", B, low=0) < real_array("margin", margin, low=0)
+    B, margin = real_array("B", B, low=0), real_array("margin", margin, low=0)
+    try:
+        np.broadcast_shapes(B.shape, margin.shape)
+    except ValueError:
+        raise ParameterError(f"B and margin must broadcast together (got shapes {B.shape} and {margin.shape})") from None
+    return 2 * B < margin
 
 
 __all__ = ["silu_prime", "iswiglu_prime", "silu_prime_envelope", "iswiglu_prime_envelope", "silu_prime_sup",

@@ -911,9 +911,15 @@ def ln_scale_proxy(D, S, eps: float = EPS_LN) -> np.ndarray:
         raise ParameterError(f"D must be an array with a non-empty last axis (got shape {D.shape})")
     S = real_scalar("S", S, low=0, low_inclusive=False)
     eps = real_scalar("eps", eps, low=0)
-    v = np.var(D / S, axis=-1)
-    with np.errstate(divide="ignore"):
-        return np.where(v > 0, eps / (2 * np.where(v > 0, v, 1.0)), np.inf)
+    # eps / (2 var(D/S)) = eps S^2 / (2 var D), every row and S scaled by powers of two first (exact): no overflow
+    e = np.frexp(np.max(np.abs(D), axis=-1))[1]                             # rows D = 2^e y, |y| <= 1
+    v = np.var(np.ldexp(D, -e[..., None]), axis=-1)
+    s_mant, s_exp = np.frexp(S)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        out = np.ldexp(eps * s_mant ** 2 / (2 * np.where(v > 0, v, 1.0)), 2 * s_exp - 2 * e)
+    if np.any((v > 0) & ~np.isfinite(out)):
+        raise ParameterError("D, S, eps out of range: the proxy eps S^2 / (2 var D) overflows the float range")
+    return np.where(v > 0, out, np.inf)
 
 
 @finite_output("W, b, G")

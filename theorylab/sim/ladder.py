@@ -75,7 +75,7 @@ def constrained_fit(obs, precision, g, B: float) -> np.ndarray:
 def _constrained_fit(obs: np.ndarray, precision: np.ndarray, g: np.ndarray, B: float) -> np.ndarray:
     e = precision * g ** 2
     c = obs * precision * g                      # w_j / g_j = c_j / (e_j + nu)
-    active = np.sum((obs / g) ** 2, axis=1) > B ** 2
+    active = np.sum((obs / g) ** 2, axis=1) > np.float64(B) ** 2
     nu = np.zeros(obs.shape[0])
     if active.any():
         ca, na = c[active], nu[active]

@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
-from theorylab.errors import choice, positive_int, real_array, single
+from theorylab.errors import ParameterError, choice, positive_int, real_array, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
 from theorylab.resources import Cost, bytes_of, count
 from theorylab.sim.competition import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
@@ -186,7 +186,21 @@ def per_sample_row_stats(variant: str, dk: float, T: int, gammas, start: int, co
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     start, count = positive_int("start", start, low=0), positive_int("count", count)
+    _check_scores(variant, model, g, dk, sigma0)
     return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+
+
+_MAX_SCORE = 1e30
+"""Largest loading, gap or g-derivative (plus 40 sigma0 of target noise) the row-statistics kernel takes: its
+moments multiply a score by two derivatives, and the float32 kernel holds the scores (far beyond any model:
+``e^(-1e30)`` is 0)."""
+
+
+def _check_scores(variant, model, g, dk, sigma0) -> None:
+    top = max(float(np.max(np.abs(p))) for p in _score_polynomials(variant, model, g, dk)) + 40.0 * sigma0
+    if not top <= _MAX_SCORE:
+        raise ParameterError(f"dk, gammas, sigma0 too large: the scores or their g-derivatives reach {top:.3g} "
+                             f"(at most {_MAX_SCORE:g} in the row-statistics kernel)")
 
 
 def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
@@ -250,6 +264,7 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
+    _check_scores(variant, model, g, dk, sigma0)
     if progress is None:
         progress = samples * m * g.size > 0.4 * _RATE_GUESS
     # sample i belongs to batch floor(i B / samples), as in simulate_mass
