@@ -101,14 +101,18 @@ def _a(*shape, seed=0, low=None):
 def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
     from theorylab import compare
-    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio
-    from theorylab.nn import attention as att, decoder as dec, tasks
-    from theorylab.plga import operator as op
+    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
+    from theorylab.nn import attention as att, decoder as dec, grad, optim, runner, tasks, train, trainstats
+    from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
-    from theorylab.sim import competition, exact, graded_risk, induction, rng
+    from theorylab.sim import (competition, exact, graded_risk, induction, ladder as sladder, observables, rng,
+                               row_stats, row_stats_mc)
     from theorylab.symbolic import exact as sx, graded as sg, plga as sp_, psa as sps, softmax as ssm
 
     sm = scoremodel.score_model("t3-inclusive")
+    design = lad.geometric_design(0.6, 0.3, levels=2, d=4)
+    pilot = lad.draw_pilot(design, 8, seed=0, blocks=4)
+    prereg = pr.preregister(design, 8, seed=0, bootstrap=4)
     params = op.init_params(4, seed=1)
     q4 = _a(6, 4, seed=2)
     stages = op.plga_stages(q4, params)
@@ -212,6 +216,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(transition.t4_above_one_interval, T=512.0)
     case(transition.argmax_probability, variant="t3-inclusive", g=0.7, none_input=("g",), **dkT)
     case(transition.argmax_plateau, **dkT)
+    case(transition.gamma_c_cost, points=4, nan_ok=True)     # a cost estimate: inf beyond the float range
     # ------------------------------------------------------------------ graded.attention, embedding
     case(gatt.grading_matrix, q=np.array([0.0, 1.0, 2.0]), lam=1.5)
     case(gatt.grade, X=_a(2, 3), q=np.array([0.0, 1.0, 2.0]), lam=1.5)
@@ -265,6 +270,38 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(grades.clipped_lower_bound, C=2.0, **at)
     case(grades.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
     case(gio.read_vector, name="alpha", source="0.2, 0.3 0.5", fixed=("name",))
+    case(grades.clipped_grades_cost, n=8, nan_ok=True)   # cost estimates: inf for sizes beyond the float range
+    case(envelope.stratified_model_cost, levels=4, nan_ok=True)
+    # ------------------------------------------------------------------ graded.ladder, prereg
+    case(lad.profile_design, a=np.array([0.4, 0.6]), s=np.array([0.7, 0.3]), d=4, sigma_xi=1.0, C=2.0,
+         shape_free=("d",))
+    case(lad.geometric_design, nu=0.6, mu=0.3, levels=2, d=4, sigma_xi=1.0, C=2.0, shape_free=("levels", "d"))
+    C["theorylab.graded.ladder.design_from_dict"] = Case(
+        lambda name, a, s, dims, sigma_xi, C: lad.design_from_dict(dict(name=name, a=a, s=s, dims=dims,
+                                                                        sigma_xi=sigma_xi, C=C)),
+        dict(name="d", a=[0.4, 0.6], s=[0.7, 0.3], dims=[2, 2], sigma_xi=1.0, C=2.0), fixed=("name",),
+        shape_free=("dims",))
+    case(design.coords, "theorylab.graded.ladder.LadderDesign.coords", level_grades=np.array([1.0, 1.5]))
+    case(lad.draw_pilot, design=design, n=8, seed=0, blocks=4, fixed=("design",), shape_free=("n", "blocks"),
+         work={"blocks": 64})
+    case(lad.estimate_levels, XtX=pilot.XtX.sum(axis=0), Xty=pilot.Xty.sum(axis=0), dims=design.dims,
+         shape_free=("dims",))
+    case(lad.pilot_estimates, pilot=pilot, dims=design.dims, weights=np.array([1.0, 2.0, 0.0, 1.0]),
+         fixed=("pilot",), shape_free=("dims",), none_input=("weights",))
+    case(lad.bootstrap_weights, pilot=pilot, resamples=8, seed=0, fixed=("pilot",), shape_free=("resamples",),
+         work={"resamples": 64})
+    case(lad.random_arm, design=design, seed=0, fixed=("design",))
+    case(lad.build_arms, design=design, pilot=pilot, seed=0, fixed=("design", "pilot"))
+    case(lad.q_of, g=np.array([1.0, 1.5, 2.0]))
+    case(pr.average_ranks, values=_a(2, 4))
+    case(pr.predicted_ranks, values=np.array([0.0, 0.5, 0.5, -1.0]))
+    case(pr.preregister, design=design, n_pilot=8, seed=0, bootstrap=4, fixed=("design",), work={"bootstrap": 16},
+         examples=20)
+    case(pr.from_json, text=pr.to_json(prereg), source="test", fixed=("source",))
+    prereg_file = os.path.join(tempfile.mkdtemp(prefix="theorylab-api-"), "prereg.json")
+    pr.write(prereg, prereg_file)
+    case(pr.read, path=prereg_file)
+    case(prereg.arm, "theorylab.graded.prereg.Preregistration.arm", name="oracle")
     # ------------------------------------------------------------------ plga.operator
     case(op.init_params, dk=4, seed=0, n_res=2, hidden=3, eps=1e-9, eps_ln=1e-6, shape_free=("dk", "hidden", "n_res"),
          none_input=("hidden",))
@@ -299,6 +336,28 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(op.order_parameter, D1=Gm, D2=Gm + 0.1)
     case(op.density_report, q_rot=q4)
     case(op.ln_scale_error, D=op.density_operator(q4), S=6.0, eps=1e-6, exact=("D",))
+    case(op.ln_scale_proxy, D=op.density_operator(q4), S=6.0, eps=1e-6, nan_ok=True)   # inf: a constant row
+    unit = params.units[0]
+    case(op.glu, x=_a(3, 4), g=unit.glus[0], fixed=("g",))
+    case(op.gated_unit, x=_a(3, 4), u=unit, eps_ln=1e-6, fixed=("u",))
+    case(op.hadamard_power, A=_a(4, 4, low=0.1), P=_a(4, 4, seed=1), exact=("A", "P"))
+    case(op.row_clone, alpha=_a(3), exact=("alpha",), shape_free=("alpha",))
+    case(op.dag_loss, W=W)
+    case(op.twirl_frequencies, freqs=freqs2, pairs="ordered", shape_free=("freqs",))
+    case(op.twirl_multiplier, omega=np.array([0.1, 2.0, 0.0]), S=8)
+    case(op.twirl_statistics, freqs=freqs2, S=8, pairs="unordered", nan_ok=True)
+    case(op.absorb_operator, W=_a(3, 4), b=_a(4, seed=1), G=Gm, exact=("W", "b", "G"))
+    # ------------------------------------------------------------------ plga.envelopes, contraction
+    case(penv.silu_prime, u=_a(3, 2))
+    case(penv.iswiglu_prime, u=_a(3, 2))
+    case(penv.silu_prime_envelope, U=np.array([0.0, 1.0, 4.0]))
+    case(penv.iswiglu_prime_envelope, U=np.array([0.0, 1.0, 4.0]))
+    case(penv.silu_prime_sup)
+    case(penv.logit_margin, logits=_a(3, 5))
+    case(penv.greedy_margin_ok, B=np.array([0.1, 0.5]), margin=np.array([0.3, 0.8]))
+    case(contraction.diameter, X=_a(4, 3))
+    case(contraction.composition_bound, lipschitz=np.array([1.1, 1.3]), diam=2.0)
+    case(contraction.pairwise_ratios, f=np.tanh, X=_a(4, 3), Y=_a(4, 3, seed=1), fixed=("f",))
     # ------------------------------------------------------------------ nn.attention
     case(att.SDPA, base=10000.0, none_input=("base",))
     case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
@@ -316,6 +375,12 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(att.attend, s=_a(3, 5), vs=_a(5, 2, seed=1))
     case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
     case(att.head, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), fixed=("spec",))
+    case(att.TwoTap, q_taps=np.array([1.0, 0.0]), k_taps=np.array([1.5, -0.5]), placement="pre-rope", base=10000.0,
+         none_input=("base",))
+    case(att.TwoTap.shear, "theorylab.nn.attention.TwoTap.shear", g_q=0.5, g_k=0.25, placement="post-rope",
+         base=10000.0, none_input=("base",))
+    case(att.attention_weights, s=_a(3, 5))
+    case(att.two_tap, x=x54, taps=np.array([1.2, -0.2]), exact=("x",))
     # ------------------------------------------------------------------ nn.decoder
     case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=att.SDPA(), seed=0, fixed=("head",),
          shape_free=("vocab", "d", "n_head", "n_layer"))
@@ -336,6 +401,23 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("tokens",))
     case(dec.decode, model=model, tokens=np.array([1, 2, 3, 4]), prompt=2, fixed=("model",), shape_free=("tokens",))
     case(dec.rollback, cache=cache, length=2, fixed=("cache",))
+    case(dec.hidden_states, model=model, tokens=np.array([[1, 2, 3], [4, 5, 6]]), trace=None, fixed=("model",),
+         shape_free=("tokens",))
+    case(dec.logits, model=model, x=_a(2, 8), fixed=("model",))
+    case(dec.prefix_consistency, F=lambda t: dec.forward(model, t), tokens=np.array([1, 2, 3]), fixed=("F",))
+    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.decoder.PrefixConsistency.holds", tol=0.0)
+    # ------------------------------------------------------------------ nn.grad, optim, runner
+    tok2 = np.array([[1, 2, 3], [4, 5, 6]])
+    case(grad.cross_entropy, logits=_a(3, 5), answers=np.array([0, 4, 2]))
+    case(grad.loss_and_grad, model=model, tokens=tok2, answers=np.array([3, 7]), fixed=("model",),
+         shape_free=("tokens",))
+    pdict, gdict = {"w": _a(3, 2), "b": _a(2, seed=1)}, {"w": _a(3, 2, seed=2), "b": _a(2, seed=3)}
+    case(optim.AdamW, lr=3e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01)
+    case(optim.clip_by_norm, grads=gdict, max_norm=1.0, fixed=("grads",), none_input=("max_norm",))
+    case(optim.adamw_step, params=pdict, grads=gdict, state=optim.init_state(pdict), opt=optim.AdamW(), lr=1e-3,
+         decay=frozenset({"w"}), fixed=("params", "grads", "state", "opt", "decay"), none_input=("lr",))
+    case(optim.learning_rate, step=3, steps=10, peak=1e-3, warmup=2)
+    case(runner.default_workers)
     # ------------------------------------------------------------------ nn.tasks
     case(tasks.target_positions, T=8, query_is_key=True, fixed=("query_is_key",), shape_free=("T",))
     case(tasks.plant_induction, rng=np.random.default_rng(0), content=np.arange(16.0).reshape(2, 8),
@@ -351,6 +433,31 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(tasks.predecessor_sensitivity, head=ihead, E=E, batch=batch, i=1, fixed=("head", "batch"))
     case(tasks.ceiling, T=8.0)
     case(tasks.wilson_interval, hits=3.0, n=10, z=2.5758)
+    case(tasks.associative_recall, n=4, pairs=3, alphabet=8, padding=1, seed=0, shape_free=("n", "pairs", "padding"))
+    # ------------------------------------------------------------------ nn.train, trainstats
+    tiny = dict(variant="key-only", gamma=1.0, task="recall", pairs=2, alphabet=4, padding=1, T=6, vocab=8,
+                d_model=8, dk=4, mlp=0, steps=2, batch=4, lr=5e-3, weight_decay=0.01, warmup=1, clip=1.0,
+                eval_size=8, placement="post-rope", base=10000.0, log_every=1)
+    cfg = train.TrainConfig(**tiny)
+    case(train.TrainConfig, **tiny)
+    case(train.train, config=cfg, seed=0, progress=None, keep_model=False, fixed=("config", "keep_model"))
+    sizes = {"pairs": 4, "alphabet": 16, "padding": 4, "d_model": 16, "dk": 8, "mlp": 16, "steps": 3, "batch": 8,
+             "eval_size": 16, "warmup": 4, "log_every": 4}
+    C["theorylab.nn.train.train[config]"] = Case(lambda **kw: train.train(train.TrainConfig(**kw)), dict(tiny),
+                                                work=sizes, shape_free=tuple(sizes), examples=30)
+    case(train.train_cost, config=cfg, runs=3, workers=2, fixed=("config",), nan_ok=True)   # inf beyond floats
+    case(train.batch_of, config=cfg, n=4, seed_words=[0, 1, 2], fixed=("config",), shape_free=("n",),
+         work={"n": 64})
+    case(train.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=train.batch_of(cfg, 8, [0, 2]), chunk=3,
+         fixed=("config", "model", "batch"))
+    case(train.init_model, config=cfg, seed=0, fixed=("config",))
+    acc = np.array([[0.1, 0.3, 0.8, 0.9], [0.1, 0.2, 0.7, 0.9], [0.2, 0.5, 0.9, 0.9]])
+    case(trainstats.seed_summary, accuracies=np.array([0.6, 0.7, 0.65]), hits=130.0, n=200, nan_ok=True)
+    case(trainstats.gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), accuracy=acc[0],
+         shape_free=("gammas", "accuracy"))                       # None (documented) for a curve that never rises
+    case(trainstats.loglog_slope, x=np.array([16.0, 32.0, 64.0]), y=np.array([1.0, 1.4, 2.1]))
+    case(trainstats.bootstrap_gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), per_seed=acc, draws=20, seed=0,
+         nan_ok=True, work={"draws": 200}, shape_free=("draws",))
     # ------------------------------------------------------------------ sim.competition, exact, rng
     case(competition.loading_variance_poly, variant="t3-inclusive")
     case(competition.loadings, variant="t3-inclusive", g=np.array([0.5, 1.0]))
@@ -373,6 +480,45 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(exact.exact_gamma_c, variant="t4-only", dk=64.0, T=16, level=0.5, xtol=1e-6, nan_ok=True, examples=6)
     case(exact.argmax_limit, variant="t4-only", dk=64.0, T=16.0)
     case(rng.normals, seed=1, samples=np.array([0, 1]), indices=np.array([0, 5]), shape_free=("samples", "indices"))
+    cost = dict(nan_ok=True)    # cost estimates: inf for sizes beyond the float range (resources.check refuses it)
+    case(competition.simulate_cost, T=16, n_gamma=4, samples=64, dtype="float64", **cost)
+    case(competition.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
+    case(exact.exact_mass_cost, n_gamma=4, sigma0=0.1, **cost)
+    case(exact.exact_gamma_c_cost)
+    # ------------------------------------------------------------------ sim.row_stats, row_stats_mc
+    g2 = np.array([0.5, 1.0])
+    case(row_stats.bump_expectations, t=np.array([-2.0, 0.0, 1.0]), delta=1.0, sigma=0.8, refine=1,
+         work={"refine": 2})
+    case(row_stats.row_moments_given, delta=1.0, sigma=0.8, m=5.0, refine=1, distractor=True, fixed=("distractor",),
+         work={"refine": 2})
+    case(row_stats.exact_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, sigma0=0.1, refine=1,
+         distractor=True, fixed=("distractor",), work={"refine": 2}, examples=20)
+    case(row_stats.exact_entropy, variant="t3-inclusive", dk=64.0, T=16, gammas=g2, refine=1, work={"refine": 2})
+    case(row_stats.exact_distractor_entropy, variant="key-only", dk=64.0, T=16, gammas=g2, refine=1,
+         work={"refine": 2})
+    case(row_stats_mc.score_polynomials, variant="t3-inclusive", model=None, g=g2, dk=64.0)
+    case(row_stats_mc.per_sample_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, start=0, count=4, seed=0,
+         sigma0=0.1, dtype="float64", work={"start": 2 ** 62, "count": 256, "T": 4096}, shape_free=("count",))
+    case(row_stats_mc.simulate_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, samples=64, seed=0,
+         sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
+    curve = row_stats_mc.simulate_row_stats("t4-only", 64.0, 16, g2, samples=64)
+    for method in ("stat", "stat_se", "batch_stat"):
+        case(getattr(curve, method), f"theorylab.sim.row_stats_mc.RowStatsCurve.{method}", name="entropy")
+    case(row_stats_mc.row_stats_cost, T=16, n_gamma=4, samples=64, dtype="float32", **cost)
+    # ------------------------------------------------------------------ sim.observables
+    obs = dict(variant="t4-only", dk=64.0, T=16, samples=40, seed=0, confidence=0.95, sigma0=0.0, dtype="float32",
+               progress=False, fixed=("progress",), nan_ok=True, work={"samples": 64, "T": 256})
+    case(observables.mass_half, method="exact", **obs)
+    case(observables.half_plateau, method="exact", **obs)
+    peak_kw = dict(fine_points=4, work={**obs["work"], "fine_points": 8},   # a peak at an end of the scan: NaN
+                   shape_free=("dk", "T", "samples", "seed", "confidence", "sigma0", "fine_points"))  # on the coarse curve
+    for peak in (observables.inflection, observables.entropy_peak, observables.distractor_entropy_peak):
+        case(peak, method="mc", **{**obs, **peak_kw})
+    case(observables.plateau_level, variant="t3-inclusive", dk=64.0, T=16)
+    case(observables.observable, name="entropy-peak")
+    case(observables.measure, name="entropy-peak", method="mc", **{**obs, **peak_kw})
+    case(observables.measure_cost, name="entropy-peak", T=16, method="mc", samples=64, fine_points=8,
+         dtype="float32", **cost)
     # ------------------------------------------------------------------ sim.graded_risk
     case(graded_risk.estimable_levels, cls=lc, sigma_xi=1.0, m=20, fixed=("cls",))
     case(graded_risk.exact_risk, cls=lc, w=strat.target(), sigma_xi=1.0, m=20, levels_mask=np.array([True, False]),
@@ -384,6 +530,38 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          fixed=("model", "progress"), work={"reps": 16, "m_values": 64}, examples=10)
     case(graded_risk.default_m_grid, model=strat, points=5, fixed=("model",), shape_free=("points",),
          work={"points": 1000})
+    case(graded_risk.simulate_cost, model=strat, m_values=np.array([8, 20]), reps=4, fixed=("model",), **cost)
+    case(graded_risk.default_m_grid_cost, points=5, **cost)
+    case(graded_risk.rows_per_draw, d=4)
+    # ------------------------------------------------------------------ sim.ladder
+    arm_g = np.array([a.g for a in prereg.arms])
+    ladder_ms = np.array([2, 4, 8])
+    risks = sladder.learning_curves(design, arm_g, ladder_ms, reps=4, seed=0)
+    case(sladder.constrained_fit, obs=_a(3, 4), precision=np.array([1.0, 2.0, 0.5, 4.0]),
+         g=np.array([1.0, 1.0, 2.0, 2.0]), B=0.5)
+    case(sladder.learning_curves, design=design, level_grades=arm_g, m_values=ladder_ms, reps=4, seed=0,
+         progress=False, fixed=("design", "progress"), work={"reps": 16, "m_values": 64},
+         shape_free=("level_grades", "reps"))
+    case(sladder.grid, name="m_values", m_values=ladder_ms, fixed=("name",), shape_free=("m_values",))
+    case(sladder.crossing, m_values=ladder_ms.astype(float), curves=risks.mean(axis=2), level=0.3, nan_ok=True,
+         nan_input=("curves",))
+    case(sladder.default_grid, design=design, target=0.5, points=8, fixed=("design",), work={"points": 1000},
+         shape_free=("target", "points"))
+    case(sladder.target_risk, design=design, target=0.5, fixed=("design",))
+    case(sladder.memory_estimate, arms=6, points=3, reps=4, d=4, bootstrap=4)
+    case(sladder.check_memory, estimate=1000.0, what="a test", fixed=("what",))
+    case(sladder.spearman, x=np.array([1.0, 3.0, 2.0]), Y=_a(2, 3), nan_ok=True, nan_input=("Y",))
+    case(sladder.measure, prereg=prereg, m_values=ladder_ms, reps=4, seed=0, target=0.5, bootstrap=4, progress=False,
+         fixed=("prereg", "progress"), nan_ok=True, work={"reps": 16, "bootstrap": 16, "m_values": 64},
+         shape_free=("m_values",), none_input=("m_values",), examples=20)
+    case(sladder.summarize, prereg=prereg, m_values=ladder_ms, risks=risks, target=0.5, seed=0, bootstrap=4,
+         fixed=("prereg",), nan_ok=True, work={"bootstrap": 16}, examples=20)
+    case(sladder.profile_error, a_hat=np.array([0.3, 0.7]), s_hat=np.array([0.6, 0.4]), a=np.array([0.4, 0.6]),
+         s=np.array([0.7, 0.3]))
+    case(sladder.degradation, design=design, n_values=np.array([6, 8, 12]), draws=2, seed=0, reps=4, target=0.5,
+         m_values=ladder_ms, progress=False, fixed=("design", "progress"), nan_ok=True, examples=6,
+         work={"draws": 3, "reps": 8, "n_values": 64, "m_values": 64}, shape_free=("n_values",),
+         none_input=("m_values",))
     # ------------------------------------------------------------------ sim.induction
     case(induction.frequencies, dk=8, theta=0.1, shape_free=("dk",))
     case(induction.induction_batch, rng=np.random.default_rng(0), n=2, T=8, dk=4, fixed=("rng",),
@@ -405,6 +583,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(induction.cesaro_averages, N=64, freqs=np.array([0.1, 0.2]), channel="T3", part="content", seed=0,
          shape_free=("N",), work={"N": 10_000})
     case(induction.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
+    case(induction.simulate_cost, dk=4, T=9, samples=8, **cost)
+    case(induction.moments_cost, T=9, samples=8, **cost)
+    case(induction.mass_rows_cost, T=9, samples=8, n_gamma=2, member="key-only", **cost)
     # ------------------------------------------------------------------ compare
     case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True,
          nan_input=("x", "y"))
@@ -421,6 +602,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(compare.gap_crossover, model=sm, fixed=("model",), nan_ok=True)
     case(compare.t3_t4_crossover, dk=4, T=9, theta=0.0, samples=40, seed=0, placement="post", model=sm,
          fixed=("model",), examples=10, work={"samples": 80, "T": 64})
+    case(compare.compare_grid_cost, points=[(64.0, 16), (32.0, 64)], samples=64, observable="entropy-peak",
+         monte_carlo=True, fixed=("monte_carlo",), nan_ok=True)
     # ------------------------------------------------------------------ symbolic (numeric sizes only)
     case(sg.squared_grading, q=np.array([0.0, 1.0]), lam=2.0)
     case(sg.lagrange_residual, d=2, work={"d": 3})
@@ -451,18 +634,26 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.grades.ClippedOptimum",
       "theorylab.graded.grades.GradeRow", "theorylab.plga.operator.PLGAStages",
       "theorylab.plga.operator.PositivityMargins", "theorylab.plga.operator.PerronPair",
+      "theorylab.plga.operator.TwirlStatistics",
       "theorylab.plga.operator.NotearsValue", "theorylab.plga.operator.DensityReport",
       "theorylab.nn.tasks.InductionBatch", "theorylab.sim.competition.MassCurve",
       "theorylab.sim.competition.MCGammaC", "theorylab.sim.graded_risk.RiskSimulation",
       "theorylab.sim.induction.InductionSample", "theorylab.sim.induction.ChannelMoments",
       "theorylab.compare.PaperStatistics", "theorylab.compare.Comparison", "theorylab.compare.Calibration",
       "theorylab.compare.Crossover", "theorylab.symbolic.exact.Undecided",
-      "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache")
+      "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
+      "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
+      "theorylab.graded.prereg.Preregistration", "theorylab.sim.ladder.LadderResult", "theorylab.sim.ladder.Degradation",
+      "theorylab.nn.decoder.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
+      "theorylab.nn.train.TrainResult", "theorylab.sim.observables.Measurement", "theorylab.sim.row_stats.RowMoments",
+      "theorylab.sim.row_stats.RowStatistics", "theorylab.sim.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.operator.ResidualUnit",
+      "theorylab.plga.operator.GLU", "theorylab.plga.operator.GatedResidualUnit",
       "theorylab.plga.operator.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
       "theorylab.nn.tasks.InductionHead", "theorylab.graded.envelope.LinearClass",
+      "theorylab.graded.ladder.LadderDesign",
       "theorylab.sim.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
       "theorylab.plga.operator.PLGAParams.dk", "theorylab.plga.operator.PositivityMargins.positive",
@@ -473,11 +664,31 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.graded.envelope.StratifiedModel.cap_ratio", "theorylab.graded.envelope.StratifiedModel.Lambda",
       "theorylab.graded.envelope.StratifiedModel.target", "theorylab.compare.Comparison.summary",
       "theorylab.sim.induction.ChannelModel.gap_at", "theorylab.sim.induction.ChannelModel.var_at",
-      "theorylab.sim.induction.ChannelModel.cov34_at")
+      "theorylab.sim.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
+      "theorylab.graded.ladder.LadderDesign.tau", "theorylab.graded.ladder.LadderDesign.d",
+      "theorylab.graded.ladder.LadderDesign.levels", "theorylab.graded.ladder.LadderDesign.null_risk",
+      "theorylab.graded.ladder.LadderDesign.target", "theorylab.graded.ladder.LadderDesign.as_dict",
+      "theorylab.graded.prereg.ArmRecord.q", "theorylab.graded.prereg.Preregistration.predicted_order",
+      "theorylab.graded.prereg.to_json", "theorylab.nn.train.TrainConfig.ceiling",
+      "theorylab.nn.train.TrainConfig.chance", "theorylab.nn.train.TrainConfig.n_layer",
+      "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
+      "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
+      "theorylab.nn.train.TrainResult.row", "theorylab.sim.observables.Measurement.row",
+      "theorylab.sim.row_stats.RowStatistics.participation")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
-      "theorylab.plga.operator.sdpa_params", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
+      "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
+      "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
       "theorylab.nn.decoder.cache_floats", "theorylab.nn.decoder.compile_grading",
-      "theorylab.nn.decoder.restore_queries", "theorylab.sim.induction.reduced_channel_model")
+      "theorylab.nn.decoder.restore_queries", "theorylab.sim.induction.reduced_channel_model",
+      "theorylab.nn.decoder.collapse_invariant_plga", "theorylab.nn.grad.parameters", "theorylab.nn.grad.with_parameters",
+      "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
+      "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",
+      "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
+      "theorylab.graded.ladder.educated_arm", "theorylab.sim.ladder.window_end", "theorylab.sim.ladder.reference_size",
+      "theorylab.sim.ladder.inverted_pairs")
+_skip("writes a file (I/O at the edge): its inputs are a record built by preregister and an output path, which the "
+      "CLI checks (_io.check_output_path) before computing; every string is a path",
+      "theorylab.graded.prereg.write")
 _skip("Numba kernel or intrinsic: called from compiled code with machine words; the validated entry points "
       "are sim.rng.normals, sim.competition.simulate_mass and per_sample_mass",
       "theorylab.sim.rng.mix64", "theorylab.sim.rng.sample_key", "theorylab.sim.rng.uniform_pair",
@@ -485,12 +696,28 @@ _skip("Numba kernel or intrinsic: called from compiled code with machine words; 
       "theorylab.sim.rng.log32", "theorylab.sim.rng.normal_pair32", "theorylab.sim.rng.fill_normals32",
       "theorylab.sim.rng.log64", "theorylab.sim.rng.normal_pair64", "theorylab.sim.rng.fill_normals64",
       "theorylab.sim.competition.exp32", "theorylab.sim.competition.exp64")
+_skip("backward pass (vector-Jacobian product): its inputs are a forward pass's intermediates (the trace of "
+      "decoder.hidden_states / attention.head) and upstream gradients; the validated entry point is "
+      "nn.grad.loss_and_grad (tokens, answers), which the suite drives",
+      "theorylab.nn.grad.layer_norm_vjp", "theorylab.nn.grad.gelu_vjp", "theorylab.nn.grad.mlp_vjp",
+      "theorylab.nn.grad.logits_vjp", "theorylab.nn.grad.embedding_vjp", "theorylab.nn.grad.rope_vjp",
+      "theorylab.nn.grad.two_tap_vjp", "theorylab.nn.grad.stream_vjp", "theorylab.nn.grad.scores_vjp",
+      "theorylab.nn.grad.weights_vjp", "theorylab.nn.grad.head_vjp", "theorylab.nn.grad.hidden_vjp")
+_skip("cost estimate of a file input: every string is a valid argument (a missing file costs nothing; the reader, "
+      "compare.read_grid / graded.io.read_vector, which the suite drives, refuses it); non-strings are refused "
+      "(tests/test_api_contract.py)",
+      "theorylab.compare.read_grid_cost", "theorylab.graded.io.read_vector_cost")
 _skip("its input is a function to run (a FLOP counter / mutation-test hook), not a value",
       "theorylab.psa.deploy.count_flops")
+_skip("its input is the chunk runner of a validated entry point (simulate_mass, simulate_row_stats, which the suite "
+      "drives), not a value", "theorylab.sim.competition.batch_means")
 _skip("long-running study (minutes: tens of thousands of samples per point); its numeric arguments go through "
       "validate_grid, seed_int and mc_gamma_c/simulate_mass, which the suite drives",
       "theorylab.compare.calibrate_condensation_c", "theorylab.compare.band_edge_check",
       "theorylab.compare.plateau_check")
+_skip("long-running study (trains many models in spawned worker processes, minutes); each run's numbers go through "
+      "TrainConfig and train, and workers through positive_int, which the suite drives",
+      "theorylab.nn.runner.run_many")
 _skip("symbolic certificate helper: its inputs are SymPy expressions and matrices built by the certificates "
       "(exact arithmetic decides identities; there is no numeric range to validate)",
       "theorylab.symbolic.exact.exact", "theorylab.symbolic.exact.matrix", "theorylab.symbolic.exact.is_zero",

@@ -7,8 +7,8 @@ SIGN_FLIP = ("theorylab/graded/grades.py", "finite_result(\"q\", q @ (a - t))", 
 EDUCATED_READS_THE_TRUTH = ("theorylab/graded/ladder.py", "g = grades.clipped_grades(a_hat, s_hat, design.C).g",
                             "g = grades.clipped_grades(design.a, design.s, design.C).g")
 BUDGET_WITH_G_NOT_1_OVER_G = ("theorylab/sim/ladder.py", "c = obs * precision * g ", "c = obs * precision / g ")
-RANKS_REVERSED = ("theorylab/graded/prereg.py", "return average_ranks(-np.asarray(values, float))",
-                  "return average_ranks(np.asarray(values, float))")
+RANKS_REVERSED = ("theorylab/graded/prereg.py", "return average_ranks(-real_array(\"values\", values))",
+                  "return average_ranks(real_array(\"values\", values))")
 
 
 def test_g10_passes_on_a_clean_copy():

@@ -23,7 +23,7 @@ PLANTED = {
     "key-only variance drops its base term":
         (SCOREMODEL, '"key-only", (0.0, 1.0), (1.0, 0.0, 2.0)', '"key-only", (0.0, 1.0), (0.0, 0.0, 2.0)', "P17.variants"),
     "quadrature: wrong sign of E[exp(-e^Y); Y > 0]":
-        (EXACT, "return above - B + A + tail", "return above + B + A + tail", "P17.variants"),
+        (EXACT, "return (above - B + A + _left_tail", "return (above + B + A + _left_tail", "P17.variants"),
     "quadrature: outer window cut at t = 2 instead of 5":
         (EXACT, "_T_LO, _T_HI = -45.0, 5.0", "_T_LO, _T_HI = -45.0, 2.0", "P17"),
     "simulated mass standard error over B instead of n":

@@ -64,7 +64,9 @@ def read_text(name: str, path: str) -> str:
 
 def parse_json(text: str, where: str) -> object:
     """The JSON value of ``text``, or one :class:`ParameterError` line: ``WHERE is not valid JSON (why)``
-    (also for nesting too deep for the parser)."""
+    (also for text that is not a string, and nesting too deep for the parser)."""
+    if not isinstance(text, str):
+        raise ParameterError(f"{where} must be JSON text (got {type(text).__name__})")
     try:
         return json.loads(text)
     except RecursionError:

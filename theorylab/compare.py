@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from theorylab._io import input_cost, parse_json, read_text
-from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
+from theorylab.errors import ParameterError, choice, derived_seed, describe, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
 from theorylab.resources import Cost
@@ -137,7 +137,10 @@ GRID_BYTES_PER_BYTE = 80.0
 
 
 def read_grid_cost(path: str) -> Cost:
-    """Peak memory and time of :func:`read_grid` on ``path`` (checked by the CLI before reading)."""
+    """Peak memory and time of :func:`read_grid` on ``path`` (checked by the CLI before reading; any string is a
+    valid path here -- a missing file costs nothing and :func:`read_grid` refuses it)."""
+    if not isinstance(path, str):
+        raise ParameterError(f"grid must be 'paper' or the path of a CSV/JSON grid file (got {describe(path)})")
     return input_cost(path, GRID_BYTES_PER_BYTE)
 
 
@@ -201,6 +204,7 @@ def compare_grid_cost(points, samples: int, observable: str = "mass-half", monte
     Monte Carlo and one exact coupling of ``observable`` (:func:`theorylab.sim.observables.measure_cost`)."""
     from theorylab.sim.observables import measure_cost
 
+    points, samples = validate_grid(points), positive_int("samples", samples)
     per_T = Counter(T for _, T in points)
     costs = {T: (measure_cost(observable, T, method="mc", samples=samples) if monte_carlo else Cost())
              .then(measure_cost(observable, T, method="exact")) for T in per_T}

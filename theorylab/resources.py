@@ -26,7 +26,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, positive_int
 
 MEMORY_ENV = "THEORYLAB_MAX_MEMORY"
 TIME_ENV = "THEORYLAB_MAX_TIME"
@@ -212,3 +212,9 @@ def as_float(x) -> float:
         return float(x)
     except OverflowError:
         return math.inf
+
+
+def count(name: str, value) -> float:
+    """A size argument of a cost estimate, validated: an integer >= 0 (booleans, strings, 1.5 are refused), as a
+    float -- ``inf`` beyond the float range (a hostile size costs more than any limit, which refuses it)."""
+    return as_float(positive_int(name, value, low=0))

@@ -221,7 +221,7 @@ class StratifiedModel:
 def stratified_model_cost(levels) -> Cost:
     """Peak memory and run time of :func:`stratified_model` (the level program on L levels dominates;
     coordinate arrays of length d are built only on demand)."""
-    return grades.clipped_grades_cost(levels)
+    return grades.clipped_grades_cost(positive_int("levels", levels, low=0))
 
 
 def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float = 1.0, g=None,

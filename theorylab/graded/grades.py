@@ -23,7 +23,7 @@ import numpy as np
 
 from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
                               real_scalar)
-from theorylab.resources import Cost, as_float
+from theorylab.resources import Cost, count
 
 GAUGE = "min-grade-one"
 PROFILE_SUM_RTOL = 1e-6
@@ -311,8 +311,9 @@ PROGRAM_SECONDS = 2e-5
 
 
 def clipped_grades_cost(n) -> Cost:
-    """Peak memory and run time of :func:`clipped_grades` (and of :func:`table3_row`) on ``n`` coordinates."""
-    n = as_float(n)
+    """Peak memory and run time of :func:`clipped_grades` (and of :func:`table3_row`) on ``n`` coordinates
+    (an integer >= 0; ``inf`` beyond the float range, which the limits refuse)."""
+    n = count("n", n)
     return Cost(n * PROGRAM_BYTES, n * PROGRAM_SECONDS, f"a grade program on {n:.3g} coordinates")
 
 

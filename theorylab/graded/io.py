@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from theorylab._io import input_cost, parse_json, read_text
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, describe, real_array
 from theorylab.resources import Cost
 
 VECTOR_BYTES_PER_BYTE = 40.0
@@ -24,7 +24,10 @@ VECTOR_BYTES_PER_BYTE = 40.0
 
 
 def read_vector_cost(source: str) -> Cost:
-    """Peak memory and time of :func:`read_vector` (inline text is already in memory: no cost)."""
+    """Peak memory and time of :func:`read_vector` (inline text is already in memory: no cost; any string is valid
+    here, :func:`read_vector` refuses what is not a list of numbers)."""
+    if not isinstance(source, str):
+        raise ParameterError(f"source must be a file path or a list of numbers as text (got {describe(source)})")
     return input_cost(source, VECTOR_BYTES_PER_BYTE) if source and os.path.lexists(source) else Cost()
 
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
+                              real_scalar, seed_int)
 from theorylab.graded import grades
 
 ARMS = ("uniform", "random", "taxonomic", "proxy", "educated", "oracle")
@@ -87,8 +88,11 @@ class LadderDesign:
         return float(np.sum(self.tau * self.alpha))
 
     def coords(self, level_grades) -> np.ndarray:
-        """Coordinate grades of level grades."""
-        return np.repeat(np.asarray(level_grades, float), self.dims)
+        """Coordinate grades of level grades (one real number per level)."""
+        g = real_array("level_grades", level_grades)
+        if g.shape != self.dims.shape:
+            raise ParameterError(f"level_grades must hold one grade per level ({self.levels}) (got shape {g.shape})")
+        return np.repeat(g, self.dims)
 
     def as_dict(self) -> dict:
         return {"name": self.name, "a": self.a.tolist(), "s": self.s.tolist(), "dims": self.dims.tolist(),
@@ -103,7 +107,7 @@ def profile_design(a, s, d: int = 32, sigma_xi: float = 1.0, C: float = 2.0, nam
     d = positive_int("d", d)
     if d % L:
         raise ParameterError(f"d must be a multiple of the number of levels {L} (equal level sizes); got d={d}")
-    sigma_xi = float(real_array("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
+    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)
     C = grades.clip_bound(C)
     label = name or "a=(" + ", ".join(f"{x:.3g}" for x in a) + "), s=(" + ", ".join(f"{x:.3g}" for x in s) + ")"
     return LadderDesign(label, a, s, np.full(L, d // L), sigma_xi, C)
@@ -119,7 +123,9 @@ def geometric_design(nu: float, mu: float, levels: int = 4, d: int = 32, sigma_x
 def design_from_dict(data: dict) -> LadderDesign:
     """Rebuild (and re-validate) a design from :meth:`LadderDesign.as_dict`."""
     try:
-        a, s, dims = data["a"], data["s"], data["dims"]
+        a, s, dims = data["a"], data["s"], np.atleast_1d(integer_array("design dims", data["dims"], low=1))
+        if dims.ndim != 1:
+            raise ParameterError(f"design: dims must be a list of level sizes (got shape {dims.shape})")
         design = profile_design(a, s, int(np.sum(dims)), data["sigma_xi"], data["C"], name=str(data["name"]))
     except (KeyError, TypeError) as exc:
         raise ParameterError(f"design: missing or malformed field ({exc})") from None
@@ -159,10 +165,12 @@ def _block_statistics(rng, design: LadderDesign, rows: int) -> tuple[np.ndarray,
 
 
 def draw_pilot(design: LadderDesign, n: int, seed: int = 0, blocks: int = PILOT_BLOCKS) -> Pilot:
-    """Draw a pilot sample of ``n >= d + 1`` rows in ``blocks`` blocks (stream ``SeedSequence(seed)``)."""
-    n = positive_int("n_pilot", n, low=design.d + 1)
+    """Draw a pilot sample of ``n >= d + 1`` rows (at most 2^62) in ``blocks`` blocks (stream ``SeedSequence(seed)``,
+    ``seed`` in [0, 2^64))."""
+    n = positive_int("n_pilot", n, low=design.d + 1, high=2 ** 62)
     blocks = positive_int("blocks", blocks)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
+    check_memory("blocks", 8.0 * min(blocks, n) * (design.d + 2) * (design.d + 1))
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     sizes = np.full(min(blocks, n), n // min(blocks, n))
     sizes[: n % sizes.size] += 1
@@ -173,28 +181,45 @@ def draw_pilot(design: LadderDesign, n: int, seed: int = 0, blocks: int = PILOT_
 def estimate_levels(XtX, Xty, dims) -> tuple[np.ndarray, np.ndarray]:
     """Level profile estimates ``(a_hat, s_hat)`` from summed sufficient statistics (``PILOT_FIT``).
 
-    Raises ParameterError when ``X^T X`` is singular (a pilot with fewer than d informative rows).
+    ``XtX`` (d, d) and ``Xty`` (d,) are real; the profiles are scale invariant, so both are first scaled
+    by powers of two (exact). Raises ParameterError when ``X^T X`` is singular (a pilot with fewer than
+    d informative rows) or the fit is degenerate (a zero coefficient, ``diag X^T X`` not positive).
     """
+    XtX, Xty = real_array("XtX", XtX), real_array("Xty", Xty)
+    if XtX.ndim != 2 or XtX.shape != (Xty.size, Xty.size) or Xty.ndim != 1 or not Xty.size:
+        raise ParameterError(f"XtX must be (d, d) and Xty (d,) (got shapes {XtX.shape} and {Xty.shape})")
+    XtX = np.ldexp(XtX, -int(np.frexp(np.max(np.abs(XtX)))[1]))
+    diag = np.diag(XtX)
+    if np.any(diag <= 0):
+        raise ParameterError(f"XtX must have a positive diagonal (second moments; got min {diag.min():g})")
     try:
-        w_hat = np.linalg.solve(XtX, Xty)
+        with np.errstate(over="ignore", invalid="ignore"):
+            w_hat = np.linalg.solve(XtX, np.ldexp(Xty, -int(np.frexp(np.max(np.abs(Xty)))[1])))
     except np.linalg.LinAlgError:
         raise ParameterError("the pilot's X^T X is singular: n_pilot must exceed the design width d") from None
+    w_hat = finite_result("XtX, Xty", w_hat)
+    w_hat = np.ldexp(w_hat, -int(np.frexp(np.max(np.abs(w_hat)))[1]))          # alpha_hat is scale invariant
     alpha_hat = w_hat ** 2 / np.sum(w_hat ** 2)
-    tau_hat = np.diag(XtX) / np.trace(XtX)
+    tau_hat = diag / np.sum(diag)
     return grades.reduce_levels(alpha_hat, dims), grades.reduce_levels(tau_hat, dims)
 
 
 def pilot_estimates(pilot: Pilot, dims, weights=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(a_hat, s_hat)`` of the pilot; ``weights`` (K,) resample its blocks (the §7.2 bootstrap)."""
-    w = np.ones(pilot.XtX.shape[0]) if weights is None else np.asarray(weights, float)
+    """``(a_hat, s_hat)`` of the pilot; ``weights`` (K,) >= 0 resample its blocks (the §7.2 bootstrap)."""
+    K = pilot.XtX.shape[0]
+    w = np.ones(K) if weights is None else real_array("weights", weights, low=0)
+    if w.shape != (K,) or not np.any(w > 0):
+        raise ParameterError(f"weights must be {K} block weights >= 0, not all 0 (got shape {w.shape})")
     return estimate_levels(np.tensordot(w, pilot.XtX, 1), w @ pilot.Xty, dims)
 
 
 def bootstrap_weights(pilot: Pilot, resamples: int, seed: int) -> np.ndarray:
     """Multinomial block counts (resamples, K) of the §7.2 bootstrap (resample the blocks with replacement)."""
     K = pilot.XtX.shape[0]
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    return rng.multinomial(K, np.full(K, 1.0 / K), size=positive_int("bootstrap", resamples))
+    resamples = positive_int("bootstrap", resamples)
+    check_memory("bootstrap", 8.0 * resamples * K)
+    rng = np.random.default_rng(np.random.SeedSequence(seed_int("seed", seed), spawn_key=(1,)))
+    return rng.multinomial(K, np.full(K, 1.0 / K), size=resamples)
 
 
 # --------------------------------------------------------------------------- the arms (Table 2)
@@ -219,7 +244,7 @@ def random_arm(design: LadderDesign, seed: int = 0) -> Arm:
     """The control of §8.1.4: level grades ``g_l = C^(U_l)``, ``U_l`` iid Uniform(0, 1) (log-uniform on
     ``[1, C]``), stream ``SeedSequence(seed, spawn_key=(2,))``; drawn independently of the profiles, so its
     inner product has either sign and its predicted position is fixed by its draw (§8.2.5)."""
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     u = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,))).uniform(size=design.levels)
     return Arm("random", design.C ** u, "noise", "g_l = C^U_l, U_l ~ Uniform(0,1) iid", "§8.1.4, §8.2.5")
 
@@ -263,5 +288,5 @@ def build_arms(design: LadderDesign, pilot: Pilot, seed: int = 0) -> list[Arm]:
 
 
 def q_of(g) -> np.ndarray:
-    """Grades ``q = ln g`` (``Q_BASE``)."""
-    return np.log(np.asarray(g, float))
+    """Grades ``q = ln g`` (``Q_BASE``) of grades ``g > 0``."""
+    return np.log(real_array("g", g, low=0, low_inclusive=False))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab._io import parse_json
-from theorylab.errors import ParameterError, positive_int
+from theorylab.errors import ParameterError, check_memory, positive_int, real_array
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
 
@@ -88,16 +88,19 @@ def _interval(x) -> tuple:
 
 
 def average_ranks(values) -> np.ndarray:
-    """Ranks 1..n along the last axis (1 for the smallest); ties share their average rank."""
-    x = np.asarray(values, float)
+    """Ranks 1..n along the last axis (1 for the smallest) of real ``values``; ties share their average rank."""
+    x = real_array("values", values)
+    if x.ndim < 1:
+        raise ParameterError("values must have at least one axis (the one ranked)")
+    check_memory("values", 16.0 * x.size * x.shape[-1])
     less = np.sum(x[..., None, :] < x[..., :, None], axis=-1)
     equal = np.sum(x[..., None, :] == x[..., :, None], axis=-1)
     return less + (equal + 1) / 2.0
 
 
 def predicted_ranks(values) -> np.ndarray:
-    """Rank 1 for the largest value; ties share their average rank."""
-    return average_ranks(-np.asarray(values, float))
+    """Rank 1 for the largest value; ties share their average rank (``values`` as :func:`average_ranks`)."""
+    return average_ranks(-real_array("values", values))
 
 
 def preregister(design: lad.LadderDesign, n_pilot: int, seed: int = 0, bootstrap: int = 200) -> Preregistration:
@@ -195,6 +198,8 @@ def write(prereg: Preregistration, path: str) -> str:
 
 def read(path: str) -> tuple[Preregistration, str]:
     """Read a pre-registration file; return it and the SHA-256 of its bytes."""
+    if not isinstance(path, str) or not path:
+        raise ParameterError(f"the pre-registration must be named by a file path (got {path!r})")
     try:
         with open(path, "rb") as fh:
             data = fh.read()

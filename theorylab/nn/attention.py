@@ -162,11 +162,13 @@ class TwoTap:
                 raise ParameterError(f"{name} must be two real taps (b0, b1) (got shape {taps.shape})")
             object.__setattr__(self, name, taps)
         choice("placement", self.placement, psa.PLACEMENTS)
+        _rope_base(self.base)
 
     @classmethod
     def shear(cls, g_q: float, g_k: float, placement: str = "post-rope", base: float | None = 10000.0) -> "TwoTap":
         """The PSA shear with couplings ``(g_q, g_k)`` written as taps ``(1 + g, -g)``."""
-        return cls(np.array(psa.stream_taps(float(g_q))), np.array(psa.stream_taps(float(g_k))), placement, base)
+        return cls(np.array(psa.stream_taps(_scalar("g_q", g_q))), np.array(psa.stream_taps(_scalar("g_k", g_k))),
+                   placement, base)
 
 
 HeadSpec = SDPA | PSA | TwoTap | Graded | PLGA
@@ -264,22 +266,34 @@ def _sheared(x, g, pos, spec: PSA):
     return psa.place_shear(x, g, cos, sin, placement=spec.placement)    # [..., n, dk]
 
 
+@finite_output("x, taps")
 def two_tap(x, taps) -> np.ndarray:
     """Causal two-tap filter along positions (axis -2): ``b0 x_t + b1 x_{t-1}``, ``x_{-1} = x_0``.
 
     Written as ``(b0 + b1) x - b1 p`` with the PSA momentum ``p = psa.shear.momentum(x)``
-    (``p_0 = 0``), so taps ``(1 + g, -g)`` give ``psa.shear.shear(x, g)``.
+    (``p_0 = 0``), so taps ``(1 + g, -g)`` give ``psa.shear.shear(x, g)``. ``x`` is ``(..., n, d)``
+    (object arrays: the exact route), ``taps`` two reals.
     """
+    x = real_or_exact("x", x)
+    if x.ndim < 2:
+        raise ParameterError(f"x must be an (..., n, d) array of rows (got shape {x.shape})")
+    taps = real_array("taps", taps)
+    if taps.shape != (2,):
+        raise ParameterError(f"taps must be two real taps (b0, b1) (got shape {taps.shape})")
+    return _two_tap(x, taps)
+
+
+def _two_tap(x, taps) -> np.ndarray:
     b0, b1 = taps
     return (b0 + b1) * x - b1 * psa.momentum(x)                        # [..., n, dk]
 
 
 def _filtered(x, taps, pos, spec: TwoTap):
     if spec.base is None:
-        return two_tap(x, taps)                                         # [..., n, dk]
+        return _two_tap(x, taps)                                        # [..., n, dk]
     if spec.placement == "post-rope":
-        return two_tap(_rope(x, pos, spec.base), taps)                  # filter the rotated stream
-    return _rope(two_tap(x, taps), pos, spec.base)                      # rotate the filtered stream
+        return _two_tap(_rope(x, pos, spec.base), taps)                 # filter the rotated stream
+    return _rope(_two_tap(x, taps), pos, spec.base)                     # rotate the filtered stream
 
 
 def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:

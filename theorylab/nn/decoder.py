@@ -30,7 +30,8 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, describe, finite_output, positive_int, real_array, seed_int
+from theorylab.errors import (ParameterError, check_memory, describe, finite_output, positive_int, real_array,
+                              real_scalar, seed_int)
 from theorylab.nn import attention
 from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
 from theorylab.plga import operator as plga
@@ -208,6 +209,9 @@ def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarr
 
 def logits(model: Decoder, x) -> np.ndarray:
     """``LN_f(x) wte^T``: logits ``(..., V)`` of residual-stream rows ``x`` (..., d) (tied embedding)."""
+    x = real_array("x", x)
+    if x.ndim < 1 or x.shape[-1] != model.d:
+        raise ParameterError(f"x must be residual-stream rows (..., {model.d}) (got shape {x.shape})")
     return layer_norm(x, model.ln_f) @ model.wte.T                          # [..., V]
 
 
@@ -230,15 +234,20 @@ class PrefixConsistency:
     gap: float
 
     def holds(self, tol: float = 0.0) -> bool:
-        """Both conjuncts: well shaped and every historical row within ``tol`` (Def. 4.8 at tolerance tol)."""
-        return self.length_preserving and self.gap <= tol
+        """Both conjuncts: well shaped and every historical row within ``tol >= 0`` (Def. 4.8 at tolerance tol)."""
+        return self.length_preserving and self.gap <= real_scalar("tol", tol, low=0)
 
 
 def prefix_consistency(F: Callable, tokens) -> PrefixConsistency:
     """Check Definition 4.8 for any decoder map ``F`` (tokens -> array of output rows) on ``tokens`` (PLGA Def. 4.8,
     Remark 4.9). The gap alone is satisfied vacuously by a decoder that returns no rows; the shape conjunct excludes
     it (the authors' ``constNil_not_prefixConsistentShaped``)."""
-    x = np.atleast_1d(np.asarray(tokens))
+    try:
+        x = np.atleast_1d(np.asarray(tokens))
+    except (TypeError, ValueError, OverflowError):
+        x = None
+    if x is None or x.ndim != 1:
+        raise ParameterError(f"tokens must be a 1-D sequence of inputs (got {describe(tokens)})")
     full = np.asarray(F(x))
     shaped, gap = len(full) == len(x), 0.0
     for r in range(len(x)):

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, finite_result, integer_array, real_array
 from theorylab.nn import decoder
 from theorylab.nn.attention import PSA, SDPA, TwoTap
 from theorylab.psa import shear as psa
@@ -68,7 +68,23 @@ def with_parameters(model: decoder.Decoder, params: dict[str, np.ndarray]) -> de
 
 # ------------------------------------------------------------------------------ elementwise and dense
 def cross_entropy(logits, answers) -> tuple[float, np.ndarray]:
-    """Mean cross-entropy of ``logits`` (N, V) against integer ``answers`` (N,) and its gradient (N, V)."""
+    """Mean cross-entropy of ``logits`` (N, V) against integer ``answers`` (N,) in ``[0, V)`` and its gradient (N, V).
+
+    A loss beyond the float range (logits spread by more than ~1.8e308) raises ParameterError.
+    """
+    logits = real_array("logits", logits)
+    if logits.ndim != 2 or 0 in logits.shape:
+        raise ParameterError(f"logits must be a non-empty (N, V) array (got shape {logits.shape})")
+    answers = integer_array("answers", answers, high=logits.shape[1] - 1)
+    if answers.shape != logits.shape[:1]:
+        raise ParameterError(f"answers must hold one token id per row of logits, shape ({len(logits)},) "
+                             f"(got {answers.shape})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss, grad = _cross_entropy(logits, answers)
+    return finite_result("logits", loss), grad
+
+
+def _cross_entropy(logits: np.ndarray, answers: np.ndarray) -> tuple[float, np.ndarray]:
     z = logits - logits.max(axis=-1, keepdims=True)                     # [N, V] stable shift
     lse = np.log(np.exp(z).sum(axis=-1))                                # [N]
     rows = np.arange(len(z))
@@ -233,14 +249,17 @@ def loss_and_grad(model: decoder.Decoder, tokens, answers) -> tuple[float, dict[
     Parameters
     ----------
     model : the decoder (SDPA, PSA or TwoTap heads).
-    tokens : ``(batch, T)`` integer ids.
-    answers : ``(batch,)`` the token each sequence's last position must predict.
+    tokens : ``(batch, T)`` integer ids in ``[0, vocab)``.
+    answers : ``(batch,)`` the token each sequence's last position must predict, in ``[0, vocab)``.
 
     Returns
     -------
     ``(loss, grads, logits)``: the mean loss, a gradient per name of :func:`parameters`,
     and the last position's logits ``(batch, V)``.
     """
+    tokens = decoder.token_ids(model, tokens, batched=True)
+    if tokens.ndim != 2:
+        raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
     trace: list = []
     h = decoder.hidden_states(model, tokens, trace)                     # [B, T, d]
     last = h[..., -1, :]                                                # [B, d]

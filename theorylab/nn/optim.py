@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import positive_int, real_array
+from theorylab.errors import finite_output, positive_int, real_scalar
 
 
 @dataclass(frozen=True)
@@ -30,11 +30,11 @@ class AdamW:
     weight_decay: float = 0.01
 
     def __post_init__(self):
-        real_array("lr", self.lr, low=0, low_inclusive=False)
-        real_array("b1", self.b1, low=0, high=1, high_inclusive=False)
-        real_array("b2", self.b2, low=0, high=1, high_inclusive=False)
-        real_array("eps", self.eps, low=0, low_inclusive=False)
-        real_array("weight_decay", self.weight_decay, low=0)
+        real_scalar("lr", self.lr, low=0, low_inclusive=False)
+        real_scalar("b1", self.b1, low=0, high=1, high_inclusive=False)
+        real_scalar("b2", self.b2, low=0, high=1, high_inclusive=False)
+        real_scalar("eps", self.eps, low=0, low_inclusive=False)
+        real_scalar("weight_decay", self.weight_decay, low=0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,7 +53,10 @@ def init_state(params: dict[str, np.ndarray]) -> AdamState:
 
 
 def clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[dict[str, np.ndarray], float]:
-    """Scale all gradients together so that their global L2 norm is at most ``max_norm``; return the norm before."""
+    """Scale all gradients together so that their global L2 norm is at most ``max_norm > 0`` (None: no clipping);
+    return the norm before."""
+    if max_norm is not None:
+        max_norm = real_scalar("max_norm", max_norm, low=0, low_inclusive=False)
     norm = math.sqrt(sum(float(np.sum(g * g)) for g in grads.values()))
     if max_norm is None or norm <= max_norm:
         return grads, norm
@@ -61,14 +64,15 @@ def clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[
     return {k: g * scale for k, g in grads.items()}, norm
 
 
+@finite_output("lr")
 def adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: AdamState, opt: AdamW,
                lr: float | None = None, decay: frozenset[str] | set[str] = frozenset()
                ) -> tuple[dict[str, np.ndarray], AdamState]:
     """One AdamW step on the parameters that have a gradient; returns new parameters and state.
 
-    ``lr`` overrides ``opt.lr`` (for a schedule); ``decay`` names the parameters with weight decay.
+    ``lr >= 0`` overrides ``opt.lr`` (for a schedule); ``decay`` names the parameters with weight decay.
     """
-    lr = opt.lr if lr is None else lr
+    lr = opt.lr if lr is None else real_scalar("lr", lr, low=0)
     t = state.t + 1
     c1, c2 = 1.0 - opt.b1 ** t, 1.0 - opt.b2 ** t
     new, m, v = dict(params), dict(state.m), dict(state.v)
@@ -81,9 +85,10 @@ def adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], stat
 
 
 def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
-    """Linear warm-up over ``warmup`` steps to ``peak``, then cosine decay to ``peak / 10`` at ``steps``."""
+    """Linear warm-up over ``warmup`` steps to ``peak > 0``, then cosine decay to ``peak / 10`` at ``steps``."""
     step, steps, warmup = positive_int("step", step, low=0), positive_int("steps", steps), positive_int(
         "warmup", warmup, low=0)
+    peak = real_scalar("peak", peak, low=0, low_inclusive=False)
     if step < warmup:
         return peak * (step + 1) / warmup
     frac = (step - warmup) / max(1, steps - warmup)

@@ -128,11 +128,13 @@ def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed
     n, pairs = positive_int("n", n), positive_int("pairs", pairs)
     alphabet = positive_int("alphabet", alphabet, low=max(2, pairs))
     padding = positive_int("padding", padding, low=0)
-    rng = np.random.default_rng(positive_int("seed", seed, low=0))
+    T = 2 * pairs + padding + 1
+    check_memory("n, alphabet, pairs, padding", 16.0 * n * alphabet + 8.0 * n * (T + 2 * pairs))
+    rng = np.random.default_rng(seed_int("seed", seed))
     keys = np.argsort(rng.random((n, alphabet)), axis=1)[:, :pairs]      # [n, L] distinct keys
     values = rng.integers(0, alphabet, size=(n, pairs))                  # [n, L] shared alphabet
     pick = rng.integers(0, pairs, size=n)                                # [n] queried pair
-    tokens = np.full((n, 2 * pairs + padding + 1), alphabet)             # [n, T] PAD everywhere
+    tokens = np.full((n, T), alphabet)                                   # [n, T] PAD everywhere
     tokens[:, 0:2 * pairs:2], tokens[:, 1:2 * pairs:2] = keys, values
     tokens[:, -1] = keys[np.arange(n), pick]                             # the query repeats k_i
     return InductionBatch(tokens, 2 * pick + 1)

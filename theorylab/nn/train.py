@@ -41,10 +41,10 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
 from theorylab.nn import attention, decoder, grad, optim, tasks
 from theorylab.psa import shear as psa
-from theorylab.resources import Cost
+from theorylab.resources import Cost, ResourceError
 
 VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
 COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
@@ -79,33 +79,33 @@ class TrainConfig:
     log_every: int = 50
 
     def __post_init__(self):
+        """Validate every field; integers and reals are stored as Python ``int`` and ``float``."""
+        def put(name, value):
+            object.__setattr__(self, name, value)
+            return value
+
         choice("variant", self.variant, VARIANTS)
         choice("task", self.task, TASKS)
-        g = float(real_array("gamma", self.gamma, low=0))
+        g = put("gamma", real_scalar("gamma", self.gamma, low=0))
         if self.variant not in COUPLED and g != 0:
             raise ParameterError(f"gamma must be 0 for the {self.variant} variant (it has no fixed coupling; "
                                  f"got {g:g})")
-        if self.task == "recall":
-            positive_int("pairs", self.pairs)
-            positive_int("alphabet", self.alphabet, low=max(2, self.pairs))
-            positive_int("padding", self.padding, low=0)
-        else:
-            positive_int("T", self.T, low=4)
-            positive_int("vocab", self.vocab, low=self.T - 1)
-        positive_int("d_model", self.d_model)
-        if positive_int("dk", self.dk, low=2) % 2:
+        recall = self.task == "recall"                  # the other task's fields must be integers, not in range
+        pairs = put("pairs", positive_int("pairs", self.pairs))
+        put("alphabet", positive_int("alphabet", self.alphabet, low=max(2, pairs) if recall else 1))
+        put("padding", positive_int("padding", self.padding, low=0))
+        T = put("T", positive_int("T", self.T, low=4 if not recall else 1))
+        put("vocab", positive_int("vocab", self.vocab, low=T - 1 if not recall else 1))
+        if put("dk", positive_int("dk", self.dk, low=2)) % 2:
             raise ParameterError(f"dk must be an even integer >= 2 (RoPE pairs; got {self.dk})")
-        positive_int("mlp", self.mlp, low=0)
-        positive_int("steps", self.steps)
-        positive_int("batch", self.batch)
-        positive_int("warmup", self.warmup, low=0)
-        positive_int("eval_size", self.eval_size)
-        positive_int("log_every", self.log_every)
-        real_array("lr", self.lr, low=0, low_inclusive=False)
-        real_array("weight_decay", self.weight_decay, low=0)
-        real_array("clip", self.clip, low=0, low_inclusive=False)
+        for name, low in (("d_model", 1), ("mlp", 0), ("steps", 1), ("batch", 1), ("warmup", 0), ("eval_size", 1),
+                          ("log_every", 1)):
+            put(name, positive_int(name, getattr(self, name), low=low))
+        put("lr", real_scalar("lr", self.lr, low=0, low_inclusive=False))
+        put("weight_decay", real_scalar("weight_decay", self.weight_decay, low=0))
+        put("clip", real_scalar("clip", self.clip, low=0, low_inclusive=False))
         choice("placement", self.placement, psa.PLACEMENTS)
-        real_array("base", self.base, low=1, low_inclusive=False)
+        put("base", real_scalar("base", self.base, low=1, low_inclusive=False))
 
     @property
     def n_layer(self) -> int:
@@ -163,7 +163,8 @@ def train_cost(config: TrainConfig, runs: int = 1, workers: int = 1) -> Cost:
     and evaluation row (``eval_size``), each ``seq_len`` positions of about ``12 d + 4 mlp + 6 T``
     floats per layer, at :data:`STEP_SECONDS`, divided among the workers.
     """
-    concurrent = max(1, min(workers, runs))
+    runs, workers = positive_int("runs", runs), positive_int("workers", workers)
+    concurrent = min(workers, runs)
     per_position = config.n_layer * (12 * max(config.d_model, config.dk) + 4 * config.mlp + 6 * config.seq_len)
     rows = float(config.steps) * config.batch + config.eval_size
     seconds = runs * rows * config.seq_len * per_position * STEP_SECONDS / concurrent
@@ -188,7 +189,12 @@ def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
-    """Initial decoder (see the module docstring); the weights depend on the seed, not on the variant."""
+    """Initial decoder (see the module docstring); the weights depend on the seed (in [0, 2^64)), not on the variant.
+
+    Refuses (before allocating) a config whose run needs more than the memory limit (:func:`memory_estimate`).
+    """
+    seed = seed_int("seed", seed)
+    check_memory("config (batch, eval_size, T, d_model, dk, mlp, vocab)", memory_estimate(config))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0]))
     d, dk, m, vocab = config.d_model, config.dk, config.mlp, config.vocab_size
 
@@ -206,8 +212,12 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
 
 
 def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
-    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)``."""
-    seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
+    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)`` (seed words in [0, 2^64))."""
+    n = positive_int("n", n)
+    if not isinstance(seed_words, (list, tuple, np.ndarray)) or not len(seed_words) \
+            or (isinstance(seed_words, np.ndarray) and (seed_words.ndim != 1 or seed_words.dtype.kind not in "iu")):
+        raise ParameterError(f"seed_words must be a non-empty list of seeds (got {describe(seed_words)})")
+    seed = int(np.random.SeedSequence([seed_int("seed_words", w) for w in seed_words]).generate_state(1)[0])
     if config.task == "recall":
         return tasks.associative_recall(n, config.pairs, config.alphabet, config.padding, seed)
     return tasks.induction_sequences(n, config.T, config.vocab, seed)
@@ -229,7 +239,9 @@ class Evaluation:
 
 def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
              chunk: int = EVAL_CHUNK) -> Evaluation:
-    """Prediction credits (logit argmax = answer) and attention credits (query's attention argmax = target)."""
+    """Prediction credits (logit argmax = answer) and attention credits (query's attention argmax = target),
+    ``chunk`` sequences per forward pass."""
+    chunk = positive_int("chunk", chunk)
     pred, att, losses = [], [], []
     for s in range(0, len(batch.tokens), chunk):
         tok, tgt = batch.tokens[s:s + chunk], batch.target[s:s + chunk]
@@ -290,7 +302,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     Deterministic: the same config and seed give the same numbers (tests check this
     across BLAS thread counts).
     """
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
     start, cpu = time.perf_counter(), time.process_time()
     model = init_model(config, seed)
     names = trainable(config, model)
@@ -301,12 +313,15 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     history = []
     for step in range(config.steps):
         batch = batch_of(config, config.batch, [seed, 1, step])
-        loss, grads, _ = grad.loss_and_grad(model, batch.tokens, answers(batch))
-        if not math.isfinite(loss):
-            raise ParameterError(f"training diverged at step {step} (loss {loss}); lower lr (got {config.lr:g})")
-        grads, norm = optim.clip_by_norm({k: grads[k] for k in names}, config.clip)
-        lr = optim.learning_rate(step, config.steps, config.lr, config.warmup)
-        params, state = optim.adamw_step(params, grads, state, opt, lr, decay)
+        try:                        # the model's own numbers leaving the float range: the run diverged
+            loss, grads, _ = grad.loss_and_grad(model, batch.tokens, answers(batch))
+            grads, norm = optim.clip_by_norm({k: grads[k] for k in names}, config.clip)
+            lr = optim.learning_rate(step, config.steps, config.lr, config.warmup)
+            params, state = optim.adamw_step(params, grads, state, opt, lr, decay)
+        except ResourceError:
+            raise
+        except ParameterError as exc:
+            raise ParameterError(f"training diverged at step {step} ({exc}); lower lr (got {config.lr:g})") from None
         model = grad.with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
             history.append(_log(step, loss, lr, norm, model))

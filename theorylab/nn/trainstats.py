@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, check_memory, positive_int, real_array, seed_int
 from theorylab.nn.tasks import wilson_interval
 
 
@@ -38,10 +38,19 @@ def gamma_c(gammas: Sequence[float], accuracy: Sequence[float]) -> float | None:
     ``gammas`` must be increasing and start at 0; the plateau is the largest accuracy on the
     grid. None when the curve never rises above its gamma = 0 value.
     """
+    return _gamma_c(_gamma_grid(gammas), real_array("accuracy", accuracy, low=0, high=1))
+
+
+def _gamma_grid(gammas) -> np.ndarray:
     g = real_array("gammas", gammas, low=0)
-    a = real_array("accuracy", accuracy, low=0, high=1)
-    if g.shape != a.shape or g.size < 2 or g[0] != 0 or np.any(np.diff(g) <= 0):
-        raise ParameterError("gammas must be an increasing grid starting at 0, one accuracy per gamma")
+    if g.ndim != 1 or g.size < 2 or g[0] != 0 or np.any(np.diff(g) <= 0):
+        raise ParameterError("gammas must be an increasing grid starting at 0 (at least 2 points)")
+    return g
+
+
+def _gamma_c(g: np.ndarray, a: np.ndarray) -> float | None:
+    if g.shape != a.shape:
+        raise ParameterError(f"accuracy must hold one value per gamma ({g.size}) (got shape {a.shape})")
     half = 0.5 * (a[0] + a.max())
     if a.max() <= a[0]:
         return None
@@ -50,20 +59,29 @@ def gamma_c(gammas: Sequence[float], accuracy: Sequence[float]) -> float | None:
 
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
-    """Least-squares slope of ``log y`` on ``log x``."""
+    """Least-squares slope of ``log y`` on ``log x`` (``x``, ``y`` > 0 of one length, at least two distinct x)."""
     lx = np.log(real_array("x", x, low=0, low_inclusive=False))
     ly = np.log(real_array("y", y, low=0, low_inclusive=False))
+    if lx.ndim != 1 or lx.shape != ly.shape or np.ptp(lx) == 0:
+        raise ParameterError(f"x and y must be 1-D of one length with at least two distinct x (got shapes {lx.shape} "
+                             f"and {ly.shape})")
     return float(np.polyfit(lx, ly, 1)[0])
 
 
 def bootstrap_gamma_c(gammas: Sequence[float], per_seed: np.ndarray, draws: int = 2000, seed: int = 0) -> np.ndarray:
-    """gamma_c of seed-resampled mean curves: ``per_seed`` is (seeds, len(gammas)); NaN where undefined."""
-    rng = np.random.default_rng(seed)
-    acc = np.asarray(per_seed, dtype=float)
+    """gamma_c of seed-resampled mean curves: ``per_seed`` is (seeds, len(gammas)) accuracies; ``draws`` resamples
+    (stream ``default_rng(seed)``, ``seed`` in [0, 2^64)); NaN where undefined."""
+    g = _gamma_grid(gammas)
+    acc = real_array("per_seed", per_seed, low=0, high=1)
+    if acc.ndim != 2 or acc.shape[1] != g.size or not acc.shape[0]:
+        raise ParameterError(f"per_seed must be (seeds, {g.size}) accuracies (got shape {acc.shape})")
+    draws = positive_int("draws", draws)
+    check_memory("draws, per_seed", 8.0 * draws * (acc.shape[0] + 1))
+    rng = np.random.default_rng(seed_int("seed", seed))
     picks = rng.integers(0, acc.shape[0], size=(draws, acc.shape[0]))  # [draws, seeds] resampled seeds
     out = np.full(draws, np.nan)
     for b in range(draws):
-        gc = gamma_c(gammas, acc[picks[b]].mean(axis=0))
+        gc = _gamma_c(g, acc[picks[b]].mean(axis=0))
         out[b] = np.nan if gc is None else gc
     return out
 

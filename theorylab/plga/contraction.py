@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, finite_result, real_array, real_scalar
 from theorylab.plga.envelopes import SILU_PRIME_SUP
 from theorylab.plga.operator import PLGAParams, ResidualUnit
 
@@ -33,19 +33,25 @@ def _points(name: str, X) -> np.ndarray:
 
 
 def diameter(X) -> float:
-    """``diam S = max_{x, y in S} ||x - y||_2`` of the rows of ``X`` (0 for a single point)."""
+    """``diam S = max_{x, y in S} ||x - y||_2`` of the rows of ``X`` (0 for a single point); ``X`` is first scaled by
+    a power of two (exact: the diameter scales with it), so no difference overflows."""
     X = _points("X", X)
+    e = int(np.frexp(np.max(np.abs(X)))[1])
+    X = np.ldexp(X, -e)
     best = 0.0
     for i in range(len(X) - 1):                                           # differences first: no cancellation
         best = max(best, float(np.max(np.linalg.norm(X[i + 1:] - X[i], axis=1))))
-    return best
+    with np.errstate(over="ignore"):
+        return finite_result("X", float(np.ldexp(best, e)))
 
 
 def composition_bound(lipschitz: Sequence[float], diam: float) -> float:
     """``(prod_j K_j) diam``: the bound of Prop. 5.12(i) on the diameter of the image under the composition of
     maps with Lipschitz constants ``K_j`` (``diam_comp_le``; ``K_j = K`` N times gives ``diam_iterate_le``)."""
     K = real_array("lipschitz", lipschitz, low=0, allow_empty=True)
-    return float(np.prod(K)) * float(real_array("diam", diam, low=0))
+    diam = real_scalar("diam", diam, low=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return finite_result("lipschitz, diam", float(np.prod(K)) * diam)
 
 
 def unit_lipschitz(unit: ResidualUnit) -> float:

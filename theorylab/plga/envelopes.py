@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.errors import ParameterError, real_array
+from theorylab.errors import ParameterError, finite_result, real_array
 from theorylab.plga.operator import sigmoid
 
 
@@ -33,14 +33,15 @@ def silu_prime(u) -> np.ndarray:
 
 
 def iswiglu_prime(u) -> np.ndarray:
-    """``iSwiGLU'(u) = 2 u sigma(u) + u^2 sigma(u) (1 - sigma(u))`` (iSwiGLU(u) = u^2 sigma(u), PLGA eq. 3.1)."""
-    u = real_array("u", u)
+    """``iSwiGLU'(u) = 2 u sigma(u) + u^2 sigma(u) (1 - sigma(u))`` (iSwiGLU(u) = u^2 sigma(u), PLGA eq. 3.1),
+    evaluated as ``u sigma(u) (2 + u (1 - sigma(u)))`` (no ``inf * 0`` for u << 0); ``u <= 1e307``."""
+    u = real_array("u", u, high=1e307)
     s = sigmoid(u)
-    return 2 * u * s + u * u * s * (1 - s)
+    return u * s * (2 + u * (1 - s))
 
 
-def _radius(U) -> np.ndarray:
-    return real_array("U", U, low=0)
+def _radius(U, high: float | None = None) -> np.ndarray:
+    return real_array("U", U, low=0, high=high)
 
 
 def silu_prime_envelope(U) -> np.ndarray:
@@ -50,8 +51,9 @@ def silu_prime_envelope(U) -> np.ndarray:
 
 
 def iswiglu_prime_envelope(U) -> np.ndarray:
-    """``2 U sigma(U) + U^2/4 >= sup_{|u| <= U} |iSwiGLU'(u)|`` (the authors' ``iswiglu_dprime_env``)."""
-    U = _radius(U)
+    """``2 U sigma(U) + U^2/4 >= sup_{|u| <= U} |iSwiGLU'(u)|`` (the authors' ``iswiglu_dprime_env``); ``U <= 1e154``
+    (beyond, ``U^2`` leaves the float range)."""
+    U = _radius(U, high=1e154)
     return 2 * U * sigmoid(U) + U * U / 4
 
 
@@ -80,13 +82,19 @@ def logit_margin(logits) -> np.ndarray:
     if z.ndim < 1 or z.shape[-1] < 2:
         raise ParameterError(f"logits must have at least 2 entries along the last axis (got shape {z.shape})")
     top = np.sort(z, axis=-1)
-    return top[..., -1] - top[..., -2]
+    with np.errstate(over="ignore"):
+        return finite_result("logits", top[..., -1] - top[..., -2])
 
 
 def greedy_margin_ok(B, margin) -> np.ndarray:
     """``2 B < margin``: an l_inf logit perturbation of size B cannot change the greedy argmax (sufficient, and
     necessary for the worst perturbation; at ``2 B = margin`` the worst one produces a tie)."""
-    return 2 * real_array("B", B, low=0) < real_array("margin", margin, low=0)
+    B, margin = real_array("B", B, low=0), real_array("margin", margin, low=0)
+    try:
+        np.broadcast_shapes(B.shape, margin.shape)
+    except ValueError:
+        raise ParameterError(f"B and margin must broadcast together (got shapes {B.shape} and {margin.shape})") from None
+    return 2 * B < margin
 
 
 __all__ = ["silu_prime", "iswiglu_prime", "silu_prime_envelope", "iswiglu_prime_envelope", "silu_prime_sup",

@@ -320,26 +320,59 @@ def _silu(u: np.ndarray) -> np.ndarray:
     return u * _sigmoid(u)
 
 
+def _unit_rows(x, dk: int) -> np.ndarray:
+    """Rows ``(..., dk)`` of finite reals fed to a residual unit (float route only)."""
+    x = real_array("x", x, allow_empty=True)
+    if x.ndim < 1 or x.shape[-1] != dk:
+        raise ParameterError(f"x must have rows of length dk = {dk} (got shape {x.shape})")
+    return x
+
+
+@finite_output("x")
 def glu(x, g: GLU) -> np.ndarray:
     """The authors' gated unit ``(silu(x W1 + b1) * (x W2 + b2)) W3 + b3`` on the rows of ``x``."""
-    return (silu(x @ g.W1 + g.b1) * (x @ g.W2 + g.b2)) @ g.W3 + g.b3        # (..., dk)
+    return _glu(_unit_rows(x, g.W1.shape[0]), g)
 
 
+def _glu(x: np.ndarray, g: GLU) -> np.ndarray:
+    return (_silu(x @ g.W1 + g.b1) * (x @ g.W2 + g.b2)) @ g.W3 + g.b3       # (..., dk)
+
+
+@finite_output("x")
 def gated_unit(x, u: GatedResidualUnit, eps_ln: float = EPS_LN) -> np.ndarray:
-    """The authors' residual unit ``LN(g_m(... g_1(x)) + x)`` on the rows of ``x`` (``"glu-ln"``)."""
+    """The authors' residual unit ``LN(g_m(... g_1(x)) + x)`` on the rows of ``x`` (``"glu-ln"``); ``eps_ln >= 0``."""
+    x = _unit_rows(x, u.ln_gamma.shape[-1])
+    eps_ln = real_scalar("eps_ln", eps_ln, low=0)
+    return _gated_unit(x, u, eps_ln)
+
+
+def _gated_unit(x: np.ndarray, u: GatedResidualUnit, eps_ln: float) -> np.ndarray:
     h = x
     for g in u.glus:
-        h = glu(h, g)
+        h = _glu(h, g)
     return layer_norm(h + x, u.ln_gamma, u.ln_beta, eps_ln)                  # (..., dk)
 
 
+@finite_output("A, P")
 def hadamard_power(A, P) -> np.ndarray:
     """The elementwise (Hadamard) power ``A^(o P)``, ``(A^(o P))_ij = A_ij ** P_ij`` (PLGA eq. 3.5, Prop. 3.7).
 
     For entrywise positive ``A`` it is a one-parameter group in the exponent:
-    ``A^(o (s + t) P) = A^(o s P) o A^(o t P)`` and ``A^(o 0) = 1 1^T`` (claim A14). Object arrays
-    (the exact route) are raised in their own arithmetic.
+    ``A^(o (s + t) P) = A^(o s P) o A^(o t P)`` and ``A^(o 0) = 1 1^T`` (claim A14). ``A`` and ``P``
+    broadcast together; a numeric ``A`` must be entrywise >= 0 (a negative base has no real power).
+    Object arrays (the exact route) are raised in their own arithmetic.
     """
+    A, P = _real_or_exact("A", A), _real_or_exact("P", P)
+    if not _is_exact(A) and A.size and np.min(A) < 0:
+        raise ParameterError(f"A must be entrywise >= 0 (a negative base has no real power; got {np.min(A):g})")
+    try:
+        np.broadcast_shapes(A.shape, P.shape)
+    except ValueError:
+        raise ParameterError(f"A and P must have broadcastable shapes (got {A.shape} and {P.shape})") from None
+    return _hadamard_power(A, P)
+
+
+def _hadamard_power(A: np.ndarray, P: np.ndarray) -> np.ndarray:
     return A ** P
 
 
@@ -354,7 +387,7 @@ def metric_learner(x, params: PLGAParams) -> np.ndarray:
 def _metric_learner(x: np.ndarray, params: PLGAParams) -> np.ndarray:
     for u in params.units:
         if isinstance(u, GatedResidualUnit):
-            x = gated_unit(x, u, params.eps_ln)
+            x = _gated_unit(x, u, params.eps_ln)
         else:
             x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2                     # (..., dk)
     return x
@@ -380,7 +413,7 @@ def stages_from_density(D, params: PLGAParams) -> PLGAStages:
     A = _metric_learner(_layer_norm(D, params.ln_gamma, params.ln_beta, params.eps_ln), params)  # (..., dk, dk)
     U = params.W @ A + params.b_W                                                                # (..., dk, dk)
     A_LM = _iswiglu(U) + params.eps                                                              # (..., dk, dk) > 0
-    A_P = hadamard_power(A_LM, params.P)                                                         # (..., dk, dk) > 0
+    A_P = _hadamard_power(A_LM, params.P)                                                        # (..., dk, dk) > 0
     G = params.a @ A_P + params.b_a                                                              # (..., dk, dk)
     return PLGAStages(D, A, U, A_LM, A_P, G)
 
@@ -469,8 +502,8 @@ class PerronPair:
 
 def row_clone(alpha) -> np.ndarray:
     """``A = 1 alpha^T``, the (d, d) matrix whose every row is ``alpha`` (PLGA Prop. 3.9: the learned
-    singularity condition; claim A16). Object arrays (the exact route) pass unvalidated."""
-    alpha = alpha if _is_exact(alpha) else real_array("alpha", alpha)
+    singularity condition; claim A16). Object arrays (the exact route) are checked entrywise."""
+    alpha = _real_or_exact("alpha", alpha)
     if alpha.ndim != 1:
         raise ParameterError(f"alpha must be a 1-d vector (got shape {alpha.shape})")
     out = np.empty((alpha.size, alpha.size), dtype=alpha.dtype)
@@ -574,11 +607,16 @@ def notears_h(W) -> NotearsValue:
     For spectral radius rho(W o W) <= 8 the walk series is summed term by term (all
     terms are >= 0, so no cancellation, and small h keeps full relative accuracy, down
     to the floor dk eps^2); above it ``log tr exp(M) = rho + log tr exp(M - rho I)``,
-    which cannot overflow.
+    which cannot overflow: ``exp(M - rho I) = (e^(-rho/2^s) exp(M/2^s))^(2^s)`` is a power of an
+    entrywise nonnegative matrix, squared with a running renormalisation (no cancellation,
+    whatever the size of W; the direct ``expm(M - rho I)`` returned 0 or NaN from W ~ 1e10 on).
+    Raises ParameterError when W o W is so far from normal (its norm dwarfs its spectral radius)
+    that float64 cannot determine ``log h`` to a relative 1e-8.
     """
     M = _squared("W", W)
     d = M.shape[0]
-    rho = float(np.max(np.abs(np.linalg.eigvals(M))))
+    top = np.frexp(np.max(M))[1]                                          # rho(M) = 2^top rho(M / 2^top), exactly
+    rho = float(np.ldexp(np.max(np.abs(np.linalg.eigvals(np.ldexp(M, -top)))), top))
     if rho <= _SERIES_RHO:
         kmax = 60
         logs = _walk_terms(M, kmax)
@@ -588,13 +626,38 @@ def notears_h(W) -> NotearsValue:
         top = finite.max()
         log_h = float(top + np.log(np.sum(np.exp(finite - top))))
         return NotearsValue(float(np.exp(log_h)), log_h, "walk-series")
-    from scipy.linalg import expm
-
-    t = float(np.trace(expm(M - rho * np.eye(d))))
-    log_h = rho + float(np.log(t - d * np.exp(-rho)))
+    log_t, err = _log_trace_shifted_exp(M, rho)                           # log tr exp(M - rho I)
+    log_h = rho + log_t + float(np.log1p(-d * np.exp(-rho - log_t)))
+    if not err <= _NOTEARS_RTOL * abs(log_h):
+        raise ParameterError(f"W: h(W) is not determined in float64 (W o W is too far from normal: its norm "
+                             f"{np.max(M):.3g} dwarfs its spectral radius {rho:.3g}; log h known to +-{err:.3g})")
     with np.errstate(over="ignore"):
         h = float(np.exp(log_h))
     return NotearsValue(h, log_h, "shifted-expm")
+
+
+_NOTEARS_RTOL = 1e-8
+"""Largest relative error bound of ``log h`` that :func:`notears_h` returns (above it: ParameterError)."""
+
+
+def _log_trace_shifted_exp(M: np.ndarray, rho: float) -> tuple[float, float]:
+    """``log tr exp(M - rho I)`` of an entrywise nonnegative ``M`` by scaling and squaring: ``exp((M - rho I)/2^s)
+    = e^(-rho/2^s) expm(M/2^s)`` with ``||M/2^s||_inf <= 1``, then ``s`` squarings, each renormalised by its largest
+    entry (kept as a logarithm). Every factor is nonnegative, so no step cancels or overflows, and the products'
+    entrywise relative errors (``<= d eps`` each) at most double with each squaring: the second value returned,
+    ``2^s d eps``, bounds the absolute error of the logarithm (~ ``||M|| eps``: small beside ``rho`` unless M is
+    far from normal)."""
+    from scipy.linalg import expm
+
+    s = max(0, int(np.frexp(np.max(M))[1]) + int(np.ceil(np.log2(len(M)))))
+    B, log_scale = np.maximum(expm(np.ldexp(M, -s)), 0.0), -np.ldexp(rho, -s)      # exp((M - rho I)/2^s)
+    for _ in range(s + 1):
+        top = np.max(B)
+        B, log_scale = B / top, log_scale + np.log(top)
+        if _ == s:
+            break
+        B, log_scale = B @ B, 2 * log_scale
+    return float(np.log(np.trace(B)) + log_scale), float(np.ldexp(len(M) * np.finfo(float).eps, s))
 
 
 def dag_loss(W) -> float:
@@ -687,6 +750,14 @@ PAIR_SETS = ("unordered", "ordered")
 pairs a != b as in the authors' audit (``build_freqs``), which counts every cross-plane frequency twice."""
 
 
+def _frequencies(freqs) -> np.ndarray:
+    """RoPE frequencies: a 1-D array of finite reals whose doubles and pairwise sums stay finite."""
+    th = real_array("freqs", freqs, low=-1e300, high=1e300)
+    if th.ndim != 1:
+        raise ParameterError(f"freqs must be a 1-D array of frequencies (got shape {th.shape})")
+    return th
+
+
 def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
     """The nonzero difference frequencies of the position twirl (Lemma 5.9): ``2 theta_a`` and ``theta_a +- theta_b``.
 
@@ -697,7 +768,7 @@ def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
     ``2`` carry each in-plane frequency and ``4`` each cross-plane one, half of that per ordered list
     entry. C_Theta is the same for both; medians and fractions are not (docs/plga.md).
     """
-    th = real_array("freqs", freqs)
+    th = _frequencies(freqs)
     choice("pairs", pairs, PAIR_SETS)
     diffs = [2 * th]
     if th.size > 1:
@@ -712,7 +783,7 @@ def twirl_multiplier(omega, S: int) -> np.ndarray:
     """``|(1/S) sum_{n=1}^S e^{i omega n}| = |sin(S omega/2)| / (S |sin(omega/2)|)``: the factor by which the length-S
     position twirl multiplies the frequency-omega component (Lemma 5.9); 1 at a resonance ``sin(omega/2) = 0``.
     It is at most ``min(1, 1/(S |sin(omega/2)|))`` (the Lean ``geom_orbit_bound``)."""
-    omega = real_array("omega", omega)
+    omega = np.remainder(real_array("omega", omega), 2 * np.pi)          # 2 pi-periodic: no overflow in S omega
     S = positive_int("S", S)
     den = S * np.abs(np.sin(omega / 2))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -736,7 +807,7 @@ class TwirlStatistics:
 
 def twirl_statistics(freqs, S: int, pairs: str = "unordered") -> TwirlStatistics:
     """:class:`TwirlStatistics` of the length-``S`` twirl over :func:`twirl_frequencies` ``(freqs, pairs)``."""
-    th = real_array("freqs", freqs)
+    th = _frequencies(freqs)
     m = twirl_multiplier(twirl_frequencies(th, pairs), S)
     return TwirlStatistics(int(S), pairs, int(m.size), float(m.max()), float(np.median(m)),
                            float(np.mean(m < 0.1)), float(np.mean(m < 0.01)),
@@ -746,9 +817,7 @@ def twirl_statistics(freqs, S: int, pairs: str = "unordered") -> TwirlStatistics
 def twirl_constant(freqs) -> float:
     """``C_Theta = max_{omega != 0} 1/|sin(omega/2)|`` over the difference frequencies
     ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant."""
-    th = real_array("freqs", freqs)
-    if th.ndim != 1:
-        raise ParameterError(f"freqs must be a 1-D array of frequencies (got shape {th.shape})")
+    th = _frequencies(freqs)
     s = np.abs(np.sin(twirl_frequencies(th) / 2))
     return float(np.inf if np.any(s == 0) else 1.0 / s.min())
 
@@ -838,21 +907,29 @@ def ln_scale_proxy(D, S, eps: float = EPS_LN) -> np.ndarray:
     is an upper bound, ``sqrt((v + eps)/(v + eps/S^2)) - 1 <= eps/(2v)``, tight to first order as eps/v -> 0
     (Lemma 5.11(ii); claim A15)."""
     D = real_array("D", D)
-    S = float(real_array("S", S, low=0, low_inclusive=False))
-    eps = float(real_array("eps", eps, low=0))
-    v = np.var(D / S, axis=-1)
-    with np.errstate(divide="ignore"):
-        return np.where(v > 0, eps / (2 * np.where(v > 0, v, 1.0)), np.inf)
+    if D.ndim < 1 or D.shape[-1] == 0:
+        raise ParameterError(f"D must be an array with a non-empty last axis (got shape {D.shape})")
+    S = real_scalar("S", S, low=0, low_inclusive=False)
+    eps = real_scalar("eps", eps, low=0)
+    # eps / (2 var(D/S)) = eps S^2 / (2 var D), every row and S scaled by powers of two first (exact): no overflow
+    e = np.frexp(np.max(np.abs(D), axis=-1))[1]                             # rows D = 2^e y, |y| <= 1
+    v = np.var(np.ldexp(D, -e[..., None]), axis=-1)
+    s_mant, s_exp = np.frexp(S)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        out = np.ldexp(eps * s_mant ** 2 / (2 * np.where(v > 0, v, 1.0)), 2 * s_exp - 2 * e)
+    if np.any((v > 0) & ~np.isfinite(out)):
+        raise ParameterError("D, S, eps out of range: the proxy eps S^2 / (2 var D) overflows the float range")
+    return np.where(v > 0, out, np.inf)
 
 
+@finite_output("W, b, G")
 def absorb_operator(W, b, G) -> tuple[np.ndarray, np.ndarray]:
     """``(W G, b G)``: a constant operator absorbed into an affine query projection,
     ``(X W + 1 b^T) G = X (W G) + 1 (b^T G)`` (PLGA Thm 5.4(ii), the authors' ``absorb_operator_affine``;
     claim A19). With RoPE the absorbed model computes the same scores iff ``G`` lies in the rotation
-    commutant (Prop. 4.1). Object arrays (the exact route) pass unvalidated."""
-    W = W if _is_exact(W) else real_array("W", W)
-    b = b if _is_exact(b) else real_array("b", b)
-    G = _square("G", G)
+    commutant (Prop. 4.1). Object arrays (the exact route) are checked entrywise."""
+    W, b = _real_or_exact("W", W), _real_or_exact("b", b)
+    G = _square("G", G, single=True)
     if W.ndim != 2 or W.shape[1] != G.shape[0] or b.shape != (W.shape[1],):
         raise ParameterError(f"W (d, dk), b (dk,) and G (dk, dk) must fit (got {W.shape}, {b.shape}, {G.shape})")
     return W @ G, b @ G

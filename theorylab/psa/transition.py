@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array, real_scalar
-from theorylab.resources import Cost, as_float
+from theorylab.resources import Cost, count
 from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
                                       log_count, score_model)
 
@@ -248,7 +248,7 @@ GAMMA_C_BYTES = 400.0
 
 def gamma_c_cost(points) -> Cost:
     """Peak memory and run time (upper bound over variants) of :func:`gamma_c` on ``points`` grid points."""
-    n = as_float(points)
+    n = count("points", points)
     return Cost(n * GAMMA_C_BYTES, GAMMA_C_CALL_SECONDS + n * GAMMA_C_SECONDS, f"gamma_c at {n:.3g} points")
 
 

@@ -47,7 +47,7 @@ from theorylab._progress import progress as progress_bar
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
                               real_scalar, seed_int, single)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
-from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.resources import Cost, bytes_of, count
 from theorylab.sim.exact import integer_context_length
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 from theorylab.sim.rng import bits_as_float as _bits_as_float
@@ -169,6 +169,8 @@ def _kernel64(seed, start, out, m, a, b, delta, sigma0):
 
 
 _KERNELS = {"float32": _kernel32, "float64": _kernel64}
+DTYPES: tuple[str, ...] = tuple(_KERNELS)
+"""Arithmetic of the Monte Carlo kernels (normals, scores and weights; sums are float64)."""
 
 
 def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
@@ -178,7 +180,7 @@ def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: 
     Sample ``s`` is the same configuration in every call (counter-based draws);
     ``start + count <= 2^63``, ``seed`` in [0, 2^64).
     """
-    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    dtype = choice("dtype", dtype, DTYPES)
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     count = positive_int("count", count)
@@ -273,7 +275,7 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     MassCurve
         Identical for any thread count with the same seed.
     """
-    dtype = choice("dtype", dtype, tuple(_KERNELS))
+    dtype = choice("dtype", dtype, DTYPES)
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
@@ -333,11 +335,11 @@ def simulate_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
     Memory: two normal vectors of ``m = T - 2`` distractors per Numba thread, the
     ``(CHUNK, G)`` block of masses with its reductions, the batch sums. Time:
     ``CALL_SECONDS + samples * m * (DRAW_SECONDS + G * EVAL_SECONDS[dtype])``."""
-    m, G, n = max(as_float(T) - 2, 0.0), as_float(n_gamma), as_float(samples)
-    itemsize = 4 if dtype == "float32" else 8
+    m, G, n = max(count("T", T) - 2, 0.0), count("n_gamma", n_gamma), count("samples", samples)
+    itemsize = np.dtype(choice("dtype", dtype, DTYPES)).itemsize
     memory = nb.get_num_threads() * bytes_of(2, m, itemsize=itemsize) + bytes_of(3, min(n, CHUNK), G) \
         + bytes_of(3, BATCHES + 1, G)
-    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * EVAL_SECONDS.get(dtype, EVAL_SECONDS["float64"]))
+    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * EVAL_SECONDS[dtype])
     return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings")
 
 
@@ -456,7 +458,7 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
 
 def mc_gamma_c_cost(T, samples, fine_points: int = 32) -> Cost:
     """Peak memory and run time of :func:`mc_gamma_c`: the coarse scan, then the fine curve."""
-    coarse = simulate_cost(T, _COARSE.size, min(as_float(samples), 2000.0))
+    coarse = simulate_cost(T, _COARSE.size, min(count("samples", samples), 2000.0))
     return coarse.then(simulate_cost(T, fine_points, samples))
 
 

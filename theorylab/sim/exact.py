@@ -37,7 +37,7 @@ from scipy.special import erfcx, log_ndtr, ndtr
 from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
 from theorylab.psa.transition import argmax_probability
-from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.resources import Cost, bytes_of, count
 
 _SWITCH = 0.5
 _Y_LO, _Y_HI = -36.0, 4.6
@@ -196,7 +196,7 @@ _TARGET_NODES = 40
 def exact_mass_cost(n_gamma, sigma0: float = 0.0) -> Cost:
     """Peak memory and run time of :func:`exact_mass` for ``n_gamma`` couplings (``40`` target
     nodes each when ``sigma0 > 0``)."""
-    evals = as_float(n_gamma) * (_TARGET_NODES if sigma0 > 0 else 1)
+    evals = count("n_gamma", n_gamma) * (_TARGET_NODES if real_scalar("sigma0", sigma0, low=0) > 0 else 1)
     return Cost(_QUADRATURE_BYTES + bytes_of(4, n_gamma), MASS_CALL_SECONDS + evals * QUADRATURE_SECONDS,
                 f"{evals:.3g} quadrature masses")
 

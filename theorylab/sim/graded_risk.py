@@ -33,7 +33,7 @@ from theorylab._progress import progress as progress_bar
 from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
                               real_scalar, seed_int)
 from theorylab.graded import envelope as env
-from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.resources import Cost, bytes_of, count
 
 ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
 TARGETS = ("profile", "least-favourable")
@@ -59,8 +59,8 @@ LOWER_BOUND_BYTES = 5 * 200 * 64 * 80 * 8
 
 
 def rows_per_draw(d: int) -> int:
-    """Rows of the design drawn at once for width ``d`` (see :data:`DRAW_ELEMENTS`)."""
-    return max(1, DRAW_ELEMENTS // (BLOCK * int(d)))
+    """Rows of the design drawn at once for width ``d >= 1`` (see :data:`DRAW_ELEMENTS`)."""
+    return max(1, DRAW_ELEMENTS // (BLOCK * positive_int("d", d)))
 
 
 def simulate_cost(model: env.StratifiedModel, m_values, reps) -> Cost:
@@ -71,8 +71,8 @@ def simulate_cost(model: env.StratifiedModel, m_values, reps) -> Cost:
     coordinates (S of Lem. 3, before the estimator's trimming); the two-point lower bound per
     class. Memory: one draw with its copies, both classes' Gram matrices and a solve's copy,
     the losses."""
-    d, reps = float(model.d), as_float(reps)
-    ms = [as_float(m) for m in np.atleast_1d(m_values)]
+    d, reps = float(model.d), count("reps", reps)
+    ms = [float(m) for m in integer_array("m_values", m_values, allow_empty=True).ravel()]
     if not ms:
         return Cost()
     b = min(reps, BLOCK)
@@ -293,4 +293,5 @@ def default_m_grid(model: env.StratifiedModel, points: int = 10) -> list[int]:
 
 def default_m_grid_cost(points) -> Cost:
     """Peak memory and run time of :func:`default_m_grid` (three arrays of ``points``)."""
-    return Cost(bytes_of(3, points), 3e-8 * as_float(points), f"a grid of {as_float(points):.3g} points")
+    points = count("points", points)
+    return Cost(bytes_of(3, points), 3e-8 * points, f"a grid of {points:.3g} points")

@@ -50,7 +50,7 @@ from theorylab.nn import tasks
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
 from theorylab.psa.softmax import softmax
-from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.resources import Cost, bytes_of, count
 
 HEAD_SIGN: float = -1.0
 PLACEMENTS: dict[str, str] = {"post": "post-rope", "pre": "pre-rope"}
@@ -208,16 +208,17 @@ MASS_SECONDS = 5e-7
 def simulate_cost(dk, T, samples) -> Cost:
     """Peak memory and run time of :func:`simulate`: about six ``(64, T, dk)`` stream blocks with
     the RoPE tables, and the kept channels ``(samples, 4, T-1)`` twice (the concatenation)."""
+    dk, T, samples = count("dk", dk), count("T", T), count("samples", samples)
     block = bytes_of(_CHUNK, T, dk) * 6 + bytes_of(T, dk)
-    channels = bytes_of(4, samples, as_float(T) - 1)
-    chunks = -(-as_float(samples) // _CHUNK)
-    return Cost(block + 2 * channels, chunks * _CHUNK * as_float(T) * as_float(dk) * STREAM_SECONDS,
-                f"{as_float(samples):.3g} samples of {as_float(T):.3g} positions x {as_float(dk):.3g} dims")
+    channels = bytes_of(4, samples, max(T - 1, 0.0))
+    chunks = -(-samples // _CHUNK)
+    return Cost(block + 2 * channels, chunks * _CHUNK * T * dk * STREAM_SECONDS,
+                f"{samples:.3g} samples of {T:.3g} positions x {dk:.3g} dims")
 
 
 def moments_cost(T, samples) -> Cost:
     """Peak memory and run time of :func:`channel_moments` (about six copies of the channels)."""
-    entries = bytes_of(samples, T, itemsize=1)
+    entries = bytes_of(count("samples", samples), count("T", T), itemsize=1)
     return Cost(6 * bytes_of(4, entries), entries * MOMENT_SECONDS, "channel moments")
 
 
@@ -226,10 +227,11 @@ def mass_rows_cost(T, samples, n_gamma, member: str = "symmetric") -> Cost:
     their softmax (four copies), and the reduced model's exact mass at each g."""
     from theorylab.sim.exact import exact_mass_cost
 
-    entries = bytes_of(samples, T, itemsize=1)
-    own = Cost(bytes_of(4, entries) * 2 + 4 * bytes_of(n_gamma, entries), entries * n_gamma * MASS_SECONDS,
-               "target masses")
-    return own.then(exact_mass_cost(n_gamma) if MASS_VARIANT.get(member) else Cost())
+    entries = bytes_of(count("samples", samples), count("T", T), itemsize=1)
+    G = count("n_gamma", n_gamma)
+    own = Cost(bytes_of(4, entries) * 2 + 4 * bytes_of(G, entries), entries * G * MASS_SECONDS, "target masses")
+    return own.then(exact_mass_cost(n_gamma) if MASS_VARIANT[choice("member", member, tuple(MASS_VARIANT))]
+                    else Cost())
 
 
 # ----------------------------------------------------------------------------- moments

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorylab.errors import ParameterError, positive_int, real_array
+from theorylab.errors import (ParameterError, finite_result, integer_array, positive_int, real_array, real_scalar,
+                              seed_int)
 from theorylab.graded import envelope as env
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
@@ -48,7 +49,8 @@ NEWTON_ITERATIONS = 100
 GRID_FACTOR = 8.0
 """The default grid runs up to ``GRID_FACTOR sigma_xi^2 d / eps``: there the least-squares floor
 ``sigma_xi^2 d / m`` is ``eps / GRID_FACTOR``, so every arm whose class contains the target reaches eps."""
-"""A request whose estimated working memory exceeds this fraction of the available memory is refused."""
+MAX_SIZE = 2.0 ** 53
+"""The largest sample size of a default grid (sizes are exact integers in float64 up to 2^53)."""
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -58,9 +60,22 @@ def constrained_fit(obs, precision, g, B: float) -> np.ndarray:
     ``obs`` (reps, d): unconstrained least-squares fits; ``precision`` (d,): ``m sigma_j^2``; ``g`` (d,)
     grades; ``B > 0``.  Returns (reps, d).  See ``DESIGN`` for the method.
     """
+    obs = real_array("obs", obs)
+    if obs.ndim != 2 or not obs.shape[1]:
+        raise ParameterError(f"obs must be a (reps, d) array of fits (got shape {obs.shape})")
+    precision = real_array("precision", precision, low=0, low_inclusive=False)
+    g = real_array("g", g, low=0, low_inclusive=False)
+    if precision.shape != obs.shape[1:] or g.shape != obs.shape[1:]:
+        raise ParameterError(f"precision and g must have shape ({obs.shape[1]},) (got {precision.shape} and {g.shape})")
+    B = real_scalar("B", B, low=0, low_inclusive=False)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        return finite_result("obs, precision, g, B", _constrained_fit(obs, precision, g, B))
+
+
+def _constrained_fit(obs: np.ndarray, precision: np.ndarray, g: np.ndarray, B: float) -> np.ndarray:
     e = precision * g ** 2
     c = obs * precision * g                      # w_j / g_j = c_j / (e_j + nu)
-    active = np.sum((obs / g) ** 2, axis=1) > B ** 2
+    active = np.sum((obs / g) ** 2, axis=1) > np.float64(B) ** 2
     nu = np.zeros(obs.shape[0])
     if active.any():
         ca, na = c[active], nu[active]
@@ -82,15 +97,16 @@ def learning_curves(design: lad.LadderDesign, level_grades, m_values, reps: int 
 
     ``level_grades`` (arms, L); ``m_values`` increasing positive integers.
     """
-    G = real_array("grades", level_grades, low=0.0, low_inclusive=False)
+    G = real_array("level_grades", level_grades, low=0.0, low_inclusive=False)
     if G.ndim != 2 or G.shape[1] != design.levels:
-        raise ParameterError(f"grades must be (arms, {design.levels}) level grades (got shape {G.shape})")
+        raise ParameterError(f"level_grades must be (arms, {design.levels}) level grades (got shape {G.shape})")
     ms = grid("m_values", m_values)
     reps = positive_int("reps", reps, low=2)
-    seed = positive_int("seed", seed, low=0)
+    seed = seed_int("seed", seed)
+    check_memory(memory_estimate(len(G), ms.size, reps, design.d, 0), "these learning curves")
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     w, sig2 = design.target(), design.tau
-    coords = [design.coords(g) for g in G]
+    coords = [_unit_scale(design.coords(g)) for g in G]
     budgets = [float(np.sqrt(np.sum((w / g) ** 2))) for g in coords]
     risks = np.empty((len(coords), ms.size, reps))
     walk, prev = np.zeros((reps, design.d)), 0
@@ -100,14 +116,20 @@ def learning_curves(design: lad.LadderDesign, level_grades, m_values, reps: int 
         prev = m
         obs = w + design.sigma_xi * walk / (m * np.sqrt(sig2))
         for k, (g, B) in enumerate(zip(coords, budgets)):
-            fit = constrained_fit(obs, m * sig2, g, B)
+            fit = _constrained_fit(obs, m * sig2, g, B)
             risks[k, i] = np.sum(sig2 * (fit - w) ** 2, axis=1)
-    return risks
+    return finite_result("level_grades", risks)
+
+
+def _unit_scale(g: np.ndarray) -> np.ndarray:
+    """Grades divided by the power of two nearest their geometric middle: exact, and the class
+    ``{||G^-1 w|| <= B(g)}`` does not change under ``g -> c g``, so neither does the fit."""
+    return np.ldexp(g, -((np.frexp(g.max())[1] + np.frexp(g.min())[1]) // 2))
 
 
 def grid(name: str, m_values) -> np.ndarray:
     """Validate a grid of sample sizes: strictly increasing integers >= 1."""
-    ms = np.atleast_1d(np.asarray([positive_int(name, m) for m in np.atleast_1d(m_values)], dtype=np.int64))
+    ms = np.atleast_1d(integer_array(name, m_values, low=1))
     if ms.ndim != 1 or np.any(np.diff(ms) <= 0):
         raise ParameterError(f"{name} must be strictly increasing integers >= 1 (got {ms.tolist()})")
     return ms
@@ -116,10 +138,20 @@ def grid(name: str, m_values) -> np.ndarray:
 def crossing(m_values, curves, level: float) -> np.ndarray:
     """Where each mean risk curve (last axis over ``m_values``) first reaches ``level``: log-log
     interpolation between the grid points around the first crossing; NaN when it is not reached
-    within the grid or is already reached at the first point (the size is then not resolved)."""
-    ms = np.log(np.asarray(m_values, float))
-    r = np.log(np.maximum(np.asarray(curves, float), 1e-300))
-    lv = np.log(level)
+    within the grid or is already reached at the first point (the size is then not resolved).
+    ``m_values`` strictly increasing sizes > 0, ``curves`` risks >= 0 (NaN where missing), ``level > 0``."""
+    ms = real_array("m_values", m_values, low=0, low_inclusive=False)
+    if ms.ndim != 1 or np.any(np.diff(ms) <= 0):
+        raise ParameterError(f"m_values must be a strictly increasing 1-D grid (got shape {ms.shape})")
+    curves = real_array("curves", curves, low=0, allow_nan=True)
+    if curves.ndim < 1 or curves.shape[-1] != ms.size:
+        raise ParameterError(f"curves must have a last axis over m_values ({ms.size}) (got shape {curves.shape})")
+    return _crossing(np.log(ms), curves, np.log(real_scalar("level", level, low=0, low_inclusive=False)))
+
+
+def _crossing(ms: np.ndarray, curves: np.ndarray, lv: float) -> np.ndarray:
+    """:func:`crossing` on log sizes ``ms`` and log level ``lv`` (no validation)."""
+    r = np.log(np.maximum(curves, 1e-300))
     below = r <= lv
     k = np.argmax(below, axis=-1)
     reached = np.take_along_axis(below, k[..., None], -1)[..., 0] & (k > 0)
@@ -152,18 +184,26 @@ def default_grid(design: lad.LadderDesign, target: float = TARGET_FRACTION, poin
     points = positive_int("points", points, low=4)
     eps = target_risk(design, target)
     top = GRID_FACTOR * design.sigma_xi ** 2 * design.d / eps
+    if not top <= MAX_SIZE:
+        raise ParameterError(f"target too small: the grid would run to {top:.3g} samples (at most {MAX_SIZE:g})")
+    check_memory(memory_estimate(1, points, 1, 1, 0), "this grid")
     ms = np.unique(np.round(np.geomspace(1, max(top, 16.0), points)).astype(np.int64))
     return np.union1d(ms, [reference_size(design)])
 
 
 def target_risk(design: lad.LadderDesign, target: float) -> float:
-    """``eps = target x null risk``, ``target > 0``."""
-    return float(real_array("target", target, low=0.0, low_inclusive=False)) * design.null_risk
+    """``eps = target x null risk``, ``target > 0`` (and not so small that eps underflows to 0)."""
+    eps = real_scalar("target", target, low=0.0, low_inclusive=False) * design.null_risk
+    if not eps > 0:
+        raise ParameterError(f"target too small: target x null risk underflows to 0 (got target {target:g})")
+    return eps
 
 
 def memory_estimate(arms: int, points: int, reps: int, d: int, bootstrap: int) -> int:
     """Bytes of working memory of :func:`measure` (float64): the risks (arms x points x reps), the bootstrap
-    weights and curves, and the per-grid-point work arrays (a dozen reps x d)."""
+    weights and curves, and the per-grid-point work arrays (a dozen reps x d). Integers >= 0."""
+    arms, points, reps, d, bootstrap = (positive_int(n, v, low=0) for n, v in
+                                        zip(("arms", "points", "reps", "d", "bootstrap"), (arms, points, reps, d, bootstrap)))
     return 8 * (arms * points * reps + bootstrap * reps + 2 * bootstrap * arms * points + 12 * reps * d)
 
 
@@ -172,7 +212,7 @@ def check_memory(estimate: int, what: str) -> None:
     limit) a request whose working memory exceeds the limits in force (:func:`theorylab.resources.limits`)."""
     from theorylab import resources
 
-    resources.check(resources.Cost(float(estimate), 0.0, what), resources.limits())
+    resources.check(resources.Cost(real_scalar("estimate", estimate, low=0), 0.0, str(what)), resources.limits())
 
 
 # --------------------------------------------------------------------------- the measurement
@@ -201,7 +241,10 @@ def _interval(x, axis=0):
 def spearman(x, Y) -> np.ndarray:
     """Spearman rank correlation of the vector ``x`` with each row of ``Y`` (average ranks for ties);
     NaN for a row containing NaN or with no spread."""
-    Y = np.atleast_2d(np.asarray(Y, float))
+    x = real_array("x", x)
+    Y = np.atleast_2d(real_array("Y", Y, allow_nan=True))
+    if x.ndim != 1 or Y.ndim != 2 or Y.shape[1] != x.size:
+        raise ParameterError(f"x must be a vector and Y rows of its length (got shapes {x.shape} and {Y.shape})")
     rx = average_ranks(x)
     out = np.full(Y.shape[0], np.nan)
     ok = np.all(np.isfinite(Y), axis=1)
@@ -246,16 +289,18 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
     eps = target_risk(design, target)
     ms = grid("m_values", m_values)
     m_ref = reference_size(design)
-    risks = np.asarray(risks, float)
-    if risks.shape[:2] != (len(names), ms.size) or m_ref not in ms:
+    risks = real_array("risks", risks, low=0)
+    seed = seed_int("seed", seed)
+    if risks.ndim != 3 or risks.shape[:2] != (len(names), ms.size) or m_ref not in ms:
         raise ParameterError(f"risks must be (arms={len(names)}, M={ms.size}, reps) on a grid containing "
                              f"m_ref={m_ref} (got shape {risks.shape})")
     reps = risks.shape[2]
     bootstrap = positive_int("bootstrap", bootstrap, low=2)
     u, iref = names.index("uniform"), int(np.flatnonzero(ms == m_ref)[0])
+    log_ms, log_eps = np.log(ms.astype(float)), np.log(eps)
 
     def statistics(curves):                       # curves (..., arms, M)
-        m_needed = crossing(ms, curves, eps)
+        m_needed = _crossing(log_ms, curves, log_eps)
         with np.errstate(invalid="ignore", divide="ignore"):
             return m_needed, m_needed[..., u:u + 1] / m_needed, curves[..., iref] / curves[..., u:u + 1, iref]
 
@@ -270,7 +315,8 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
     rho_rr, rho_rr_b = float(spearman(ip, 1 / rr[None])[0]), spearman(ip, 1 / rr_b)
     eff_lo, eff_hi = _interval(eff_b)
     rr_lo, rr_hi = _interval(rr_b)
-    meas_rank = predicted_ranks(np.nan_to_num(eff, nan=-np.inf))
+    unresolved = (np.nanmin(eff) - 1.0) if np.isfinite(eff).any() else 0.0      # NaN ranks last, tied
+    meas_rank = predicted_ranks(np.where(np.isnan(eff), unresolved, eff))
     rows = []
     for k, a in enumerate(prereg.arms):
         rows.append({"arm": a.name, "ip_hat": a.ip_hat, "sign_kept": a.sign_kept, "Lambda_hat": a.Lambda_hat,
@@ -332,7 +378,12 @@ class Degradation:
 def profile_error(a_hat, s_hat, a, s) -> float:
     """Lem. 2's error: the variance of ``delta_l = log(a_hat_l/a_l) - log(s_hat_l/s_l)`` over the levels,
     ``mean_l (delta_l - delta_bar)^2`` (the gauge direction, a common shift of delta, costs nothing)."""
-    delta = np.log(np.asarray(a_hat) / a) - np.log(np.asarray(s_hat) / s)
+    a_hat, s_hat, a, s = (real_array(n, v, low=0, low_inclusive=False)
+                          for n, v in (("a_hat", a_hat), ("s_hat", s_hat), ("a", a), ("s", s)))
+    if not a_hat.ndim == 1 or not a_hat.shape == s_hat.shape == a.shape == s.shape:
+        raise ParameterError(f"a_hat, s_hat, a, s must be level profiles of one length (got shapes {a_hat.shape}, "
+                             f"{s_hat.shape}, {a.shape}, {s.shape})")
+    delta = (np.log(a_hat) - np.log(a)) - (np.log(s_hat) - np.log(s))
     return float(np.mean((delta - delta.mean()) ** 2))
 
 
@@ -360,6 +411,10 @@ def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 
     if ns.size < 3:
         raise ParameterError(f"n_values must hold at least 3 pilot sizes to fit a power law (got {ns.size})")
     draws = positive_int("draws", draws, low=2)
+    seed, reps = seed_int("seed", seed), positive_int("reps", reps, low=2)
+    eps = target_risk(design, target)
+    ms = default_grid(design, target) if m_values is None else grid("m_values", m_values)
+    check_memory(memory_estimate(ns.size * draws + 1, ms.size + 1, reps, design.d, 0), "this degradation sweep")
     oracle = lad.oracle_arm(design)
     lam_c = grades.clipped_grades(design.a, design.s, design.C).Lambda
     per = []
@@ -372,14 +427,12 @@ def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 
             per.append({"n_pilot": int(n), "draw": k, "g": g.tolist(),
                         "excess": max(float(grades.Lambda(g, design.a, design.s)) / lam_c - 1.0, 0.0),
                         "error": profile_error(a_hat, s_hat, design.a, design.s)})
-    ms = default_grid(design, target) if m_values is None else grid("m_values", m_values)
     m_ref = reference_size(design)
     ms = np.union1d(ms, [m_ref])
-    check_memory(memory_estimate(len(per) + 1, ms.size, reps, design.d, 0), "this degradation sweep")
     risks = learning_curves(design, [oracle.g] + [np.array(p["g"]) for p in per], ms, reps, seed, progress)
     mean = risks.mean(axis=2)
     iref = int(np.flatnonzero(ms == m_ref)[0])
-    m_needed = crossing(ms, mean, target_risk(design, target))
+    m_needed = crossing(ms, mean, eps)
     for j, p in enumerate(per, start=1):
         p["rr_loss"] = float(mean[j, iref] / mean[0, iref] - 1.0)
         p["eff_loss"] = float(m_needed[j] / m_needed[0] - 1.0)

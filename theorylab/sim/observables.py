@@ -35,7 +35,7 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, positive_int, real_array
+from theorylab.errors import ParameterError, choice, positive_int, real_scalar, seed_int, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
 
 METHODS: tuple[str, ...] = ("exact", "mc")
@@ -93,18 +93,19 @@ class Measurement:
 
 # --- validation ----------------------------------------------------------------------
 
-def _check(variant, dk, T, method, samples, seed, confidence, sigma0):
+def _check(variant, dk, T, method, samples, seed, confidence, sigma0, dtype):
+    from theorylab.sim.competition import DTYPES
     from theorylab.sim.exact import integer_context_length
 
     choice("variant", variant, VARIANTS)
-    dk = float(head_width(dk))
+    choice("dtype", dtype, DTYPES)
+    dk = single("dk", head_width(dk))
     T = integer_context_length(T)
     method = choice("method", method, METHODS)
     samples = positive_int("samples", samples)
-    seed = positive_int("seed", seed, low=0)
-    confidence = float(real_array("confidence", confidence, low=0, high=1, low_inclusive=False,
-                                  high_inclusive=False))
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    seed = seed_int("seed", seed)
+    confidence = real_scalar("confidence", confidence, low=0, high=1, low_inclusive=False, high_inclusive=False)
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
     if method == "exact" and sigma0 > 0:
         raise ParameterError("sigma0 > 0 needs method='mc' (the exact observables have no target noise)")
     return dk, T, method, samples, seed, confidence, sigma0
@@ -126,7 +127,7 @@ def _interval(root: float, batch: np.ndarray, confidence: float) -> tuple[float,
 def _level(name: str, level_of: Callable[[str, float, int], float], variant, dk, T, method, samples, seed,
            confidence, sigma0, dtype, progress, model) -> Measurement:
     dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed, confidence,
-                                                              sigma0)
+                                                              sigma0, dtype)
     level = float(level_of(variant, dk, T))
     if not 0.0 < level < 1.0:
         return Measurement(name, variant, dk, T, method, float("nan"), level=level)
@@ -144,7 +145,7 @@ def _level(name: str, level_of: Callable[[str, float, int], float], variant, dk,
 def plateau_level(variant: str, dk: float, T: int) -> float:
     """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.sim.exact.argmax_limit`)."""
     from theorylab.sim.exact import argmax_limit
-    return float(argmax_limit(variant, dk, T)) / 2.0
+    return single("dk and T", argmax_limit(variant, dk, T)) / 2.0
 
 
 def mass_half(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
@@ -328,7 +329,7 @@ def _mc_peak(spec: _Peak, variant, dk, T, samples, seed, confidence, sigma0, dty
 def _peak(name, variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress, model,
           fine_points) -> Measurement:
     dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed, confidence,
-                                                              sigma0)
+                                                              sigma0, dtype)
     fine_points = positive_int("fine_points", fine_points, low=4)
     spec = _PEAKS[name]
     if method == "exact":
@@ -428,10 +429,11 @@ def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, f
     :func:`theorylab.sim.competition.mc_gamma_c` cost; a Monte Carlo peak is two passes of
     :func:`theorylab.sim.row_stats_mc.simulate_row_stats` (the coarse scan with ``min(samples, 2000)``
     samples, then ``fine_points`` couplings with all of them)."""
-    from theorylab.resources import Cost, as_float
+    from theorylab.resources import Cost, count
 
     name = choice("observable", name, OBSERVABLE_NAMES)
     method = choice("method", method, METHODS)
+    count("T", T), count("samples", samples), count("fine_points", fine_points)    # not every route below reads them
     if name not in _PEAKS:
         if method == "exact":
             from theorylab.sim.exact import exact_gamma_c_cost
@@ -441,7 +443,7 @@ def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, f
     if method == "exact":
         return Cost(_EXACT_PEAK_BYTES, EXACT_PEAK_SECONDS[name], f"one exact {name}")
     from theorylab.sim.row_stats_mc import row_stats_cost
-    coarse = row_stats_cost(T, SCAN.size, min(as_float(samples), 2000.0), dtype)
+    coarse = row_stats_cost(T, SCAN.size, min(count("samples", samples), 2000.0), dtype)
     return coarse.then(row_stats_cost(T, fine_points, samples, dtype))
 
 

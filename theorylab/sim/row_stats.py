@@ -49,22 +49,38 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import choice, positive_int, real_array
+from theorylab.errors import ParameterError, check_memory, choice, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
-from theorylab.sim.exact import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre,
-                                 _mass_given, integer_context_length, one_minus_phi)
+from theorylab.sim.exact import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
+                                 _refine, integer_context_length, one_minus_phi)
 
+SIGMA_MAX = 1e4
+"""Largest distractor spread sigma of the quadrature: up to it, doubling the nodes changes E H and E H_d by less
+than 1e-8 and ``sigma E H`` follows its large-sigma limit; beyond, the t panels (width sigma/4) lose the
+integrand's features (at sigma = 1e6 E H is ten times too large, E H_d can come out negative; NaN from 1e10)."""
 _TAIL_Z = 10.0
 """Standard deviations of y covered beyond the mean (P(z > 10) = 7.6e-24)."""
+_Y_NODES = 4 * (18 + 3) * 16
+"""Array entries per t node (at refine = 1) of :func:`bump_expectations`: about four (y nodes, t nodes) grids
+of 336 y nodes each (the memory check of the quadrature)."""
 
 
 def bump_expectations(t, delta: float, sigma: float, *, refine: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """``K1 = E[e^Y exp(-e^Y)]`` and ``K2 = E[e^(2Y) exp(-e^Y)]``, ``Y ~ N(t - Delta, sigma^2)``, for an array of t.
 
     Both integrands are bounded bumps around Y = 0 (maxima 1/e and 4/e^2), decaying like
-    ``e^Y`` (``e^(2Y)``) on the left and double-exponentially on the right.
+    ``e^Y`` (``e^(2Y)``) on the left and double-exponentially on the right. ``t`` and ``delta`` are reals with
+    ``|t|, |delta| <= 1e300``, ``0 <= sigma <= SIGMA_MAX``, ``refine`` in [1, 8].
     """
-    t = np.asarray(t, float)
+    t = np.atleast_1d(real_array("t", t, low=-1e300, high=1e300))
+    if t.ndim != 1:
+        raise ParameterError(f"t must be a 1-D array of nodes (got shape {t.shape})")
+    delta = real_scalar("delta", delta, low=-1e300, high=1e300)
+    sigma = real_scalar("sigma", sigma, low=0, high=SIGMA_MAX)
+    return _bump_expectations(t, delta, sigma, _refine(refine))
+
+
+def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int) -> tuple[np.ndarray, np.ndarray]:
     mu = t - delta
     with np.errstate(over="ignore"):
         if sigma <= _SWITCH:
@@ -95,9 +111,12 @@ def _t_nodes(delta: float, sigma: float, m: float, refine: int, right: bool) -> 
     """t nodes: region A (left extension), B = [-45, 5], and C (right extension) if ``right``."""
     width = max(1.0, sigma / 4.0)
     t_a = _T_LO + min(0.0, delta - _TAIL_Z * sigma - np.log(max(m, 1.0)))
+    t_c = _T_HI + max(0.0, _TAIL_Z * sigma - delta) if right else _T_HI
+    nodes = 12 * refine * (np.ceil((_T_LO - t_a) / width) + 50 + np.ceil((t_c - _T_HI) / width))
+    check_memory("delta, sigma", 8.0 * nodes * _Y_NODES * refine)   # the bump expectations' (y, t) node grids
     parts = [_panels(t_a, _T_LO, width, refine), _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)]
     if right:
-        parts.append(_panels(_T_HI, _T_HI + max(0.0, _TAIL_Z * sigma - delta), width, refine))
+        parts.append(_panels(_T_HI, t_c, width, refine))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
@@ -135,13 +154,13 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
                       distractor: bool = True) -> RowMoments:
     """Exact :class:`RowMoments` for a target with gap ``delta`` against ``m`` N(0, sigma^2) distractors.
 
-    ``delta`` real, ``sigma >= 0``, ``m >= 1`` (a real count is allowed: the formulas are analytic
-    in m). ``distractor=False`` skips the distractor-only entropy (NaN).
+    ``delta`` real, ``0 <= sigma <= SIGMA_MAX`` (the quadrature's accurate range), ``m >= 1`` (a real count is
+    allowed: the formulas are analytic in m). ``distractor=False`` skips the distractor-only entropy (NaN).
     """
-    delta = float(real_array("delta", delta))
-    sigma = float(real_array("sigma", sigma, low=0))
-    m = float(real_array("m", m, low=1))
-    refine = positive_int("refine", refine)
+    delta = real_scalar("delta", delta)
+    sigma = real_scalar("sigma", sigma, low=0, high=SIGMA_MAX)
+    m = real_scalar("m", m, low=1)
+    refine = _refine(refine)
     hd = _distractor_entropy(sigma, m, refine) if distractor else float("nan")
     return _row_moments(delta, sigma, m, refine, hd)
 
@@ -149,7 +168,7 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
 def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float, mass: bool = True) -> RowMoments:
     t, w = _t_nodes(delta, sigma, m, refine, right=False)
     pm, pm1, one_minus_pm = _powers(one_minus_phi(t, delta, sigma, refine=refine), m)
-    k1, k2 = bump_expectations(t, delta, sigma, refine=refine)
+    k1, k2 = _bump_expectations(t, delta, sigma, refine)
     with np.errstate(over="ignore"):
         cut = np.exp(-np.exp(t))
         square = np.exp(2.0 * t - np.exp(t))
@@ -166,7 +185,7 @@ def _distractor_entropy(sigma: float, m: float, refine: int) -> float:
         return 0.0
     t, w = _t_nodes(0.0, sigma, m, refine, right=True)
     pm, pm1, one_minus_pm = _powers(one_minus_phi(t, 0.0, sigma, refine=refine), m)
-    k1, k2 = bump_expectations(t, 0.0, sigma, refine=refine)
+    k1, k2 = _bump_expectations(t, 0.0, sigma, refine)
     log_s = float(w @ (one_minus_pm + np.expm1(-np.exp(np.minimum(t, 700.0)))))
     mean_x = m * sigma * sigma * float(w @ ((k1 - k2) * pm1))
     return log_s - mean_x
@@ -211,10 +230,14 @@ def _grid(variant, dk, T, gammas, refine, model):
     choice("variant", variant, VARIANTS)
     model = model or score_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = float(head_width(dk))
+    dk = single("dk", head_width(dk))
     T = integer_context_length(T)
-    refine = positive_int("refine", refine)
-    return g, model.gap(g, dk).ravel(), np.sqrt(model.variance(g)).ravel(), dk, T, float(distractors(T)), refine
+    refine = _refine(refine)
+    sigma = np.sqrt(model.variance(g)).ravel()
+    if sigma.size and not sigma.max() <= SIGMA_MAX:
+        raise ParameterError(f"gamma too large for the row-statistics quadrature: sigma(g) = {sigma.max():.3g} exceeds "
+                             f"{SIGMA_MAX:g} (at g = {g.ravel()[np.argmax(sigma)]:g})")
+    return g, model.gap(g, dk).ravel(), sigma, dk, T, float(distractors(T)), refine
 
 
 def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
@@ -234,7 +257,7 @@ def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0
     RowStatistics, arrays of the shape of ``gammas``.
     """
     g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
-    sigma0 = float(real_array("sigma0", sigma0, low=0))
+    sigma0 = real_scalar("sigma0", sigma0, low=0)
     z, wz = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
     out = np.empty((delta.size, 4))
     for i, (d, s) in enumerate(zip(delta, sigma)):
@@ -263,4 +286,4 @@ def exact_distractor_entropy(variant: str, dk: float, T: int, gammas, *, refine:
 
 
 __all__ = ["RowMoments", "RowStatistics", "STATISTICS", "bump_expectations", "exact_row_stats",
-           "row_moments_given", "exact_entropy", "exact_distractor_entropy"]
+           "row_moments_given", "exact_entropy", "exact_distractor_entropy", "SIGMA_MAX"]

@@ -30,9 +30,9 @@ from functools import partial
 import numba as nb
 import numpy as np
 
-from theorylab.errors import choice, positive_int
-from theorylab.psa.scoremodel import ScoreModel
-from theorylab.resources import Cost, as_float, bytes_of
+from theorylab.errors import ParameterError, choice, positive_int, real_array, single
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
+from theorylab.resources import Cost, bytes_of, count
 from theorylab.sim.competition import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
                                        batch_means, exp32, exp64, resolve_model)
 from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
@@ -154,7 +154,18 @@ _KERNELS = {"float32": _stats32, "float64": _stats64}
 
 
 def score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float) -> tuple[np.ndarray, ...]:
-    """Loadings, gap and their first two g-derivatives on the grid g: ``(a, b, Delta, a', b', Delta', a'', b'', Delta'')``."""
+    """Loadings, gap and their first two g-derivatives on the grid g: ``(a, b, Delta, a', b', Delta', a'', b'', Delta'')``.
+
+    ``model``: None (``score_model(variant)``) or a ScoreModel with the variant's loadings (:func:`resolve_model`);
+    ``g`` in [0, 1000], ``dk > 0``.
+    """
+    choice("variant", variant, VARIANTS)
+    model = resolve_model(variant, model)
+    g = real_array("gamma", g, low=0, high=1e3)
+    return _score_polynomials(variant, model, g, single("dk", head_width(dk)))
+
+
+def _score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float) -> tuple[np.ndarray, ...]:
     P = np.polynomial.polynomial
     a, b = LOADINGS[variant]
     gap = np.sqrt(dk) * np.asarray(model.gap_poly, float)
@@ -175,12 +186,27 @@ def per_sample_row_stats(variant: str, dk: float, T: int, gammas, start: int, co
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     start, count = positive_int("start", start, low=0), positive_int("count", count)
+    _check_scores(variant, model, g, dk, sigma0)
     return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+
+
+_MAX_SCORE = 1e30
+"""Largest loading, gap or g-derivative (plus 40 sigma0 of target noise) the row-statistics kernel takes: its
+moments multiply a score by two derivatives, and the float32 kernel holds the scores (far beyond any model:
+``e^(-1e30)`` is 0)."""
+
+
+def _check_scores(variant, model, g, dk, sigma0) -> None:
+    top = max(float(np.max(np.abs(p))) for p in _score_polynomials(variant, model, g, dk)) + 40.0 * sigma0
+    if not top <= _MAX_SCORE:
+        raise ParameterError(f"dk, gammas, sigma0 too large: the scores or their g-derivatives reach {top:.3g} "
+                             f"(at most {_MAX_SCORE:g} in the row-statistics kernel)")
 
 
 def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
     out = np.empty((count, g.size, _N))
-    _KERNELS[dtype](np.uint64(seed), np.int64(start), out, np.int64(m), *score_polynomials(variant, model, g, dk), sigma0)
+    _KERNELS[dtype](np.uint64(seed), np.int64(start), out, np.int64(m), *_score_polynomials(variant, model, g, dk),
+                       sigma0)
     return out
 
 
@@ -238,11 +264,13 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
+    _check_scores(variant, model, g, dk, sigma0)
     if progress is None:
         progress = samples * m * g.size > 0.4 * _RATE_GUESS
     run = partial(_run_chunk, variant, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)
     mean, se, batch_mean = batch_means(run, samples, "row statistics", progress)
     return RowStatsCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mean, se, batch_mean, dtype)
+
 
 STATS_EVAL_SECONDS = {"float32": 1.2e-8, "float64": 1.4e-8}
 """Seconds per distractor evaluation of the row-statistics kernel at one g (both passes, nine moments),
@@ -255,11 +283,11 @@ def row_stats_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
     Memory: two normal vectors of ``m = T - 2`` distractors per Numba thread, the ``(CHUNK, G, 10)``
     block of statistics with its reductions, the batch sums. Time:
     ``CALL_SECONDS + samples * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS[dtype])``."""
-    m, G, n = max(as_float(T) - 2, 0.0), as_float(n_gamma), as_float(samples)
-    itemsize = 4 if dtype == "float32" else 8
+    m, G, n = max(count("T", T) - 2, 0.0), count("n_gamma", n_gamma), count("samples", samples)
+    itemsize = np.dtype(choice("dtype", dtype, tuple(_KERNELS))).itemsize
     memory = nb.get_num_threads() * bytes_of(2, m, itemsize=itemsize) + bytes_of(3, min(n, CHUNK), G, _N) \
         + bytes_of(2, BATCHES + 1, G, _N)
-    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS.get(dtype, STATS_EVAL_SECONDS["float64"]))
+    seconds = CALL_SECONDS + n * m * (DRAW_SECONDS + G * STATS_EVAL_SECONDS[dtype])
     return Cost(memory, seconds, f"{n:.3g} samples x {m:.3g} distractors x {G:.3g} couplings (row statistics)")
 
 
