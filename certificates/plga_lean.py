@@ -96,10 +96,18 @@ def metric_learner(stages=op.stages_from_density, init=op.init_params) -> Outcom
         arrays[f"{residual}: singular values of A"] = s
     contrast = _rel(stages(op.density_operator(q[:24, :16]), init(16, 0, residual="glu-ln")).G,
                     stages(op.density_operator(q[:24, :16]), init(16, 0, residual="additive")).G)
+    biased = {}                                                     # every bias, gamma, beta nonzero: each term counts
+    for residual in op.RESIDUALS:
+        params = _random_biases(init(16, 5, n_res=2, residual=residual), np.random.default_rng(720))
+        D = op.density_operator(_queries(721, 24, 16))
+        lib, reference = stages(D, params), ref.stages(D, view.psi(params))
+        biased[residual] = max(_rel(lib.A, reference["A"]), _rel(lib.G, reference["G"]))
+    layout, variance, tail = _init_layout(init)
     worst = max(max(e.values()) for e in errors.values())
     ok = (worst <= STAGE_RTOL and max(big.values()) <= STAGE_RTOL and ranks == {"glu-ln": 63, "additive": 64}
           and floors["glu-ln"] <= 1e-12 and floors["additive"] > 10 * RANK_RTOL and means["glu-ln"] <= 1e-14
-          and contrast > 1e-2)
+          and contrast > 1e-2 and max(biased.values()) <= STAGE_RTOL and all(layout.values())
+          and abs(variance - 1) <= INIT_VARIANCE_TOL)
     return Outcome(ok, (computed("max rel |library - reference| of A, A_LM, G (dk = 16, 3 units, 3 heads)", errors,
                                  tolerance=STAGE_RTOL),
                         computed("authors' configuration (dk = 64, 8 x 2 gated, width 180): max rel |A - A_ref|", big,
@@ -107,8 +115,70 @@ def metric_learner(stages=op.stages_from_density, init=op.init_params) -> Outcom
                         computed("numerical rank of A at tolerance 64 eps_float32 s_1 (authors: 63 at init)", ranks),
                         computed("s_64 / s_1 of A", floors),
                         computed("max |row mean of A| / max |A| (LayerNorm output: mean zero, A 1 = 0)", means),
-                        computed("contrast: the two conventions' G_LM differ (rel)", contrast)),
-                   arrays=arrays, seeds={"heads": 0, "queries": 700, "authors_config": 11})
+                        computed("contrast: the two conventions' G_LM differ (rel)", contrast),
+                        computed("random nonzero b1, b2, b3, gamma_j, beta_j, gamma, beta, b_W, b_a (dk = 16, 2 units): "
+                                 "max rel |library - reference| of A, G", biased, tolerance=STAGE_RTOL),
+                        computed("init_params layout as documented (n_res units of n_dense gated layers, shapes, "
+                                 "zero biases, unit gammas)", layout),
+                        computed("Glorot-normal W, P, a: sample variance / (2 / (fan_in + fan_out)), 5 heads dk = 16 "
+                                 f"(chi-square: P(|ratio - 1| > {INIT_VARIANCE_TOL}) = {tail:.1e} for any seed)",
+                                 variance, tolerance=INIT_VARIANCE_TOL)),
+                   arrays=arrays, seeds={"heads": 0, "queries": 700, "authors_config": 11, "biases": 720})
+
+
+INIT_VARIANCE_TOL = 0.25
+"""|sample variance / Glorot variance - 1| allowed for the 3840 Glorot-normal entries of W, P, a of five dk = 16 heads:
+a chi-square tail of 1.5e-24 for any seed, while a variance off by the factor 2 of a wrong fan (m or n for m + n at
+square shapes) is 1 away."""
+
+
+def _random_biases(params: op.PLGAParams, rng) -> op.PLGAParams:
+    """``params`` with every bias and LayerNorm affine parameter of Phi_res, the head's LayerNorm, ``b_W`` and ``b_a``
+    replaced by random nonzero values (the reference initialisation sets them to 0 or 1, where a dropped or
+    sign-flipped bias is invisible)."""
+    dk = params.dk
+
+    def vec(n, centre=0.0):
+        return centre + 0.3 * rng.standard_normal(n)
+
+    units = []
+    for u in params.units:
+        if isinstance(u, op.GatedResidualUnit):
+            glus = tuple(dataclasses.replace(g, b1=vec(g.b1.size), b2=vec(g.b2.size), b3=vec(dk)) for g in u.glus)
+            units.append(op.GatedResidualUnit(glus, vec(dk, 1.0), vec(dk)))
+        else:
+            units.append(dataclasses.replace(u, b1=vec(u.b1.size), b2=vec(dk)))
+    return dataclasses.replace(params, units=tuple(units), ln_gamma=vec(dk, 1.0), ln_beta=vec(dk),
+                               b_W=0.3 * rng.standard_normal((dk, dk)), b_a=0.3 * rng.standard_normal((dk, dk)))
+
+
+def _init_layout(init) -> tuple[dict, float, float]:
+    """``init_params`` against its docstring: the unit layout and shapes of a few configurations (both conventions,
+    n_res = 0..3), zero biases and unit gammas, and the Glorot-normal variance ``2 / (m + n) = 1/dk`` of the square
+    ``W, P, a`` (sample variance ratio over five heads, and the chi-square probability that it leaves the tolerance)."""
+    from scipy.stats import chi2
+
+    layout = {}
+    for residual, dk, n_res, n_dense, hidden in (("glu-ln", 6, 3, 2, 5), ("glu-ln", 4, 0, 1, 4),
+                                                 ("additive", 6, 3, 1, 5), ("additive", 4, 1, 1, 7)):
+        p = init(dk, 1, n_res=n_res, n_dense=n_dense, hidden=hidden, residual=residual)
+        if residual == "glu-ln":
+            shapes = all(isinstance(u, op.GatedResidualUnit) and len(u.glus) == n_dense
+                         and all((g.W1.shape, g.W2.shape, g.W3.shape) == ((dk, hidden), (dk, hidden), (hidden, dk))
+                                 and not (g.b1.any() or g.b2.any() or g.b3.any()) for g in u.glus)
+                         and np.all(u.ln_gamma == 1) and not u.ln_beta.any() for u in p.units)
+        else:
+            shapes = all(isinstance(u, op.ResidualUnit) and (u.W1.shape, u.W2.shape) == ((dk, hidden), (hidden, dk))
+                         and not (u.b1.any() or u.b2.any()) for u in p.units)
+        top = all(getattr(p, k).shape == (dk, dk) for k in ("W", "P", "a")) and not (p.b_W.any() or p.b_a.any())
+        layout[f"{residual} dk={dk} n_res={n_res} n_dense={n_dense} hidden={hidden}"] = \
+            len(p.units) == n_res and shapes and top and np.all(p.ln_gamma == 1) and not p.ln_beta.any()
+    dk = 16
+    entries = np.concatenate([getattr(init(dk, seed), k).ravel() for seed in range(5) for k in ("W", "P", "a")])
+    variance = float(np.mean(entries ** 2) / (2.0 / (dk + dk)))         # mean known (0): N ratio ~ chi2(N)
+    n = entries.size
+    tail = float(chi2.cdf(n * (1 - INIT_VARIANCE_TOL), n) + chi2.sf(n * (1 + INIT_VARIANCE_TOL), n))
+    return layout, variance, tail
 
 
 # ----------------------------------------------------------------------------------------- A9 (shape conjunct)
