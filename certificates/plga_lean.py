@@ -242,7 +242,7 @@ def signed_order_parameter(m=op.order_parameter) -> Outcome:
              "means cancel (authors: inf)": (np.array([1.0, -1.0]), np.array([-1.0, 1.0])),
              "D vs D + dz": (D, D + dz), "1e-300 scale": (1e-300 * D, 1e-300 * (D + dz)),
              "1e300 scale": (1e300 * D, 1e300 * (D + dz)), "constant 2 vs 3": (np.full((3, 3), 2.0), np.full((3, 3), 3.0)),
-             "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5))}
+             "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5)), "zero vs D": (np.zeros((8, 8)), D)}
     lib = {k: m(a, b, normalization="signed") for k, (a, b) in pairs.items()}
     refs = {k: lref.order_parameter_signed(a, b) for k, (a, b) in pairs.items()}
     rms = {k: ref.order_parameter(a, b) for k, (a, b) in pairs.items()}
