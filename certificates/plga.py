@@ -610,9 +610,17 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
         constants[name] = abs(constant(fr) / ref.twirl_constant(fr) - 1)
     G = stages(op.density_operator(_queries(500, 64, 8)), init(8, 3)).G
     res_G, res_PG = float(residual(G)), float(residual(projection(G)))
+    single = np.zeros((8, 8))
+    single[0, 3] = 1.0                                                  # one off-commutant entry: residual exactly 1
+    stack = np.stack([G, single, ref.haar_projection(G) + 0.5 * single, np.zeros((8, 8))])
+    stack_lib = residual(stack)
+    stack_ref = [float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if X.any() else 0.0
+                 for X in stack]
+    stack_err = float(np.max(np.abs(stack_lib - stack_ref)))
     ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
           and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13 and projection_ref <= 1e-13 and res_PG <= 1e-15
-          and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values()))
+          and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values())
+          and stack_err <= 1e-14 and stack_lib[1] == 1.0)
     return Outcome(ok, (computed("C_Theta at dk = 64, base 1e4: library", C64, tolerance=1e-12 * C_THETA_64),
                         computed("the same, reference (mpmath, exact frequencies) and golden",
                                  [C64_ref, C_THETA_64], tolerance=1e-14 * C_THETA_64),
@@ -627,7 +635,11 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
                         computed("extremal M: [S, error / bound, |sin(S omega/2)|] (attained iff equal)",
                                  {k: list(v) for k, v in attained.items()}, tolerance=1e-9),
                         computed("off-commutant residual of a random-head G_LM", res_G),
-                        computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15)),
+                        computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15),
+                        computed("residual of the stack [G_LM, E_03, Pi(G_LM) + E_03/2, 0]: library (E_03 attains 1)",
+                                 [float(x) for x in stack_lib]),
+                        computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack (reference)", stack_err,
+                                 tolerance=1e-14)),
                    arrays={"M": M, "errors": np.array(errs)}, seeds={"M": 12, "queries": 500})
 
 

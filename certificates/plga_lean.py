@@ -290,6 +290,12 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
                                                         for k in ("worst", "median", "slowest_in_plane"))))
             counts_ok &= (lib.n == reference["n"] and lib.below_0_1 == reference["below_0_1"]
                           and lib.below_0_01 == reference["below_0_01"])
+    resonant = {}                                                   # theta_0 = theta_1: theta_0 - theta_1 = 0 exactly
+    for pairs in op.PAIR_SETS:
+        lib, reference = statistics(np.array([0.7, 0.7, 0.3]), 64, pairs), \
+            lref.multiplier_statistics(np.array([0.7, 0.7, 0.3]), 64, pairs)
+        resonant[pairs] = [lib.worst, reference["worst"], lib.median, reference["median"], lib.bound]
+    resonance_ok = all(v[0] == v[1] == 1.0 and abs(v[2] - v[3]) <= 1e-12 and v[4] == np.inf for v in resonant.values())
     golden = max(max(abs(a - b) for a, b in zip(table[f"ordered S={S}"][2:5], TWIRL_GOLDEN[S])) for S in Ss)
     entries = np.array(lref.off_commutant_entry_frequencies(fr))
     ordered = np.sort(frequencies(fr, "ordered"))
@@ -302,12 +308,14 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
     off = float(np.linalg.norm(M - projection(M))) / norm
     bounds = [constant(fr) / S for S in Ss]
     route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
-    ok = (stats_err <= 1e-12 and counts_ok and golden <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
+    ok = (stats_err <= 1e-12 and counts_ok and resonance_ok and golden <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
           and all(r <= off for r in residual) and all(b > 1 for b in bounds))
     return Outcome(ok, (
         computed("[n, worst, median, frac < 0.1, frac < 0.01, slowest in-plane] per pair set and S", table),
         computed("max |library - reference| of worst, median, slowest (fractions and n equal exactly)", stats_err,
                  tolerance=1e-12),
+        computed("resonant theta = (0.7, 0.7, 0.3), S = 64: [worst, worst_ref, median, median_ref, C_Theta/S] "
+                 "(omega = 0 is not averaged: multiplier 1, C_Theta infinite)", resonant),
         computed("max |library ordered - authors' recorded (median, fractions)|", golden, tolerance=1e-12),
         computed("ordered list == off-commutant entry frequencies (each twice), max deviation", weighting,
                  tolerance=1e-15),
@@ -517,7 +525,12 @@ def layer_norm_exact(layer_norm=op.layer_norm) -> Outcome:
     sq_scaled = ex.exact(layer_norm(2 * w, eps=quarter)[0] ** 2)
     sq_plain = ex.exact(layer_norm(w, eps=quarter)[0] ** 2)
     witness = not ex.is_zero(sq_scaled - sq_plain, ())
-    ok = formula and shift and ball and below and scale0 and witness
+    rows = [[0, 1, 3], [8, 6, 5]]                     # var = 14/9 per row; eps = 2/9 makes sqrt(var + eps) = 4/3
+    out = layer_norm(_obj([[sp.Integer(v) for v in r] for r in rows]), eps=sp.Rational(2, 9))
+    rowwise = np.shape(out) == (2, 3) and all(
+        ex.is_zero(ex.exact(out[i][j]) - (v - sp.Rational(sum(r), 3)) * sp.Rational(3, 4), ())
+        for i, r in enumerate(rows) for j, v in enumerate(r))
+    ok = formula and shift and ball and below and scale0 and witness and rowwise
     return Outcome(ok, (computed("LN_eps(x) == beta + gamma (x - mean)/sqrt(var + eps) (gamma, beta, eps symbolic)",
                                  formula),
                         computed("LN_eps(x + c) == LN_eps(x) (gamma, beta, eps symbolic)", shift),
@@ -525,7 +538,9 @@ def layer_norm_exact(layer_norm=op.layer_norm) -> Outcome:
                         computed("d - sum = d eps/(var + eps) > 0: the range is a ball", below),
                         computed("LN_0(c x) == c (x - mean)/sqrt(c^2 var) == LN_0(x) for c > 0", scale0),
                         computed("eps = 1/4, x = (0, 1, 3): LN(2x)_0^2 != LN(x)_0^2 (scale invariance fails)",
-                                 witness)))
+                                 witness),
+                        computed("2x3 rational matrix [[0, 1, 3], [8, 6, 5]], eps = 2/9: each row normalised by its "
+                                 "own mean and variance, == 3 (x - mean_row)/4 exactly", rowwise)))
 
 
 @certificate("A15.numeric", title="eps-LayerNorm in float64: ball identity, shift invariance, and the labelled proxy "
@@ -730,7 +745,7 @@ def softmax_numeric(softmax=psoftmax.softmax) -> Outcome:
                    "gated unit has no global constant.",
              method="numeric")
 def contraction(diameter=con.diameter, composition=con.composition_bound, lipschitz=con.unit_lipschitz,
-                row_map=con.row_map_lipschitz, init=op.init_params) -> Outcome:
+                row_map=con.row_map_lipschitz, init=op.init_params, pairwise=con.pairwise_ratios) -> Outcome:
     """Diameters against SciPy ``pdist`` (``reference.plga_lean.diameter``); unit images through
     ``reference.plga.residual_unit``; spectral norms from ``eigvalsh``; u* and sup|SiLU'| by mpmath ``findroot``."""
     rng = np.random.default_rng(18)
@@ -751,12 +766,14 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     k_err = max(abs(k / (1 + sup * ref.spectral_norm(u.W1) * ref.spectral_norm(u.W2)) - 1)
                 for k, u in zip(ks, params.units))
     pts = rng.normal(size=(200, 8))
-    ratios = []
+    ratios, pair_err = [], 0.0
     for k, u in zip(ks, params.units):
         unit = (u.W1, u.b1, u.W2, u.b2)
-        ratios.append(float(np.max(np.linalg.norm(ref.residual_unit(pts[:100], unit, 0.0)
-                                                  - ref.residual_unit(pts[100:], unit, 0.0), axis=1)
-                                   / np.linalg.norm(pts[:100] - pts[100:], axis=1)) / k))
+        here = (np.linalg.norm(ref.residual_unit(pts[:100], unit, 0.0) - ref.residual_unit(pts[100:], unit, 0.0), axis=1)
+                / np.linalg.norm(pts[:100] - pts[100:], axis=1))
+        lib_pairs = pairwise(lambda Z, unit=unit: ref.residual_unit(Z, unit, 0.0), pts[:100], pts[100:])
+        pair_err = float(np.maximum(pair_err, np.max(np.abs(lib_pairs - here) / here)))     # NaN propagates
+        ratios.append(float(np.max(here)) / k)
     image = pts
     for u in params.units:
         image = ref.residual_unit(image, (u.W1, u.b1, u.W2, u.b2), 0.0)
@@ -775,7 +792,8 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     except ParameterError:
         gated_refused = True
     ok = (diam_err <= 1e-14 and comp <= 1 and abs(attained - 1) <= 1e-15 and max(abs(r - 1) for r in iterates) <= 1e-15
-          and k_err <= 1e-12 and max(ratios) <= 1 and composite <= 1 and abs(sharp - 1) <= 1e-9 and gated_refused)
+          and k_err <= 1e-12 and max(ratios) <= 1 and composite <= 1 and abs(sharp - 1) <= 1e-9 and gated_refused
+          and pair_err <= 1e-14)
     return Outcome(ok, (computed("max rel |library diameter - pdist diameter|", diam_err, tolerance=1e-14),
                         bound("diam g(f(S)) / (K_g K_f diam S), random cloud", comp, formula="diam_comp_le: <= 1"),
                         computed("the same on S = {0, e_1} (aligned: attained)", attained, tolerance=1e-15),
@@ -783,6 +801,8 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
                                  tolerance=1e-15),
                         computed("max rel |library unit constant - (1 + sup|SiLU'| ||W1|| ||W2||)_ref|", k_err,
                                  tolerance=1e-12),
+                        computed("max rel |library pairwise_ratios - ||u(x) - u(y)|| / ||x - y|| computed here| "
+                                 "(3 units, 100 pairs)", pair_err, tolerance=1e-14),
                         bound("max pairwise ratio / K per additive unit (100 pairs)", ratios, formula="<= 1"),
                         bound("diam phi(S) / (prod K_j diam S), 3 additive units", composite,
                               formula="diam_comp_le composed; loose, as Prop. 5.12 warns"),
