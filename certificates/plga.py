@@ -148,6 +148,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
+    worst_second = 0.0
     arrays = {}
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
@@ -164,6 +165,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         at_v = (A @ v) / v
         worst_cw = float(np.maximum(worst_cw, (at_v.max() - at_v.min()) / rho))
         worst_gap = float(np.minimum(worst_gap, (pf.rho - pf.second) / pf.rho))
+        second_ref = float(np.sort(np.abs(np.linalg.eigvals(A)))[-2])           # |lambda_2|, NumPy's eigvals
+        worst_second = float(np.maximum(worst_second, abs(pf.second - second_ref) / rho))
         arrays[f"vector{seed}"] = pf.vector
     alpha = np.random.default_rng(9).uniform(0.1, 2.0, DK)
     R1 = np.outer(np.ones(DK), alpha)
@@ -183,12 +186,15 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         clone_worst = max(clone_worst, here)
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
         and worst_resid <= 1e-10 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12 and clone_resid \
+        and worst_second <= 1e-12 \
         and clone_worst <= 1e-15
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                         computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                         computed("Perron vector > 0 (5 heads)", positive),
                         computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref", bracket),
                         computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
+                        computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
+                                 tolerance=1e-12),
                         computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
                         computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
