@@ -21,6 +21,7 @@ from certificates import _reference_views as view
 from certificates.reference import plga as ref
 from theorylab.certify import Outcome, bound, certificate, computed, proxy
 from theorylab.certify.registry import LazyFunction
+from theorylab.errors import ParameterError
 from theorylab.plga import operator as op
 from theorylab.psa.shear import rope_frequencies
 
@@ -148,6 +149,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
+    worst_second = 0.0
     arrays = {}
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
@@ -164,25 +166,45 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         at_v = (A @ v) / v
         worst_cw = float(np.maximum(worst_cw, (at_v.max() - at_v.min()) / rho))
         worst_gap = float(np.minimum(worst_gap, (pf.rho - pf.second) / pf.rho))
+        second_ref = float(np.sort(np.abs(np.linalg.eigvals(A)))[-2])           # |lambda_2|, NumPy's eigvals
+        worst_second = float(np.maximum(worst_second, abs(pf.second - second_ref) / rho))
         arrays[f"vector{seed}"] = pf.vector
     alpha = np.random.default_rng(9).uniform(0.1, 2.0, DK)
     R1 = np.outer(np.ones(DK), alpha)
     pf1 = perron(R1)
     rank_one = abs(pf1.rho - alpha.sum()) / alpha.sum()
     flat = float(np.max(np.abs(pf1.vector - 1.0 / DK)))
+    clone_rng, clone_resid, clone_worst = np.random.default_rng(10), True, 0.0    # mixed signs, d = 2..7: rounding
+    for d in [2, 3, 4, 5, 6, 7] * 4:                                   # residuals of either sign before the |.|
+        Rc = np.outer(np.ones(d), clone_rng.uniform(-1.0, 2.0, d))
+        try:
+            pc = perron(Rc)
+        except ParameterError:                                          # refused: the closed-form route is missing
+            clone_resid = False
+            continue
+        here = float(np.max(np.abs(Rc @ pc.vector - pc.eigenvalue * pc.vector)))
+        clone_resid &= bool(pc.residual == here)
+        clone_worst = max(clone_worst, here)
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
-        and worst_resid <= 1e-10 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12
+        and worst_resid <= 1e-10 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12 and clone_resid \
+        and worst_second <= 1e-12 \
+        and clone_worst <= 1e-15
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                         computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                         computed("Perron vector > 0 (5 heads)", positive),
                         computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref", bracket),
                         computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
+                        computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
+                                 tolerance=1e-12),
                         computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
                         computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
                         computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
-                                 tolerance=1e-12)),
-                   arrays=arrays, seeds={"heads": 200, "alpha": 9})
+                                 tolerance=1e-12),
+                        computed("24 rank-one inputs with mixed signs (d = 2..7): library residual == "
+                                 "||M v - lambda v||_inf computed here", clone_resid),
+                        computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15)),
+                   arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
 
 
 # ----------------------------------------------------------------------------------------- A4
@@ -360,15 +382,18 @@ def softmax_rows(probabilities=None, softmax=None) -> Outcome:
                    "zero tensors (piecewise convention); with a = 0, b_a = G*, m(G_LM) = 0 while m(A_P) > 0.",
              method="numeric")
 def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op.init_params) -> Outcome:
-    """Equal, zero, zero-mean-perturbed, tiny (1e-300) and huge (1e300) tensors against the reference m (mpmath
-    sums, certificates.reference.plga); the a = 0 counterexample."""
+    """Equal, zero, zero-mean-perturbed, tiny (1e-300) and huge (1e300) tensors, and an anti-aligned pair 1e310
+    apart in scale (the bound m <= 2 attained), against the reference m (mpmath sums, certificates.reference.plga);
+    the a = 0 counterexample."""
     rng = np.random.default_rng(5)
     D = rng.normal(size=(DK, DK))
     dz = rng.normal(size=(DK, DK))
     dz -= dz.mean()                                                      # zero-mean perturbation
     same, zero = m(D, D), m(np.zeros_like(D), np.zeros_like(D))
+    pos = np.abs(D) + 0.1                                                # entrywise positive
     pairs = [(s * D, s * (D + 1e-8 * dz)) for s in (1e-300, 1.0, 1e300)] + [(D, D + dz), (3.7 * D, 3.7 * (D + dz)),
-                                                                            (D, np.zeros_like(D)), (D, -D)]
+                                                                            (D, np.zeros_like(D)), (D, -D),
+                                                                            (1e-300 * pos, -1e10 * pos)]
     lib = [m(a, b) for a, b in pairs]
     reference = [ref.order_parameter(a, b) for a, b in pairs]
     value_err = float(np.max([abs(x - y) / y for x, y in zip(lib, reference)]))
@@ -380,13 +405,20 @@ def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op
     m_G, m_AP = m(s1.G, s2.G), m(s1.A_P, s2.A_P)
     r1, r2 = (stages(op.density_operator(_queries(300 + i)), params) for i in range(2))
     m_G_random = m(r1.G, r2.G)
-    ok = same == 0 and zero == 0 and value_err <= 1e-13 and symmetric and m_G == 0 and m_AP > 0 and m_G_random > 0
+    anti = lib[-1]
+    empty = op.rms(np.zeros(0))
+    ok = same == 0 and zero == 0 and value_err <= 1e-13 and symmetric and m_G == 0 and m_AP > 0 and m_G_random > 0 \
+        and abs(anti - 2) <= 1e-15 and empty == 0
     return Outcome(ok, (computed("m(D, D)", same), computed("m(0, 0) (piecewise convention)", zero),
                         computed("m(sD, s(D + 1e-8 dz)) at s = 1e-300, 1, 1e300 (dz zero-mean)", lib[:3]),
-                        computed("m at (D, D + dz), (3.7 D, 3.7 (D + dz)), (D, 0), (D, -D): library", lib[3:]),
-                        computed("the same, reference (mpmath sums; exact values 2 at (D, 0) and (D, -D))",
+                        computed("m at (D, D + dz), (3.7 D, 3.7 (D + dz)), (D, 0), (D, -D), (1e-300 P, -1e10 P): library",
+                                 lib[3:]),
+                        computed("the same, reference (mpmath sums; exact values 2 at the last three)",
                                  reference[3:]),
-                        computed("max |m - m_ref| / m_ref over the 7 pairs", value_err, tolerance=1e-13),
+                        computed("max |m - m_ref| / m_ref over the 8 pairs", value_err, tolerance=1e-13),
+                        bound("m(1e-300 P, -1e10 P), P > 0 entrywise (anti-aligned at 1e310 scale ratio)", anti,
+                              formula="m <= 2 (triangle inequality), attained iff D2 = -c D1, c > 0"),
+                        computed("||X||_rms of the empty tensor (empty sum)", empty),
                         computed("a = 0, b_a = G*: m(G_LM)", m_G), computed("a = 0, b_a = G*: m(A_P)", m_AP),
                         computed("random head: m(G_LM) for two inputs", m_G_random)),
                    arrays={"D": D, "dz": dz}, seeds={"tensors": 5, "queries": 300})
@@ -504,6 +536,8 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     reports = {S_: report(q) for S_, q in queries.items()}
     structure = all(r.symmetry_error == 0 and r.min_eigenvalue >= -r.tol and r.rank == r.rank_bound
                     == np.linalg.matrix_rank(queries[S_]) == min(S_, 32) for S_, r in reports.items())
+    sigma_min = float(np.linalg.svd(queries[64], compute_uv=False)[-1])          # full rank: lambda_min = s_min(Q)^2
+    lam_min = abs(reports[64].min_eigenvalue / sigma_min ** 2 - 1)
     D = op.density_operator(_queries(410, 64, 32))
     inv = max(float(np.max(np.abs(layer_norm(c * D, eps=0.0) - layer_norm(D, eps=0.0)))) for c in (1e-6, 1 / 64, 1e6))
     rng = np.random.default_rng(411)
@@ -519,10 +553,11 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
         errs.append(float(np.max(np.abs(e))))
         deviations.append(float(np.max(np.abs(e - exact))))
     ok = structure and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
-        and errs[1] > 1e-3
+        and errs[1] > 1e-3 and lam_min <= 1e-10
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
                         computed("rank == bound == numpy rank of Q, symmetric, PSD", structure),
+                        computed("S = 64: |min eigenvalue / s_min(Q)^2 - 1| (SVD of Q)", lam_min, tolerance=1e-10),
                         computed("max |LN_0(cD) - LN_0(D)|, c in {1e-6, 1/64, 1e6}", inv, tolerance=1e-12),
                         computed("max |library LN - reference LN| (gamma, beta random, eps = 1e-6)", ln_float,
                                  tolerance=1e-13),
@@ -603,9 +638,17 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
         constants[name] = abs(constant(fr) / ref.twirl_constant(fr) - 1)
     G = stages(op.density_operator(_queries(500, 64, 8)), init(8, 3)).G
     res_G, res_PG = float(residual(G)), float(residual(projection(G)))
+    single = np.zeros((8, 8))
+    single[0, 3] = 1.0                                                  # one off-commutant entry: residual exactly 1
+    stack = np.stack([G, single, ref.haar_projection(G) + 0.5 * single, np.zeros((8, 8))])
+    stack_lib = residual(stack)
+    stack_ref = [float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if X.any() else 0.0
+                 for X in stack]
+    stack_err = float(np.max(np.abs(stack_lib - stack_ref)))
     ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
           and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13 and projection_ref <= 1e-13 and res_PG <= 1e-15
-          and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values()))
+          and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values())
+          and stack_err <= 1e-14 and stack_lib[1] == 1.0)
     return Outcome(ok, (computed("C_Theta at dk = 64, base 1e4: library", C64, tolerance=1e-12 * C_THETA_64),
                         computed("the same, reference (mpmath, exact frequencies) and golden",
                                  [C64_ref, C_THETA_64], tolerance=1e-14 * C_THETA_64),
@@ -620,7 +663,11 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
                         computed("extremal M: [S, error / bound, |sin(S omega/2)|] (attained iff equal)",
                                  {k: list(v) for k, v in attained.items()}, tolerance=1e-9),
                         computed("off-commutant residual of a random-head G_LM", res_G),
-                        computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15)),
+                        computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15),
+                        computed("residual of the stack [G_LM, E_03, Pi(G_LM) + E_03/2, 0]: library (E_03 attains 1)",
+                                 [float(x) for x in stack_lib]),
+                        computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack (reference)", stack_err,
+                                 tolerance=1e-14)),
                    arrays={"M": M, "errors": np.array(errs)}, seeds={"M": 12, "queries": 500})
 
 

@@ -96,10 +96,18 @@ def metric_learner(stages=op.stages_from_density, init=op.init_params) -> Outcom
         arrays[f"{residual}: singular values of A"] = s
     contrast = _rel(stages(op.density_operator(q[:24, :16]), init(16, 0, residual="glu-ln")).G,
                     stages(op.density_operator(q[:24, :16]), init(16, 0, residual="additive")).G)
+    biased = {}                                                     # every bias, gamma, beta nonzero: each term counts
+    for residual in op.RESIDUALS:
+        params = _random_biases(init(16, 5, n_res=2, residual=residual), np.random.default_rng(720))
+        D = op.density_operator(_queries(721, 24, 16))
+        lib, reference = stages(D, params), ref.stages(D, view.psi(params))
+        biased[residual] = max(_rel(lib.A, reference["A"]), _rel(lib.G, reference["G"]))
+    layout, variance, tail = _init_layout(init)
     worst = max(max(e.values()) for e in errors.values())
     ok = (worst <= STAGE_RTOL and max(big.values()) <= STAGE_RTOL and ranks == {"glu-ln": 63, "additive": 64}
           and floors["glu-ln"] <= 1e-12 and floors["additive"] > 10 * RANK_RTOL and means["glu-ln"] <= 1e-14
-          and contrast > 1e-2)
+          and contrast > 1e-2 and max(biased.values()) <= STAGE_RTOL and all(layout.values())
+          and abs(variance - 1) <= INIT_VARIANCE_TOL)
     return Outcome(ok, (computed("max rel |library - reference| of A, A_LM, G (dk = 16, 3 units, 3 heads)", errors,
                                  tolerance=STAGE_RTOL),
                         computed("authors' configuration (dk = 64, 8 x 2 gated, width 180): max rel |A - A_ref|", big,
@@ -107,8 +115,70 @@ def metric_learner(stages=op.stages_from_density, init=op.init_params) -> Outcom
                         computed("numerical rank of A at tolerance 64 eps_float32 s_1 (authors: 63 at init)", ranks),
                         computed("s_64 / s_1 of A", floors),
                         computed("max |row mean of A| / max |A| (LayerNorm output: mean zero, A 1 = 0)", means),
-                        computed("contrast: the two conventions' G_LM differ (rel)", contrast)),
-                   arrays=arrays, seeds={"heads": 0, "queries": 700, "authors_config": 11})
+                        computed("contrast: the two conventions' G_LM differ (rel)", contrast),
+                        computed("random nonzero b1, b2, b3, gamma_j, beta_j, gamma, beta, b_W, b_a (dk = 16, 2 units): "
+                                 "max rel |library - reference| of A, G", biased, tolerance=STAGE_RTOL),
+                        computed("init_params layout as documented (n_res units of n_dense gated layers, shapes, "
+                                 "zero biases, unit gammas)", layout),
+                        computed("Glorot-normal W, P, a: sample variance / (2 / (fan_in + fan_out)), 5 heads dk = 16 "
+                                 f"(chi-square: P(|ratio - 1| > {INIT_VARIANCE_TOL}) = {tail:.1e} for any seed)",
+                                 variance, tolerance=INIT_VARIANCE_TOL)),
+                   arrays=arrays, seeds={"heads": 0, "queries": 700, "authors_config": 11, "biases": 720})
+
+
+INIT_VARIANCE_TOL = 0.25
+"""|sample variance / Glorot variance - 1| allowed for the 3840 Glorot-normal entries of W, P, a of five dk = 16 heads:
+a chi-square tail of 1.5e-24 for any seed, while a variance off by the factor 2 of a wrong fan (m or n for m + n at
+square shapes) is 1 away."""
+
+
+def _random_biases(params: op.PLGAParams, rng) -> op.PLGAParams:
+    """``params`` with every bias and LayerNorm affine parameter of Phi_res, the head's LayerNorm, ``b_W`` and ``b_a``
+    replaced by random nonzero values (the reference initialisation sets them to 0 or 1, where a dropped or
+    sign-flipped bias is invisible)."""
+    dk = params.dk
+
+    def vec(n, centre=0.0):
+        return centre + 0.3 * rng.standard_normal(n)
+
+    units = []
+    for u in params.units:
+        if isinstance(u, op.GatedResidualUnit):
+            glus = tuple(dataclasses.replace(g, b1=vec(g.b1.size), b2=vec(g.b2.size), b3=vec(dk)) for g in u.glus)
+            units.append(op.GatedResidualUnit(glus, vec(dk, 1.0), vec(dk)))
+        else:
+            units.append(dataclasses.replace(u, b1=vec(u.b1.size), b2=vec(dk)))
+    return dataclasses.replace(params, units=tuple(units), ln_gamma=vec(dk, 1.0), ln_beta=vec(dk),
+                               b_W=0.3 * rng.standard_normal((dk, dk)), b_a=0.3 * rng.standard_normal((dk, dk)))
+
+
+def _init_layout(init) -> tuple[dict, float, float]:
+    """``init_params`` against its docstring: the unit layout and shapes of a few configurations (both conventions,
+    n_res = 0..3), zero biases and unit gammas, and the Glorot-normal variance ``2 / (m + n) = 1/dk`` of the square
+    ``W, P, a`` (sample variance ratio over five heads, and the chi-square probability that it leaves the tolerance)."""
+    from scipy.stats import chi2
+
+    layout = {}
+    for residual, dk, n_res, n_dense, hidden in (("glu-ln", 6, 3, 2, 5), ("glu-ln", 4, 0, 1, 4),
+                                                 ("additive", 6, 3, 1, 5), ("additive", 4, 1, 1, 7)):
+        p = init(dk, 1, n_res=n_res, n_dense=n_dense, hidden=hidden, residual=residual)
+        if residual == "glu-ln":
+            shapes = all(isinstance(u, op.GatedResidualUnit) and len(u.glus) == n_dense
+                         and all((g.W1.shape, g.W2.shape, g.W3.shape) == ((dk, hidden), (dk, hidden), (hidden, dk))
+                                 and not (g.b1.any() or g.b2.any() or g.b3.any()) for g in u.glus)
+                         and np.all(u.ln_gamma == 1) and not u.ln_beta.any() for u in p.units)
+        else:
+            shapes = all(isinstance(u, op.ResidualUnit) and (u.W1.shape, u.W2.shape) == ((dk, hidden), (hidden, dk))
+                         and not (u.b1.any() or u.b2.any()) for u in p.units)
+        top = all(getattr(p, k).shape == (dk, dk) for k in ("W", "P", "a")) and not (p.b_W.any() or p.b_a.any())
+        layout[f"{residual} dk={dk} n_res={n_res} n_dense={n_dense} hidden={hidden}"] = \
+            len(p.units) == n_res and shapes and top and np.all(p.ln_gamma == 1) and not p.ln_beta.any()
+    dk = 16
+    entries = np.concatenate([getattr(init(dk, seed), k).ravel() for seed in range(5) for k in ("W", "P", "a")])
+    variance = float(np.mean(entries ** 2) / (2.0 / (dk + dk)))         # mean known (0): N ratio ~ chi2(N)
+    n = entries.size
+    tail = float(chi2.cdf(n * (1 - INIT_VARIANCE_TOL), n) + chi2.sf(n * (1 + INIT_VARIANCE_TOL), n))
+    return layout, variance, tail
 
 
 # ----------------------------------------------------------------------------------------- A9 (shape conjunct)
@@ -172,7 +242,7 @@ def signed_order_parameter(m=op.order_parameter) -> Outcome:
              "means cancel (authors: inf)": (np.array([1.0, -1.0]), np.array([-1.0, 1.0])),
              "D vs D + dz": (D, D + dz), "1e-300 scale": (1e-300 * D, 1e-300 * (D + dz)),
              "1e300 scale": (1e300 * D, 1e300 * (D + dz)), "constant 2 vs 3": (np.full((3, 3), 2.0), np.full((3, 3), 3.0)),
-             "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5))}
+             "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5)), "zero vs D": (np.zeros((8, 8)), D)}
     lib = {k: m(a, b, normalization="signed") for k, (a, b) in pairs.items()}
     refs = {k: lref.order_parameter_signed(a, b) for k, (a, b) in pairs.items()}
     rms = {k: ref.order_parameter(a, b) for k, (a, b) in pairs.items()}
@@ -220,6 +290,12 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
                                                         for k in ("worst", "median", "slowest_in_plane"))))
             counts_ok &= (lib.n == reference["n"] and lib.below_0_1 == reference["below_0_1"]
                           and lib.below_0_01 == reference["below_0_01"])
+    resonant = {}                                                   # theta_0 = theta_1: theta_0 - theta_1 = 0 exactly
+    for pairs in op.PAIR_SETS:
+        lib, reference = statistics(np.array([0.7, 0.7, 0.3]), 64, pairs), \
+            lref.multiplier_statistics(np.array([0.7, 0.7, 0.3]), 64, pairs)
+        resonant[pairs] = [lib.worst, reference["worst"], lib.median, reference["median"], lib.bound]
+    resonance_ok = all(v[0] == v[1] == 1.0 and abs(v[2] - v[3]) <= 1e-12 and v[4] == np.inf for v in resonant.values())
     golden = max(max(abs(a - b) for a, b in zip(table[f"ordered S={S}"][2:5], TWIRL_GOLDEN[S])) for S in Ss)
     entries = np.array(lref.off_commutant_entry_frequencies(fr))
     ordered = np.sort(frequencies(fr, "ordered"))
@@ -232,12 +308,14 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
     off = float(np.linalg.norm(M - projection(M))) / norm
     bounds = [constant(fr) / S for S in Ss]
     route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
-    ok = (stats_err <= 1e-12 and counts_ok and golden <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
+    ok = (stats_err <= 1e-12 and counts_ok and resonance_ok and golden <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
           and all(r <= off for r in residual) and all(b > 1 for b in bounds))
     return Outcome(ok, (
         computed("[n, worst, median, frac < 0.1, frac < 0.01, slowest in-plane] per pair set and S", table),
         computed("max |library - reference| of worst, median, slowest (fractions and n equal exactly)", stats_err,
                  tolerance=1e-12),
+        computed("resonant theta = (0.7, 0.7, 0.3), S = 64: [worst, worst_ref, median, median_ref, C_Theta/S] "
+                 "(omega = 0 is not averaged: multiplier 1, C_Theta infinite)", resonant),
         computed("max |library ordered - authors' recorded (median, fractions)|", golden, tolerance=1e-12),
         computed("ordered list == off-commutant entry frequencies (each twice), max deviation", weighting,
                  tolerance=1e-15),
@@ -447,7 +525,12 @@ def layer_norm_exact(layer_norm=op.layer_norm) -> Outcome:
     sq_scaled = ex.exact(layer_norm(2 * w, eps=quarter)[0] ** 2)
     sq_plain = ex.exact(layer_norm(w, eps=quarter)[0] ** 2)
     witness = not ex.is_zero(sq_scaled - sq_plain, ())
-    ok = formula and shift and ball and below and scale0 and witness
+    rows = [[0, 1, 3], [8, 6, 5]]                     # var = 14/9 per row; eps = 2/9 makes sqrt(var + eps) = 4/3
+    out = layer_norm(_obj([[sp.Integer(v) for v in r] for r in rows]), eps=sp.Rational(2, 9))
+    rowwise = np.shape(out) == (2, 3) and all(
+        ex.is_zero(ex.exact(out[i][j]) - (v - sp.Rational(sum(r), 3)) * sp.Rational(3, 4), ())
+        for i, r in enumerate(rows) for j, v in enumerate(r))
+    ok = formula and shift and ball and below and scale0 and witness and rowwise
     return Outcome(ok, (computed("LN_eps(x) == beta + gamma (x - mean)/sqrt(var + eps) (gamma, beta, eps symbolic)",
                                  formula),
                         computed("LN_eps(x + c) == LN_eps(x) (gamma, beta, eps symbolic)", shift),
@@ -455,7 +538,9 @@ def layer_norm_exact(layer_norm=op.layer_norm) -> Outcome:
                         computed("d - sum = d eps/(var + eps) > 0: the range is a ball", below),
                         computed("LN_0(c x) == c (x - mean)/sqrt(c^2 var) == LN_0(x) for c > 0", scale0),
                         computed("eps = 1/4, x = (0, 1, 3): LN(2x)_0^2 != LN(x)_0^2 (scale invariance fails)",
-                                 witness)))
+                                 witness),
+                        computed("2x3 rational matrix [[0, 1, 3], [8, 6, 5]], eps = 2/9: each row normalised by its "
+                                 "own mean and variance, == 3 (x - mean_row)/4 exactly", rowwise)))
 
 
 @certificate("A15.numeric", title="eps-LayerNorm in float64: ball identity, shift invariance, and the labelled proxy "
@@ -660,7 +745,7 @@ def softmax_numeric(softmax=psoftmax.softmax) -> Outcome:
                    "gated unit has no global constant.",
              method="numeric")
 def contraction(diameter=con.diameter, composition=con.composition_bound, lipschitz=con.unit_lipschitz,
-                row_map=con.row_map_lipschitz, init=op.init_params) -> Outcome:
+                row_map=con.row_map_lipschitz, init=op.init_params, pairwise=con.pairwise_ratios) -> Outcome:
     """Diameters against SciPy ``pdist`` (``reference.plga_lean.diameter``); unit images through
     ``reference.plga.residual_unit``; spectral norms from ``eigvalsh``; u* and sup|SiLU'| by mpmath ``findroot``."""
     rng = np.random.default_rng(18)
@@ -681,12 +766,14 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     k_err = max(abs(k / (1 + sup * ref.spectral_norm(u.W1) * ref.spectral_norm(u.W2)) - 1)
                 for k, u in zip(ks, params.units))
     pts = rng.normal(size=(200, 8))
-    ratios = []
+    ratios, pair_err = [], 0.0
     for k, u in zip(ks, params.units):
         unit = (u.W1, u.b1, u.W2, u.b2)
-        ratios.append(float(np.max(np.linalg.norm(ref.residual_unit(pts[:100], unit, 0.0)
-                                                  - ref.residual_unit(pts[100:], unit, 0.0), axis=1)
-                                   / np.linalg.norm(pts[:100] - pts[100:], axis=1)) / k))
+        here = (np.linalg.norm(ref.residual_unit(pts[:100], unit, 0.0) - ref.residual_unit(pts[100:], unit, 0.0), axis=1)
+                / np.linalg.norm(pts[:100] - pts[100:], axis=1))
+        lib_pairs = pairwise(lambda Z, unit=unit: ref.residual_unit(Z, unit, 0.0), pts[:100], pts[100:])
+        pair_err = float(np.maximum(pair_err, np.max(np.abs(lib_pairs - here) / here)))     # NaN propagates
+        ratios.append(float(np.max(here)) / k)
     image = pts
     for u in params.units:
         image = ref.residual_unit(image, (u.W1, u.b1, u.W2, u.b2), 0.0)
@@ -705,7 +792,8 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     except ParameterError:
         gated_refused = True
     ok = (diam_err <= 1e-14 and comp <= 1 and abs(attained - 1) <= 1e-15 and max(abs(r - 1) for r in iterates) <= 1e-15
-          and k_err <= 1e-12 and max(ratios) <= 1 and composite <= 1 and abs(sharp - 1) <= 1e-9 and gated_refused)
+          and k_err <= 1e-12 and max(ratios) <= 1 and composite <= 1 and abs(sharp - 1) <= 1e-9 and gated_refused
+          and pair_err <= 1e-14)
     return Outcome(ok, (computed("max rel |library diameter - pdist diameter|", diam_err, tolerance=1e-14),
                         bound("diam g(f(S)) / (K_g K_f diam S), random cloud", comp, formula="diam_comp_le: <= 1"),
                         computed("the same on S = {0, e_1} (aligned: attained)", attained, tolerance=1e-15),
@@ -713,6 +801,8 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
                                  tolerance=1e-15),
                         computed("max rel |library unit constant - (1 + sup|SiLU'| ||W1|| ||W2||)_ref|", k_err,
                                  tolerance=1e-12),
+                        computed("max rel |library pairwise_ratios - ||u(x) - u(y)|| / ||x - y|| computed here| "
+                                 "(3 units, 100 pairs)", pair_err, tolerance=1e-14),
                         bound("max pairwise ratio / K per additive unit (100 pairs)", ratios, formula="<= 1"),
                         bound("diam phi(S) / (prod K_j diam S), 3 additive units", composite,
                               formula="diam_comp_le composed; loose, as Prop. 5.12 warns"),

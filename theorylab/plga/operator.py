@@ -536,7 +536,7 @@ def perron_frobenius(M) -> PerronPair:
     v = np.real(vecs[:, lead])
     v = v / v.sum()
     rho = float(np.abs(vals[lead]))
-    second = float(np.abs(vals[order[1]])) if len(vals) > 1 else 0.0
+    second = float(np.abs(vals[order[1]]))           # d >= 2 here: a 1x1 matrix has identical rows (answered above)
     return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))), rho)
 
 

@@ -1,0 +1,60 @@
+"""Bugs planted in the PLGA library SOURCE that the mutation run once found surviving now make certify FAIL.
+
+One case per check added against those survivors (``theorylab mutate``; the surviving ids are in the
+commit messages): each copies ``theorylab/`` and ``certificates/`` (tests/planted.py), plants the bug and
+runs only the certificate whose new evidence must catch it.
+"""
+import pytest
+
+from planted import certify_with_bug
+
+OPERATOR, CONTRACTION = "theorylab/plga/operator.py", "theorylab/plga/contraction.py"
+
+#: label -> (path, old, new, certificates that must FAIL)
+BUGS = {
+    "gated unit's first bias b1 dropped": (
+        OPERATOR, "silu(x @ g.W1 + g.b1)", "silu(x @ g.W1)", ["A2.metric"]),
+    "additive unit subtracts b2": (
+        OPERATOR, "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 - u.b2",
+        ["A2.metric"]),
+    "Glorot-normal with fan_out only": (
+        OPERATOR, "np.sqrt(2.0 / (m + n))", "np.sqrt(2.0 / n)", ["A2.metric"]),
+    "one gated residual unit too many": (
+        OPERATOR, "np.ones(dk), np.zeros(dk))\n                      for _ in range(n_res))",
+        "np.ones(dk), np.zeros(dk))\n                      for _ in range(n_res + 1))", ["A2.metric"]),
+    "rank-one residual reported as 0": (
+        OPERATOR, "float(np.max(np.abs(M @ v - s * v)))", "0.0", ["A3"]),
+    "second eigenvalue modulus from the third": (
+        OPERATOR, "float(np.abs(vals[order[1]]))", "float(np.abs(vals[order[2]]))", ["A3"]),
+    "order parameter scaled by max D2 instead of max |D2|": (
+        OPERATOR, "max(np.max(np.abs(D1)), np.max(np.abs(D2)))", "max(np.max(np.abs(D1)), np.max(D2))", ["A10"]),
+    "signed mean of a zero tensor is 1": (
+        OPERATOR, "return 0.0 if top == 0 else top * float(np.mean(X / top))",
+        "return 1.0 if top == 0 else top * float(np.mean(X / top))", ["A10.signed"]),
+    "density report eigenvalues of D + D^T": (
+        OPERATOR, "np.linalg.eigvalsh(0.5 * (D + D.T))", "np.linalg.eigvalsh(D + D.T)", ["A11.numeric"]),
+    "off-commutant residual not normalised below ||G|| = 1": (
+        OPERATOR, "num / np.where(den > 0, den, 1.0)", "num / np.where(den > 1, den, 1.0)", ["A12.numeric"]),
+    "twirl multiplier 2 at a resonance": (
+        OPERATOR, "np.where(den > 0, den, 1.0), 1.0)", "np.where(den > 0, den, 1.0), 2.0)", ["A12.standard"]),
+    "exact LayerNorm centred by column means": (
+        OPERATOR, "centred = x - x.mean(axis=-1, keepdims=True)", "centred = x - x.mean(axis=0, keepdims=True)",
+        ["A15.symbolic"]),
+    "pairwise ratios of ||f(x)|| instead of ||f(x) - f(y)||": (
+        CONTRACTION, "np.asarray(f(X)) - np.asarray(f(Y))", "np.asarray(f(X))", ["A18"]),
+}
+
+
+#: bugs whose first symptom is a float overflow: certify turns the RuntimeWarning into ERROR (also a non-PASS)
+OVERFLOWS = {"order parameter scaled by max D2 instead of max |D2|"}
+
+
+@pytest.mark.parametrize("label", list(BUGS))
+def test_planted_bug_makes_certify_fail(label):
+    path, old, new, catchers = BUGS[label]
+    run = certify_with_bug(path, old, new, catchers)
+    statuses = {cid: run.status(cid) for cid in catchers}
+    caught = {"FAIL", "ERROR"} if label in OVERFLOWS else {"FAIL"}
+    assert run.returncode == 1 and all(s in caught for s in statuses.values()), (statuses, run.output[-2000:])
+    if label in OVERFLOWS:
+        assert "overflow" in run.output, run.output[-2000:]
