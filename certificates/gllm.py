@@ -352,7 +352,15 @@ def g7(mlge_grading=embedding.mlge_grading, graded_basis_defect=embedding.graded
         exact = float(np.linalg.norm(P.T @ ref.mlge_grading(Ps, zeros, 2.0) @ P - np.eye(len(Ps)), 2))
         ce[name] = (graded_basis_defect(Ps, zeros, 2.0) / prop6_bound(zeros, 2.0, eta), exact / (len(Ps) * eta))
     ce_ok = all(lib > 1 and abs(lib / own - 1) <= 1e-12 for lib, own in ce.values())
-    passed = worst_corrected <= 1 + 1e-9 and worst_paper <= 1 + 1e-9 and worst_lib <= 1e-12 and ce_ok
+    # the two eta conventions against the reference (singular values), on frames of k < d columns and one level
+    eta_err = 0.0
+    for L, dl, d in ((1, 2, 5), (2, 1, 5), (3, 2, 9), (2, 3, 7)):
+        Ps = [np.linalg.qr(rng.normal(size=(d, dl)))[0] + 0.05 * rng.normal(size=(d, dl)) for _ in range(L)]
+        pairs = ((embedding.orthogonality_defect(Ps), ref.cross_overlap(Ps)),
+                 (embedding.gram_defect(Ps), ref.gram_defect(Ps)))
+        eta_err = max([eta_err] + [abs(lib - own) / max(own, 1e-300) if own else abs(lib) for lib, own in pairs])
+    passed = worst_corrected <= 1 + 1e-9 and worst_paper <= 1 + 1e-9 and worst_lib <= 1e-12 and ce_ok \
+        and eta_err <= 1e-12
     return Outcome(passed, (computed("frames tested (L = 3, 4, 6)", trials),
                             computed("max |library G - reference G|, |library defect - reference| / defect",
                                      worst_lib, tolerance=1e-12),
@@ -360,7 +368,10 @@ def g7(mlge_grading=embedding.mlge_grading, graded_basis_defect=embedding.graded
                                   formula="<= 1 proves the corrected bound on the sample"),
                             bound("max defect / (L lambda^qmax eta), L >= 3", worst_paper),
                             computed("counterexamples: defect / paper bound [library, reference] (> 1: the printed "
-                                     "constant fails)", {k: list(v) for k, v in ce.items()}, tolerance=1e-12)),
+                                     "constant fails)", {k: list(v) for k, v in ce.items()}, tolerance=1e-12),
+                            computed("eta (cross overlap, Gram defect) vs reference singular values, frames of k < d "
+                                     "columns and a single level (eta = 0): max relative error", eta_err,
+                                     tolerance=1e-12)),
                    arrays={"defect_eta_top": np.array(ratios)}, seeds={"frames": 6},
                    note="The paper's L lambda^qmax eta fails at L = 2 (ratio > 1) and under the cross-overlap "
                         "reading of eta at L = 3; both counterexample ratios must exceed 1; see docs/graded.md.")
@@ -489,7 +500,7 @@ def _theorem41_extremes(theorem41_factors, cap_ratio) -> tuple[bool, list, dict]
                    "(1-mu^L)/((1-mu)(1-r^L)) and 1/(1-mu) of its attained minimum and maximum.")
 def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_estimating, m_sat=envelope.m_sat,
                window=envelope.window, cap_ratio=envelope.cap_ratio,
-               theorem41_factors=envelope.theorem41_factors) -> Outcome:
+               theorem41_factors=envelope.theorem41_factors, upper_regime=envelope.upper_regime) -> Outcome:
     from fractions import Fraction
 
     env_err, s_ok, msat_ok, w_ok, sat_ok, ratio_err, n_m = 0.0, True, True, True, True, 0.0, 0
@@ -522,8 +533,19 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
     edge = {x: window(x) for x in (0.5, 7.999, 8.0, 9.999, 10.0, 10.5)}          # empty / one-point / boundaries
     edge_ok = all(w == ((e[0], e[-1]) if (e := _enumerated_window(x)) else None) for x, w in edge.items())
     factors_ok, factor_rows, arrays = _theorem41_extremes(theorem41_factors, cap_ratio)
+    # ties d_l eps^2 = cap_l, exact in floats (dyadic caps, integer d_l, sigma_xi = 1, m a power of two): S includes
+    # the level (Lem. 3: S = {l : d_l eps^2 <= cap_l}); and Lem. 3(ii)'s regime m >= 2 sum_S d_l + 4 around its edge
+    tie_caps, tie_dims = [0.25, 0.5, 1.0], [1, 2, 4]
+    ties = {m: [bool(x) for x in worth_estimating(tie_caps, tie_dims, 1.0, float(m))] for m in (2, 4, 8)}
+    ties_ok = all(S == [Fraction(dl, m) <= Fraction(c) for c, dl in zip(tie_caps, tie_dims)] for m, S in ties.items())
+    reg_caps, reg_dims, reg_m = [0.125, 8.0], [2, 3], np.arange(1, 41)
+    regime = [bool(x) for x in upper_regime(reg_caps, reg_dims, 1.0, reg_m.astype(float))]
+    regime_exact = [m >= 2 * sum(dl for c, dl in zip(reg_caps, reg_dims) if Fraction(dl, int(m)) <= Fraction(c)) + 4
+                    for m in reg_m]
+    regime_ok = regime == regime_exact and int(reg_m[regime_exact.index(True)]) == 10   # the edge m = 2 * 3 + 4 is inside
+    table3_ok = tuple(grades.TABLE3_PARAMETERS) == tuple((float(n), float(m)) for n, m in TABLE3_PRINTED)
     passed = bool(env_err <= G8_RTOL and s_ok and msat_ok and w_ok and edge_ok and sat_ok and ratio_err <= G8_RTOL
-                  and factors_ok)
+                  and factors_ok and ties_ok and regime_ok and table3_ok)
     return Outcome(passed, (
         computed(f"max |envelope - exact best subset| / exact, {n_m} sample sizes x 2 classes", env_err,
                  tolerance=G8_RTOL),
@@ -535,7 +557,12 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
         computed("Thm. 4.1 factors: [nu, mu, L, attained min / (1-r), kappa_lo, (1/(1-mu)) / attained max, kappa_hi]",
                  factor_rows, tolerance=1e-12),
         computed("attained extremes equal library factors times the stated factors; random admissible grades inside",
-                 bool(factors_ok))),
+                 bool(factors_ok)),
+        computed("S at exact ties d_l eps^2 = cap_l (caps 1/4, 1/2, 1; d_l 1, 2, 4; m = 2, 4, 8) == exact "
+                 "{l : d_l eps^2 <= cap_l}", [ties_ok, {m: v for m, v in ties.items()}]),
+        computed("Lem. 3(ii) regime m >= 2 sum_S d_l + 4 (caps 1/8, 8; d_l 2, 3) == exact for m = 1..40 (first True "
+                 "at the edge m = 10; S grows at the tie m = 16)", bool(regime_ok)),
+        computed("grades.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok))),
         arrays=arrays,
         note="designs (nu, mu, L, d, sigma_xi, g): " + "; ".join(str(m) for m in G8_MODELS))
 
