@@ -547,7 +547,7 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
     regime = [bool(x) for x in upper_regime(reg_caps, reg_dims, 1.0, reg_m.astype(float))]
     regime_exact = [m >= 2 * sum(dl for c, dl in zip(reg_caps, reg_dims) if Fraction(dl, int(m)) <= Fraction(c)) + 4
                     for m in reg_m]
-    regime_ok = regime == regime_exact and int(reg_m[regime_exact.index(True)]) == 10   # the edge m = 2 * 3 + 4 is inside
+    regime_ok = regime == regime_exact and int(reg_m[regime_exact.index(True)]) == 10   # edge m = 2 * 3 + 4
     table3_ok = tuple(grades.TABLE3_PARAMETERS) == tuple((float(n), float(m)) for n, m in TABLE3_PRINTED)
     passed = bool(env_err <= G8_RTOL and s_ok and msat_ok and w_ok and edge_ok and sat_ok and ratio_err <= G8_RTOL
                   and factors_ok and ties_ok and regime_ok and table3_ok)
