@@ -152,7 +152,8 @@ def g3_interval(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades,
              claim="Hess log Lambda = C(alpha^(-u)) + C(tau^(u)) with v^T C(p) v = Var_p(v) >= 0 (convex; the "
                    "admissible cone is a strict sublevel set, convex and open); grad_u log Lambda = tau^(u) - alpha^(-u) "
                    "at every u, which at q = 0 is 2 log(lambda)(tau - alpha) in q; a small step along q lowers Lambda "
-                   "below 1 iff <q, alpha - tau> > 0.")
+                   "below 1 iff <q, alpha - tau> > 0; the library's Phi holds on batches of u and its Lambda_q far "
+                   "from q = 0 (lambda^q past the float range).")
 def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=grades.gradient_u,
        log_Lambda_u=grades.log_Lambda_u) -> Outcome:
     """SymPy identities; the library gradient at u = 0 and at 40 random u against mpmath's numerical derivative of
@@ -314,7 +315,8 @@ def _near(x: float, enc, rel: float = 1e-12) -> bool:
              paper="GLLM §4.1, Prop. 6", method="numeric",
              claim="With eta = ||P^T P - I||_op, ||P^T G P - (+)_l M_l||_op <= lambda^qmax (2 eta + eta^2), "
                    "which is <= L lambda^qmax eta for L >= 3, eta <= 1 (the paper's bound); at L = 2, and with "
-                   "eta the largest cross-level overlap, the paper's constant fails (counterexamples recorded).")
+                   "eta the largest cross-level overlap, the paper's constant fails (counterexamples recorded); the "
+                   "library's two eta conventions agree with singular-value references.")
 def g7(mlge_grading=embedding.mlge_grading, graded_basis_defect=embedding.graded_basis_defect,
        prop6_bound=embedding.prop6_bound) -> Outcome:
     """Random frames against the reference grading (certificates.reference.graded.mlge_grading); the two
@@ -502,7 +504,9 @@ def _theorem41_extremes(theorem41_factors, cap_ratio) -> tuple[bool, list, dict]
                    "enumerated {m : 4 <= m <= m_sat/2}, on which the uniform envelope is saturated; the cap ratio "
                    "g_0^2 sum a_k g_k^-2 is the ratio of the two classes' level-0 caps; Thm. 4.1's factors (1-r) and "
                    "1/(1-mu) bound cap ratio/Lambda over the grade condition and sit within the stated factors "
-                   "(1-mu^L)/((1-mu)(1-r^L)) and 1/(1-mu) of its attained minimum and maximum.")
+                   "(1-mu^L)/((1-mu)(1-r^L)) and 1/(1-mu) of its attained minimum and maximum; at exact ties "
+                   "d_l eps^2 = cap_l the level is in S, and Lem. 3(ii)'s regime m >= 2 sum_S d_l + 4 is exact at "
+                   "its edge.")
 def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_estimating, m_sat=envelope.m_sat,
                window=envelope.window, cap_ratio=envelope.cap_ratio,
                theorem41_factors=envelope.theorem41_factors, upper_regime=envelope.upper_regime) -> Outcome:
