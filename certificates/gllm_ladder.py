@@ -16,7 +16,9 @@ against routes that share no library code (NumPy/SciPy only):
    states the separation) order exactly as their pre-registered inner products;
 7. the pilot's two block draws (row by row when a block has fewer than d rows, Bartlett otherwise) on small
    pilots (moments as in 1; rows adding up to n), the bootstrap's equal-probability block resampling (Pearson),
-   and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property).
+   and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property);
+8. the file's 95 % bootstrap intervals (inner products, Lambda) rebuilt from the bootstrap's block counts, and its
+   predicted ranks (1 = largest inner product, ties averaged) recomputed by SciPy.
 
 ``CERTIFIED_ARMS`` are the arms whose inner products the pre-registration separates by at least
 ``MARGIN``; the near-ties (proxy, educated, oracle differ by < 0.02) are checked by 2-4, not ordered.
@@ -171,6 +173,26 @@ def _designs_by_rule(C: float) -> dict:
             "PEAKED: <ln g, a - s> > 0 and Lambda > 1": bool(ip > 0 and lam > 1)}
 
 
+def _bootstrap_intervals(pilot, weights, dims, arms) -> float:
+    """Max error of the file's 95 % percentile intervals of each arm's inner product and Lambda (§7.2), rebuilt from
+    the bootstrap's block counts: per resample the pilot estimates by least squares (as in step 2)."""
+    starts = np.concatenate(([0], np.cumsum(dims)[:-1]))
+    est = []
+    for w in weights:
+        XtX, Xty = np.tensordot(w, pilot.XtX, 1), w @ pilot.Xty
+        w_hat = np.linalg.lstsq(XtX, Xty, rcond=None)[0]
+        est.append((np.add.reduceat(w_hat ** 2 / np.sum(w_hat ** 2), starts),
+                    np.add.reduceat(np.diag(XtX) / np.trace(XtX), starts)))
+    err = 0.0
+    for x in arms:
+        g = np.asarray(x.g)
+        ip = [np.log(g) @ (a - s) for a, s in est]
+        lam = [np.sum(a / g ** 2) * np.sum(s * g ** 2) for a, s in est]
+        for values, published in ((ip, x.ip_hat_ci), (lam, x.Lambda_hat_ci)):
+            err = max(err, float(np.max(np.abs(np.quantile(values, [0.025, 0.975]) - np.asarray(published)))))
+    return err
+
+
 def calibrate(seeds: int = 60, reps: int = 2000) -> dict:
     """The numbers behind ``FALSE_FAILURE`` (step 6): z of the paired mean risk differences of adjacent
     certified arms at m_ref over ``seeds`` Monte Carlo seeds (not run by the certificate)."""
@@ -202,6 +224,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         reference_size=sl.reference_size, seed=None) -> Outcome:
     """``seed`` (``theorylab certify --seed N``): the pilot draws from ``seed`` and the Monte Carlo from
     ``seed + 1`` instead of the fixed CONFIG seeds."""
+    from scipy.stats import rankdata
+
     cfg = CONFIG if seed is None else {**CONFIG, "pilot_seed": seed, "mc_seed": seed + 1}
     design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], cfg["C"])
     a, s, dims, C = design.a, design.s, design.dims, design.C
@@ -262,10 +286,15 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     boot_rows_ok, boot_stat, boot_max = _bootstrap_statistic(
         lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["pilot_seed"]), pilot.XtX.shape[0])
     other = _designs_by_rule(C)
+    # 8. the file's bootstrap intervals and predicted ranks (1 = largest inner product, ties averaged), rebuilt
+    ci_err = _bootstrap_intervals(pilot, lad.bootstrap_weights(pilot, p.bootstrap, cfg["pilot_seed"]), dims, p.arms)
+    ranks = rankdata([-x.ip_hat for x in p.arms], method="average")
+    ranks_ok = bool(np.array_equal(ranks, [x.predicted_rank for x in p.arms]))
     passed = bool(unchanged and T <= T_max and est_err <= RTOL and max(rule_err.values()) <= G_ATOL and random_ok
                   and ip_err <= RTOL and lam_err <= RTOL and m_ref == m_ref_indep and mc_err <= RTOL
                   and gaps.min() >= MARGIN and by_ip == published == by_risk
-                  and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values()))
+                  and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
+                  and ci_err <= RTOL and ranks_ok)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -290,7 +319,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         bound(f"bootstrap block counts, {BOOTSTRAP_RESAMPLES} resamples: every resample draws K blocks; Pearson "
               "statistic of the per-block totals vs chi2(K-1) quantile at 1e-7", [boot_rows_ok, boot_stat, boot_max],
               tolerance=1e-6),
-        computed("arm rules on other designs", other)),
+        computed("arm rules on other designs", other),
+        computed("95 % bootstrap intervals of inner product and Lambda rebuilt, max error", ci_err, tolerance=RTOL),
+        computed("predicted ranks == ranks of -ip_hat (scipy rankdata, ties averaged)", ranks_ok)),
         arrays={f"risk_m{m_ref}_{k}": lib[i] for i, k in enumerate(names)},
         seeds={"pilot": cfg["pilot_seed"], "monte_carlo": cfg["mc_seed"]},
         note=f"false-failure probability <= {FALSE_FAILURE:g} (certificates/gllm_ladder.py); token efficiency at "

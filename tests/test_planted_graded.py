@@ -40,6 +40,10 @@ SLOW_BUGS = {
                                                   "sizes[: n % sizes.size] += 2", "G10"),
     "bootstrap block probabilities 1/(2K)": (LADDER, "np.full(K, 1.0 / K)", "np.full(K, 0.5 / K)", "G10"),
     "taxonomic arm at L = 1 divides by zero": (LADDER, "if L > 1 else np.ones(1)", "if L > 0 else np.ones(1)", "G10"),
+    "bootstrap intervals at 90 % instead of 95 %": (
+        "theorylab/graded/prereg.py", "lo = (1 - CI_LEVEL) / 2", "lo = (1 - CI_LEVEL)", "G10"),
+    "predicted ranks counted from 0": ("theorylab/graded/prereg.py", "return less + (equal + 1) / 2.0",
+                                       "return less + (equal - 1) / 2.0", "G10"),
 }
 
 
