@@ -13,7 +13,12 @@ against routes that share no library code (NumPy/SciPy only):
 5. the Monte Carlo's per-repetition risks at ``m_ref`` recomputed from the same random stream (the
    convention in theorylab.sim.ladder) with a different solver (bisection on the multiplier);
 6. the claim: the certified arms' mean risks at ``m_ref`` (the end of Lem. 4's window W, where Thm. 4.1
-   states the separation) order exactly as their pre-registered inner products.
+   states the separation) order exactly as their pre-registered inner products;
+7. the pilot's two block draws (row by row when a block has fewer than d rows, Bartlett otherwise) on small
+   pilots (moments as in 1; rows adding up to n), the bootstrap's equal-probability block resampling (Pearson),
+   and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property);
+8. the file's 95 % bootstrap intervals (inner products, Lambda) rebuilt from the bootstrap's block counts, and its
+   predicted ranks (1 = largest inner product, ties averaged) recomputed by SciPy.
 
 ``CERTIFIED_ARMS`` are the arms whose inner products the pre-registration separates by at least
 ``MARGIN``; the near-ties (proxy, educated, oracle differ by < 0.02) are checked by 2-4, not ordered.
@@ -24,7 +29,9 @@ used; the statistic is asymptotically exact at n = 65536 rows).  Step 6 (:func:`
 configuration, over 60 Monte Carlo seeds with 2000 repetitions, the paired mean risk differences of the
 adjacent certified arms (oracle > taxonomic > random > uniform) have z = 132, 133, 183 on average (s.d.
 <= 3.1, minimum 127), so z ~ 66 (>= 63) at the 500 repetitions used: even with z halved for
-non-normality the normal tail is below 1e-200.  So FALSE_FAILURE = 2e-7 (rounded up).
+non-normality the normal tail is below 1e-200.  Step 7 adds three tests at 1e-7 each: the moment test on two
+small pilots (``SMALL_PILOTS``, one per block draw; asymptotically exact, n >= 3000 rows) and Pearson's test of the
+bootstrap's block counts (expected count 400 per block).  So FALSE_FAILURE = 5e-7 (rounded up).
 """
 from __future__ import annotations
 
@@ -43,8 +50,8 @@ CONFIG = {"nu": 0.5, "mu": 0.2, "levels": 4, "d": 32, "sigma_xi": 1.0, "C": 2.0,
 CERTIFIED_ARMS = ("uniform", "random", "taxonomic", "oracle")
 MARGIN = 0.05
 """Smallest gap between the pre-registered inner products of two certified arms."""
-FALSE_FAILURE = 2e-7
-"""Probability that a correct library FAILs G10 (module docstring): the chi-square check of step 1."""
+FALSE_FAILURE = 5e-7
+"""Probability that a correct library FAILs G10 (module docstring): the chi-square checks of steps 1 and 7."""
 PILOT_ALPHA = 1e-7
 """Tail probability of the pilot-moment chi-square threshold (step 1)."""
 RTOL = 1e-9
@@ -116,6 +123,76 @@ def _risks_by_bisection(design_a, design_s, dims, sigma_xi, G, ms, m_ref, reps, 
     return np.array(out)
 
 
+SMALL_PILOTS = {"rows < d (row by row)": (8, 3100, 600), "rows = d (Bartlett)": (4, 4000, 1000)}
+"""Extra pilots (design width d, rows n, blocks K) of the CONFIG profiles exercising both draws of a block."""
+BOOTSTRAP_RESAMPLES = 400
+
+
+def _small_pilots(draw_pilot, cfg) -> tuple[bool, list]:
+    """Pilots whose blocks take the row-by-row draw (d = 8, 5-6 rows a block) and the Bartlett draw (d = 4, 4 rows
+    a block): the rows add up to n exactly (a block's X^T X has rank = its rows when rows < d), and the summed
+    statistics pass the moment test of step 1."""
+    ok, rows = True, []
+    for name, (d, n, K) in SMALL_PILOTS.items():
+        design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, cfg["sigma_xi"], cfg["C"])
+        pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
+        T, T_max = _pilot_moments_statistic(pilot.XtX.sum(0), pilot.Xty.sum(0), n, design.tau,
+                                            np.sqrt(design.alpha), design.sigma_xi)
+        case = bool(pilot.XtX.shape[0] == K and T <= T_max)
+        if n // K < d:
+            ranks = np.linalg.matrix_rank(pilot.XtX)
+            case &= bool(ranks.sum() == n and set(ranks.tolist()) <= {n // K, -(-n // K)})
+        ok &= case
+        rows.append([name, d, n, K, T, T_max, case])
+    return ok, rows
+
+
+def _bootstrap_statistic(weights, K) -> tuple[bool, float, float]:
+    """Block counts of the bootstrap: every resample draws K blocks, and the per-block totals over R resamples
+    (Multinomial(R K, 1/K) under equal-probability resampling) pass Pearson's chi-square test at PILOT_ALPHA."""
+    from scipy.special import chdtri
+
+    totals = weights.sum(0)
+    expected = weights.shape[0]
+    stat = float(np.sum((totals - expected) ** 2) / expected)
+    return bool(np.all(weights.sum(1) == K)), stat, float(chdtri(K - 1, PILOT_ALPHA))
+
+
+def _designs_by_rule(C: float) -> dict:
+    """Arm rules on designs other than CONFIG: the taxonomic arm at L = 1 (g = 1) and on ladder.PEAKED (its
+    documented property: <ln g, a - s> > 0 and yet Lambda > 1), recomputed here."""
+    one = lad.profile_design([1.0], [1.0], d=1, C=C)
+    a, s = (np.asarray(x, float) for x in lad.PEAKED)
+    peaked = lad.profile_design(a, s, d=16, C=C)
+    g = C ** (np.arange(a.size) / (a.size - 1))
+    lib_g = np.asarray(lad.taxonomic_arm(peaked).g)
+    ip, lam = float(np.log(g) @ (a - s)), float(np.sum(a / g ** 2) * np.sum(s * g ** 2))
+    return {"L = 1 taxonomic g = 1": bool(np.array_equal(lad.taxonomic_arm(one).g, [1.0])),
+            "PEAKED profiles sum to 1": bool(abs(a.sum() - 1) <= 1e-15 and abs(s.sum() - 1) <= 1e-15),
+            "PEAKED taxonomic g = C^(l/(L-1))": bool(np.max(np.abs(lib_g - g)) <= RTOL),
+            "PEAKED: <ln g, a - s> > 0 and Lambda > 1": bool(ip > 0 and lam > 1)}
+
+
+def _bootstrap_intervals(pilot, weights, dims, arms) -> float:
+    """Max error of the file's 95 % percentile intervals of each arm's inner product and Lambda (§7.2), rebuilt from
+    the bootstrap's block counts: per resample the pilot estimates by least squares (as in step 2)."""
+    starts = np.concatenate(([0], np.cumsum(dims)[:-1]))
+    est = []
+    for w in weights:
+        XtX, Xty = np.tensordot(w, pilot.XtX, 1), w @ pilot.Xty
+        w_hat = np.linalg.lstsq(XtX, Xty, rcond=None)[0]
+        est.append((np.add.reduceat(w_hat ** 2 / np.sum(w_hat ** 2), starts),
+                    np.add.reduceat(np.diag(XtX) / np.trace(XtX), starts)))
+    err = 0.0
+    for x in arms:
+        g = np.asarray(x.g)
+        ip = [np.log(g) @ (a - s) for a, s in est]
+        lam = [np.sum(a / g ** 2) * np.sum(s * g ** 2) for a, s in est]
+        for values, published in ((ip, x.ip_hat_ci), (lam, x.Lambda_hat_ci)):
+            err = max(err, float(np.max(np.abs(np.quantile(values, [0.025, 0.975]) - np.asarray(published)))))
+    return err
+
+
 def calibrate(seeds: int = 60, reps: int = 2000) -> dict:
     """The numbers behind ``FALSE_FAILURE`` (step 6): z of the paired mean risk differences of adjacent
     certified arms at m_ref over ``seeds`` Monte Carlo seeds (not run by the certificate)."""
@@ -147,6 +224,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         reference_size=sl.reference_size, seed=None) -> Outcome:
     """``seed`` (``theorylab certify --seed N``): the pilot draws from ``seed`` and the Monte Carlo from
     ``seed + 1`` instead of the fixed CONFIG seeds."""
+    from scipy.stats import rankdata
+
     cfg = CONFIG if seed is None else {**CONFIG, "pilot_seed": seed, "mc_seed": seed + 1}
     design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], cfg["C"])
     a, s, dims, C = design.a, design.s, design.dims, design.C
@@ -202,9 +281,20 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         diff = lib[names.index(lo_)] - lib[names.index(hi_)]
         z.append(float(diff.mean() / (diff.std(ddof=1) / np.sqrt(diff.size))))
     rr = {r["arm"]: r["risk_ratio_ref"] for r in res.rows}
+    # 7. both block draws, the bootstrap's resampling law, the arm rules on other designs
+    small_ok, small_rows = _small_pilots(draw_pilot, cfg)
+    boot_rows_ok, boot_stat, boot_max = _bootstrap_statistic(
+        lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["pilot_seed"]), pilot.XtX.shape[0])
+    other = _designs_by_rule(C)
+    # 8. the file's bootstrap intervals and predicted ranks (1 = largest inner product, ties averaged), rebuilt
+    ci_err = _bootstrap_intervals(pilot, lad.bootstrap_weights(pilot, p.bootstrap, cfg["pilot_seed"]), dims, p.arms)
+    ranks = rankdata([-x.ip_hat for x in p.arms], method="average")
+    ranks_ok = bool(np.array_equal(ranks, [x.predicted_rank for x in p.arms]))
     passed = bool(unchanged and T <= T_max and est_err <= RTOL and max(rule_err.values()) <= G_ATOL and random_ok
                   and ip_err <= RTOL and lam_err <= RTOL and m_ref == m_ref_indep and mc_err <= RTOL
-                  and gaps.min() >= MARGIN and by_ip == published == by_risk)
+                  and gaps.min() >= MARGIN and by_ip == published == by_risk
+                  and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
+                  and ci_err <= RTOL and ranks_ok)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -223,7 +313,15 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         computed("risk ratio to uniform at m_ref, Lambda (true profiles): " + ", ".join(names),
                  [[rr[k], arms[k].Lambda_true] for k in names], tolerance=1e-9),
         computed("all six arms: Spearman(inner product, 1/risk ratio), (., efficiency)",
-                 [res.summary["spearman_risk_ratio"], res.summary["spearman_efficiency"]], tolerance=None)),
+                 [res.summary["spearman_risk_ratio"], res.summary["spearman_efficiency"]], tolerance=None),
+        bound("small pilots [draw, d, n, blocks, Mahalanobis statistic, chi2(2d) quantile at 1e-7, rows add up to n "
+              "(ranks) and statistic <= quantile]", small_rows, tolerance=1e-6),
+        bound(f"bootstrap block counts, {BOOTSTRAP_RESAMPLES} resamples: every resample draws K blocks; Pearson "
+              "statistic of the per-block totals vs chi2(K-1) quantile at 1e-7", [boot_rows_ok, boot_stat, boot_max],
+              tolerance=1e-6),
+        computed("arm rules on other designs", other),
+        computed("95 % bootstrap intervals of inner product and Lambda rebuilt, max error", ci_err, tolerance=RTOL),
+        computed("predicted ranks == ranks of -ip_hat (scipy rankdata, ties averaged)", ranks_ok)),
         arrays={f"risk_m{m_ref}_{k}": lib[i] for i, k in enumerate(names)},
         seeds={"pilot": cfg["pilot_seed"], "monte_carlo": cfg["mc_seed"]},
         note=f"false-failure probability <= {FALSE_FAILURE:g} (certificates/gllm_ladder.py); token efficiency at "

@@ -69,3 +69,62 @@ def sharp_factors(nu: float, mu: float, L: int) -> tuple[float, float]:
     (constant grades, since sum s = 1 and g_l >= g_0)."""
     r = np.sqrt(mu / nu)
     return (1 - r) * (1 - mu ** L) / ((1 - mu) * (1 - r ** L)), 1.0
+
+
+def clipped_optimum(alpha, tau, C: float, dps: int = 30) -> dict:
+    """Minimiser of ``Lambda(g) = (sum alpha g^-2)(sum tau g^2)`` over ``g in [1, C]^d`` (Prop. 10) by active-set
+    enumeration in mpmath, gauge ``min g = 1``.
+
+    In ``u = 2 log g`` the KKT points have the form ``u = clip(rho + kappa, 0, U)``, ``rho = (1/2) log(alpha/tau)``,
+    ``U = 2 log C``.  On an interval of kappa where the set of clipped coordinates K is fixed, the stationarity
+    condition ``e^(2 kappa) = T(u)/A(u)`` reduces (the free terms are ``sqrt(alpha_j tau_j) e^(+-kappa)`` and cancel)
+    to ``kappa = (1/2) log(T_K/A_K)`` with ``T_K = sum_K tau_j e^(u_j)``, ``A_K = sum_K alpha_j e^(-u_j)``; with K
+    empty every kappa of the interval is a root.  The intervals are cut at the breakpoints ``-rho_j`` and
+    ``U - rho_j``; the first interval holding its own root gives the minimiser (the problem is convex).
+
+    Returns ``{"g": array, "Lambda": float, "lower": set, "upper": set}`` (coordinates at ``g = 1`` / ``g = C``).
+    """
+    with mp.workdps(dps):
+        a = [mp.mpf(float(x)) for x in alpha]
+        t = [mp.mpf(float(x)) for x in tau]
+        U = 2 * mp.log(mp.mpf(float(C)))
+        rho = [(mp.log(x) - mp.log(y)) / 2 for x, y in zip(a, t)]
+        cuts = sorted(set([-r for r in rho] + [U - r for r in rho]))
+        edges = [cuts[0] - 1] + cuts + [cuts[-1] + 1]
+        for left, right in zip(edges, edges[1:]):
+            mid = (left + right) / 2
+            clipped = [j for j, r in enumerate(rho) if r + mid <= 0 or r + mid >= U]
+            if not clipped:
+                kappa = mid
+            else:
+                edge_u = {j: (mp.mpf(0) if rho[j] + mid <= 0 else U) for j in clipped}
+                T = mp.fsum(t[j] * mp.exp(edge_u[j]) for j in clipped)
+                A = mp.fsum(a[j] * mp.exp(-edge_u[j]) for j in clipped)
+                kappa = mp.log(T / A) / 2
+                if not left <= kappa <= right:
+                    continue
+            u = [min(max(r + kappa, mp.mpf(0)), U) for r in rho]
+            low = min(u)
+            u = [x - low for x in u]
+            g = [mp.exp(x / 2) for x in u]
+            lam = mp.fsum(x / y ** 2 for x, y in zip(a, g)) * mp.fsum(x * y ** 2 for x, y in zip(t, g))
+            tiny = mp.mpf(10) ** (-dps + 5)
+            return {"g": np.array([float(x) for x in g]), "Lambda": float(lam),
+                    "lower": {j for j, x in enumerate(u) if x <= tiny},
+                    "upper": {j for j, x in enumerate(u) if x >= U - tiny}}
+    raise ArithmeticError("no interval holds a root (unreachable for positive profiles)")
+
+
+def cross_overlap(P_blocks) -> float:
+    """``max_{l != l'} ||P_l^T P_l'||_2`` (largest singular value), 0 for a single level."""
+    Ps = [np.asarray(P, dtype=float) for P in P_blocks]
+    return max((float(np.linalg.svd(A.T @ B, compute_uv=False)[0]) for i, A in enumerate(Ps)
+                for j, B in enumerate(Ps) if i != j), default=0.0)
+
+
+def gram_defect(P_blocks) -> float:
+    """``||P^T P - I_k||_2`` for ``P = [P_0 ... P_{L-1}]`` of k columns, by the singular values of P:
+    ``max_i |s_i^2 - 1|`` (k <= d; all k columns counted)."""
+    P = np.hstack([np.asarray(P, dtype=float) for P in P_blocks])
+    s = np.linalg.svd(P, compute_uv=False)
+    return float(np.max(np.abs(s ** 2 - 1)))
