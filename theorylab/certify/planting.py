@@ -270,3 +270,7 @@ class Worker:
             except subprocess.TimeoutExpired:
                 self.zygote.kill()
                 self.zygote.wait()
+        if self.zygote is not None:
+            for stream in (self.zygote.stdin, self.zygote.stdout):
+                if stream is not None and not stream.closed:
+                    stream.close()
