@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from certificates import _reference_views as view
+from certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
-from theorylab.nn import tasks
+from theorylab.nn import attention, decoder, grad, optim, tasks
 from theorylab.nn.train import TrainConfig, batch_of, evaluate, train
 
 FALSE_FAILURE = 1e-4
@@ -176,3 +178,175 @@ def free_filters(run=train, seed=None) -> Outcome:
                         "0.428; here tiny models (300 steps, T = 8). The key filter the optimiser finds is "
                         "predecessor-dominated (b1/b0 about -4 here, -2.6 to -3.1 in study (i)), high-pass but "
                         "outside the shear family's (-1, 0).")
+
+
+# ------------------------------------------------------------------------------ the training route's parts
+GRAD_TOL = 1e-7
+"""Library gradient vs float64 central finite differences (step GRAD_H) of the reference loss, along random
+directions, relative to ||g|| ||v||: the difference quotient's own error is ~1e-10 here (truncation h^2,
+rounding 1e-16 / h); a wrong term of any backward pass moves it by > 1e-4."""
+GRAD_H = 1e-5
+_GRAD_HEADS = {(0, 0): attention.SDPA(base=100.0), (0, 1): attention.PSA(g_q=0.6, g_k=1.4, base=100.0),
+               (1, 0): attention.PSA(g_q=1.0, g_k=0.5, placement="pre-rope", base=100.0),
+               (1, 1): attention.TwoTap(np.array([1.3, -0.4]), np.array([0.7, 0.6]), base=None),
+               (2, 0): attention.TwoTap(np.array([0.9, 0.5]), np.array([1.5, -1.1]), base=100.0),
+               (2, 1): attention.TwoTap(np.array([1.1, -0.3]), np.array([-0.2, 1.2]), placement="pre-rope",
+                                        base=100.0)}
+"""Every trainable head: SDPA with RoPE, PSA post- and pre-RoPE, free taps without RoPE, post- and pre-RoPE."""
+
+
+def _named_arrays(model) -> dict[str, np.ndarray]:
+    """The model's arrays under the documented parameter names (read off its fields; data only)."""
+    out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
+    for i, layer in enumerate(model.layers):
+        for name in ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj"):
+            out[f"layers.{i}.{name}"] = getattr(layer, name)
+        for ln in ("ln1", "ln2"):
+            out[f"layers.{i}.{ln}.0"], out[f"layers.{i}.{ln}.1"] = getattr(layer, ln)
+        for h, spec in enumerate(layer.heads):
+            if isinstance(spec, attention.TwoTap):
+                out[f"layers.{i}.heads.{h}.q_taps"], out[f"layers.{i}.heads.{h}.k_taps"] = spec.q_taps, spec.k_taps
+    return out
+
+
+def _reference_model(model, arrays: dict) -> dict:
+    """The reference decoder (``certificates.reference.transformer``) with the named ``arrays`` as its weights."""
+    blocks = []
+    for i, layer in enumerate(model.layers):
+        def a(name):
+            return arrays[f"layers.{i}.{name}"]
+        heads = [ref.head("two_tap", q_taps=a(f"heads.{h}.q_taps"), k_taps=a(f"heads.{h}.k_taps"),
+                          placement=s.placement, base=s.base) if isinstance(s, attention.TwoTap) else view.head(s)
+                 for h, s in enumerate(layer.heads)]
+        blocks.append({"w_q": a("w_q"), "w_k": a("w_k"), "w_v": a("w_v"), "w_o": a("w_o"), "w_fc": a("w_fc"),
+                       "b_fc": a("b_fc"), "w_proj": a("w_proj"), "b_proj": a("b_proj"),
+                       "ln_1": (a("ln1.0"), a("ln1.1")), "ln_2": (a("ln2.0"), a("ln2.1")), "heads": heads})
+    return {"wte": arrays["wte"], "ln_f": (arrays["ln_f.0"], arrays["ln_f.1"]), "blocks": blocks}
+
+
+@certificate("P21.grad", title="Hand-derived backward pass equals finite differences of the reference forward pass",
+             paper="PSA §7.4, §7.5", method="numeric",
+             claim="The gradients that train the P21/P22 models are the derivatives of the next-token "
+                   "cross-entropy: every parameter (tied embedding, LayerNorms, projections, MLP weights and "
+                   "biases, free two-tap taps) of a model with every trainable head (SDPA, PSA post-/pre-RoPE, "
+                   "two-tap with and without RoPE, pre-RoPE) matches central differences of an independent "
+                   "forward pass.")
+def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
+    """Three layers, two heads each (d = 8, dk = 4, vocab 11; the six heads of ``_GRAD_HEADS``), 3 sequences of
+    T = 6; two Gaussian directions per parameter array; step GRAD_H."""
+    model = decoder.random_decoder(vocab=11, d=8, n_head=2, n_layer=3, head=lambda i, h: _GRAD_HEADS[i, h], seed=5)
+    rng = np.random.default_rng(21)
+    tokens, answers = rng.integers(0, 11, size=(3, 6)), rng.integers(0, 11, size=3)
+    loss, grads, logits = loss_and_grad(model, tokens, answers)
+    arrays = _named_arrays(model)
+    ref_loss = ref.last_token_loss(_reference_model(model, arrays), tokens, answers)
+    ref_logits = np.stack([ref.forward(_reference_model(model, arrays), row)[-1] for row in tokens])
+    shapes_ok = set(grads) == set(arrays) and all(np.shape(grads[k]) == np.shape(arrays[k]) for k in arrays)
+    worst: dict[str, float] = {}
+    for name, w in arrays.items():
+        for _ in range(2):
+            v = rng.normal(size=w.shape)
+            moved = [ref.last_token_loss(_reference_model(model, {**arrays, name: w + s * GRAD_H * v}), tokens,
+                                         answers) for s in (1, -1)]
+            fd = (moved[0] - moved[1]) / (2 * GRAD_H)
+            lib = float(np.sum(np.broadcast_to(grads[name], w.shape) * v)) if shapes_ok else np.nan
+            err = abs(lib - fd) / (np.linalg.norm(grads[name]) * np.linalg.norm(v)) if shapes_ok else np.inf
+            worst[name] = max(worst.get(name, 0.0), float(err))
+    groups = {"embedding (tied)": ["wte"], "final LayerNorm": ["ln_f.0", "ln_f.1"],
+              "LayerNorm 1, 2": [k for k in arrays if ".ln" in k],
+              "attention projections": [k for k in arrays if k.split(".")[-1] in ("w_q", "w_k", "w_v", "w_o")],
+              "MLP weights and biases": [k for k in arrays if k.split(".")[-1] in ("w_fc", "b_fc", "w_proj", "b_proj")],
+              "two-tap taps": [k for k in arrays if "taps" in k]}
+    err_loss = abs(loss - ref_loss) / abs(ref_loss)
+    err_logits = float(np.max(np.abs(logits - ref_logits)) / max(1.0, np.max(np.abs(ref_logits))))
+    passed = shapes_ok and max(worst.values()) <= GRAD_TOL and err_loss <= 1e-13 and err_logits <= 1e-13
+    return Outcome(bool(passed), (
+        computed("gradient names and shapes = the parameters'", bool(shapes_ok)),
+        computed("loss: library vs reference cross-entropy, relative", err_loss, tolerance=1e-13),
+        computed("last-position logits: library vs reference", err_logits, tolerance=1e-13),
+        *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
+                   tolerance=GRAD_TOL) for label, names in groups.items())),
+        arrays={"relative_error": np.array(list(worst.values()))},
+        note="second route: certificates.reference.transformer.last_token_loss (independent forward pass, "
+             "two-tap heads included), differentiated by central differences; tolerance: module GRAD_TOL")
+
+
+@certificate("P21.training", title="AdamW, global-norm clipping, warm-up/cosine schedule, Wilson interval and the "
+                                   "associative-recall layout equal their definitions",
+             paper="PSA §7.4, A5, A8.1", method="numeric",
+             claim="The optimiser that trains the P21/P22 models is AdamW (Loshchilov & Hutter) with decoupled "
+                   "weight decay, global-norm clipping and a linear warm-up then cosine decay to a tenth of the "
+                   "peak; the accuracy intervals are Wilson score intervals; associative-recall sequences have "
+                   "the stated layout (pairs, padding, query = a key, target = its value).")
+def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=optim.learning_rate,
+                   wilson=tasks.wilson_interval, recall=tasks.associative_recall) -> Outcome:
+    """Six AdamW steps on three arrays (two decayed) against ``certificates.reference.optim``; clipping active
+    and inactive; the schedule at every step of a 40-step run (warm-up 10) and past it; Wilson intervals
+    against the reference quadratic's roots and scipy's ``binomtest(...).proportion_ci(method="wilson")``;
+    500 associative-recall sequences (3 pairs, padding 2) read position by position."""
+    from scipy.stats import binomtest, norm
+
+    from certificates.reference import optim as ref_optim
+
+    rng = np.random.default_rng(22)
+    params = {"a": rng.normal(size=(3, 4)), "b": rng.normal(size=5), "c": rng.normal(size=(2, 2))}
+    grads = [{k: rng.normal(size=p.shape) * 10.0 ** rng.integers(-2, 2) for k, p in params.items()} for _ in range(6)]
+    hyper = dict(b1=0.8, b2=0.95, eps=1e-3, weight_decay=0.3)
+    lrs = [ref_optim.schedule(s, 6, 0.05, 2) for s in range(6)]
+    opt, state, new = optim.AdamW(0.05, **hyper), optim.init_state(params), params
+    for g, lr in zip(grads, lrs):
+        new, state = step(new, g, state, opt, lr, {"a", "c"})
+    want = ref_optim.adamw(params, grads, lrs, hyper["b1"], hyper["b2"], hyper["eps"], hyper["weight_decay"],
+                           {"a", "c"})
+    err_adam = max(float(np.max(np.abs(new[k] - want[k]))) for k in params)
+    moved = min(float(np.max(np.abs(want[k] - params[k]))) for k in params)
+    norm_all = float(np.sqrt(sum(np.sum(g * g) for g in grads[0].values())))
+    err_clip, clipped_norms = 0.0, []
+    for cap in (0.5 * norm_all, 2.0 * norm_all):
+        (got, got_norm), (exp, exp_norm) = clip(grads[0], cap), ref_optim.clip(grads[0], cap)
+        err_clip = max(err_clip, abs(got_norm - exp_norm) / exp_norm,
+                       *(float(np.max(np.abs(got[k] - exp[k]))) / exp_norm for k in exp))
+        clipped_norms.append(float(np.sqrt(sum(np.sum(g * g) for g in got.values()))) / cap)
+    steps = range(0, 46)
+    lib_lr = np.array([schedule(s, 40, 0.02, 10) for s in steps])
+    ref_lr = np.array([ref_optim.schedule(s, 40, 0.02, 10) for s in steps])
+    err_lr = float(np.max(np.abs(lib_lr - ref_lr)) / 0.02)
+    cases = [(0, 20, 1.959964), (3, 20, 2.5758), (20, 20, 3.89), (1234, 2000, 1.0), (7, 9, 0.5), (1, 3, 3.0)]
+    err_wilson = err_scipy = 0.0
+    for hits, n, z in cases:
+        lib = np.array(wilson(hits, n, z=z))
+        err_wilson = max(err_wilson, float(np.max(np.abs(lib - ref_optim.wilson(hits, n, z)))))
+        ci = binomtest(hits, n).proportion_ci(confidence_level=1 - 2 * norm.sf(z), method="wilson")
+        err_scipy = max(err_scipy, float(np.max(np.abs(lib - [ci.low, ci.high]))))
+    pairs, padding, alphabet = 3, 2, 7
+    batch = recall(500, pairs, alphabet, padding, seed=4)
+    t, rows = batch.tokens, np.arange(len(batch.tokens))
+    keys, values = t[:, 0:2 * pairs:2], t[:, 1:2 * pairs:2]
+    layout = (t.shape == (500, 2 * pairs + padding + 1) and bool(np.all(t[:, 2 * pairs:-1] == alphabet))
+              and bool(np.all(keys < alphabet)) and bool(np.all(values < alphabet))
+              and all(len(set(r)) == pairs for r in keys) and bool(np.all(t[rows, batch.target - 1] == t[:, -1]))
+              and bool(np.all((batch.target % 2 == 1) & (batch.target < 2 * pairs)))
+              and set(np.unique(batch.target)) == {2 * i + 1 for i in range(pairs)})
+    passed = (err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
+              and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
+              and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
+              and layout)
+    return Outcome(bool(passed), (
+        computed("AdamW, 6 steps (scheduled lr, decay on 2 of 3 arrays): max |library - reference|", err_adam,
+                 tolerance=1e-13),
+        computed("smallest change of an array over the 6 steps (the updates are exercised)", moved),
+        computed("clipping (active, inactive): max relative |library - reference| incl. the norm", err_clip,
+                 tolerance=1e-14),
+        bound("clipped norm / cap: active (attained), inactive (untouched, = 1/2)", clipped_norms,
+              formula="norm after clipping = cap when ||g|| > cap"),
+        computed("schedule, steps 0..45 of a 40-step run, warm-up 10: max |library - reference| / peak", err_lr,
+                 tolerance=1e-14),
+        bound("schedule at the end of warm-up and at the last step, / peak", [float(lib_lr[9] / 0.02),
+                                                                              float(lib_lr[40] / 0.02)],
+              formula="1 (peak attained), 0.1 (floor attained)"),
+        computed(f"Wilson interval, {len(cases)} cases: max |library - reference quadratic roots|", err_wilson,
+                 tolerance=1e-12),
+        computed("Wilson interval: max |library - scipy binomtest proportion_ci(wilson)|", err_scipy,
+                 tolerance=1e-12),
+        computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented", bool(layout))),
+        note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
