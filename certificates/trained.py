@@ -20,7 +20,7 @@ from certificates import _reference_views as view
 from certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
-from theorylab.nn import attention, decoder, grad, optim, tasks
+from theorylab.nn import attention, decoder, grad, optim, tasks, trainstats
 from theorylab.nn.train import TrainConfig, batch_of, evaluate, train
 
 FALSE_FAILURE = 1e-4
@@ -350,3 +350,52 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  tolerance=1e-12),
         computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented", bool(layout))),
         note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
+
+
+@certificate("P23.estimator", title="gamma_c of an accuracy curve, the log-log slope and the seed summary equal their "
+                                    "definitions", paper="PSA §7.11", method="numeric",
+             claim="The trained dk ladder's observables are computed as defined: gamma_c is the first crossing of "
+                   "the midpoint between the gamma = 0 accuracy and the plateau by the linearly interpolated curve "
+                   "(None without a rise), the slope is the least-squares slope of log gamma_c on log dk, and the "
+                   "seed summary is the mean, sample sd and 95 % t interval over seeds with the pooled Wilson "
+                   "interval.")
+def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
+                      summary=trainstats.seed_summary) -> Outcome:
+    """Five accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat) against the exact
+    rational crossing of ``certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
+    from certificates.reference import optim as ref_optim
+    from certificates.reference import trainstats as ref_stats
+
+    curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
+              "non-monotone": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
+              "on a grid point": ([0, 1, 2, 4], [0.0, 0.25, 0.5, 1.0]),
+              "uneven grid": ([0, 0.1, 0.3, 0.7, 1.5, 3.1], [0.05, 0.05, 0.2, 0.35, 0.6, 0.65]),
+              "flat": ([0, 1, 2], [0.3, 0.3, 0.2])}
+    got = {k: gamma_c(g, a) for k, (g, a) in curves.items()}
+    exact = {k: ref_stats.gamma_c(g, a) for k, (g, a) in curves.items()}
+    errs = {k: (0.0 if got[k] is None and exact[k] is None else
+                abs(got[k] - float(exact[k])) / float(exact[k]) if got[k] is not None and exact[k] is not None
+                else np.inf) for k in curves}
+    dks, gcs = [8, 16, 32, 64], [1.29, 0.61, 0.33, 0.12]
+    err_slope = abs(slope(dks, gcs) - ref_stats.loglog_slope(dks, gcs))
+    accs = [0.62, 0.71, 0.55, 0.8]
+    lib = summary(accs, 1310, 2000)
+    want = ref_stats.seed_summary(accs)
+    wilson = ref_optim.wilson(1310, 2000, 1.959964)
+    err_summary = max(abs(lib["mean"] - want[0]), abs(lib["sd"] - want[1]), abs(lib["t_low"] - want[2]),
+                      abs(lib["t_high"] - want[3]), abs(lib["wilson_low"] - wilson[0]),
+                      abs(lib["wilson_high"] - wilson[1]))
+    passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
+        err_summary <= 1e-13 and lib["seeds"] == 4
+    return Outcome(bool(passed), (
+        computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
+        computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
+                                                                     for k, v in exact.items()}),
+        computed("max relative |library - exact| (both None for the flat curve)", max(errs.values()),
+                 tolerance=1e-15),
+        bound("crossing on a grid point: gamma_c = 2 attained exactly", got["on a grid point"], formula="== 2"),
+        computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
+        computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
+                 tolerance=1e-13)),
+        note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares) and "
+             "certificates.reference.optim.wilson")
