@@ -158,6 +158,9 @@ def free_filters(run=train, seed=None) -> Outcome:
             q_b0, q_b1 = result.model.layers[0].heads[0].q_taps
             k_b0, k_b1 = result.model.layers[0].heads[0].k_taps
             arrays["taps"] = np.array([q_b0, q_b1, k_b0, k_b1])
+            last = result.history[-1]                                   # the run's log ends at the final step
+            logged = (last["step"] == TINY["steps"] - 1
+                      and [last[k] for k in ("q_b0", "q_b1", "k_b0", "k_b1")] == arrays["taps"].tolist())
             evidence.append(computed("learned taps (q_b0, q_b1, k_b0, k_b1)", [float(q_b0), float(q_b1),
                                                                             float(k_b0), float(k_b1)], tolerance=0.0))
     query_identity = abs(q_b1 / q_b0) < 0.1
@@ -167,11 +170,12 @@ def free_filters(run=train, seed=None) -> Outcome:
                and intervals["symmetric"][0] > intervals["low-pass"][1])
     evidence += [computed("max |credit difference| library vs independent forward pass, 4 models", max(agreements),
                           tolerance=0.0),
+                 computed("last logged row: final step, taps = the trained model's", bool(logged)),
                  computed("query filter at the identity |q_b1/q_b0| < 0.1", bool(query_identity)),
                  computed("key filter high-pass, predecessor dominant", bool(key_high_pass)),
                  computed("free filters solve the task (interval > 0.9)", bool(solved)),
                  computed("key-only > symmetric > low-pass (disjoint intervals)", bool(ordered))]
-    passed = max(agreements) == 0.0 and query_identity and key_high_pass and solved and ordered
+    passed = max(agreements) == 0.0 and logged and query_identity and key_high_pass and solved and ordered
     return Outcome(bool(passed), tuple(evidence), arrays=arrays,
                    seeds={"training": SEED, "held-out": SEED if seed is None else seed},
                    note="paper (3,000 steps, its sizes): free two-tap 1.000, key-only 0.949, symmetric 0.811, low-pass "
@@ -320,9 +324,11 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         err_scipy = max(err_scipy, float(np.max(np.abs(lib - [ci.low, ci.high]))))
     pairs, padding, alphabet = 3, 2, 7
     batch = recall(500, pairs, alphabet, padding, seed=4)
+    config = TrainConfig(task="recall", pairs=pairs, alphabet=alphabet, padding=padding)
     t, rows = batch.tokens, np.arange(len(batch.tokens))
     keys, values = t[:, 0:2 * pairs:2], t[:, 1:2 * pairs:2]
-    layout = (t.shape == (500, 2 * pairs + padding + 1) and bool(np.all(t[:, 2 * pairs:-1] == alphabet))
+    layout = (t.shape == (500, 2 * pairs + padding + 1) == (500, config.seq_len)
+              and batch_of(config, 3, [0]).tokens.shape == (3, 2 * pairs + padding + 1) and bool(np.all(t[:, 2 * pairs:-1] == alphabet))
               and bool(np.all(keys < alphabet)) and bool(np.all(values < alphabet))
               and all(len(set(r)) == pairs for r in keys) and bool(np.all(t[rows, batch.target - 1] == t[:, -1]))
               and bool(np.all((batch.target % 2 == 1) & (batch.target < 2 * pairs)))
@@ -348,7 +354,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  tolerance=1e-12),
         computed("Wilson interval: max |library - scipy binomtest proportion_ci(wilson)|", err_scipy,
                  tolerance=1e-12),
-        computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented", bool(layout))),
+        computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented, T = 2 pairs + "
+                 "padding + 1 (task and training config)", bool(layout))),
         note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
 
 
