@@ -358,6 +358,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  tolerance=1e-12),
         computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented, T = 2 pairs + "
                  "padding + 1 (task and training config)", bool(layout))),
+        arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
+                "recall_tokens": t},
         note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
 
 
@@ -406,5 +408,8 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
         computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
                  tolerance=1e-13)),
+        arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
+                "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
+                                                                    "wilson_high")])},
         note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares) and "
              "certificates.reference.optim.wilson")
