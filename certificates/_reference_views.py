@@ -27,6 +27,8 @@ def head(spec, *, clip: bool = True, frozen_prompt: int | None = None):
         return ref.head("sdpa", base=spec.base)
     if isinstance(spec, attention.PSA):
         return ref.head("psa", g_q=spec.g_q, g_k=spec.g_k, placement=spec.placement, base=spec.base)
+    if isinstance(spec, attention.TwoTap):
+        return ref.head("two_tap", q_taps=spec.q_taps, k_taps=spec.k_taps, placement=spec.placement, base=spec.base)
     if isinstance(spec, attention.Graded):
         return ref.head("graded", grades=spec.grades, lam=spec.lam, clip=spec.clip if clip else None,
                         base=spec.base)

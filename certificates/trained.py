@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from certificates import _reference_views as view
+from certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
-from theorylab.nn import tasks
+from theorylab.nn import attention, decoder, grad, optim, tasks, trainstats
 from theorylab.nn.train import TrainConfig, batch_of, evaluate, train
 
 FALSE_FAILURE = 1e-4
@@ -156,6 +158,9 @@ def free_filters(run=train, seed=None) -> Outcome:
             q_b0, q_b1 = result.model.layers[0].heads[0].q_taps
             k_b0, k_b1 = result.model.layers[0].heads[0].k_taps
             arrays["taps"] = np.array([q_b0, q_b1, k_b0, k_b1])
+            last = result.history[-1]                                   # the run's log ends at the final step
+            logged = (last["step"] == TINY["steps"] - 1
+                      and [last[k] for k in ("q_b0", "q_b1", "k_b0", "k_b1")] == arrays["taps"].tolist())
             evidence.append(computed("learned taps (q_b0, q_b1, k_b0, k_b1)", [float(q_b0), float(q_b1),
                                                                             float(k_b0), float(k_b1)], tolerance=0.0))
     query_identity = abs(q_b1 / q_b0) < 0.1
@@ -165,14 +170,246 @@ def free_filters(run=train, seed=None) -> Outcome:
                and intervals["symmetric"][0] > intervals["low-pass"][1])
     evidence += [computed("max |credit difference| library vs independent forward pass, 4 models", max(agreements),
                           tolerance=0.0),
+                 computed("last logged row: final step, taps = the trained model's", bool(logged)),
                  computed("query filter at the identity |q_b1/q_b0| < 0.1", bool(query_identity)),
                  computed("key filter high-pass, predecessor dominant", bool(key_high_pass)),
                  computed("free filters solve the task (interval > 0.9)", bool(solved)),
                  computed("key-only > symmetric > low-pass (disjoint intervals)", bool(ordered))]
-    passed = max(agreements) == 0.0 and query_identity and key_high_pass and solved and ordered
+    passed = max(agreements) == 0.0 and logged and query_identity and key_high_pass and solved and ordered
     return Outcome(bool(passed), tuple(evidence), arrays=arrays,
                    seeds={"training": SEED, "held-out": SEED if seed is None else seed},
                    note="paper (3,000 steps, its sizes): free two-tap 1.000, key-only 0.949, symmetric 0.811, low-pass "
                         "0.428; here tiny models (300 steps, T = 8). The key filter the optimiser finds is "
                         "predecessor-dominated (b1/b0 about -4 here, -2.6 to -3.1 in study (i)), high-pass but "
                         "outside the shear family's (-1, 0).")
+
+
+# ------------------------------------------------------------------------------ the training route's parts
+GRAD_TOL = 1e-8
+"""Library gradient vs float64 fourth-order central finite differences (step GRAD_H) of the reference loss,
+along a random unit direction v per array, relative to ||g||: the stencil's own error is ~1e-10 here
+(truncation ~h^4, rounding ~1e-16 / h) and stays < 1e-9 with the random weights' scales changed up to
+threefold; a wrong term of any backward pass moves it by > 1e-4."""
+GRAD_H = 3e-4
+STENCIL = ((2, -1 / 12), (1, 8 / 12), (-1, -8 / 12), (-2, 1 / 12))
+"""``f'(x) = (-f(x+2h) + 8 f(x+h) - 8 f(x-h) + f(x-2h)) / (12 h) + O(h^4)``: (multiple of h, weight)."""
+_GRAD_HEADS = {(0, 0): attention.SDPA(base=100.0), (0, 1): attention.PSA(g_q=0.6, g_k=1.4, base=100.0),
+               (1, 0): attention.PSA(g_q=1.0, g_k=0.5, placement="pre-rope", base=100.0),
+               (1, 1): attention.TwoTap(np.array([1.3, -0.4]), np.array([0.7, 0.6]), base=None),
+               (2, 0): attention.TwoTap(np.array([0.9, 0.5]), np.array([1.5, -1.1]), base=100.0),
+               (2, 1): attention.TwoTap(np.array([1.1, -0.3]), np.array([-0.2, 1.2]), placement="pre-rope",
+                                        base=100.0)}
+"""Every trainable head: SDPA with RoPE, PSA post- and pre-RoPE, free taps without RoPE, post- and pre-RoPE."""
+
+
+def _named_arrays(model) -> dict[str, np.ndarray]:
+    """The model's arrays under the documented parameter names (read off its fields; data only)."""
+    out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
+    for i, layer in enumerate(model.layers):
+        for name in ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj"):
+            out[f"layers.{i}.{name}"] = getattr(layer, name)
+        for ln in ("ln1", "ln2"):
+            out[f"layers.{i}.{ln}.0"], out[f"layers.{i}.{ln}.1"] = getattr(layer, ln)
+        for h, spec in enumerate(layer.heads):
+            if isinstance(spec, attention.TwoTap):
+                out[f"layers.{i}.heads.{h}.q_taps"], out[f"layers.{i}.heads.{h}.k_taps"] = spec.q_taps, spec.k_taps
+    return out
+
+
+def _reference_model(model, arrays: dict) -> dict:
+    """The reference decoder (``certificates.reference.transformer``) with the named ``arrays`` as its weights."""
+    blocks = []
+    for i, layer in enumerate(model.layers):
+        def a(name):
+            return arrays[f"layers.{i}.{name}"]
+        heads = [ref.head("two_tap", q_taps=a(f"heads.{h}.q_taps"), k_taps=a(f"heads.{h}.k_taps"),
+                          placement=s.placement, base=s.base) if isinstance(s, attention.TwoTap) else view.head(s)
+                 for h, s in enumerate(layer.heads)]
+        blocks.append({"w_q": a("w_q"), "w_k": a("w_k"), "w_v": a("w_v"), "w_o": a("w_o"), "w_fc": a("w_fc"),
+                       "b_fc": a("b_fc"), "w_proj": a("w_proj"), "b_proj": a("b_proj"),
+                       "ln_1": (a("ln1.0"), a("ln1.1")), "ln_2": (a("ln2.0"), a("ln2.1")), "heads": heads})
+    return {"wte": arrays["wte"], "ln_f": (arrays["ln_f.0"], arrays["ln_f.1"]), "blocks": blocks}
+
+
+@certificate("P21.grad", title="Hand-derived backward pass equals finite differences of the reference forward pass",
+             paper="PSA §7.4, §7.5", method="numeric",
+             claim="The gradients that train the P21/P22 models are the derivatives of the next-token "
+                   "cross-entropy: every parameter (tied embedding, LayerNorms, projections, MLP weights and "
+                   "biases, free two-tap taps) of a model with every trainable head (SDPA, PSA post-/pre-RoPE, "
+                   "two-tap with and without RoPE, pre-RoPE) matches central differences of an independent "
+                   "forward pass.")
+def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
+    """Three layers, two heads each (d = 8, dk = 4, vocab 11; the six heads of ``_GRAD_HEADS``), 3 sequences of
+    T = 6; one random unit direction per parameter array; the fourth-order stencil STENCIL at step GRAD_H."""
+    model = decoder.random_decoder(vocab=11, d=8, n_head=2, n_layer=3, head=lambda i, h: _GRAD_HEADS[i, h], seed=5)
+    rng = np.random.default_rng(21)
+    tokens, answers = rng.integers(0, 11, size=(3, 6)), rng.integers(0, 11, size=3)
+    loss, grads, logits = loss_and_grad(model, tokens, answers)
+    arrays = _named_arrays(model)
+    ref_loss = ref.last_token_loss(_reference_model(model, arrays), tokens, answers)
+    ref_logits = np.stack([ref.forward(_reference_model(model, arrays), row)[-1] for row in tokens])
+    shapes_ok = set(grads) == set(arrays) and all(np.shape(grads[k]) == np.shape(arrays[k]) for k in arrays)
+    worst: dict[str, float] = {}
+    for name, w in arrays.items():
+        v = rng.normal(size=w.shape)
+        v /= np.linalg.norm(v)                                          # a unit direction: the step is h
+        fd = sum(c * ref.last_token_loss(_reference_model(model, {**arrays, name: w + k * GRAD_H * v}), tokens,
+                                         answers) for k, c in STENCIL) / GRAD_H
+        lib = float(np.sum(np.broadcast_to(grads[name], w.shape) * v)) if shapes_ok else np.nan
+        err = abs(lib - fd) / (np.linalg.norm(grads[name]) * np.linalg.norm(v)) if shapes_ok else np.inf
+        worst[name] = float(err)
+    groups = {"embedding (tied)": ["wte"], "final LayerNorm": ["ln_f.0", "ln_f.1"],
+              "LayerNorm 1, 2": [k for k in arrays if ".ln" in k],
+              "attention projections": [k for k in arrays if k.split(".")[-1] in ("w_q", "w_k", "w_v", "w_o")],
+              "MLP weights and biases": [k for k in arrays if k.split(".")[-1] in ("w_fc", "b_fc", "w_proj", "b_proj")],
+              "two-tap taps": [k for k in arrays if "taps" in k]}
+    err_loss = abs(loss - ref_loss) / abs(ref_loss)
+    err_logits = float(np.max(np.abs(logits - ref_logits)) / max(1.0, np.max(np.abs(ref_logits))))
+    passed = shapes_ok and max(worst.values()) <= GRAD_TOL and err_loss <= 1e-13 and err_logits <= 1e-13
+    return Outcome(bool(passed), (
+        computed("gradient names and shapes = the parameters'", bool(shapes_ok)),
+        computed("loss: library vs reference cross-entropy, relative", err_loss, tolerance=1e-13),
+        computed("last-position logits: library vs reference", err_logits, tolerance=1e-13),
+        *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
+                   tolerance=GRAD_TOL) for label, names in groups.items())),
+        arrays={"relative_error": np.array(list(worst.values()))},
+        note="second route: certificates.reference.transformer.last_token_loss (independent forward pass, "
+             "two-tap heads included), differentiated by fourth-order central differences; tolerance: module GRAD_TOL")
+
+
+@certificate("P21.training", title="AdamW, global-norm clipping, warm-up/cosine schedule, Wilson interval and the "
+                                   "associative-recall layout equal their definitions",
+             paper="PSA §7.4, A5, A8.1", method="numeric",
+             claim="The optimiser that trains the P21/P22 models is AdamW (Loshchilov & Hutter) with decoupled "
+                   "weight decay, global-norm clipping and a linear warm-up then cosine decay to a tenth of the "
+                   "peak; the accuracy intervals are Wilson score intervals; associative-recall sequences have "
+                   "the stated layout (pairs, padding, query = a key, target = its value).")
+def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=optim.learning_rate,
+                   wilson=tasks.wilson_interval, recall=tasks.associative_recall) -> Outcome:
+    """Six AdamW steps on three arrays (two decayed) against ``certificates.reference.optim``; clipping active
+    and inactive; the schedule at every step of a 40-step run (warm-up 10) and past it; Wilson intervals
+    against the reference quadratic's roots and scipy's ``binomtest(...).proportion_ci(method="wilson")``;
+    500 associative-recall sequences (3 pairs, padding 2) read position by position."""
+    from scipy.stats import binomtest, norm
+
+    from certificates.reference import optim as ref_optim
+
+    rng = np.random.default_rng(22)
+    params = {"a": rng.normal(size=(3, 4)), "b": rng.normal(size=5), "c": rng.normal(size=(2, 2))}
+    grads = [{k: rng.normal(size=p.shape) * 10.0 ** rng.integers(-2, 2) for k, p in params.items()} for _ in range(6)]
+    hyper = dict(b1=0.8, b2=0.95, eps=1e-3, weight_decay=0.3)
+    lrs = [ref_optim.schedule(s, 6, 0.05, 2) for s in range(6)]
+    opt, state, new = optim.AdamW(0.05, **hyper), optim.init_state(params), params
+    for g, lr in zip(grads, lrs):
+        new, state = step(new, g, state, opt, lr, {"a", "c"})
+    want = ref_optim.adamw(params, grads, lrs, hyper["b1"], hyper["b2"], hyper["eps"], hyper["weight_decay"],
+                           {"a", "c"})
+    err_adam = max(float(np.max(np.abs(new[k] - want[k]))) for k in params)
+    moved = min(float(np.max(np.abs(want[k] - params[k]))) for k in params)
+    norm_all = float(np.sqrt(sum(np.sum(g * g) for g in grads[0].values())))
+    err_clip, clipped_norms = 0.0, []
+    for cap in (0.5 * norm_all, 2.0 * norm_all):
+        (got, got_norm), (exp, exp_norm) = clip(grads[0], cap), ref_optim.clip(grads[0], cap)
+        err_clip = max(err_clip, abs(got_norm - exp_norm) / exp_norm,
+                       *(float(np.max(np.abs(got[k] - exp[k]))) / exp_norm for k in exp))
+        clipped_norms.append(float(np.sqrt(sum(np.sum(g * g) for g in got.values()))) / cap)
+    steps = range(0, 46)
+    lib_lr = np.array([schedule(s, 40, 0.02, 10) for s in steps])
+    ref_lr = np.array([ref_optim.schedule(s, 40, 0.02, 10) for s in steps])
+    err_lr = float(np.max(np.abs(lib_lr - ref_lr)) / 0.02)
+    cases = [(0, 20, 1.959964), (3, 20, 2.5758), (20, 20, 3.89), (1234, 2000, 1.0), (7, 9, 0.5), (1, 3, 3.0)]
+    err_wilson = err_scipy = 0.0
+    for hits, n, z in cases:
+        lib = np.array(wilson(hits, n, z=z))
+        err_wilson = max(err_wilson, float(np.max(np.abs(lib - ref_optim.wilson(hits, n, z)))))
+        ci = binomtest(hits, n).proportion_ci(confidence_level=1 - 2 * norm.sf(z), method="wilson")
+        err_scipy = max(err_scipy, float(np.max(np.abs(lib - [ci.low, ci.high]))))
+    pairs, padding, alphabet = 3, 2, 7
+    batch = recall(500, pairs, alphabet, padding, seed=4)
+    config = TrainConfig(task="recall", pairs=pairs, alphabet=alphabet, padding=padding)
+    t, rows = batch.tokens, np.arange(len(batch.tokens))
+    keys, values = t[:, 0:2 * pairs:2], t[:, 1:2 * pairs:2]
+    layout = (t.shape == (500, 2 * pairs + padding + 1) == (500, config.seq_len)
+              and batch_of(config, 3, [0]).tokens.shape == (3, 2 * pairs + padding + 1) and bool(np.all(t[:, 2 * pairs:-1] == alphabet))
+              and bool(np.all(keys < alphabet)) and bool(np.all(values < alphabet))
+              and all(len(set(r)) == pairs for r in keys) and bool(np.all(t[rows, batch.target - 1] == t[:, -1]))
+              and bool(np.all((batch.target % 2 == 1) & (batch.target < 2 * pairs)))
+              and set(np.unique(batch.target)) == {2 * i + 1 for i in range(pairs)})
+    passed = (err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
+              and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
+              and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
+              and layout)
+    return Outcome(bool(passed), (
+        computed("AdamW, 6 steps (scheduled lr, decay on 2 of 3 arrays): max |library - reference|", err_adam,
+                 tolerance=1e-13),
+        computed("smallest change of an array over the 6 steps (the updates are exercised)", moved),
+        computed("clipping (active, inactive): max relative |library - reference| incl. the norm", err_clip,
+                 tolerance=1e-14),
+        bound("clipped norm / cap: active (attained), inactive (untouched, = 1/2)", clipped_norms,
+              formula="norm after clipping = cap when ||g|| > cap"),
+        computed("schedule, steps 0..45 of a 40-step run, warm-up 10: max |library - reference| / peak", err_lr,
+                 tolerance=1e-14),
+        bound("schedule at the end of warm-up and at the last step, / peak", [float(lib_lr[9] / 0.02),
+                                                                              float(lib_lr[40] / 0.02)],
+              formula="1 (peak attained), 0.1 (floor attained)"),
+        computed(f"Wilson interval, {len(cases)} cases: max |library - reference quadratic roots|", err_wilson,
+                 tolerance=1e-12),
+        computed("Wilson interval: max |library - scipy binomtest proportion_ci(wilson)|", err_scipy,
+                 tolerance=1e-12),
+        computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented, T = 2 pairs + "
+                 "padding + 1 (task and training config)", bool(layout))),
+        arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
+                "recall_tokens": t},
+        note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
+
+
+@certificate("P23.estimator", title="gamma_c of an accuracy curve, the log-log slope and the seed summary equal their "
+                                    "definitions", paper="PSA §7.11", method="numeric",
+             claim="The trained dk ladder's observables are computed as defined: gamma_c is the first crossing of "
+                   "the midpoint between the gamma = 0 accuracy and the plateau by the linearly interpolated curve "
+                   "(None without a rise), the slope is the least-squares slope of log gamma_c on log dk, and the "
+                   "seed summary is the mean, sample sd and 95 % t interval over seeds with the pooled Wilson "
+                   "interval.")
+def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
+                      summary=trainstats.seed_summary) -> Outcome:
+    """Five accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat) against the exact
+    rational crossing of ``certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
+    from certificates.reference import optim as ref_optim
+    from certificates.reference import trainstats as ref_stats
+
+    curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
+              "non-monotone": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
+              "on a grid point": ([0, 1, 2, 4], [0.0, 0.25, 0.5, 1.0]),
+              "uneven grid": ([0, 0.1, 0.3, 0.7, 1.5, 3.1], [0.05, 0.05, 0.2, 0.35, 0.6, 0.65]),
+              "flat": ([0, 1, 2], [0.3, 0.3, 0.2])}
+    got = {k: gamma_c(g, a) for k, (g, a) in curves.items()}
+    exact = {k: ref_stats.gamma_c(g, a) for k, (g, a) in curves.items()}
+    errs = {k: (0.0 if got[k] is None and exact[k] is None else
+                abs(got[k] - float(exact[k])) / float(exact[k]) if got[k] is not None and exact[k] is not None
+                else np.inf) for k in curves}
+    dks, gcs = [8, 16, 32, 64], [1.29, 0.61, 0.33, 0.12]
+    err_slope = abs(slope(dks, gcs) - ref_stats.loglog_slope(dks, gcs))
+    accs = [0.62, 0.71, 0.55, 0.8]
+    lib = summary(accs, 1310, 2000)
+    want = ref_stats.seed_summary(accs)
+    wilson = ref_optim.wilson(1310, 2000, 1.959964)
+    err_summary = max(abs(lib["mean"] - want[0]), abs(lib["sd"] - want[1]), abs(lib["t_low"] - want[2]),
+                      abs(lib["t_high"] - want[3]), abs(lib["wilson_low"] - wilson[0]),
+                      abs(lib["wilson_high"] - wilson[1]))
+    passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
+        err_summary <= 1e-13 and lib["seeds"] == 4
+    return Outcome(bool(passed), (
+        computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
+        computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
+                                                                     for k, v in exact.items()}),
+        computed("max relative |library - exact| (both None for the flat curve)", max(errs.values()),
+                 tolerance=1e-15),
+        bound("crossing on a grid point: gamma_c = 2 attained exactly", got["on a grid point"], formula="== 2"),
+        computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
+        computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
+                 tolerance=1e-13)),
+        arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
+                "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
+                                                                    "wilson_high")])},
+        note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares) and "
+             "certificates.reference.optim.wilson")

@@ -124,9 +124,11 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
                    "key per block by unshearing) gives the full-recomputation logits; extra state is 1/T of the KV "
                    "cache (0.024 % at T = 4096); the insertion costs 6d FLOPs per token per layer.")
 def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcome:
-    """Symmetric post-RoPE PSA decoder: cached decode, speculative rollback and prefix reuse against the
+    """Symmetric post-RoPE PSA decoder (g = 1 and 0.8 in the two heads): cached decode, speculative rollback and prefix reuse against the
     reference forward pass; measured cache floats against 1/T; counted FLOPs against 6d."""
-    model = decoder.random_decoder(d=16, n_head=2, n_layer=2, head=attention.PSA(g_q=0.8, g_k=0.8), seed=3)
+    couplings = (1.0, 0.8)                                                # per head; g = 1 is the taps (2, -1)
+    model = decoder.random_decoder(d=16, n_head=2, n_layer=2, head=lambda i, h: attention.PSA(g_q=couplings[h],
+                                                                                              g_k=couplings[h]), seed=3)
     reference = view.model(model)
     full = ref.forward(reference, TOKENS)
     decoded = decoder.decode(model, TOKENS, prompt=5, streams=streams)
@@ -305,6 +307,14 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
         agree = _max_error(one_pass, ref.forward(reference, tokens))
         gap_ref = _max_error(one_pass, prefix)
         ok = agree <= tol and (gap_ref <= tol if expected[name] == "consistent" else gap_ref > 1e-2)
+        if name == "cumulative":                                        # the running Gram across a rollback
+            _, c = decoder.extend(model, decoder.empty_cache(model), tokens[:6])
+            _, c = decoder.extend(model, decoder.commit(c), np.concatenate([tokens[6:8], (tokens[8:11] + 1) % 32]))
+            rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 8)), tokens[8:])
+            err_rollback = _max_error(rest, prefix[8:])
+            ok &= err_rollback <= tol
+            evidence.append(computed("cumulative: cached decode after a speculative rollback (3 of 5 drafts "
+                                     "rejected) vs reference F(x_1:r)_r", err_rollback, tolerance=tol))
         passed &= ok
         arrays[f"{name}_one_pass"], arrays[f"{name}_reference_prefix"] = one_pass, prefix
         evidence += [computed(f"{name}: library one pass vs reference one pass", agree, tolerance=tol),

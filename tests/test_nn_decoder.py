@@ -432,3 +432,9 @@ def test_grading_compiles_out_for_any_grades(grades, clip, seed):
     graded = D.random_decoder(head=A.Graded(np.array(grades), np.e ** (1 / DK), clip), seed=seed)
     x = tokens(8, seed=seed)
     assert close(D.forward(D.compile_grading(graded), x), D.forward(graded, x))
+
+
+@pytest.mark.parametrize("head", ["sdpa", 3, None])
+def test_random_decoder_rejects_a_head_that_is_neither_a_spec_nor_a_function(head):
+    with pytest.raises(ParameterError, match="head must be a head spec or a function"):
+        D.random_decoder(head=head)

@@ -100,6 +100,19 @@ def psa_head(q, k, v, g_q: float, g_k: float, placement: str = "post-rope", base
     return causal_attention(psa_stream(q, g_q, placement, base), psa_stream(k, g_k, placement, base), v)
 
 
+def two_tap_stream(x, taps, placement: str = "post-rope", base: float | None = 10000.0) -> np.ndarray:
+    """Causal two-tap filter ``b0 y_t + b1 y_{t-1}`` (``y_{-1} = y_0``) of ``y = R x`` (post-RoPE), or ``R``
+    applied to the filtered raw stream (pre-RoPE) (PSA §4.2, §7.5; the shear is ``(1 + g, -g)``)."""
+    def filtered(y):
+        return taps[0] * y + taps[1] * np.vstack([y[:1], y[:-1]])
+    return filtered(rope(x, base)) if placement == "post-rope" else rope(filtered(np.asarray(x, float)), base)
+
+
+def two_tap_head(q, k, v, q_taps, k_taps, placement: str = "post-rope", base: float | None = 10000.0):
+    """Free two-tap filters on the query and key streams, unfiltered values (PSA §7.5)."""
+    return causal_attention(two_tap_stream(q, q_taps, placement, base), two_tap_stream(k, k_taps, placement, base), v)
+
+
 def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
     """Diagonal of ``M = diag(min(lambda^q, C))`` (GLLM Eq. 10 with the clip of §8.1.1)."""
     m = float(lam) ** np.asarray(grades, dtype=float)
@@ -125,7 +138,7 @@ def plga_head(q, k, v, psi: ref_plga.Psi, gram: str = "global", base: float | No
     return causal_attention(qs, ks, v, G)
 
 
-HEADS = {"sdpa": sdpa_head, "psa": psa_head, "graded": graded_head, "plga": plga_head}
+HEADS = {"sdpa": sdpa_head, "psa": psa_head, "two_tap": two_tap_head, "graded": graded_head, "plga": plga_head}
 
 
 def head(kind: str, **params):
@@ -168,3 +181,13 @@ def prefix_logits(model: dict, tokens) -> np.ndarray:
     """Row r = last row of ``forward(tokens[:r+1])``: each position computed from its own prefix only."""
     tokens = np.asarray(tokens)
     return np.stack([forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])
+
+
+def last_token_loss(model: dict, tokens, answers) -> float:
+    """Mean over sequences b of ``-log softmax(forward(tokens_b)[-1])[answers_b]`` (next-token cross-entropy of
+    the last position; ``tokens`` (B, T))."""
+    losses = []
+    for row, answer in zip(np.asarray(tokens), np.asarray(answers)):
+        z = forward(model, row)[-1]
+        losses.append(z.max() + np.log(np.sum(np.exp(z - z.max()))) - z[answer])
+    return float(np.mean(losses))

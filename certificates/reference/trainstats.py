@@ -1,0 +1,46 @@
+"""Reference statistics of trained runs, from their definitions, in exact rational arithmetic where possible.
+
+Independent of ``theorylab`` (the standard library's ``fractions`` and ``math``, scipy's t quantile).
+
+* gamma_c of an accuracy curve (the trained dk ladder's observable, docs/results.md study (j)): the
+  smallest gamma at which the curve, linearly interpolated between grid points, reaches the midpoint
+  ``h = (a(0) + max a) / 2`` between its gamma = 0 value and its plateau; None when ``max a <= a(0)``.
+* Log-log slope: the least-squares slope ``sum (x - xbar)(y - ybar) / sum (x - xbar)^2`` of
+  ``y = log gamma_c`` on ``x = log dk``.
+* Seed summary: mean, sample sd (n - 1), ``mean +- t_{0.975, n-1} sd / sqrt(n)`` clipped to [0, 1].
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+
+def gamma_c(gammas, accuracy) -> Fraction | None:
+    """The first crossing of the midpoint ``(a_0 + max a) / 2`` by the piecewise-linear curve, exactly."""
+    g = [Fraction(str(x)) for x in gammas]                 # the decimals as written
+    a = [Fraction(str(x)) for x in accuracy]
+    half = (a[0] + max(a)) / 2
+    if max(a) <= a[0]:
+        return None
+    for i in range(1, len(a)):
+        if a[i] >= half:                                   # a[i-1] < half <= a[i]: the segment that crosses
+            return g[i - 1] + (half - a[i - 1]) / (a[i] - a[i - 1]) * (g[i] - g[i - 1])
+    raise AssertionError("unreachable: max a >= half")
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of ``log y`` on ``log x`` (closed form)."""
+    lx, ly = [math.log(v) for v in x], [math.log(v) for v in y]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((u - mx) * (w - my) for u, w in zip(lx, ly)) / sum((u - mx) ** 2 for u in lx)
+
+
+def seed_summary(accuracies) -> tuple[float, float, float, float]:
+    """``(mean, sd, t_low, t_high)`` over seeds (95 % Student-t interval, clipped to [0, 1])."""
+    from scipy.stats import t
+
+    n = len(accuracies)
+    mean = sum(accuracies) / n
+    sd = math.sqrt(sum((a - mean) ** 2 for a in accuracies) / (n - 1))
+    half = t.ppf(0.975, n - 1) * sd / math.sqrt(n)
+    return mean, sd, max(0.0, mean - half), min(1.0, mean + half)
