@@ -1,7 +1,7 @@
 """``theorylab bench gamma-c``: the closed-form solvers on a large (dk, T) grid."""
 from __future__ import annotations
 
-import time
+from theorylab.bench import timed
 
 
 def register(sub) -> None:
@@ -32,14 +32,9 @@ def run(args) -> int:
     rows = []
     for variant in VARIANTS:
         gamma_c(variant, dk[:10], T[:10])  # warm-up
-        best = min(_timed(lambda: gamma_c(variant, dk, T)) for _ in range(repeat))
+        best = min(timed(lambda: gamma_c(variant, dk, T)) for _ in range(repeat))
         rows.append({"variant": variant, "points": n, "seconds": best, "points_per_second": n / best})
     total = sum(r["seconds"] for r in rows)
     emit(rows, args.format, summary={"all_variants_seconds": total, "target_seconds": 1.0})
     return 0
 
-
-def _timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
+from theorylab.bench import timed
 
 _COLD = ("import time; t = time.perf_counter(); "
          "from theorylab.sim.competition import simulate_mass; "
@@ -96,14 +96,14 @@ def run(args) -> int:
     rows = []
     for dtype in ("float32", "float64"):
         simulate_mass("t4-only", dk, T, g, samples=64, dtype=dtype, progress=False)  # load / compile
-        best = min(_timed(lambda: simulate_mass("t4-only", dk, T, g, samples=samples, seed=1, dtype=dtype,
+        best = min(timed(lambda: simulate_mass("t4-only", dk, T, g, samples=samples, seed=1, dtype=dtype,
                                                 progress=False)) for _ in range(repeat))
         rows.append({"implementation": f"numba {dtype}", "samples": samples,
                      "evaluations": samples * m * g.size, "seconds": best,
                      "evaluations_per_second": samples * m * g.size / best})
     a, _ = loadings("t4-only", g)
     delta = score_model("t4-only").gap(g, dk)
-    secs = _timed(lambda: numpy_mass(a, delta, m, base_samples))
+    secs = timed(lambda: numpy_mass(a, delta, m, base_samples))
     rows.append({"implementation": "numpy log-sum-exp float64", "samples": base_samples,
                  "evaluations": base_samples * m * g.size, "seconds": secs,
                  "evaluations_per_second": base_samples * m * g.size / secs})
@@ -114,8 +114,3 @@ def run(args) -> int:
     emit(rows, args.format, summary=summary)
     return 0
 
-
-def _timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start

@@ -10,7 +10,7 @@ process one after the other (best of ``--repeat``).
 """
 from __future__ import annotations
 
-import time
+from theorylab.bench import timed
 
 
 def register(sub) -> None:
@@ -43,7 +43,7 @@ def run(args) -> int:
     for name, fn in (("mass-only float32 (simulate_mass)", simulate_mass),
                      ("row-stats float32 (simulate_row_stats)", simulate_row_stats)):
         fn("t4-only", dk, T, g, samples=64, progress=False)  # load / compile
-        best = min(_timed(lambda: fn("t4-only", dk, T, g, samples=samples, seed=1, progress=False))
+        best = min(timed(lambda: fn("t4-only", dk, T, g, samples=samples, seed=1, progress=False))
                    for _ in range(repeat))
         rows.append({"implementation": name, "samples": samples, "evaluations": samples * m * g.size,
                      "seconds": best, "evaluations_per_second": samples * m * g.size / best})
@@ -52,8 +52,3 @@ def run(args) -> int:
     emit(rows, args.format, summary=summary)
     return 0
 
-
-def _timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start

@@ -12,7 +12,7 @@ match the training workers).
 """
 from __future__ import annotations
 
-import time
+from theorylab.bench import timed
 
 
 def register(sub) -> None:
@@ -68,7 +68,7 @@ def run(args) -> int:
                for k in g_lib if g_lib[k].size)
     rows = []
     for name, fn in (("batched backward (library)", batched), ("per-sequence loop (baseline)", naive_grad)):
-        best = min(_timed(lambda: step(fn)) for _ in range(repeat))
+        best = min(timed(lambda: step(fn)) for _ in range(repeat))
         rows.append({"implementation": name, "steps": steps, "seconds": best, "steps_per_second": steps / best})
     summary = {"problem": f"recall, {config.pairs} pairs, T = {config.seq_len}, key-only PSA, d_model = "
                           f"{config.d_model}, batch {config.batch}",
@@ -77,8 +77,3 @@ def run(args) -> int:
     emit(rows, args.format, summary=summary)
     return 0
 
-
-def _timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
