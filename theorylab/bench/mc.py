@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+
 from theorylab.bench import timed
 
 _COLD = ("import time; t = time.perf_counter(); "
