@@ -255,6 +255,139 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
         note=f"runs (variant, dtype, sigma0) = {VARIANT_RUNS}; dk = {dk:g}, T = {T}, g = {gammas}, {n} samples each")
 
 
+# ------------------------------------------------------------------------------ P17.rng
+RNG_FALSE_FAILURE = 1e-5
+RNG_KNOWN = ((0, (0, 1, 12345, 2**62)), (1750, (0, 7)), (2**64 - 1, (3,)))
+"""(seed, samples) of the known-answer draws (indices 0..15 and TARGET_INDEX of each)."""
+RNG_DIST = (1750, 64, 4096)
+"""(seed, samples, indices) of the distribution check: 2 x 262,144 normals per kernel."""
+LOG32_REL, NORMAL32_ULPS, EXP32_REL, EXP64_REL = 2.0**-23, 4.0, 3.0e-7, 3.0e-15
+"""Documented accuracies: log32 relative error (u1 in [2^-33, 1)); float32 draws against the
+reference (float32 ulps of max(1, |z|)); exp32 / exp64 relative error on [-80, 60]."""
+KERNEL_POINT = (16.0, 10, (0.3, 1.0, 2.0), 6)
+"""(dk, T, couplings, samples) of the per-sample known-answer masses."""
+
+
+def _ks(z: np.ndarray) -> float:
+    """Kolmogorov-Smirnov distance of the sample ``z`` from the standard normal CDF."""
+    from scipy.special import ndtr
+
+    x = np.sort(z.astype(np.float64))
+    cdf = ndtr(x)
+    k = np.arange(1, x.size + 1)
+    return float(max(np.max(k / x.size - cdf), np.max(cdf - (k - 1) / x.size)))
+
+
+@certificate("P17.rng", title="The counter-based normals: known answers, the N(0,1) law, documented accuracies",
+             paper="PSA §7.9-7.10 (simulation route of P17-P19, P24)", method="monte-carlo",
+             false_failure=RNG_FALSE_FAILURE,
+             claim="Every Monte Carlo draws what the generator documents: SplitMix64-keyed uniforms turned into "
+                   "standard normals by Box-Muller, in both kernels, with the stated accuracy of the float32 "
+                   "log and the float32/float64 exp; the per-sample target mass is the model's formula.")
+def counter_normals(seed=None) -> Outcome:
+    """Known answers (deterministic) against :mod:`certificates.reference.rng` (Python-integer
+    SplitMix64, Box-Muller in mpmath): the sample keys exactly; ``normals`` (libm float64) to 8 and
+    ``fill_normals64`` to 4 float64 ulps of max(1, |z|); ``fill_normals32`` to
+    :data:`NORMAL32_ULPS` float32 ulps against the reference fed the float32-rounded halves (the
+    kernel's documented uniforms); ``log32``, ``exp32``, ``exp64`` against mpmath on dense grids,
+    each within its documented accuracy and attaining at least half of it; ``per_sample_mass``
+    (both kernels, every variant, target noise) against the reference sum over reference draws
+    (1e-12 float64, 1e-5 float32). Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
+    normals per kernel (libm, float64, float32) from the exact N(0, 1) CDF, and the correlation of
+    the pair's two members (z-test); share 1/4 each.
+    """
+    from scipy.stats import kstwo
+
+    from theorylab.sim import rng as lib
+    from theorylab.sim.competition import exp32, exp64
+    from certificates.reference import rng as rref
+
+    alpha = RNG_FALSE_FAILURE
+    idx = list(range(16)) + [rref.TARGET_INDEX]
+    key_ok, e_libm, e_vec64, e_vec32 = True, 0.0, 0.0, 0.0
+    za32, zb32 = np.empty(16, np.float32), np.empty(16, np.float32)
+    za64, zb64 = np.empty(16), np.empty(16)
+    for sd, samples in RNG_KNOWN:
+        out = lib.normals(sd, samples, idx)
+        for a, s in enumerate(samples):
+            key = lib.sample_key(np.uint64(sd), np.uint64(s))
+            key_ok &= int(key) == rref.key(sd, s)
+            lib.fill_normals32(np.uint64(key), za32, zb32)
+            lib.fill_normals64(np.uint64(key), za64, zb64)
+            for b, j in enumerate(idx):
+                z = np.array(rref.normal_pair(sd, s, j))
+                scale = np.maximum(1.0, np.abs(z))
+                e_libm = max(e_libm, float(np.max(np.abs(out[a, b] - z) / scale)) / 2.0**-52)
+                if j < 16:
+                    e_vec64 = max(e_vec64, float(np.max(np.abs(np.array([za64[j], zb64[j]]) - z) / scale)) / 2.0**-52)
+                    z32 = np.array(rref.normal_pair(sd, s, j, round_to_float32=True))
+                    e_vec32 = max(e_vec32, float(np.max(np.abs(np.array([za32[j], zb32[j]], float) - z32)
+                                                        / np.maximum(1.0, np.abs(z32)))) / 2.0**-23)
+    # documented accuracies on dense grids (u1 of the float32 kernel: [2^-33, 1); exp on [-80, 60])
+    u = np.unique(np.concatenate([np.float32(2.0) ** np.linspace(-33, 0, 2001, dtype=np.float32),
+                                  1 - np.arange(1, 401, dtype=np.float32) * np.float32(2.0**-24)]))
+    u = u[u < 1]
+    log_rel = float(np.max(rref.log_error(u, np.array([lib.log32(x) for x in u])) / np.abs(np.log(u.astype(float)))))
+    x32 = np.linspace(-80, 60, 2001, dtype=np.float32)
+    exp32_rel = float(np.max(rref.exp_relative_error(x32, np.array([exp32(x) for x in x32]))))
+    x64 = np.linspace(-80, 60, 2001)
+    exp64_rel = float(np.max(rref.exp_relative_error(x64, np.array([exp64(x) for x in x64]))))
+    acc_ok = all(b / 2 <= e <= b for e, b in ((log_rel, LOG32_REL), (exp32_rel, EXP32_REL), (exp64_rel, EXP64_REL)))
+    # per-sample target mass, every variant and kernel, against the reference sum
+    dk, T, gammas, n = KERNEL_POINT
+    kernel_err = {"float64": 0.0, "float32": 0.0}
+    for variant in ref.VARIANTS:
+        for sigma0 in (0.0, 1.0):
+            want = np.array([[rref.per_sample_mass(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s, sigma0)
+                              for x in gammas] for s in range(n)])
+            for dtype in kernel_err:
+                got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
+                kernel_err[dtype] = max(kernel_err[dtype], float(np.max(np.abs(got / want - 1))))
+    # the law of the draws
+    sd, S, J = RNG_DIST
+    samples = np.arange(S)
+    pairs = {"libm float64 (normals)": lib.normals(sd, samples, np.arange(J)).reshape(-1, 2)}
+    for name, dtype, fill in (("float64 kernel", np.float64, lib.fill_normals64),
+                              ("float32 kernel", np.float32, lib.fill_normals32)):
+        za, zb, rows = np.empty(J, dtype), np.empty(J, dtype), []
+        for s in samples:
+            fill(np.uint64(lib.sample_key(np.uint64(sd), np.uint64(s))), za, zb)
+            rows.append(np.stack([za, zb], 1).astype(float))
+        pairs[name] = np.concatenate(rows)
+    tests = 2 * len(pairs)
+    ks = {k: _ks(v.ravel()) for k, v in pairs.items()}
+    ks_max = float(kstwo.isf(alpha / tests, 2 * S * J))
+    corr = {k: float(np.corrcoef(v[:, 0], v[:, 1])[0, 1] * math.sqrt(v.shape[0])) for k, v in pairs.items()}
+    z_max = mcs.z_threshold(alpha / 2, len(pairs))
+    passed = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS and acc_ok
+                  and kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
+                  and max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
+    return Outcome(passed, (
+        computed("sample keys == reference SplitMix64 keys", key_ok),
+        computed("libm float64 normals vs reference: max float64 ulps of max(1, |z|)", e_libm, tolerance=4,
+                 formula="<= 8 (libm log, cos, sin and the rounded angle 2 pi u2)"),
+        computed("fill_normals64 vs reference: max float64 ulps of max(1, |z|)", e_vec64, tolerance=4, formula="<= 4"),
+        computed("fill_normals32 vs reference (float32-rounded halves): max float32 ulps of max(1, |z|)", e_vec32,
+                 tolerance=NORMAL32_ULPS, formula=f"<= {NORMAL32_ULPS:g}"),
+        computed("log32: max relative error on [2^-33, 1)", log_rel, tolerance=LOG32_REL / 2,
+                 formula=f"in [{LOG32_REL / 2:.3g}, {LOG32_REL:.3g}] (documented, attained)"),
+        computed("exp32: max relative error on [-80, 60]", exp32_rel, tolerance=EXP32_REL / 2,
+                 formula=f"in [{EXP32_REL / 2:.3g}, {EXP32_REL:.3g}] (documented, attained)"),
+        computed("exp64: max relative error on [-80, 60]", exp64_rel, tolerance=EXP64_REL / 2,
+                 formula=f"in [{EXP64_REL / 2:.3g}, {EXP64_REL:.3g}] (documented, attained)"),
+        computed("per_sample_mass float64 vs reference sum: max relative error", kernel_err["float64"],
+                 tolerance=1e-12, formula="<= 1e-12"),
+        computed("per_sample_mass float32 vs reference sum: max relative error", kernel_err["float32"],
+                 tolerance=1e-5, formula="<= 1e-5"),
+        computed("Kolmogorov-Smirnov distance from N(0, 1) per kernel", ks, tolerance=ks_max,
+                 formula=f"<= {ks_max:.3e} (exact KS law, n = {2 * S * J}, Bonferroni over {tests}, "
+                         f"share {alpha / 2:g})"),
+        computed("sqrt(n) corr(z0, z1) per kernel", corr, tolerance=z_max,
+                 formula=f"|.| <= {z_max:.3f} (normal, share {alpha / 2:g})")),
+        seeds={"known": 0, "distribution": sd, "kernel": 3},
+        note=f"known-answer (seed, samples) {RNG_KNOWN}, indices 0..15 and 2^32 - 1; kernel point {KERNEL_POINT}")
+
+
 # ------------------------------------------------------------------------------ P18
 PLATEAU_FALSE_FAILURE = 1e-4
 
