@@ -30,7 +30,7 @@ from theorylab.compare import (CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS, ban
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, distractors, score_model
 from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
-from theorylab.sim.exact import exact_gamma_c, exact_mass
+from theorylab.sim.exact import exact_gamma_c, exact_mass, one_minus_phi
 from theorylab.sim.observables import measure
 
 SLACK = 1e-13
@@ -165,6 +165,9 @@ VARIANT_POINT = (16.0, 64, (0.5, 1.0, 2.0), 20000)
 FROZEN_POINT = ("t4-only", 4.0, 64, 2.0, 100_000)
 """(variant, dk, T, g, samples): deep in the frozen phase (mass 6.6e-4, single distractors above
 the target by e^6 and more), where the float32 kernel's exp clipping would show."""
+PHI_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
+              (2.0, 1.0, 30.0))
+"""(t, Delta, sigma) of the relative-precision check of ``1 - phi`` (values 1e-23 to 0.6)."""
 
 
 @certificate("P17.variants", title="Every simulator variant, kernel and target noise vs the reference mass",
@@ -198,6 +201,8 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     load_err = max(max(abs(float(np.polynomial.polynomial.polyval(x, loading_variance_poly(v))) - ref.variance(v, x))
                        / max(1.0, ref.variance(v, x)) for x in grid) for v in ref.VARIANTS)
     m_ok = all(int(distractors(t)) == ref.distractors(t) for t in (3, 15, 64, 512, 100_000))
+    # 1 - phi to full relative precision, far left tail (closed form past y = -36) to the centre
+    phi_err = max(abs(float(one_minus_phi(t, d, s)) / ref.one_minus_phi(t, d, s) - 1) for t, d, s in PHI_POINTS)
     same_variants = set(VARIANTS) == set(ref.VARIANTS) == {r[0] for r in VARIANT_RUNS}
     mc, se, half, refm, lib, ratio_terms, batches = [], [], [], [], [], [], 0
     for i, (variant, dtype, sigma0) in enumerate(VARIANT_RUNS):
@@ -225,12 +230,14 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     agg_err = max(float(np.max(np.abs(small.mass - raw.mean(0)))),
                   float(np.max(np.abs(small.se - raw.std(0, ddof=1) / math.sqrt(len(raw))))),
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
-    passed = bool(same_variants and m_ok and model_err <= 1e-13 and var_err <= 1e-13 and load_err <= 1e-13
+    passed = bool(same_variants and m_ok and phi_err <= 1e-12 and model_err <= 1e-13 and var_err <= 1e-13 and load_err <= 1e-13
                   and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
                   and ratio_lo <= ratio <= ratio_hi)
     return Outcome(passed, (
         computed("simulator variants == reference variants, all simulated", same_variants),
         computed("library m == reference T - 2 (T = 3, 15, 64, 512, 1e5)", m_ok),
+        computed("max rel |library 1 - phi - reference| (left tail to centre)", phi_err, tolerance=1e-13,
+                 formula=f"<= 1e-12 (documented: full relative precision) at (t, Delta, sigma) in {PHI_POINTS}"),
         computed("max rel |library gap - reference gap|", model_err, formula="<= 1e-13"),
         computed("max rel |library variance - reference variance|", var_err, formula="<= 1e-13"),
         computed("max rel |a(g)^2 + b(g)^2 (simulator loadings) - reference variance|", load_err, formula="<= 1e-13"),

@@ -122,8 +122,8 @@ P24_MC_FALSE_FAILURE = 2e-5
                    "batch-means intervals.")
 def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcome:
     """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
-    errors of the simulated one, Student t with 19 degrees of freedom, Bonferroni over the 4 points, the
-    whole share. The exact values are those P24.interval verifies against the reference fall."""
+    errors of the simulated one (the SE of the raw batch values), Student t with 19 degrees of freedom,
+    Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall."""
     alpha = P24_MC_FALSE_FAILURE
     base = 2400 if seed is None else seed
     cases = [(n, t) for n in observables for t in (64, 256)]
@@ -132,13 +132,19 @@ def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcom
     for i, (name, T) in enumerate(cases):
         ex = measure(name, "t4-only", 16.0, T).gamma_c
         mc = measure(name, "t4-only", 16.0, T, method="mc", samples=8000, seed=base + i)
-        se = (mc.ci_high - mc.ci_low) / 2.0 / mcs.t_threshold(0.05, 19)
-        rows.append((name, T, ex, mc.gamma_c, se))
-    t_stat = np.array([abs(m - e) / se for _, _, e, m, se in rows])
-    passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max))
+        batch = mc.batch_gamma_c[np.isfinite(mc.batch_gamma_c)]
+        se = float(np.std(batch, ddof=1) / np.sqrt(batch.size))
+        half = mcs.t_threshold(1.0 - mc.confidence, batch.size - 1) * se
+        ci_err = max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half
+        rows.append((name, T, ex, mc.gamma_c, se, ci_err))
+    t_stat = np.array([abs(m - e) / se for _, _, e, m, se, _ in rows])
+    ci_err = max(r[5] for r in rows)
+    passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and ci_err <= 1e-9)
     return Outcome(passed, (
         computed("max |MC - exact| / SE", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(cases)}, share {alpha:g})"),
+        computed("CI check: max rel |library CI - t-interval of the raw batch values|", ci_err, tolerance=1e-9,
+                 formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch) / sqrt(B), <= 1e-9"),
         computed("points", [f"{n} T={t}" for n, t, *_ in rows])),
         arrays={"exact": np.array([r[2] for r in rows]), "mc": np.array([r[3] for r in rows]),
                 "se": np.array([r[4] for r in rows])},

@@ -105,6 +105,18 @@ def _one_minus_phi(s: float, delta: float, sigma: float) -> float:
     return integrate.quad(f, -_Z, _Z, points=sorted(set(points)) or None, **_TOL)[0]
 
 
+def one_minus_phi(t: float, delta: float, sigma: float) -> float:
+    """``1 - E exp(-e^(t + x - Delta))``, x ~ N(0, sigma^2), to full *relative* precision (no
+    absolute tolerance: for the far left tail, values like 1e-23, where ``e^y`` is the whole of h)."""
+    mu, k = t - delta, 1.0 / math.sqrt(2.0 * math.pi)
+
+    def f(z):
+        return k * math.exp(-0.5 * z * z) * -math.expm1(-math.exp(min(mu + sigma * z, 700.0)))
+    zmax = 40.0                      # the tilted integrand e^(sigma z - z^2/2) peaks at z = sigma <= 8 here
+    points = [p for p in (-mu / sigma, sigma) if -zmax < p < zmax]
+    return integrate.quad(f, -zmax, zmax, points=sorted(points), epsabs=0.0, epsrel=1e-13, limit=500)[0]
+
+
 def _weight(s: float, sigma0: float) -> float:
     """``E_z exp(y - e^y)``, ``y = s + sigma0 z``: the outer weight with target noise."""
     if sigma0 == 0.0:
@@ -140,4 +152,4 @@ def mass(variant: str, g: float, dk: float, T: int, sigma0: float = 0.0) -> floa
 
 
 __all__ = ["VARIANTS", "gap", "variance", "channel_gaps", "cov_t3_t4", "t3_t4_crossover", "distractors", "log_count",
-           "argmax_plateau", "mean_mass", "mass"]
+           "argmax_plateau", "one_minus_phi", "mean_mass", "mass"]
