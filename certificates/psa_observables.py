@@ -90,11 +90,16 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
     paper_c = transition.CONDENSATION_C_PAPER
     c_ok = paper_c - 0.015 <= float(c_iv.a) and float(c_iv.b) <= paper_c + 0.015
     constant_ok = float(c_iv.a) - 5e-4 <= c <= float(c_iv.b) + 5e-4          # the constant's three digits
+    peak_err, bump_err = _closed_form_peaks(), _bump_precision()
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
-                  and worst[1] <= PAPER_SCAN["max_rel_err"])
+                  and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12)
     at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15).gamma_c for v in ("t4-only", "symmetric-key-convention")
                 for o in ("mass-half", "inflection", observable)}
     return Outcome(passed, (
+        computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
+                 formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %)"),
+        computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel (left tail to centre)", bump_err,
+                 formula="<= 1e-12 (closed-form tails past y = -36)"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
                  formula=f"D_ref(x) > D_ref(x (1 -/+ {DELTA:g})) at x = g_peak^2"),
         computed("c on CONDENSED_GRID, enclosure", [float(c_iv.a), float(c_iv.b)], tolerance=1e-6,
@@ -110,6 +115,42 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
         bound("paper (64, 15)", MEASURED_64_15, formula="the paper's 'measured' value (protocol not in the summary)")),
         arrays={"scan_T": np.array([T for _, T in CONDENSED_SCAN]), "scan_peak": np.array([p[0] for p in scan]),
                 "scan_law": np.array(laws), "grid_peak": np.array([p[0] for p in grid])})
+
+
+PEAK_KNOWN = (0.05, 0.4, 2.5, 6.0)
+"""Peak couplings of the closed-form curves read by the exact peak search (inside the scan, both ends)."""
+BUMP_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
+               (2.0, 1.0, 30.0))
+"""(t, Delta, sigma) of the relative-precision check of the row-entropy moments (values down to 1e-40)."""
+
+
+def _closed_form_peaks() -> float:
+    """The library's exact peak search (scan, bracket, Brent on the second difference) fed logistic curves
+    ``F = +-1/(1 + exp(-(u - u0)/(0.03 u0)))``, u = g or g^2, whose slope peaks exactly at u0: max rel error."""
+    from theorylab.sim import observables as obs
+
+    def spec(g0, squared):
+        u0 = g0 ** 2 if squared else g0
+
+        def F(variant, dk, T, g, model):
+            u = np.asarray(g) ** 2 if squared else np.asarray(g)
+            return (-1.0 if squared else 1.0) / (1.0 + np.exp(-(u - u0) / (0.03 * u0)))
+        return obs._Peak("closed-form", squared, -1.0 if squared else 1.0, F, None, None)
+    got = [(obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None), g0) for g0 in PEAK_KNOWN
+           for sq in (False, True)]
+    return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
+
+
+def _bump_precision() -> float:
+    """``bump_expectations`` against the reference integrals, max relative error over :data:`BUMP_POINTS`."""
+    from certificates.reference import score_model as ref
+    from theorylab.sim.row_stats import bump_expectations
+
+    err = 0.0
+    for t, d, s in BUMP_POINTS:
+        k1, k2 = bump_expectations(np.array([t]), d, s)
+        err = max(err, abs(float(k1[0]) / ref.bump(t, d, s, 1) - 1), abs(float(k2[0]) / ref.bump(t, d, s, 2) - 1))
+    return err
 
 
 P24_MC_FALSE_FAILURE = 2e-5
