@@ -90,14 +90,17 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
     paper_c = transition.CONDENSATION_C_PAPER
     c_ok = paper_c - 0.015 <= float(c_iv.a) and float(c_iv.b) <= paper_c + 0.015
     constant_ok = float(c_iv.a) - 5e-4 <= c <= float(c_iv.b) + 5e-4          # the constant's three digits
-    peak_err, bump_err = _closed_form_peaks(), _bump_precision()
+    peak_err, bump_err, row_err = _closed_form_peaks(), _bump_precision(), _row_stats_mass()
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
-                  and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12)
+                  and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12
+                  and row_err <= 1e-9)
     at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15).gamma_c for v in ("t4-only", "symmetric-key-convention")
                 for o in ("mass-half", "inflection", observable)}
     return Outcome(passed, (
         computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
                  formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %)"),
+        computed("exact_row_stats mass vs the reference integral (sigma0 = 0, 0.7), max abs", row_err,
+                 formula="<= 1e-9 (t4-only, dk = 16, T = 64, g = 0.5, 1)"),
         computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel (left tail to centre)", bump_err,
                  formula="<= 1e-12 (closed-form tails past y = -36)"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
@@ -139,6 +142,16 @@ def _closed_form_peaks() -> float:
     got = [(obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None), g0) for g0 in PEAK_KNOWN
            for sq in (False, True)]
     return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
+
+
+def _row_stats_mass() -> float:
+    """The mass column of ``exact_row_stats`` (without and with target noise) against the reference integral."""
+    from certificates.reference import score_model as ref
+    from theorylab.sim.row_stats import exact_row_stats
+
+    g = (0.5, 1.0)
+    return max(float(np.max(np.abs(exact_row_stats("t4-only", 16.0, 64, g, sigma0=s0, distractor=False).mass
+                                   - [ref.mass("t4-only", x, 16.0, 64, s0) for x in g]))) for s0 in (0.0, 0.7))
 
 
 def _bump_precision() -> float:
