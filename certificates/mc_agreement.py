@@ -574,11 +574,34 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
             chan_err = max([chan_err, abs(float(cm.cov34_at(x)) - ref.cov_t3_t4(x)) / max(1.0, ref.cov_t3_t4(x))]
                            + [abs(float(f(c)) - w) / max(1.0, abs(w)) for c, (wg, wv) in want.items()
                               for f, w in ((lambda c: cm.gap_at(c, x, d), wg), (lambda c: cm.var_at(c, x), wv))])
-    passed = bool(chan_err <= 1e-13 and z_root <= z_max and z_cov <= z_max and abs(res.closed_form - g1) <= 1e-12
+    # the vector-level masses and comparison rows of a small sample against the channel formulas: scores
+    # c1 + g_q c2 + g_k c3 + g_q g_k c4 with (g_q, g_k)/g = (0,0), (1,0), (0,1), (1,1) (PSA §5, P5), and
+    # measured T_i moments = unit-channel moments x g^deg (x g^(2 deg) for variances), deg (0, 1, 1, 2)
+    from scipy.special import softmax as sp_softmax
+
+    from theorylab.sim import induction as ind
+
+    small, gs = ind.simulate(16, 24, samples=40, seed=base + 1), np.array([0.4, 1.3])
+    C, tgt = small.channels, small.target
+    vec_err = 0.0
+    for member, (qa, kb) in {"standard": (0, 0), "query-only": (1, 0), "key-only": (0, 1), "symmetric": (1, 1)}.items():
+        want = np.array([sp_softmax(C[:, 0] + qa * x * C[:, 1] + kb * x * C[:, 2] + qa * kb * x * x * C[:, 3],
+                                    axis=-1)[np.arange(len(tgt)), tgt].mean() for x in gs])
+        vec_err = max(vec_err, float(np.max(np.abs(ind.target_mass(small, gs, member)[0] - want))))
+    mom = ind.channel_moments(small)
+    for r in ind.comparison_rows(small, gs, mom):
+        if r["channel"] in ("T1", "T2", "T3", "T4"):
+            c = ("T1", "T2", "T3", "T4").index(r["channel"])
+            deg = (0, 1, 1, 2)[c]
+            vec_err = max(vec_err, abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
+                          abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg))
+    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and z_root <= z_max and z_cov <= z_max and abs(res.closed_form - g1) <= 1e-12
                   and abs(res.cov34_model - cov_ref) <= 1e-12 and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
         computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
                  formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
+        computed("vector level: target masses of the four lattice members and comparison rows vs the channel "
+                 "formulas, max abs", vec_err, formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
