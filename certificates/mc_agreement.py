@@ -585,9 +585,11 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     C, tgt = small.channels, small.target
     vec_err = 0.0
     for member, (qa, kb) in {"standard": (0, 0), "query-only": (1, 0), "key-only": (0, 1), "symmetric": (1, 1)}.items():
-        want = np.array([sp_softmax(C[:, 0] + qa * x * C[:, 1] + kb * x * C[:, 2] + qa * kb * x * x * C[:, 3],
-                                    axis=-1)[np.arange(len(tgt)), tgt].mean() for x in gs])
-        vec_err = max(vec_err, float(np.max(np.abs(ind.target_mass(small, gs, member)[0] - want))))
+        sc = [C[:, 0] + qa * x * C[:, 1] + kb * x * C[:, 2] + qa * kb * x * x * C[:, 3] for x in gs]
+        want = np.array([sp_softmax(v, axis=-1)[np.arange(len(tgt)), tgt].mean() for v in sc])
+        want_acc = np.array([np.mean(np.argmax(v, axis=-1) == tgt) for v in sc])
+        got = ind.target_mass(small, gs, member)
+        vec_err = max(vec_err, float(np.max(np.abs(got[0] - want))), float(np.max(np.abs(got[2] - want_acc))))
     mom = ind.channel_moments(small)
     for r in ind.comparison_rows(small, gs, mom):
         if r["channel"] in ("T1", "T2", "T3", "T4"):
@@ -600,7 +602,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     return Outcome(passed, (
         computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
                  formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
-        computed("vector level: target masses of the four lattice members and comparison rows vs the channel "
+        computed("vector level: target masses and argmax accuracies of the four lattice members and comparison rows vs the channel "
                  "formulas, max abs", vec_err, formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
