@@ -34,6 +34,11 @@ PLANTED = {
          "P24.interval"),
     "second row moment's left tail with sigma^2 for 2 sigma^2":
         (ROWS, "np.exp(2.0 * mu + 2.0 * s2", "np.exp(2.0 * mu + 1.0 * s2", "P24.interval"),
+    "symmetric member's T4 weighted by g_q alone":
+        ("theorylab/sim/induction.py", "gq * gk * C[None, :, 3]", "gq * C[None, :, 3]", "P19.crossover"),
+    "exact row statistics drop the target-noise weights":
+        (ROWS, "sum(wi * getattr(r, k) for r, wi in zip(rows, wz))", "sum(getattr(r, k) for r, wi in zip(rows, wz))",
+         "P24.interval"),
     "channel model gives T1 a gap":
         ("theorylab/sim/induction.py", 'gap={"T1": (0.0,)', 'gap={"T1": (1.0,)', "P19.crossover"),
 }
