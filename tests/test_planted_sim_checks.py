@@ -51,6 +51,9 @@ FAST = {
          "np.not_equal(grid[1:], grid[:1], out=keep[1:])", "G8"),
     "Spearman centred over arms instead of levels":
         ("theorylab/sim/ladder.py", "ry - ry.mean(axis=1, keepdims=True)", "ry - ry.mean(axis=0, keepdims=True)", "G10"),
+    "degradation tail interval loses its lower end":
+        ("theorylab/sim/ladder.py", '"slope_excess_vs_n_tail_ci": list(slope_tail[1:])',
+         '"slope_excess_vs_n_tail_ci": list(slope_tail[2:])', "G10"),
     "ladder grid truncated instead of rounded":
         ("theorylab/sim/ladder.py", "np.unique(np.round(np.geomspace(1, max(top, 16.0), points))",
          "np.unique((np.geomspace(1, max(top, 16.0), points))", "G10"),
