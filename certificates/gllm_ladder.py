@@ -212,8 +212,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
             "excess_vs_n": fit([r["n_pilot"] for r in deg.rows], [r["excess_mean"] for r in deg.rows]),
             "excess_vs_n_tail": fit([r["n_pilot"] for r in tail], [r["excess_mean"] for r in tail]),
             "error_vs_n": fit([r["n_pilot"] for r in deg.rows], [r["error_mean"] for r in deg.rows])}
-    deg_err = max(float(np.max(np.abs(np.array([deg.summary[f"slope_{k}"]] + list(deg.summary[f"slope_{k}_ci"]))
-                                      - w))) for k, w in want.items())
+    got = {k: [deg.summary[f"slope_{k}"]] + list(deg.summary[f"slope_{k}_ci"]) for k in want}
+    deg_err = max(float(np.max(np.abs(np.subtract(got[k], w)))) if len(got[k]) == 3 else np.inf
+                  for k, w in want.items())
     deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws)
                   and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
     delta = np.log(a_hat / a) - np.log(s_hat / s)
