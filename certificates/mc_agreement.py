@@ -597,6 +597,9 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
             deg = (0, 1, 1, 2)[c]
             vec_err = max(vec_err, abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
                           abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg))
+        else:                                          # the Cov(T3, T4) row scales as g^3
+            vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3), abs(r["var_se"] - mom.cov34_se * r["g"] ** 3),
+                          abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
     passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and z_root <= z_max and z_cov <= z_max and abs(res.closed_form - g1) <= 1e-12
                   and abs(res.cov34_model - cov_ref) <= 1e-12 and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
