@@ -299,7 +299,8 @@ def counter_normals(seed=None) -> Outcome:
     kernel's documented uniforms); ``log32``, ``exp32``, ``exp64`` against mpmath on dense grids,
     each within its documented accuracy and attaining at least half of it; ``per_sample_mass``
     (both kernels, every variant, target noise) against the reference sum over reference draws
-    (1e-12 float64, 1e-5 float32). Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
+    (1e-12 float64, 1e-5 float32), and ``per_sample_row_stats`` (mass, entropy, distractor entropy,
+    sum p^2) against the reference softmax rows likewise. Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
     normals per kernel (libm, float64, float32) from the exact N(0, 1) CDF, and the correlation of
     the pair's two members (z-test); share 1/4 each.
     """
@@ -350,6 +351,16 @@ def counter_normals(seed=None) -> Outcome:
             for dtype in kernel_err:
                 got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
                 kernel_err[dtype] = max(kernel_err[dtype], float(np.max(np.abs(got / want - 1))))
+    # per-sample row statistics (mass, entropy, distractor entropy, sum p^2) of the row-statistics kernels
+    from theorylab.sim.row_stats_mc import per_sample_row_stats
+
+    row_err = {"float64": 0.0, "float32": 0.0}
+    for variant in ref.VARIANTS:
+        want = np.array([[rref.per_sample_row(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s)
+                          for x in gammas] for s in range(n)])
+        for dtype in row_err:
+            got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype)[..., :4]
+            row_err[dtype] = max(row_err[dtype], float(np.max(np.abs(got - want) / np.maximum(1.0, np.abs(want)))))
     # the law of the draws
     sd, S, J = RNG_DIST
     samples = np.arange(S)
@@ -368,6 +379,7 @@ def counter_normals(seed=None) -> Outcome:
     z_max = mcs.z_threshold(alpha / 2, len(pairs))
     passed = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS and acc_ok
                   and kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
+                  and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5
                   and max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
     return Outcome(passed, (
         computed("sample keys == reference SplitMix64 keys", key_ok),
@@ -386,6 +398,8 @@ def counter_normals(seed=None) -> Outcome:
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("per_sample_mass float32 vs reference sum: max relative error", kernel_err["float32"],
                  tolerance=1e-5, formula="<= 1e-5"),
+        computed("per_sample_row_stats (mass, H, H_d, sum p^2) vs reference rows: max rel of max(1, |.|), f64 / f32",
+                 [row_err["float64"], row_err["float32"]], tolerance=1e-12, formula="<= 1e-12 / 1e-5"),
         computed("Kolmogorov-Smirnov distance from N(0, 1) per kernel", ks, tolerance=ks_max,
                  formula=f"<= {ks_max:.3e} (exact KS law, n = {2 * S * J}, Bonferroni over {tests}, "
                          f"share {alpha / 2:g})"),

@@ -116,5 +116,19 @@ def per_sample_mass(variant: str, delta: float, g: float, m: int, seed: int, s: 
         return float(1 / (1 + acc))
 
 
+def per_sample_row(variant: str, delta: float, g: float, m: int, seed: int, s: int) -> tuple[float, ...]:
+    """Row statistics of sample ``s`` (no target noise): the softmax row of the target (score 0) and the m
+    distractors (``a z0_j + b z1_j - Delta``, reference draws): target mass, entropy, the distractors'
+    entropy among themselves, and ``sum p^2`` (NumPy float64)."""
+    a, b = loadings(variant, g)
+    x = np.array([a * z0 + b * z1 - delta for z0, z1 in (normal_pair(seed, s, j) for j in range(m))])
+    y = np.concatenate([[0.0], x])
+    p = np.exp(y - y.max())
+    p /= p.sum()
+    q = np.exp(x - x.max())
+    q /= q.sum()
+    return float(p[0]), float(-np.sum(p * np.log(p))), float(-np.sum(q * np.log(q))), float(np.sum(p * p))
+
+
 __all__ = ["mix64", "key", "word", "halves", "box_muller", "normal_pair", "normal_cdf", "log_error",
-           "exp_relative_error", "loadings", "per_sample_mass", "TARGET_INDEX"]
+           "exp_relative_error", "loadings", "per_sample_mass", "per_sample_row", "TARGET_INDEX"]
