@@ -364,7 +364,8 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                         and r["class"] == c) for c in ("uniform", "graded")}
         (eu, mu_, su), (eg, mg, sg) = worst["uniform"], worst["graded"]
         want = (eg / eu, mg / mu_, mg / mu_ * float(np.hypot(sg / mg, su / mu_)))
-        ratio_err = max([ratio_err] + [abs(rr[k] / w - 1) for k, w in zip(("ratio_exact", "ratio_mc", "ratio_se"), want)])
+        ratio_err = max([ratio_err] + [abs(rr[k] / w - 1)
+                                       for k, w in zip(("ratio_exact", "ratio_mc", "ratio_se"), want)])
     z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
     lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
                    for r in lower)

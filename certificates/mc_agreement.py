@@ -230,7 +230,8 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     agg_err = max(float(np.max(np.abs(small.mass - raw.mean(0)))),
                   float(np.max(np.abs(small.se - raw.std(0, ddof=1) / math.sqrt(len(raw))))),
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
-    passed = bool(same_variants and m_ok and phi_err <= 1e-12 and model_err <= 1e-13 and var_err <= 1e-13 and load_err <= 1e-13
+    passed = bool(same_variants and m_ok and phi_err <= 1e-12 and model_err <= 1e-13 and var_err <= 1e-13
+                  and load_err <= 1e-13
                   and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
                   and ratio_lo <= ratio <= ratio_hi)
     return Outcome(passed, (
@@ -346,8 +347,8 @@ def counter_normals(seed=None) -> Outcome:
     kernel_err = {"float64": 0.0, "float32": 0.0}
     for variant in ref.VARIANTS:
         for sigma0 in (0.0, 1.0):
-            want = np.array([[rref.per_sample_mass(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s, sigma0)
-                              for x in gammas] for s in range(n)])
+            want = np.array([[rref.per_sample_mass(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s,
+                                                   sigma0) for x in gammas] for s in range(n)])
             for dtype in kernel_err:
                 got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
                 kernel_err[dtype] = max(kernel_err[dtype], float(np.max(np.abs(got / want - 1))))
@@ -612,15 +613,17 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
             vec_err = max(vec_err, abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
                           abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg))
         else:                                          # the Cov(T3, T4) row scales as g^3
-            vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3), abs(r["var_se"] - mom.cov34_se * r["g"] ** 3),
-                          abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
-    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and z_root <= z_max and z_cov <= z_max and abs(res.closed_form - g1) <= 1e-12
-                  and abs(res.cov34_model - cov_ref) <= 1e-12 and all(ratio_lo <= r <= ratio_hi for r in ratios))
+            vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
+                          abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
+    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and z_root <= z_max and z_cov <= z_max
+                  and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
+                  and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
         computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
                  formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
-        computed("vector level: target masses and argmax accuracies of the four lattice members and comparison rows vs the channel "
-                 "formulas, max abs", vec_err, formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
+        computed("vector level: target masses and argmax accuracies of the four lattice members, comparison "
+                 "rows vs the channel formulas, max abs", vec_err,
+                 formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
