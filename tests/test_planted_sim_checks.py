@@ -39,6 +39,9 @@ PLANTED = {
     "exact row statistics drop the target-noise weights":
         (ROWS, "sum(wi * getattr(r, k) for r, wi in zip(rows, wz))", "sum(getattr(r, k) for r, wi in zip(rows, wz))",
          "P24.interval"),
+    "float64 row-statistics kernel sums p for p^2":
+        ("theorylab/sim/row_stats_mc.py", "Q += w * w\n                B1 += w * p1", "Q += w\n                B1 += w * p1",
+         "P17.rng"),
     "channel model gives T1 a gap":
         ("theorylab/sim/induction.py", 'gap={"T1": (0.0,)', 'gap={"T1": (1.0,)', "P19.crossover"),
 }
