@@ -406,6 +406,11 @@ def counter_normals(seed=None) -> Outcome:
                          f"share {alpha / 2:g})"),
         computed("sqrt(n) corr(z0, z1) per kernel", corr, tolerance=z_max,
                  formula=f"|.| <= {z_max:.3f} (normal, share {alpha / 2:g})")),
+        arrays={"first_normals": np.stack([v[:4096] for v in pairs.values()]),
+                "ks_corr": np.array([[ks[k], corr[k]] for k in pairs]),
+                "accuracy": np.array([e_libm, e_vec64, e_vec32, log_rel, exp32_rel, exp64_rel]),
+                "kernel_errors": np.array([kernel_err["float64"], kernel_err["float32"], row_err["float64"],
+                                           row_err["float32"]])},
         seeds={"known": 0, "distribution": sd, "kernel": 3},
         note=f"known-answer (seed, samples) {RNG_KNOWN}, indices 0..15 and 2^32 - 1; kernel point {KERNEL_POINT}")
 
