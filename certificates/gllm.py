@@ -409,12 +409,29 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
     lower = [r for r in res.rows if r["lower_ok"] is not None]
     t_mc = mcs.t_threshold(G8_FALSE_FAILURE / 2, reps - 1, max(len(tested), 1))
     t_lb = mcs.t_threshold(G8_FALSE_FAILURE / 2, reps - 1, max(len(lower), 1), two_sided=False)
-    upper_ok = True
+    upper_ok, flags_ok = True, True
     for r in res.rows:
         cls = model.uniform if r["class"] == "uniform" else model.graded
         M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
         if r["upper_applies"]:
             upper_ok &= r["risk_exact"] <= envelope.UPPER_CONSTANT * M
+            # the documented flag: exact risk and MC mean minus 3 standard errors both <= 3 M
+            flags_ok &= r["upper_ok"] == (r["risk_exact"] <= 3 * M and r["risk_mc"] - 3 * r["se"] <= 3 * M)
+    # one row per (m, class, target) and one ratio row per m, in order; the ratio rows from the worst targets
+    n_targets = len(res.summary["targets"])
+    grid = graded_risk.default_m_grid(model, 40)         # 40 points from 4 to 8 m_sat: rounding makes duplicates
+    want_grid = np.unique(np.round(np.geomspace(4, 8 * model.m_sat, 40))).astype(int).tolist()
+    grid_ok = grid == want_grid and grid[0] == 4
+    layout_ok = ([r["m"] for r in res.rows] == [m for m in ms for _ in range(2 * n_targets)]
+                 and [r["m"] for r in res.ratio_rows] == ms)
+    ratio_err = 0.0
+    for rr in res.ratio_rows:
+        worst = {c: max((r["risk_exact"], r["risk_mc"], r["se"]) for r in res.rows if r["m"] == rr["m"]
+                        and r["class"] == c) for c in ("uniform", "graded")}
+        (eu, mu_, su), (eg, mg, sg) = worst["uniform"], worst["graded"]
+        want = (eg / eu, mg / mu_, mg / mu_ * float(np.hypot(sg / mg, su / mu_)))
+        ratio_err = max([ratio_err] + [abs(rr[k] / w - 1)
+                                       for k, w in zip(("ratio_exact", "ratio_mc", "ratio_se"), want)])
     z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
     lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
                    for r in lower)
@@ -425,8 +442,15 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
         m2 = envelope.stratified_model(nu, mu, 4, 64)
         low, high = envelope.theorem41_factors(nu, mu)
         thm.append(bool(envelope.grade_condition(m2.g, nu, mu) and low * m2.Lambda <= m2.cap_ratio <= high * m2.Lambda))
-    passed = bool(upper_ok and z_max <= t_mc and lower_ok and msat_err < 1e-13 and all(thm))
+    passed = bool(upper_ok and flags_ok and layout_ok and grid_ok and ratio_err <= 1e-12 and z_max <= t_mc and lower_ok
+                  and msat_err < 1e-13 and all(thm))
     return Outcome(passed, (computed("exact risk <= 3 M where Lem. 3(ii) applies", bool(upper_ok)),
+                            computed("rows: one per (m, class, target), ratio rows per m; upper_ok flags as "
+                                     "documented (exact and MC - 3 se <= 3 M)", bool(layout_ok and flags_ok)),
+                            computed("default_m_grid(40 points) == sorted distinct round(geomspace(4, 8 m_sat))",
+                                     bool(grid_ok)),
+                            computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE), max rel",
+                                     ratio_err, formula="<= 1e-12"),
                             computed("max |MC - exact| / se", z_max, tolerance=None,
                                      formula=f"<= {t_mc:.3f} (t_{reps - 1}, two-sided, Bonferroni over "
                                              f"{len(tested)}, share {G8_FALSE_FAILURE / 2:g})"),

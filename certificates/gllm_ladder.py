@@ -262,6 +262,42 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     lam_err = max(max(abs(lam(x.g, a_hat, s_hat) / x.Lambda_hat - 1), abs(lam(x.g, a, s) / x.Lambda_true - 1))
                   for x in p.arms)
     ip_indep = {k: float(np.log(arms[k].g) @ (a_hat - s_hat)) for k in CERTIFIED_ARMS}
+    # 4b. helpers of the sweep: the default m grid (documented: distinct round(geomspace(1, max(top, 16), 40))
+    # with top = GRID_FACTOR sigma^2 d / eps, plus m_ref), Spearman against scipy (ties, several rows),
+    # Lem. 2's profile error (variance over levels of log(a_hat/a) - log(s_hat/s))
+    from scipy.stats import spearmanr
+
+    top = sl.GRID_FACTOR * design.sigma_xi ** 2 * design.d / sl.target_risk(design, sl.TARGET_FRACTION)
+    want_grid = np.union1d(np.unique(np.round(np.geomspace(1, max(top, 16.0), 40))), [sl.reference_size(design)])
+    grid_ok = bool(np.array_equal(sl.default_grid(design), want_grid.astype(np.int64)))
+    rng_h = np.random.default_rng(10)
+    xs, Ys = rng_h.integers(0, 4, 12).astype(float), rng_h.integers(0, 5, (3, 12)).astype(float)
+    rho_err = float(np.max(np.abs(sl.spearman(xs, Ys) - [spearmanr(xs, y)[0] for y in Ys])))
+    # Lem. 2's degradation study on a small design (C = 1.7: every draw has excess > 0): its summary slopes
+    # and 95 % intervals recomputed from its own rows / draws by scipy's linregress and the t quantile
+    from scipy.stats import linregress, t as student
+
+    small = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], 1.7)
+    deg = sl.degradation(small, [64, 128, 256, 512, 1024, 2048], draws=3, reps=4, seed=5,
+                         m_values=[sl.reference_size(small)])
+
+    def fit(x, y):
+        f = linregress(np.log(x), np.log(y))
+        half = student.ppf(0.975, len(x) - 2) * f.stderr
+        return [f.slope, f.slope - half, f.slope + half]
+    pos = [q for q in deg.draws if q["excess"] > 0 and q["error"] > 0]
+    tail = deg.rows[len(deg.rows) // 2:]
+    want = {"excess_vs_error": fit([q["error"] for q in pos], [q["excess"] for q in pos]),
+            "excess_vs_n": fit([r["n_pilot"] for r in deg.rows], [r["excess_mean"] for r in deg.rows]),
+            "excess_vs_n_tail": fit([r["n_pilot"] for r in tail], [r["excess_mean"] for r in tail]),
+            "error_vs_n": fit([r["n_pilot"] for r in deg.rows], [r["error_mean"] for r in deg.rows])}
+    got = {k: [deg.summary[f"slope_{k}"]] + list(deg.summary[f"slope_{k}_ci"]) for k in want}
+    deg_err = max(float(np.max(np.abs(np.subtract(got[k], w)))) if len(got[k]) == 3 else np.inf
+                  for k, w in want.items())
+    deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws)
+                  and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
+    delta = np.log(a_hat / a) - np.log(s_hat / s)
+    perr_err = abs(sl.profile_error(a_hat, s_hat, a, s) / float(np.var(delta)) - 1)
     # 5. the Monte Carlo's risks at m_ref, rebuilt
     m_ref = reference_size(design)
     m_ref_indep = int(np.floor(design.d ** 2 * design.sigma_xi ** 2 / (L ** 2 * s[0]) / 2))
@@ -294,12 +330,17 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and ip_err <= RTOL and lam_err <= RTOL and m_ref == m_ref_indep and mc_err <= RTOL
                   and gaps.min() >= MARGIN and by_ip == published == by_risk
                   and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
-                  and ci_err <= RTOL and ranks_ok)
+                  and ci_err <= RTOL and ranks_ok
+                  and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
               formula="Isserlis covariance of (x_j^2, x_j y); <= quantile", tolerance=1e-6),
         computed("pilot estimates vs least squares recomputed, max relative error", est_err, tolerance=RTOL),
+        computed("degradation (C = 1.7, 6 pilot sizes): summary slopes and 95 % CIs vs linregress of its rows, max abs",
+                 deg_err, formula="<= 1e-12; every draw has excess > 0, tail = upper half of the pilot sizes"),
+        computed("default m grid as documented; Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
+                 [grid_ok, rho_err, perr_err], formula="grid equal; errors <= 1e-12"),
         computed("arm grades vs their rules (L-BFGS-B for the clipped optima), max |dg|: " + ", ".join(rule_err),
                  list(rule_err.values()), tolerance=G_ATOL),
         computed("random arm in [1, C]^L and not constant", random_ok),

@@ -30,7 +30,7 @@ from theorylab.compare import (CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS, ban
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, distractors, score_model
 from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
-from theorylab.sim.exact import exact_gamma_c, exact_mass
+from theorylab.sim.exact import exact_gamma_c, exact_mass, one_minus_phi
 from theorylab.sim.observables import measure
 
 SLACK = 1e-13
@@ -165,6 +165,9 @@ VARIANT_POINT = (16.0, 64, (0.5, 1.0, 2.0), 20000)
 FROZEN_POINT = ("t4-only", 4.0, 64, 2.0, 100_000)
 """(variant, dk, T, g, samples): deep in the frozen phase (mass 6.6e-4, single distractors above
 the target by e^6 and more), where the float32 kernel's exp clipping would show."""
+PHI_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
+              (2.0, 1.0, 30.0))
+"""(t, Delta, sigma) of the relative-precision check of ``1 - phi`` (values 1e-23 to 0.6)."""
 
 
 @certificate("P17.variants", title="Every simulator variant, kernel and target noise vs the reference mass",
@@ -198,6 +201,8 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     load_err = max(max(abs(float(np.polynomial.polynomial.polyval(x, loading_variance_poly(v))) - ref.variance(v, x))
                        / max(1.0, ref.variance(v, x)) for x in grid) for v in ref.VARIANTS)
     m_ok = all(int(distractors(t)) == ref.distractors(t) for t in (3, 15, 64, 512, 100_000))
+    # 1 - phi to full relative precision, far left tail (closed form past y = -36) to the centre
+    phi_err = max(abs(float(one_minus_phi(t, d, s)) / ref.one_minus_phi(t, d, s) - 1) for t, d, s in PHI_POINTS)
     same_variants = set(VARIANTS) == set(ref.VARIANTS) == {r[0] for r in VARIANT_RUNS}
     mc, se, half, refm, lib, ratio_terms, batches = [], [], [], [], [], [], 0
     for i, (variant, dtype, sigma0) in enumerate(VARIANT_RUNS):
@@ -225,12 +230,15 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     agg_err = max(float(np.max(np.abs(small.mass - raw.mean(0)))),
                   float(np.max(np.abs(small.se - raw.std(0, ddof=1) / math.sqrt(len(raw))))),
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
-    passed = bool(same_variants and m_ok and model_err <= 1e-13 and var_err <= 1e-13 and load_err <= 1e-13
+    passed = bool(same_variants and m_ok and phi_err <= 1e-12 and model_err <= 1e-13 and var_err <= 1e-13
+                  and load_err <= 1e-13
                   and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
                   and ratio_lo <= ratio <= ratio_hi)
     return Outcome(passed, (
         computed("simulator variants == reference variants, all simulated", same_variants),
         computed("library m == reference T - 2 (T = 3, 15, 64, 512, 1e5)", m_ok),
+        computed("max rel |library 1 - phi - reference| (left tail to centre)", phi_err, tolerance=1e-13,
+                 formula=f"<= 1e-12 (documented: full relative precision) at (t, Delta, sigma) in {PHI_POINTS}"),
         computed("max rel |library gap - reference gap|", model_err, formula="<= 1e-13"),
         computed("max rel |library variance - reference variance|", var_err, formula="<= 1e-13"),
         computed("max rel |a(g)^2 + b(g)^2 (simulator loadings) - reference variance|", load_err, formula="<= 1e-13"),
@@ -253,6 +261,158 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
                 "frozen_mass_se": np.array([frozen.mass[0], frozen.se[0]])},
         seeds={f"run{i}": base + i for i in range(len(VARIANT_RUNS) + 1)},
         note=f"runs (variant, dtype, sigma0) = {VARIANT_RUNS}; dk = {dk:g}, T = {T}, g = {gammas}, {n} samples each")
+
+
+# ------------------------------------------------------------------------------ P17.rng
+RNG_FALSE_FAILURE = 1e-5
+RNG_KNOWN = ((0, (0, 1, 12345, 2**62)), (1750, (0, 7)), (2**64 - 1, (3,)))
+"""(seed, samples) of the known-answer draws (indices 0..15 and TARGET_INDEX of each)."""
+RNG_DIST = (1750, 64, 4096)
+"""(seed, samples, indices) of the distribution check: 2 x 262,144 normals per kernel."""
+LOG32_REL, NORMAL32_ULPS, EXP32_REL, EXP64_REL = 2.0**-23, 4.0, 3.0e-7, 3.0e-15
+"""Documented accuracies: log32 relative error (u1 in [2^-33, 1)); float32 draws against the
+reference (float32 ulps of max(1, |z|)); exp32 / exp64 relative error on [-80, 60]."""
+KERNEL_POINT = (16.0, 10, (0.3, 1.0, 2.0), 6)
+"""(dk, T, couplings, samples) of the per-sample known-answer masses."""
+
+
+def _ks(z: np.ndarray) -> float:
+    """Kolmogorov-Smirnov distance of the sample ``z`` from the standard normal CDF."""
+    from scipy.special import ndtr
+
+    x = np.sort(z.astype(np.float64))
+    cdf = ndtr(x)
+    k = np.arange(1, x.size + 1)
+    return float(max(np.max(k / x.size - cdf), np.max(cdf - (k - 1) / x.size)))
+
+
+@certificate("P17.rng", title="The counter-based normals: known answers, the N(0,1) law, documented accuracies",
+             paper="PSA §7.9-7.10 (simulation route of P17-P19, P24)", method="monte-carlo",
+             false_failure=RNG_FALSE_FAILURE,
+             claim="Every Monte Carlo draws what the generator documents: SplitMix64-keyed uniforms turned into "
+                   "standard normals by Box-Muller, in both kernels, with the stated accuracy of the float32 "
+                   "log and the float32/float64 exp; the per-sample target mass is the model's formula.")
+def counter_normals(seed=None) -> Outcome:
+    """Known answers (deterministic) against :mod:`certificates.reference.rng` (Python-integer
+    SplitMix64, Box-Muller in mpmath): the sample keys exactly; ``normals`` (libm float64) to 8 and
+    ``fill_normals64`` to 4 float64 ulps of max(1, |z|); ``fill_normals32`` to
+    :data:`NORMAL32_ULPS` float32 ulps against the reference fed the float32-rounded halves (the
+    kernel's documented uniforms); ``log32``, ``exp32``, ``exp64`` against mpmath on dense grids,
+    each within its documented accuracy and attaining at least half of it; ``per_sample_mass``
+    (both kernels, every variant, target noise) against the reference sum over reference draws
+    (1e-12 float64, 1e-5 float32), and ``per_sample_row_stats`` (mass, entropy, distractor entropy,
+    sum p^2) against the reference softmax rows likewise. Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
+    normals per kernel (libm, float64, float32) from the exact N(0, 1) CDF, and the correlation of
+    the pair's two members (z-test); share 1/4 each.
+    """
+    from scipy.stats import kstwo
+
+    from theorylab.sim import rng as lib
+    from theorylab.sim.competition import exp32, exp64
+    from certificates.reference import rng as rref
+
+    alpha = RNG_FALSE_FAILURE
+    idx = list(range(16)) + [rref.TARGET_INDEX]
+    key_ok, e_libm, e_vec64, e_vec32 = True, 0.0, 0.0, 0.0
+    za32, zb32 = np.empty(16, np.float32), np.empty(16, np.float32)
+    za64, zb64 = np.empty(16), np.empty(16)
+    for sd, samples in RNG_KNOWN:
+        out = lib.normals(sd, samples, idx)
+        for a, s in enumerate(samples):
+            key = lib.sample_key(np.uint64(sd), np.uint64(s))
+            key_ok &= int(key) == rref.key(sd, s)
+            lib.fill_normals32(np.uint64(key), za32, zb32)
+            lib.fill_normals64(np.uint64(key), za64, zb64)
+            for b, j in enumerate(idx):
+                z = np.array(rref.normal_pair(sd, s, j))
+                scale = np.maximum(1.0, np.abs(z))
+                e_libm = max(e_libm, float(np.max(np.abs(out[a, b] - z) / scale)) / 2.0**-52)
+                if j < 16:
+                    e_vec64 = max(e_vec64, float(np.max(np.abs(np.array([za64[j], zb64[j]]) - z) / scale)) / 2.0**-52)
+                    z32 = np.array(rref.normal_pair(sd, s, j, round_to_float32=True))
+                    e_vec32 = max(e_vec32, float(np.max(np.abs(np.array([za32[j], zb32[j]], float) - z32)
+                                                        / np.maximum(1.0, np.abs(z32)))) / 2.0**-23)
+    # documented accuracies on dense grids (u1 of the float32 kernel: [2^-33, 1); exp on [-80, 60])
+    u = np.unique(np.concatenate([np.float32(2.0) ** np.linspace(-33, 0, 2001, dtype=np.float32),
+                                  1 - np.arange(1, 401, dtype=np.float32) * np.float32(2.0**-24)]))
+    u = u[u < 1]
+    log_rel = float(np.max(rref.log_error(u, np.array([lib.log32(x) for x in u])) / np.abs(np.log(u.astype(float)))))
+    x32 = np.linspace(-80, 60, 2001, dtype=np.float32)
+    exp32_rel = float(np.max(rref.exp_relative_error(x32, np.array([exp32(x) for x in x32]))))
+    x64 = np.linspace(-80, 60, 2001)
+    exp64_rel = float(np.max(rref.exp_relative_error(x64, np.array([exp64(x) for x in x64]))))
+    acc_ok = all(b / 2 <= e <= b for e, b in ((log_rel, LOG32_REL), (exp32_rel, EXP32_REL), (exp64_rel, EXP64_REL)))
+    # per-sample target mass, every variant and kernel, against the reference sum
+    dk, T, gammas, n = KERNEL_POINT
+    kernel_err = {"float64": 0.0, "float32": 0.0}
+    for variant in ref.VARIANTS:
+        for sigma0 in (0.0, 1.0):
+            want = np.array([[rref.per_sample_mass(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s,
+                                                   sigma0) for x in gammas] for s in range(n)])
+            for dtype in kernel_err:
+                got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
+                kernel_err[dtype] = max(kernel_err[dtype], float(np.max(np.abs(got / want - 1))))
+    # per-sample row statistics (mass, entropy, distractor entropy, sum p^2) of the row-statistics kernels
+    from theorylab.sim.row_stats_mc import per_sample_row_stats
+
+    row_err = {"float64": 0.0, "float32": 0.0}
+    for variant in ref.VARIANTS:
+        want = np.array([[rref.per_sample_row(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s)
+                          for x in gammas] for s in range(n)])
+        for dtype in row_err:
+            got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype)[..., :4]
+            row_err[dtype] = max(row_err[dtype], float(np.max(np.abs(got - want) / np.maximum(1.0, np.abs(want)))))
+    # the law of the draws
+    sd, S, J = RNG_DIST
+    samples = np.arange(S)
+    pairs = {"libm float64 (normals)": lib.normals(sd, samples, np.arange(J)).reshape(-1, 2)}
+    for name, dtype, fill in (("float64 kernel", np.float64, lib.fill_normals64),
+                              ("float32 kernel", np.float32, lib.fill_normals32)):
+        za, zb, rows = np.empty(J, dtype), np.empty(J, dtype), []
+        for s in samples:
+            fill(np.uint64(lib.sample_key(np.uint64(sd), np.uint64(s))), za, zb)
+            rows.append(np.stack([za, zb], 1).astype(float))
+        pairs[name] = np.concatenate(rows)
+    tests = 2 * len(pairs)
+    ks = {k: _ks(v.ravel()) for k, v in pairs.items()}
+    ks_max = float(kstwo.isf(alpha / tests, 2 * S * J))
+    corr = {k: float(np.corrcoef(v[:, 0], v[:, 1])[0, 1] * math.sqrt(v.shape[0])) for k, v in pairs.items()}
+    z_max = mcs.z_threshold(alpha / 2, len(pairs))
+    passed = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS and acc_ok
+                  and kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
+                  and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5
+                  and max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
+    return Outcome(passed, (
+        computed("sample keys == reference SplitMix64 keys", key_ok),
+        computed("libm float64 normals vs reference: max float64 ulps of max(1, |z|)", e_libm, tolerance=4,
+                 formula="<= 8 (libm log, cos, sin and the rounded angle 2 pi u2)"),
+        computed("fill_normals64 vs reference: max float64 ulps of max(1, |z|)", e_vec64, tolerance=4, formula="<= 4"),
+        computed("fill_normals32 vs reference (float32-rounded halves): max float32 ulps of max(1, |z|)", e_vec32,
+                 tolerance=NORMAL32_ULPS, formula=f"<= {NORMAL32_ULPS:g}"),
+        computed("log32: max relative error on [2^-33, 1)", log_rel, tolerance=LOG32_REL / 2,
+                 formula=f"in [{LOG32_REL / 2:.3g}, {LOG32_REL:.3g}] (documented, attained)"),
+        computed("exp32: max relative error on [-80, 60]", exp32_rel, tolerance=EXP32_REL / 2,
+                 formula=f"in [{EXP32_REL / 2:.3g}, {EXP32_REL:.3g}] (documented, attained)"),
+        computed("exp64: max relative error on [-80, 60]", exp64_rel, tolerance=EXP64_REL / 2,
+                 formula=f"in [{EXP64_REL / 2:.3g}, {EXP64_REL:.3g}] (documented, attained)"),
+        computed("per_sample_mass float64 vs reference sum: max relative error", kernel_err["float64"],
+                 tolerance=1e-12, formula="<= 1e-12"),
+        computed("per_sample_mass float32 vs reference sum: max relative error", kernel_err["float32"],
+                 tolerance=1e-5, formula="<= 1e-5"),
+        computed("per_sample_row_stats (mass, H, H_d, sum p^2) vs reference rows: max rel of max(1, |.|), f64 / f32",
+                 [row_err["float64"], row_err["float32"]], tolerance=1e-12, formula="<= 1e-12 / 1e-5"),
+        computed("Kolmogorov-Smirnov distance from N(0, 1) per kernel", ks, tolerance=ks_max,
+                 formula=f"<= {ks_max:.3e} (exact KS law, n = {2 * S * J}, Bonferroni over {tests}, "
+                         f"share {alpha / 2:g})"),
+        computed("sqrt(n) corr(z0, z1) per kernel", corr, tolerance=z_max,
+                 formula=f"|.| <= {z_max:.3f} (normal, share {alpha / 2:g})")),
+        arrays={"first_normals": np.stack([v[:4096] for v in pairs.values()]),
+                "ks_corr": np.array([[ks[k], corr[k]] for k in pairs]),
+                "accuracy": np.array([e_libm, e_vec64, e_vec32, log_rel, exp32_rel, exp64_rel]),
+                "kernel_errors": np.array([kernel_err["float64"], kernel_err["float32"], row_err["float64"],
+                                           row_err["float32"]])},
+        seeds={"known": 0, "distribution": sd, "kernel": 3},
+        note=f"known-answer (seed, samples) {RNG_KNOWN}, indices 0..15 and 2^32 - 1; kernel point {KERNEL_POINT}")
 
 
 # ------------------------------------------------------------------------------ P18
@@ -443,9 +603,53 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     dof = res.batch_crossover.size - 1
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
     ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
-    passed = bool(z_root <= z_max and z_cov <= z_max and abs(res.closed_form - g1) <= 1e-12
-                  and abs(res.cov34_model - cov_ref) <= 1e-12 and all(ratio_lo <= r <= ratio_hi for r in ratios))
+    # the per-channel model the vector-level simulation is compared with, against the reference's channel table
+    from theorylab.sim.induction import reduced_channel_model
+
+    cm, chan_err = reduced_channel_model(), 0.0
+    for x in np.linspace(0.0, 3.0, 13):
+        for d in (4.0, 64.0):
+            t3, t4 = ref.channel_gaps(x, d)
+            want = {"T1": (0.0, 1.0), "T2": (0.0, ref.channel_variances(x)["T2"]),
+                    "T3": (t3, ref.channel_variances(x)["T3"]), "T4": (t4, ref.channel_variances(x)["T4"])}
+            chan_err = max([chan_err, abs(float(cm.cov34_at(x)) - ref.cov_t3_t4(x)) / max(1.0, ref.cov_t3_t4(x))]
+                           + [abs(float(f(c)) - w) / max(1.0, abs(w)) for c, (wg, wv) in want.items()
+                              for f, w in ((lambda c: cm.gap_at(c, x, d), wg), (lambda c: cm.var_at(c, x), wv))])
+    # the vector-level masses and comparison rows of a small sample against the channel formulas: scores
+    # c1 + g_q c2 + g_k c3 + g_q g_k c4 with (g_q, g_k)/g = (0,0), (1,0), (0,1), (1,1) (PSA §5, P5), and
+    # measured T_i moments = unit-channel moments x g^deg (x g^(2 deg) for variances), deg (0, 1, 1, 2)
+    from scipy.special import softmax as sp_softmax
+
+    from theorylab.sim import induction as ind
+
+    small, gs = ind.simulate(16, 24, samples=40, seed=base + 1), np.array([0.4, 1.3])
+    C, tgt = small.channels, small.target
+    vec_err = 0.0
+    for member, (qa, kb) in {"standard": (0, 0), "query-only": (1, 0), "key-only": (0, 1), "symmetric": (1, 1)}.items():
+        sc = [C[:, 0] + qa * x * C[:, 1] + kb * x * C[:, 2] + qa * kb * x * x * C[:, 3] for x in gs]
+        want = np.array([sp_softmax(v, axis=-1)[np.arange(len(tgt)), tgt].mean() for v in sc])
+        want_acc = np.array([np.mean(np.argmax(v, axis=-1) == tgt) for v in sc])
+        got = ind.target_mass(small, gs, member)
+        vec_err = max(vec_err, float(np.max(np.abs(got[0] - want))), float(np.max(np.abs(got[2] - want_acc))))
+    mom = ind.channel_moments(small)
+    for r in ind.comparison_rows(small, gs, mom):
+        if r["channel"] in ("T1", "T2", "T3", "T4"):
+            c = ("T1", "T2", "T3", "T4").index(r["channel"])
+            deg = (0, 1, 1, 2)[c]
+            vec_err = max(vec_err, abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
+                          abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg))
+        else:                                          # the Cov(T3, T4) row scales as g^3
+            vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
+                          abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
+    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and z_root <= z_max and z_cov <= z_max
+                  and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
+                  and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
+        computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
+                 formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
+        computed("vector level: target masses and argmax accuracies of the four lattice members, comparison "
+                 "rows vs the channel formulas, max abs", vec_err,
+                 formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),

@@ -90,11 +90,19 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
     paper_c = transition.CONDENSATION_C_PAPER
     c_ok = paper_c - 0.015 <= float(c_iv.a) and float(c_iv.b) <= paper_c + 0.015
     constant_ok = float(c_iv.a) - 5e-4 <= c <= float(c_iv.b) + 5e-4          # the constant's three digits
+    peak_err, bump_err, row_err = _closed_form_peaks(), _bump_precision(), _row_stats_mass()
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
-                  and worst[1] <= PAPER_SCAN["max_rel_err"])
+                  and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12
+                  and row_err <= 1e-9)
     at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15).gamma_c for v in ("t4-only", "symmetric-key-convention")
                 for o in ("mass-half", "inflection", observable)}
     return Outcome(passed, (
+        computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
+                 formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %)"),
+        computed("exact_row_stats mass vs the reference integral (sigma0 = 0, 0.7), max abs", row_err,
+                 formula="<= 1e-9 (t4-only, dk = 16, T = 64, g = 0.5, 1)"),
+        computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel (left tail to centre)", bump_err,
+                 formula="<= 1e-12 (closed-form tails past y = -36)"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
                  formula=f"D_ref(x) > D_ref(x (1 -/+ {DELTA:g})) at x = g_peak^2"),
         computed("c on CONDENSED_GRID, enclosure", [float(c_iv.a), float(c_iv.b)], tolerance=1e-6,
@@ -112,6 +120,52 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
                 "scan_law": np.array(laws), "grid_peak": np.array([p[0] for p in grid])})
 
 
+PEAK_KNOWN = (0.05, 0.4, 2.5, 6.0)
+"""Peak couplings of the closed-form curves read by the exact peak search (inside the scan, both ends)."""
+BUMP_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
+               (2.0, 1.0, 30.0))
+"""(t, Delta, sigma) of the relative-precision check of the row-entropy moments (values down to 1e-40)."""
+
+
+def _closed_form_peaks() -> float:
+    """The library's exact peak search (scan, bracket, Brent on the second difference) fed logistic curves
+    ``F = +-1/(1 + exp(-(u - u0)/(0.03 u0)))``, u = g or g^2, whose slope peaks exactly at u0: max rel error."""
+    from theorylab.sim import observables as obs
+
+    def spec(g0, squared):
+        u0 = g0 ** 2 if squared else g0
+
+        def F(variant, dk, T, g, model):
+            u = np.asarray(g) ** 2 if squared else np.asarray(g)
+            return (-1.0 if squared else 1.0) / (1.0 + np.exp(-(u - u0) / (0.03 * u0)))
+        return obs._Peak("closed-form", squared, -1.0 if squared else 1.0, F, None, None)
+    got = [(obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None), g0) for g0 in PEAK_KNOWN
+           for sq in (False, True)]
+    return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
+
+
+def _row_stats_mass() -> float:
+    """The mass column of ``exact_row_stats`` (without and with target noise) against the reference integral."""
+    from certificates.reference import score_model as ref
+    from theorylab.sim.row_stats import exact_row_stats
+
+    g = (0.5, 1.0)
+    return max(float(np.max(np.abs(exact_row_stats("t4-only", 16.0, 64, g, sigma0=s0, distractor=False).mass
+                                   - [ref.mass("t4-only", x, 16.0, 64, s0) for x in g]))) for s0 in (0.0, 0.7))
+
+
+def _bump_precision() -> float:
+    """``bump_expectations`` against the reference integrals, max relative error over :data:`BUMP_POINTS`."""
+    from certificates.reference import score_model as ref
+    from theorylab.sim.row_stats import bump_expectations
+
+    err = 0.0
+    for t, d, s in BUMP_POINTS:
+        k1, k2 = bump_expectations(np.array([t]), d, s)
+        err = max(err, abs(float(k1[0]) / ref.bump(t, d, s, 1) - 1), abs(float(k2[0]) / ref.bump(t, d, s, 2) - 1))
+    return err
+
+
 P24_MC_FALSE_FAILURE = 2e-5
 
 
@@ -122,8 +176,8 @@ P24_MC_FALSE_FAILURE = 2e-5
                    "batch-means intervals.")
 def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcome:
     """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
-    errors of the simulated one, Student t with 19 degrees of freedom, Bonferroni over the 4 points, the
-    whole share. The exact values are those P24.interval verifies against the reference fall."""
+    errors of the simulated one (the SE of the raw batch values), Student t with 19 degrees of freedom,
+    Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall."""
     alpha = P24_MC_FALSE_FAILURE
     base = 2400 if seed is None else seed
     cases = [(n, t) for n in observables for t in (64, 256)]
@@ -132,13 +186,19 @@ def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcom
     for i, (name, T) in enumerate(cases):
         ex = measure(name, "t4-only", 16.0, T).gamma_c
         mc = measure(name, "t4-only", 16.0, T, method="mc", samples=8000, seed=base + i)
-        se = (mc.ci_high - mc.ci_low) / 2.0 / mcs.t_threshold(0.05, 19)
-        rows.append((name, T, ex, mc.gamma_c, se))
-    t_stat = np.array([abs(m - e) / se for _, _, e, m, se in rows])
-    passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max))
+        batch = mc.batch_gamma_c[np.isfinite(mc.batch_gamma_c)]
+        se = float(np.std(batch, ddof=1) / np.sqrt(batch.size))
+        half = mcs.t_threshold(1.0 - mc.confidence, batch.size - 1) * se
+        ci_err = max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half
+        rows.append((name, T, ex, mc.gamma_c, se, ci_err))
+    t_stat = np.array([abs(m - e) / se for _, _, e, m, se, _ in rows])
+    ci_err = max(r[5] for r in rows)
+    passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and ci_err <= 1e-9)
     return Outcome(passed, (
         computed("max |MC - exact| / SE", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(cases)}, share {alpha:g})"),
+        computed("CI check: max rel |library CI - t-interval of the raw batch values|", ci_err, tolerance=1e-9,
+                 formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch) / sqrt(B), <= 1e-9"),
         computed("points", [f"{n} T={t}" for n, t, *_ in rows])),
         arrays={"exact": np.array([r[2] for r in rows]), "mc": np.array([r[3] for r in rows]),
                 "se": np.array([r[4] for r in rows])},

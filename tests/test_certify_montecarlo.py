@@ -10,7 +10,7 @@ from theorylab.certify.registry import REGISTRY, false_failure_total
 from theorylab.cli import main
 from theorylab.errors import ParameterError
 
-MC_IDS = ["P10", "P17", "P17.variants", "P18.plateau", "P18.condensation", "P19.band", "P19.crossover", "P24.mc", "G8",
+MC_IDS = ["P10", "P17", "P17.rng", "P17.variants", "P18.plateau", "P18.condensation", "P19.band", "P19.crossover", "P24.mc", "G8",
           "G10", "P21", "P22"]
 
 

@@ -57,6 +57,11 @@ def channel_gaps(g: float, dk: float) -> tuple[float, float]:
     return g * math.sqrt(dk), g * g * math.sqrt(dk)
 
 
+def channel_variances(g: float) -> dict:
+    """A distractor's channel variances (table in the module docstring): T1 1, T2 and T3 2g^2, T4 4g^4."""
+    return {"T1": 1.0, "T2": 2.0 * g**2, "T3": 2.0 * g**2, "T4": 4.0 * g**4}
+
+
 def cov_t3_t4(g: float) -> float:
     """``Cov(T3, T4) = 2 g^3`` of a distractor (T3 = g q.p_k, T4 = g^2 p_q.p_k share p_k)."""
     return 2.0 * g**3
@@ -105,6 +110,31 @@ def _one_minus_phi(s: float, delta: float, sigma: float) -> float:
     return integrate.quad(f, -_Z, _Z, points=sorted(set(points)) or None, **_TOL)[0]
 
 
+def one_minus_phi(t: float, delta: float, sigma: float) -> float:
+    """``1 - E exp(-e^(t + x - Delta))``, x ~ N(0, sigma^2), to full *relative* precision (no
+    absolute tolerance: for the far left tail, values like 1e-23, where ``e^y`` is the whole of h)."""
+    mu, k = t - delta, 1.0 / math.sqrt(2.0 * math.pi)
+
+    def f(z):
+        return k * math.exp(-0.5 * z * z) * -math.expm1(-math.exp(min(mu + sigma * z, 700.0)))
+    zmax = 40.0                      # the tilted integrand e^(sigma z - z^2/2) peaks at z = sigma <= 8 here
+    points = [p for p in (-mu / sigma, sigma) if -zmax < p < zmax]
+    return integrate.quad(f, -zmax, zmax, points=sorted(points), epsabs=0.0, epsrel=1e-13, limit=500)[0]
+
+
+def bump(t: float, delta: float, sigma: float, k: int) -> float:
+    """``E[e^(kY) exp(-e^Y)]``, ``Y ~ N(t - Delta, sigma^2)`` (k = 1, 2: the row-entropy moments), to full
+    relative precision like :func:`one_minus_phi`."""
+    mu, c = t - delta, 1.0 / math.sqrt(2.0 * math.pi)
+
+    def f(z):
+        y = min(mu + sigma * z, 700.0)
+        return c * math.exp(-0.5 * z * z + k * y - math.exp(y))
+    zmax = 40.0                      # the tilted integrand peaks at z = k sigma <= 16 here
+    points = [p for p in (-mu / sigma, k * sigma) if -zmax < p < zmax]
+    return integrate.quad(f, -zmax, zmax, points=sorted(points), epsabs=0.0, epsrel=1e-13, limit=500)[0]
+
+
 def _weight(s: float, sigma0: float) -> float:
     """``E_z exp(y - e^y)``, ``y = s + sigma0 z``: the outer weight with target noise."""
     if sigma0 == 0.0:
@@ -139,5 +169,5 @@ def mass(variant: str, g: float, dk: float, T: int, sigma0: float = 0.0) -> floa
     return mean_mass(gap(variant, g, dk), math.sqrt(variance(variant, g)), distractors(T), sigma0)
 
 
-__all__ = ["VARIANTS", "gap", "variance", "channel_gaps", "cov_t3_t4", "t3_t4_crossover", "distractors", "log_count",
-           "argmax_plateau", "mean_mass", "mass"]
+__all__ = ["VARIANTS", "gap", "variance", "channel_gaps", "channel_variances", "cov_t3_t4", "t3_t4_crossover", "distractors", "log_count",
+           "argmax_plateau", "one_minus_phi", "bump", "mean_mass", "mass"]

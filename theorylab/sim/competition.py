@@ -99,7 +99,7 @@ _ONE32, _LO32, _HI32 = _F32(1.0), _F32(-80.0), _F32(60.0)
 
 @nb.njit(inline="always", cache=True, fastmath=True)
 def exp32(x):
-    """exp of a float32 clipped to [-80, 60] (no subnormals) (Cephes expf polynomial; rel. error ~1e-7)."""
+    """exp of a float32 clipped to [-80, 60] (no subnormals) (Cephes expf polynomial; rel. error <= 3e-7)."""
     x = min(max(x, _LO32), _HI32)
     n = np.floor(x * _LOG2E32 + _HALF32)
     r = x - n * _C1_32 - n * _C2_32
@@ -114,7 +114,7 @@ _INV_FACT_R = tuple(1.0 / math.factorial(k) for k in range(12, -1, -1))  # highe
 
 @nb.njit(inline="always", cache=True, fastmath=True)
 def exp64(x):
-    """exp of a float64 clipped to [-700, 600] (degree-12 Taylor on |r| <= ln2/2; rel. error ~1e-15)."""
+    """exp of a float64 clipped to [-700, 600] (degree-12 Taylor; rel. error <= 3e-15 on [-80, 60], ~3e-17 |x| beyond)."""
     x = min(max(x, -700.0), 600.0)
     n = np.floor(x * 1.4426950408889634 + 0.5)
     r = x - n * _C1_64 - n * _C2_64
