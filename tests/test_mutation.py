@@ -247,3 +247,16 @@ def test_journal_round_trip_for_resume(tmp_path):
     back = mutation.from_record(ms[1], got[ms[1].id], {ms[1].id: "reason"})
     assert back.status == "equivalent" and back.certificates == ("P1", "P2")
     assert mutation.from_record(ms[0], got[ms[0].id], {}).killed_by == "P1"
+
+
+def test_sampled_scores_weight_the_total_by_package_population():
+    rows = [{"package": "psa", "mutants": 10, "equivalent": 0, "killed": 9, "timeout": 0},
+            {"package": "sim", "mutants": 10, "equivalent": 0, "killed": 5, "timeout": 0},
+            {"package": "total", "mutants": 20, "equivalent": 0, "killed": 14, "timeout": 0}]
+    out = {r["package"]: r for r in mutation.sampled_scores(rows, {"psa": 100, "sim": 300})}
+    assert out["total"]["score_percent"] == 60.0                     # 0.25 * 90 % + 0.75 * 50 %, not 70 %
+    assert out["total"]["population"] == 400 and out["psa"]["population"] == 100
+    lo, hi = out["psa"]["score_ci95"]
+    assert lo < 90.0 < hi and hi < 100.0
+    lo, hi = out["total"]["score_ci95"]
+    assert lo < 60.0 < hi

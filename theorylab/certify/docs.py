@@ -127,7 +127,11 @@ def mutation_section(root: Path | None = None) -> str:
         git = result.get("git") or {}
         commit = (git.get("commit") or "unknown")[:7] + (" (dirty)" if git.get("dirty") else "")
         sampled = "score_ci95" in result["scores"][0]
-        lines += [f"**{label}** (`{path}`, library commit {commit}, {result.get('seconds', 0) / 3600:.1f} h):", ""]
+        settings = result.get("settings", {})
+        how = (f"a seeded sample of {settings['per_package']} mutants per package, "
+               f"`theorylab mutate --per-package {settings['per_package']} --seed {settings.get('seed', 0)}`, "
+               if settings.get("per_package") else "")
+        lines += [f"**{label}** ({how}`{path}`, library commit {commit}, {result.get('seconds', 0) / 3600:.1f} h):", ""]
         if result.get("note"):
             lines += [result["note"], ""]
         lines += ["| package | mutants (equivalent) | killed (timeout) | survived (not covered) | score |"

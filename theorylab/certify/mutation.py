@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import random
 import shutil
@@ -422,17 +423,34 @@ def score_table(results: list[MutantResult]) -> list[dict]:
 
 def sampled_scores(scores: list[dict], population: dict[str, int]) -> list[dict]:
     """The score rows of a *sampled* run, each with the number of mutants its package generates and a
-    95 % Wilson interval for the score of all of them (killed ~ binomial over the judged sample; the
-    finite-population correction is left out, which only widens the interval)."""
+    95 % interval for the score of all of them.
+
+    A package row: Wilson interval (killed ~ binomial over its judged sample). The total row: the
+    packages' scores weighted by their populations (the sample is stratified by package, so the
+    plain pooled fraction would over-weight small packages), with the normal interval of that
+    stratified estimate. The finite-population correction is left out, which only widens them.
+    """
     from theorylab.nn.tasks import wilson_interval
 
-    out = []
+    z = 1.959964
+    out, strata = [], []
     for r in scores:
         judged = r["mutants"] - r["equivalent"]
-        lo, hi = wilson_interval(r["killed"] + r["timeout"], judged, z=1.959964) if judged else (None, None)
-        total = sum(population.values()) if r["package"] == "total" else population.get(r["package"], 0)
-        out.append({**r, "population": total,
-                    "score_ci95": None if lo is None else [round(100 * lo, 1), round(100 * hi, 1)]})
+        killed = r["killed"] + r["timeout"]
+        if r["package"] != "total":
+            lo, hi = wilson_interval(killed, judged, z=z) if judged else (None, None)
+            if judged:
+                strata.append((population.get(r["package"], 0) * judged / r["mutants"], killed / judged, judged))
+            out.append({**r, "population": population.get(r["package"], 0),
+                        "score_ci95": None if lo is None else [round(100 * lo, 1), round(100 * hi, 1)]})
+            continue
+        weight = sum(w for w, _, _ in strata)
+        est = sum(w * p for w, p, _ in strata) / weight if weight else None
+        se = math.sqrt(sum((w / weight) ** 2 * p * (1 - p) / n for w, p, n in strata)) if weight else 0.0
+        out.append({**r, "population": sum(population.values()),
+                    "score_percent": None if est is None else round(100 * est, 1),
+                    "score_ci95": None if est is None else [round(100 * max(0.0, est - z * se), 1),
+                                                            round(100 * min(1.0, est + z * se), 1)]})
     return out
 
 
