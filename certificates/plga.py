@@ -105,6 +105,13 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     rel = float(np.max(np.abs(f - ref_f)[normal] / ref_f[normal]))
     sub = float(np.max(np.abs(f - ref_f)[~normal]))
     nonneg = bool(np.all(f >= 0) and np.all(np.isfinite(f)))
+    top = 1e154                                                   # the documented domain u <= 1e154, attained:
+    edge = float(abs(iswiglu(np.array([top]))[0] / (top * top) - 1))     # u^2 sigmoid(u) = u^2 there (1e308)
+    try:                                                          # and the next float above is refused
+        iswiglu(np.array([np.nextafter(top, np.inf)]))
+        edge_refused = False
+    except ParameterError:
+        edge_refused = True
     base = init(DK, 7)
     heads = {f"head{seed}": (init(DK, seed), _queries(100 + seed)) for seed in range(5)}
     heads["zero head (U = 0)"] = (dataclasses.replace(base, W=np.zeros((DK, DK))), _queries(7))
@@ -122,9 +129,12 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     floor_attained = bool(np.all(zero.A_LM == base.eps))
     positive = all(a >= 0 and p > 0 for a, p in mins.values())
     ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and np.max(list(worst.values())) <= STAGE_RTOL and power <= STAGE_RTOL
-          and positive and floor_attained)
+          and positive and floor_attained and edge <= 1e-15 and edge_refused)
     return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
                                  tolerance=1e-13),
+                        computed("domain edge u = 1e154 (documented, attained): |iSwiGLU(u) / u^2 - 1|", edge,
+                                 tolerance=1e-15),
+                        computed("the next float above 1e154 is refused (ParameterError)", edge_refused),
                         computed("max abs difference below 2.2e-298 (subnormal tail)", sub, tolerance=1e-290),
                         computed("iSwiGLU >= 0 and finite on the grid", nonneg),
                         computed("max rel |library - reference| of A_LM, A_P, G_LM over 7 heads", worst,
@@ -149,7 +159,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
-    worst_second = 0.0
+    worst_second, worst_field = 0.0, 0.0
     arrays = {}
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
@@ -157,7 +167,9 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         rho, v = ref.perron_root(A)
         worst_root = float(np.maximum(worst_root, abs(pf.rho - rho) / rho))        # np.maximum: NaN propagates
         worst_vec = float(np.maximum(worst_vec, np.max(np.abs(pf.vector - v)) / np.max(v)))
-        worst_resid = float(np.maximum(worst_resid, np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)) / pf.rho))
+        here_resid = float(np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)))
+        worst_resid = float(np.maximum(worst_resid, here_resid / pf.rho))
+        worst_field = float(np.maximum(worst_field, abs(pf.residual - here_resid) / pf.rho))   # NaN propagates
         ratios = A.sum(axis=1)                                           # (A 1)_i / 1_i
         lo, hi = bounds(A)
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
@@ -186,7 +198,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         clone_resid &= bool(pc.residual == here)
         clone_worst = max(clone_worst, here)
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
-        and worst_resid <= 1e-10 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12 and clone_resid \
+        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12 and clone_resid \
         and worst_second <= 1e-12 \
         and clone_worst <= 1e-15
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
@@ -197,6 +209,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
                         computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
                                  tolerance=1e-12),
                         computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
+                        computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
+                                 worst_field, tolerance=1e-15),
                         computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
                         computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
