@@ -66,7 +66,11 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
               "lower shear: Jacobian == matrix == [[I, 0], [gI, I]], symplectic": bool(
                   ex.equal(lower, paper_lower, (g,)) and ex.equal(ex.matrix(shear.lower_shear_matrix(g, D)),
                                                                   paper_lower, (g,))
-                  and ex.matrix_is_zero(lower.T * paper_J * lower - paper_J, (g,)))}
+                  and ex.matrix_is_zero(lower.T * paper_J * lower - paper_J, (g,))),
+              # the exact stream route keeps non-dyadic rationals exact: x' = (x_0, (1 + g) x_1 - g x_0)
+              "shear of the exact stream (1/3, 1/7) == (1/3, (1 + g)/7 - g/3)": ex.equal(
+                  ex.matrix(shear.shear(np.array([[sp.Rational(1, 3)], [sp.Rational(1, 7)]], dtype=object), g)),
+                  sp.Matrix([[sp.Rational(1, 3)], [(1 + g) / 7 - g / 3]]), (g,))}
     verdicts += [bool(v) for v in checks.values()]
     evidence += [computed(k, bool(v)) for k, v in checks.items()]
     return Outcome(all(verdicts), tuple(evidence))
