@@ -198,7 +198,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         clone_resid &= bool(pc.residual == here)
         clone_worst = max(clone_worst, here)
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
-        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12 and clone_resid \
+        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
+        and flat <= 1e-12 and clone_resid \
         and worst_second <= 1e-12 \
         and clone_worst <= 1e-15
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
