@@ -297,6 +297,13 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         W = base * np.sqrt(target / rho0)
         direct = float(np.trace(expm(W * W))) - d
         rels.append(abs(notears(W).h - direct) / direct)
+    routes, edge = [], True                       # the documented switch at rho = 8, attained from both sides
+    for target, route in ((8.0 * (1 - 1e-6), "walk-series"), (8.0 * (1 + 1e-6), "shifted-expm")):
+        W = base * np.sqrt(target / rho0)
+        value = notears(W)
+        rels.append(abs(value.h - (float(np.trace(expm(W * W))) - d)) / (float(np.trace(expm(W * W))) - d))
+        routes.append(value.method)
+        edge &= value.method == route
     Wm = base * np.sqrt(3.0 / rho0)
     series = float(np.sum(np.exp(walk_terms(Wm, 60))))
     series_rel = abs(series - notears(Wm).h) / notears(Wm).h
@@ -308,8 +315,11 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
     hv = notears(big)
     log_err = abs(hv.log_h - log_ref)
-    ok = np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
-    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20", float(np.max(rels)), tolerance=1e-10),
+    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
+    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
+                                 tolerance=1e-10),
+                        computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
+                                 formula="walk-series, shifted-expm"),
                         computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
