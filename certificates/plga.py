@@ -127,11 +127,12 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     worst = {k: float(np.max([e[k] for e in errors.values()])) for k in ("A_LM", "A_P", "G")}     # NaN propagates
     zero = stages(op.density_operator(_queries(7)), heads["zero head (U = 0)"][0])
     floor_attained = bool(np.all(zero.A_LM == base.eps))
+    paper_floor = bool(base.eps == 1e-9)                           # the paper's eps = 10^-9 floor (PLGA §3, §6.1)
     margins = op.positivity_margins(zero, base.eps)                # min iSwiGLU = 0 attained: still positive
     zero_margins = bool(margins.min_iswiglu == 0 and margins.min_A_LM == base.eps and margins.positive)
     positive = all(a >= 0 and p > 0 for a, p in mins.values())
     ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and np.max(list(worst.values())) <= STAGE_RTOL and power <= STAGE_RTOL
-          and positive and floor_attained and zero_margins and edge <= 1e-15 and edge_refused)
+          and positive and floor_attained and paper_floor and zero_margins and edge <= 1e-15 and edge_refused)
     return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
                                  tolerance=1e-13),
                         computed("domain edge u = 1e154 (documented, attained): |iSwiGLU(u) / u^2 - 1|", edge,
@@ -146,6 +147,7 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
                         computed("min (A_LM - eps), min A_P over 5 random heads",
                                  [min(mins[f"head{i}"][0] for i in range(5)), min(mins[f"head{i}"][1] for i in range(5))]),
                         computed("zero head: A_LM == eps exactly (floor attained)", floor_attained),
+                        computed("default eps of init_params == the paper's 10^-9 floor", paper_floor),
                         computed("zero head: positivity margins min iSwiGLU == 0, min A_LM == eps, and positive",
                                  zero_margins),
                         computed("b_W = -50 head: min (A_LM - eps), min A_P", list(mins["b_W = -50"])),
