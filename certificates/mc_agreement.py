@@ -28,7 +28,7 @@ from theorylab.certify import montecarlo as mcs
 from theorylab.compare import (CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS, band_edge_check,
                                calibrate_condensation_c, pearson_r, plateau_check, relative_error, t3_t4_crossover)
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import VARIANTS, distractors, score_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, score_model
 from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
 from theorylab.sim.exact import exact_gamma_c, exact_mass, one_minus_phi
 from theorylab.sim.observables import measure
@@ -446,7 +446,8 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
-                 "variant, g in 1e-200..1e200 and the large-g limit", argmax_err, formula="<= 1e-12"),
+                 "variant, g in 1e-200..1e200 and the large-g limit, and 3 probe models (subleading gap term at "
+                 "g = 2^102, zero gap, gap -> -inf)", argmax_err, formula="<= 1e-12"),
         computed("max |reference M(g=10) - plateau|", gap, tolerance=1e-10, formula="<= 9e-4 (the paper's agreement)"),
         computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
         computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
@@ -473,7 +474,26 @@ def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
                 exact = mp.exp(ref.distractors(T) * mp.log(mp.ncdf(r)))
                 got = float(transition.argmax_probability(variant, dk, T, g))
                 worst = max(worst, float(abs(got - exact) / exact))
+        for model in _PROBE_MODELS:                   # the factored route's every term, the limit's every branch
+            for g in (2.0 ** 102, 1e200, 1e-200, None):
+                gm = mp.mpf(10) ** 100 if g is None else mp.mpf(g)      # limit: terms below 1e-70 relative
+                gap = mp.sqrt(dk) * sum(mp.mpf(c) * gm ** k for k, c in enumerate(model.gap_poly))
+                r = gap / mp.sqrt(sum(mp.mpf(c) * gm ** k for k, c in enumerate(model.var_poly)))
+                r = min(max(r, -40), 40)              # Phi(-40)^m and 1 - Phi(40) are below the float range
+                exact = float(mp.exp(ref.distractors(T) * mp.log(mp.ncdf(r))))
+                got = float(transition.argmax_probability(model.variant, dk, T, g, model=model))
+                worst = max(worst, abs(got - exact) / max(exact, 1e-300))
     return worst
+
+
+_PROBE_MODELS = (    # score models that are not the paper's, built to expose every term of the overflow-safe route:
+    # at g = 2^102 the gap's subleading term is half its leading one (Delta/(sigma sqrt(dk)) = 0.375, not 0.25);
+    ScoreModel("t4-only", (0.0, 2.0 ** 99, 0.25), (1.0, 0.0, 0.0, 0.0, 1.0), "probe: subleading gap term"),
+    # Delta = 0 (P = 2^-m at every g and in the limit);
+    ScoreModel("t4-only", (0.0,), (1.0, 0.0, 1.0), "probe: zero gap"),
+    # 2 deg(gap) > deg(var), negative leading gap coefficient beside a positive one: P -> 0 in the limit.
+    ScoreModel("t4-only", (0.0, 1.0, -1.0), (1.0, 0.0, 1.0), "probe: gap -> -inf"),
+)
 
 
 CONDENSATION_FALSE_FAILURE = 1e-4

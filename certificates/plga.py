@@ -105,6 +105,13 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     rel = float(np.max(np.abs(f - ref_f)[normal] / ref_f[normal]))
     sub = float(np.max(np.abs(f - ref_f)[~normal]))
     nonneg = bool(np.all(f >= 0) and np.all(np.isfinite(f)))
+    top = 1e154                                                   # the documented domain u <= 1e154, attained:
+    edge = float(abs(iswiglu(np.array([top]))[0] / (top * top) - 1))     # u^2 sigmoid(u) = u^2 there (1e308)
+    try:                                                          # and the next float above is refused
+        iswiglu(np.array([np.nextafter(top, np.inf)]))
+        edge_refused = False
+    except ParameterError:
+        edge_refused = True
     base = init(DK, 7)
     heads = {f"head{seed}": (init(DK, seed), _queries(100 + seed)) for seed in range(5)}
     heads["zero head (U = 0)"] = (dataclasses.replace(base, W=np.zeros((DK, DK))), _queries(7))
@@ -120,11 +127,17 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     worst = {k: float(np.max([e[k] for e in errors.values()])) for k in ("A_LM", "A_P", "G")}     # NaN propagates
     zero = stages(op.density_operator(_queries(7)), heads["zero head (U = 0)"][0])
     floor_attained = bool(np.all(zero.A_LM == base.eps))
+    paper_floor = bool(base.eps == 1e-9)                           # the paper's eps = 10^-9 floor (PLGA §3, §6.1)
+    margins = op.positivity_margins(zero, base.eps)                # min iSwiGLU = 0 attained: still positive
+    zero_margins = bool(margins.min_iswiglu == 0 and margins.min_A_LM == base.eps and margins.positive)
     positive = all(a >= 0 and p > 0 for a, p in mins.values())
     ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and np.max(list(worst.values())) <= STAGE_RTOL and power <= STAGE_RTOL
-          and positive and floor_attained)
+          and positive and floor_attained and paper_floor and zero_margins and edge <= 1e-15 and edge_refused)
     return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
                                  tolerance=1e-13),
+                        computed("domain edge u = 1e154 (documented, attained): |iSwiGLU(u) / u^2 - 1|", edge,
+                                 tolerance=1e-15),
+                        computed("the next float above 1e154 is refused (ParameterError)", edge_refused),
                         computed("max abs difference below 2.2e-298 (subnormal tail)", sub, tolerance=1e-290),
                         computed("iSwiGLU >= 0 and finite on the grid", nonneg),
                         computed("max rel |library - reference| of A_LM, A_P, G_LM over 7 heads", worst,
@@ -134,6 +147,9 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
                         computed("min (A_LM - eps), min A_P over 5 random heads",
                                  [min(mins[f"head{i}"][0] for i in range(5)), min(mins[f"head{i}"][1] for i in range(5))]),
                         computed("zero head: A_LM == eps exactly (floor attained)", floor_attained),
+                        computed("default eps of init_params == the paper's 10^-9 floor", paper_floor),
+                        computed("zero head: positivity margins min iSwiGLU == 0, min A_LM == eps, and positive",
+                                 zero_margins),
                         computed("b_W = -50 head: min (A_LM - eps), min A_P", list(mins["b_W = -50"])),
                         computed("min A_P of the zero head (eps^P)", mins["zero head (U = 0)"][1])),
                    arrays=arrays, seeds={"heads": 0, "queries": 100})
@@ -149,7 +165,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
-    worst_second = 0.0
+    worst_second, worst_field = 0.0, 0.0
     arrays = {}
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
@@ -157,7 +173,9 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         rho, v = ref.perron_root(A)
         worst_root = float(np.maximum(worst_root, abs(pf.rho - rho) / rho))        # np.maximum: NaN propagates
         worst_vec = float(np.maximum(worst_vec, np.max(np.abs(pf.vector - v)) / np.max(v)))
-        worst_resid = float(np.maximum(worst_resid, np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)) / pf.rho))
+        here_resid = float(np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)))
+        worst_resid = float(np.maximum(worst_resid, here_resid / pf.rho))
+        worst_field = float(np.maximum(worst_field, abs(pf.residual - here_resid) / pf.rho))   # NaN propagates
         ratios = A.sum(axis=1)                                           # (A 1)_i / 1_i
         lo, hi = bounds(A)
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
@@ -186,7 +204,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         clone_resid &= bool(pc.residual == here)
         clone_worst = max(clone_worst, here)
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
-        and worst_resid <= 1e-10 and worst_cw <= 1e-9 and rank_one <= 1e-12 and flat <= 1e-12 and clone_resid \
+        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
+        and flat <= 1e-12 and clone_resid \
         and worst_second <= 1e-12 \
         and clone_worst <= 1e-15
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
@@ -197,6 +216,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
                         computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
                                  tolerance=1e-12),
                         computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
+                        computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
+                                 worst_field, tolerance=1e-15),
                         computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
                         computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
@@ -278,6 +299,13 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         W = base * np.sqrt(target / rho0)
         direct = float(np.trace(expm(W * W))) - d
         rels.append(abs(notears(W).h - direct) / direct)
+    routes, edge = [], True                       # the documented switch at rho = 8, attained from both sides
+    for target, route in ((8.0 * (1 - 1e-6), "walk-series"), (8.0 * (1 + 1e-6), "shifted-expm")):
+        W = base * np.sqrt(target / rho0)
+        value = notears(W)
+        rels.append(abs(value.h - (float(np.trace(expm(W * W))) - d)) / (float(np.trace(expm(W * W))) - d))
+        routes.append(value.method)
+        edge &= value.method == route
     Wm = base * np.sqrt(3.0 / rho0)
     series = float(np.sum(np.exp(walk_terms(Wm, 60))))
     series_rel = abs(series - notears(Wm).h) / notears(Wm).h
@@ -289,8 +317,11 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
     hv = notears(big)
     log_err = abs(hv.log_h - log_ref)
-    ok = np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
-    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20", float(np.max(rels)), tolerance=1e-10),
+    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
+    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
+                                 tolerance=1e-10),
+                        computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
+                                 formula="walk-series, shifted-expm"),
                         computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),

@@ -752,7 +752,8 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     S = np.vstack([rng.normal(size=(60, 4)), np.zeros((1, 4)), np.eye(4)[:1]])
     A, B = np.diag([3.0, 1.0, 0.5, 0.25]), np.diag([2.0, 0.5, 1.0, 1.0])
     Kf, Kg = ref.spectral_norm(A), ref.spectral_norm(B)
-    diam_err = max(abs(diameter(X) - lref.diameter(X)) / lref.diameter(X) for X in (S, S @ A @ B))
+    far = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [2.0, 0.0]])   # farthest pair (0, 2): not first-last
+    diam_err = max(abs(diameter(X) - lref.diameter(X)) / lref.diameter(X) for X in (S, S @ A @ B, far))
     comp = lref.diameter(S @ A @ B) / composition([Kg, Kf], diameter(S))
     pair = np.vstack([np.zeros(4), np.eye(4)[0]])
     attained = lref.diameter(pair @ A @ B) / composition([Kg, Kf], diameter(pair))
@@ -794,7 +795,8 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     ok = (diam_err <= 1e-14 and comp <= 1 and abs(attained - 1) <= 1e-15 and max(abs(r - 1) for r in iterates) <= 1e-15
           and k_err <= 1e-12 and max(ratios) <= 1 and composite <= 1 and abs(sharp - 1) <= 1e-9 and gated_refused
           and pair_err <= 1e-14)
-    return Outcome(ok, (computed("max rel |library diameter - pdist diameter|", diam_err, tolerance=1e-14),
+    return Outcome(ok, (computed("max rel |library diameter - pdist diameter| (cloud, its image, 4 points with farthest "
+                                 "pair (0, 2))", diam_err, tolerance=1e-14),
                         bound("diam g(f(S)) / (K_g K_f diam S), random cloud", comp, formula="diam_comp_le: <= 1"),
                         computed("the same on S = {0, e_1} (aligned: attained)", attained, tolerance=1e-15),
                         computed("diam f^N(S) / (0.5^N diam S), N = 1..10 (f = x/2: equality)", iterates,

@@ -60,13 +60,18 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
     paper_upper = sp.BlockMatrix([[I, g * I], [Z, I]]).as_explicit()
     paper_lower = sp.BlockMatrix([[I, Z], [g * I, I]]).as_explicit()
     lower = _joint_operator(shear.lower_shear, g, 0)[:2 * D, :2 * D]
+    stream = ex.matrix(shear.shear(np.array([[sp.Rational(1, 3)], [sp.Rational(1, 7)]], dtype=object), g))
     checks = {"J == [[0, I], [-I, 0]]": ex.equal(ex.matrix(form(D)), paper_J, (g,)),
               "upper shear matrix == [[I, gI], [0, I]]": ex.equal(ex.matrix(shear.upper_shear_matrix(g, D)),
                                                                  paper_upper, (g,)),
               "lower shear: Jacobian == matrix == [[I, 0], [gI, I]], symplectic": bool(
                   ex.equal(lower, paper_lower, (g,)) and ex.equal(ex.matrix(shear.lower_shear_matrix(g, D)),
                                                                   paper_lower, (g,))
-                  and ex.matrix_is_zero(lower.T * paper_J * lower - paper_J, (g,)))}
+                  and ex.matrix_is_zero(lower.T * paper_J * lower - paper_J, (g,))),
+              # the exact stream route keeps non-dyadic rationals exact: x' = (x_0, (1 + g) x_1 - g x_0)
+              "shear of the exact stream (1/3, 1/7) == (1/3, (1 + g)/7 - g/3), first entry exactly 1/3": bool(
+                  ex.equal(stream, sp.Matrix([[sp.Rational(1, 3)], [(1 + g) / 7 - g / 3]]), (g,))
+                  and stream[0, 0] == sp.Rational(1, 3))}
     verdicts += [bool(v) for v in checks.values()]
     evidence += [computed(k, bool(v)) for k, v in checks.items()]
     return Outcome(all(verdicts), tuple(evidence))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import fmul
 
+from certificates.reference import score_model as sref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.psa import transition
@@ -125,6 +126,20 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
         raw = float(np.asarray(transition.crossing_root(model, dk, 512, newton_steps=0)))
         ok &= enc is not None and bool(enc.contains(raw, 1e-9 * raw))
         ev.append(computed(f"gamma_c ({dk}, 512): companion-matrix root before Newton", raw, tolerance=1e-9 * raw))
+        # the crossing residual and its scale at that root against the reference gap, variance and log-count
+        res, scale = (float(np.asarray(v)) for v in transition.crossing_residual(model, raw, dk, 512))
+        gap, var, L_ref = sref.gap("t3-inclusive", raw, dk), sref.variance("t3-inclusive", raw), sref.log_count(512)
+        scale_ref = gap + L_ref + var / 2
+        res_err = max(abs(res - (gap - L_ref - var / 2)), abs(scale - scale_ref)) / scale_ref
+        ok &= res_err <= 1e-14
+        ev.append(computed(f"gamma_c ({dk}, 512): max |library (residual, scale) - reference "
+                           "(Delta - L - sigma^2/2, Delta + L + sigma^2/2)| / scale", res_err, tolerance=1e-14))
+    # broadcast: one call over both head widths returns each scalar root (rows of the companion stage)
+    both = np.asarray(transition.crossing_root(model, np.array([128.0, 64.0]), 512))
+    singles = [float(np.asarray(transition.crossing_root(model, v, 512))) for v in (128.0, 64.0)]
+    broadcast_ok = both.shape == (2,) and bool(np.all(both == singles))
+    ok &= broadcast_ok
+    ev.append(computed("crossing_root over dk = [128, 64] == the two scalar calls", broadcast_ok))
     if I.has_positive_root(model, 8.0, 512) or not I.has_positive_root(model, 128.0, 512):
         lo = hi = float("nan")  # the first root is not in (8, 128): the claim fails
         first_ok = False

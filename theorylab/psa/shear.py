@@ -155,7 +155,7 @@ def shear(stream, g, axis: int = -2) -> np.ndarray:
     return _shear(x, _coupling("g", g), axis)
 
 
-def _shear(x: np.ndarray, g, axis: int = -2) -> np.ndarray:
+def _shear(x: np.ndarray, g, axis: int) -> np.ndarray:
     return _upper_shear(x, _momentum(x, axis), g)[0]
 
 

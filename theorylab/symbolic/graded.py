@@ -74,8 +74,8 @@ def symbols(prefix: str, d: int):
 
 
 def Lambda_expr(alpha, tau, g) -> sp.Expr:
-    """``(sum alpha_j g_j^-2)(sum tau_j g_j^2)``."""
-    return sum(a / x ** 2 for a, x in zip(alpha, g)) * sum(t * x ** 2 for t, x in zip(tau, g))
+    """``(sum alpha_j g_j^-2)(sum tau_j g_j^2)`` (alpha, tau, g of one length d)."""
+    return sum(a / x ** 2 for a, x in zip(alpha, g, strict=True)) * sum(t * x ** 2 for t, x in zip(tau, g, strict=True))
 
 
 def lagrange_residual(d: int) -> sp.Expr:
@@ -137,7 +137,7 @@ def variance_residual(d: int) -> sp.Expr:
 
 
 def gradient_at_zero_residual(d: int) -> sp.Matrix:
-    """``grad_q log Lambda(q)|_{q=0} - 2 log(lambda) (tau - alpha)`` on the simplex."""
+    """``(grad_q log Lambda(q)|_{q=0} - 2 log(lambda) (tau - alpha)) / log(lambda)`` on the simplex (expanded)."""
     d = positive_int("d", d)
     a, t = list(symbols("a", d - 1)), list(symbols("t", d - 1))
     a.append(1 - sum(a))
