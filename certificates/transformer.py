@@ -110,10 +110,39 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
             evidence.append(bound(f"{member} g={g} one-sided lower confidence bound", low,
                                   formula=f"> {factor} x ceiling (Clopper-Pearson, level {a_far:g})"))
             passed &= sensitivity > 1.0 and low > factor * counted and wilson_ok
+    planes_ok, planes_rows = _slow_planes_vs_exact()
+    evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
+                             "plane's last T and the T after it (refused when no plane is left)", planes_rows))
+    passed &= planes_ok
     return Outcome(bool(passed), tuple(evidence), arrays=arrays, seeds={"sequences": seed, "embeddings": seed + 1},
                    note="pass: the library ceiling equals the counted one; query-only key scores ignore the "
                         "predecessor exactly and its hits are binomial at the ceiling (two-sided); key-only and "
                         "symmetric lower bounds exceed 10x and 5x the ceiling")
+
+
+def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[bool, list]:
+    """The content-plane mask against the exact rule in mpmath (RoPE base 10000, the documented default):
+    plane i is slow iff theta_i (T - 1) <= 1, theta_i = 10000^(-2i/dk); for each plane its last slow T,
+    floor(1/theta_i) + 1, and the next T (the rule's edge, attained from both sides; exact ties skipped)."""
+    import mpmath as mp
+
+    from theorylab.errors import ParameterError
+
+    with mp.workdps(30):
+        theta = [mp.mpf(10000) ** (mp.mpf(-2 * i) / dk) for i in range(dk // 2)]
+        edges = sorted({int(mp.floor(1 / th)) + 1 + k for th in theta for k in (0, 1)
+                        if abs(1 / th - mp.nint(1 / th)) > mp.mpf(10) ** -9})
+        ok, rows = True, []
+        for T in edges:
+            want = np.repeat([bool(th * (T - 1) <= 1) for th in theta], 2).astype(float)
+            try:
+                got = slow_planes(dk, T)
+            except ParameterError:
+                got = None                                    # refused: right only when no plane is slow
+            hit = (not want.any()) if got is None else bool(want.any() and np.array_equal(got, want))
+            ok &= hit
+            rows.append([T, int(want.sum()) // 2, hit])
+    return bool(ok), rows
 
 
 # ------------------------------------------------------------------------------ P20
