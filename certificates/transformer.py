@@ -165,11 +165,17 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
     _, spec = decoder.extend(model, decoder.commit(prefix), drafts, streams)
     rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:], streams)
+    single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=attention.PSA(g_q=1.0, g_k=0.8), seed=4)
+    _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6], streams)   # one head: the same rollback
+    _, c1 = decoder.extend(single, decoder.commit(c1), drafts, streams)
+    rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:], streams)
     other = np.concatenate([TOKENS[:6], TOKENS[::-1][:5]])                # same prefix, other continuation
     reuse_other = decoder.extend(model, decoder.commit(prefix), other[6:], streams)[0]
     reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:], streams)[0]
     err_full = _max_error(decoder.forward(model, TOKENS), full)
-    err_decode, err_rollback = _max_error(decoded, full), _max_error(rest, full[8:])
+    decoded_1 = decoder.decode(model, TOKENS, prompt=1, streams=streams)   # every step a one-token block
+    err_decode = max(_max_error(decoded, full), _max_error(decoded_1, full))
+    err_rollback = max(_max_error(rest, full[8:]), _max_error(rest_1, ref.forward(view.model(single), TOKENS)[8:]))
     err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
                               _max_error(reuse_same, full[6:])]))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
@@ -190,8 +196,9 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
               and flops == 6 * d == deploy.shear_flops(d) and frac_4096 == 1 / 4096 and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
-        computed("cached decode vs reference forward", err_decode, tolerance=TOL),
-        computed("speculative rollback vs reference forward", err_rollback, tolerance=TOL),
+        computed("cached decode (prompt 5 and prompt 1) vs reference forward", err_decode, tolerance=TOL),
+        computed("speculative rollback vs reference forward (this decoder and a one-head one)", err_rollback,
+                 tolerance=TOL),
         computed("prefix reuse (one prefix, two continuations) vs reference forward", err_reuse, tolerance=TOL),
         computed("consistency: cached decode vs the library's own full forward", consistency, tolerance=TOL),
         computed("extra/kv measured at T = 4, 9, 14 (exact fractions)", [str(m) for m, _ in fractions]),
@@ -338,6 +345,12 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
         ok = agree <= tol and (gap_ref <= tol if expected[name] == "consistent" else gap_ref > 1e-2)
         if name == "cumulative":                                        # the running Gram across a rollback
             _, c = decoder.extend(model, decoder.empty_cache(model), tokens[:6])
+            # committed: keys and values of 6 positions, and one dk x dk running Gram per head (no raw vectors)
+            heads, dk = sum(len(layer.heads) for layer in model.layers), model.d // len(model.layers[0].heads)
+            floats = decoder.cache_floats(decoder.commit(c))
+            ok &= floats == {"kv": 6 * 2 * dk * heads, "extra": dk * dk * heads}
+            evidence.append(computed(f"cumulative: floats of a committed 6-token cache == kv 6 x 2 dk per head, extra "
+                                     f"one dk x dk Gram per head ({heads} heads, dk = {dk})", floats))
             _, c = decoder.extend(model, decoder.commit(c), np.concatenate([tokens[6:8], (tokens[8:11] + 1) % 32]))
             rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 8)), tokens[8:])
             err_rollback = _max_error(rest, prefix[8:])
@@ -379,7 +392,11 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
     err_ref_compiled = _max_error(ref.forward(view.model(compiled), TOKENS), reference)
     clip_matters = _max_error(unclipped, reference)
     consistency = _max_error(decoder.forward(compiled, TOKENS), decoder.forward(graded, TOKENS))
-    passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err]) <= TOL
+    # a layer mixing a graded head with a standard one: only the graded head's columns are scaled
+    mixed = decoder.random_decoder(head=lambda l, h: attention.Graded(grades[0], lam, clip) if h == 0
+                                   else attention.SDPA(), seed=15)
+    err_mixed = _max_error(decoder.forward(compile(mixed), TOKENS), ref.forward(view.model(mixed), TOKENS))
+    passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err, err_mixed]) <= TOL
               and clip_matters > 1e-3)
     return Outcome(bool(passed), (
         computed("compiled heads are standard SDPA", standard),
@@ -389,6 +406,8 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
                  tolerance=TOL),
         computed("library compiled decoder vs reference EG-MHSA decoder", err_compiled, tolerance=TOL),
         computed("compiled weights through the reference SDPA decoder vs reference EG-MHSA", err_ref_compiled,
+                 tolerance=TOL),
+        computed("layer with one graded and one SDPA head: library compiled decoder vs reference", err_mixed,
                  tolerance=TOL),
         computed("reference without the clip vs with it (the clip binds: lam^q up to e^2 > C = 1.5)", clip_matters),
         computed("consistency: library compiled vs library graded", consistency, tolerance=TOL)),
