@@ -309,9 +309,11 @@ def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
 G6_PROGRAMS = {"near-uniform, optimum inside the box": ((0.3, 0.3, 0.4), (0.28, 0.34, 0.38), 1.1),
                "flat alpha, both clips active": ((0.25, 0.25, 0.25, 0.25), (0.1, 0.2, 0.3, 0.4), 1.2),
                "reversed profiles, C = 2": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 2.0),
-               "C = 1 (the box is a point)": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 1.0)}
+               "C = 1 (the box is a point)": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 1.0),
+               "alpha_0 << tau_0 (rho_min = -2.25: KKT root 0.77 > U + rho_min + 1)": ((0.01, 0.09, 0.9),
+                                                                                     (0.9, 0.05, 0.05), 2.0)}
 """Clipped programs beyond Table 3: the unclipped optimum fits the box (the gauge picks the representative), the
-KKT root close to the ends of the solver's bracket, and a degenerate box."""
+KKT root close to the ends of the solver's bracket (far above U + min rho + 1), and a degenerate box."""
 G6_RTOL = 1e-12
 """Float library optimum against the 30-digit reference (observed ~1e-14)."""
 
