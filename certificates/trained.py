@@ -115,20 +115,27 @@ def _trained(variant: str, g: float, seed, run, z: float):
 def trained_separation(run=train, seed=None) -> Outcome:
     """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed), 2000 held-out sequences
     (``seed``: drawn from ``[seed, 2]`` instead of the run's own held-out stream ``[SEED, 2]``)."""
+    from certificates.reference import optim as ref_optim
+
     ceiling = float(tasks.ceiling(TINY["T"]))
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 8")], {}, True
     for variant, g in (("key-only", 2.0), ("standard", 0.0)):
-        _, agree, credit, (lo, hi), (alo, ahi), loss_err = _trained(variant, g, seed, run, Z)
+        result, agree, credit, (lo, hi), (alo, ahi), loss_err = _trained(variant, g, seed, run, Z)
+        row, own = result.row(), result.evaluation.prediction                  # the run's table row: 95 % Wilson
+        row_err = float(np.max(np.abs(np.subtract((row["ci_low"], row["ci_high"]),
+                                                  ref_optim.wilson(own.sum(), len(own), 1.959964)))))
         arrays[variant] = credit
         evidence += [computed(f"{variant}: held-out accuracy (library)", float(credit.mean()), tolerance=0.0),
                      computed(f"{variant}: max |credit difference| library vs independent forward pass", agree,
                               tolerance=0.0),
                      computed(f"{variant}: held-out loss, |library / independent mean cross-entropy - 1|", loss_err,
                               tolerance=1e-12),
+                     computed(f"{variant}: summary row's interval vs the 95 % Wilson interval (z = 1.959964)", row_err,
+                              tolerance=1e-5, formula="the row rounds z to 1.96"),
                      bound(f"{variant}: Wilson interval of the accuracy", [lo, hi], formula=f"z = {Z:.4f}"),
                      bound(f"{variant}: Wilson interval of the attention accuracy", [alo, ahi],
                            formula=f"query's attention argmax = target; z = {Z:.4f}")]
-        passed &= agree == 0.0 and loss_err <= 1e-12
+        passed &= agree == 0.0 and loss_err <= 1e-12 and row_err <= 1e-5
         passed &= lo > 3 * ceiling if variant == "key-only" else alo <= ceiling
     return Outcome(bool(passed), tuple(evidence), arrays=arrays,
                    seeds={"training": SEED, "held-out": SEED if seed is None else seed},
@@ -393,7 +400,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                    "seed summary is the mean, sample sd and 95 % t interval over seeds with the pooled Wilson "
                    "interval.")
 def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
-                      summary=trainstats.seed_summary) -> Outcome:
+                      summary=trainstats.seed_summary, bootstrap=trainstats.bootstrap_gamma_c) -> Outcome:
     """Five accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat) against the exact
     rational crossing of ``certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
     from certificates.reference import optim as ref_optim
@@ -418,8 +425,19 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
     err_summary = max(abs(lib["mean"] - want[0]), abs(lib["sd"] - want[1]), abs(lib["t_low"] - want[2]),
                       abs(lib["t_high"] - want[3]), abs(lib["wilson_low"] - wilson[0]),
                       abs(lib["wilson_high"] - wilson[1]))
+    # seed bootstrap of gamma_c: 3 seeds, 2000 resamples; its values are exactly the gamma_c of the mean curves
+    # of the 10 multisets of 3 seeds (9 distinct values), each attained (the rarest has probability 1/27: all appear)
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    boot_g, per_seed = [0, 1, 2, 4], [[0.1, 0.2, 0.6, 0.9], [0.1, 0.5, 0.8, 0.9], [0.2, 0.3, 0.4, 1.0]]
+    boot = bootstrap(boot_g, np.array(per_seed), draws=2000, seed=0)
+    multisets = {float(ref_stats.gamma_c(boot_g, [sum(Fraction(str(per_seed[i][j])) for i in m) / 3
+                                                  for j in range(4)])) for m in combinations_with_replacement(range(3), 3)}
+    boot_ok = bool(len(multisets) == 9 and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
+                   and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
     passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
-        err_summary <= 1e-13 and lib["seeds"] == 4
+        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok
     return Outcome(bool(passed), (
         computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
         computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
@@ -429,7 +447,9 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         bound("crossing on a grid point: gamma_c = 2 attained exactly", got["on a grid point"], formula="== 2"),
         computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
         computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
-                 tolerance=1e-13)),
+                 tolerance=1e-13),
+        computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
+                 "(9 distinct), each attained", boot_ok)),
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
                 "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
                                                                     "wilson_high")])},
