@@ -22,7 +22,7 @@ from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
 from theorylab.errors import ParameterError
 from theorylab.nn import attention, decoder, grad, optim, tasks, trainstats
-from theorylab.nn.train import TrainConfig, batch_of, evaluate, train
+from theorylab.nn.train import TrainConfig, batch_of, evaluate, init_model, train
 
 FALSE_FAILURE = 1e-4
 """Chance that a correct library fails P21 through the held-out sample alone: the pass rule is two
@@ -346,6 +346,14 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     keys, values = t[:, 0:2 * pairs:2], t[:, 1:2 * pairs:2]
     layout = (t.shape == (500, 2 * pairs + padding + 1) == (500, config.seq_len)
               and config.vocab_size == alphabet + 1 == int(t.max()) + 1 and config.chance == 1 / alphabet)
+    # documented initial projections N(0, 1/fan_in) (train.init_model; decoder.random_decoder, d = 64): the
+    # second moment of each matrix times its fan-in (rows), ~1 +- 0.03 over >= 1024 entries; far outside for any
+    # other scale (a factor 2 in std gives 4)
+    init_ratios = []
+    for model in (init_model(TrainConfig(), 0), decoder.random_decoder(d=64, n_head=2, n_layer=1, seed=0)):
+        for layer in model.layers:
+            init_ratios += [float(np.mean(W * W) * W.shape[0]) for W in (layer.w_q, layer.w_k, layer.w_v, layer.w_o)]
+    init_ok = all(0.8 <= r <= 1.25 for r in init_ratios)
     edges = {}                                            # documented lower limits, each attained and crossed
     for name, low in (("d_model", 1), ("mlp", 0), ("steps", 1), ("batch", 1), ("warmup", 0), ("eval_size", 1),
                       ("log_every", 1)):
@@ -364,7 +372,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     passed = (err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
               and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
               and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
-              and layout and all(edges.values()))
+              and layout and all(edges.values()) and init_ok)
     return Outcome(bool(passed), (
         computed("AdamW, 6 steps (scheduled lr, decay on 2 of 3 arrays): max |library - reference|", err_adam,
                  tolerance=1e-13),
@@ -385,6 +393,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  tolerance=1e-12),
         computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented, T = 2 pairs + "
                  "padding + 1 (task and training config), vocabulary alphabet + PAD, chance 1/alphabet", bool(layout)),
+        computed("initial projections N(0, 1/fan_in): mean W^2 x fan-in per matrix (init_model, random_decoder)",
+                 [round(r, 3) for r in init_ratios], formula="in [0.8, 1.25]"),
         computed("TrainConfig lower limits d_model, steps, batch, eval_size, log_every >= 1 and mlp, warmup >= 0: "
                  "accepted at the limit, refused below it", all(edges.values()))),
         arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
