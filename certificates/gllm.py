@@ -48,13 +48,20 @@ def g1_symbolic(grading_matrix=attention.grading_matrix) -> Outcome:
              paper="GLLM §3.1, Prop. 5", method="exact",
              claim="{W~ : ||W~ M^-1|| <= B} has semi-axis B lambda^(q_j) along e_j; for q >= 0, lambda > 1 it "
                    "contains the ball of radius B, strictly along every e_j with q_j > 0.")
-def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.ellipsoid_semi_axes) -> Outcome:
+def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.ellipsoid_semi_axes,
+       grade=attention.grade) -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
 
-    ok, B = [], sp.Integer(3)
+    ok, B, graded_rows = [], sp.Integer(3), []
+    X = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.0, 2.0]])
     for q, lam in GRADE_CASES:
+        # the library's grade(X) = X M row by row, exactly: X has dyadic entries, lambda^q_j is rational
+        exact = [[sp.Rational(X[i, j]) * sp.Integer(lam) ** q[j] for j in range(len(q))] for i in range(2)]
+        lib_rows = grade(X[:, :len(q)], np.array(q, float), lam)
+        graded_rows.append(all(abs(float(exact[i][j]) - lib_rows[i, j]) <= 1e-15 * abs(float(exact[i][j]))
+                               for i in range(2) for j in range(len(q))))
         Minv2 = (sg.to_exact(grading_matrix(np.array(q, float), lam)).inv()) ** 2   # quadratic form of the set
         axes = [B / sp.sqrt(Minv2[j, j]) for j in range(len(q))]
         lib = sg.to_exact(ellipsoid_semi_axes(np.array(q, float), lam, 3.0))
@@ -65,7 +72,8 @@ def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.el
         # witness: B lambda^q_j e_j is on the ellipsoid and outside the ball when q_j > 0
         witness = all(sp.Integer(lam) ** (2 * qj) * Minv2[j, j] == 1 for j, qj in enumerate(q))
         ok.append(off_diag_zero and same_axes and contains and strict and witness)
-    return Outcome(all(ok), (computed("cases passed", ok),))
+    return Outcome(all(ok) and all(graded_rows), (computed("cases passed", ok),
+                                                 computed("grade(X, q, lam) = X diag(lam^q), exact", graded_rows)))
 
 
 @certificate("G3", title="Lambda: scale invariance, Lambda(1) = 1, min = BC^2 <= 1 at g* ~ (alpha/tau)^(1/4)",
@@ -73,7 +81,8 @@ def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.el
              claim="Lambda(cg) = Lambda(g); Lambda(1) = 1 on the simplex; Lambda - BC^2 is Lagrange's sum of "
                    "squares (so min Lambda = BC^2 <= 1, attained iff g ~ (alpha/tau)^(1/4)); the library's "
                    "Lambda and g* agree with the exact forms.")
-def g3(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades, bhattacharyya=grades.bhattacharyya) -> Outcome:
+def g3(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades, bhattacharyya=grades.bhattacharyya,
+       Lambda_star=grades.Lambda_star) -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
@@ -91,6 +100,7 @@ def g3(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades, bhattacharyya
     g_exact = [v / min(g_exact) for v in g_exact]
     lam_at_opt = float(Lambda(g_lib, a_f, t_f))
     errs = [abs(lam_at_opt - float(bc_exact ** 2)), abs(bhattacharyya(a_f, t_f) - float(bc_exact)),
+            abs(Lambda_star(a_f, t_f) - float(bc_exact ** 2)),
             float(np.max([abs(float(ge) - gl) for ge, gl in zip(g_exact, g_lib)]))]
     rng = np.random.default_rng(0)
     gs = np.exp(rng.normal(size=(200, 3)))
@@ -188,7 +198,7 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
     batch, batch_ref = np.asarray(log_Lambda_u(np.array(us), a, t)), np.array([float(ref.phi(u, a, t)) for u in us])
     batch_err = float(np.max(np.abs(batch - batch_ref))) if batch.shape == batch_ref.shape else float("inf")
     shift_err = 0.0
-    for c in (2000.0, -2000.0):
+    for c in (2000.0, -2000.0, 1e4, -1e4):                # 1.5^(1e4/4) = e^1014: any off-centre shift overflows
         q = rng.normal(size=4) + c
         exact = float(mp.exp(ref.phi([2 * x * mp.log(1.5) for x in q], a, t)))
         try:
@@ -206,7 +216,7 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
                             computed("max |Phi(u) - Phi_ref(u)| at the same u", phi_err, tolerance=1e-14),
                             computed("the same 24 u as one (24, 4) batch, one profile pair: max |Phi - Phi_ref|",
                                      batch_err, tolerance=1e-14),
-                            computed("Lambda_q at q ~ N(0, 1) -+ 2000, lambda = 1.5 (lambda^q overflows): max relative "
+                            computed("Lambda_q at q ~ N(0, 1) -+ 2000 and -+ 1e4, lambda = 1.5 (lambda^q overflows): max relative "
                                      "error vs exp(Phi_ref)", shift_err, tolerance=1e-12)),
                    arrays={"u": np.array(us)}, seeds={"profiles": 1})
 
@@ -234,11 +244,28 @@ def g5(bc_geometric=grades.bc_geometric, admissibility=grades.admissibility,
             affine_exact &= sum(l * (x - y) for l, (x, y) in enumerate(zip(a, s))) > 0   # exact rationals
             af, sf = geometric_profiles(float(nu_r), float(mu_r), L)
             affine_lib &= admissibility(0.5 + 1.3 * np.arange(L), af, sf) > 0
-    passed = all(sym.values()) and err < 1e-13 and bool(affine_exact) and bool(affine_lib)
+    for nu in ("1/2", "3/10"):                            # mu = nu: r = 1, the closed form's limit sum_k 1^k = L
+        for L in (1, 4, 7):
+            a, s = sg.geometric_profiles_exact(sp.Rational(nu), sp.Rational(nu), L)
+            direct = float(sp.N(sum(sp.sqrt(x * y) for x, y in zip(a, s)), 30))           # = 1: the profiles agree
+            err = float(np.maximum(err, abs(bc_geometric(float(sp.Rational(nu)), float(sp.Rational(nu)), L) - direct)))
+    # full support is refused exactly when nu^(L-1) underflows: 2^-1074 is the least subnormal
+    try:
+        support = [bool(np.all(np.isfinite(geometric_profiles(0.5, 0.5, 1075)[0])))]
+    except ParameterError:
+        support = [False]
+    try:
+        geometric_profiles(0.5, 0.5, 1076)
+        support.append(False)
+    except ParameterError:
+        support.append(True)
+    passed = all(sym.values()) and err < 1e-13 and bool(affine_exact) and bool(affine_lib) and all(support)
     return Outcome(passed, (computed("identities decided zero", sym),
-                            computed("max |bc_geometric - exact BC|", err, tolerance=1e-13),
+                            computed("max |bc_geometric - exact BC| (also at mu = nu, the r = 1 limit)", err,
+                                     tolerance=1e-13),
                             computed("affine increasing grades admissible (exact, library)",
-                                     [bool(affine_exact), bool(affine_lib)])))
+                                     [bool(affine_exact), bool(affine_lib)]),
+                            computed("nu = mu = 1/2: L = 1075 accepted (0.5^1074 > 0), L = 1076 refused", support)))
 
 
 @certificate("G6", title="Table 3 (L = 4, C = 2) to the printed digits; Prop. 10(iii) bound 0.459 vs 0.531",
@@ -282,9 +309,11 @@ def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
 G6_PROGRAMS = {"near-uniform, optimum inside the box": ((0.3, 0.3, 0.4), (0.28, 0.34, 0.38), 1.1),
                "flat alpha, both clips active": ((0.25, 0.25, 0.25, 0.25), (0.1, 0.2, 0.3, 0.4), 1.2),
                "reversed profiles, C = 2": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 2.0),
-               "C = 1 (the box is a point)": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 1.0)}
+               "C = 1 (the box is a point)": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 1.0),
+               "alpha_0 << tau_0 (rho_min = -2.25: KKT root 0.77 > U + rho_min + 1)": ((0.01, 0.09, 0.9),
+                                                                                     (0.9, 0.05, 0.05), 2.0)}
 """Clipped programs beyond Table 3: the unclipped optimum fits the box (the gauge picks the representative), the
-KKT root close to the ends of the solver's bracket, and a degenerate box."""
+KKT root close to the ends of the solver's bracket (far above U + min rho + 1), and a degenerate box."""
 G6_RTOL = 1e-12
 """Float library optimum against the 30-digit reference (observed ~1e-14)."""
 
@@ -466,6 +495,10 @@ G8_MODELS = ((0.6, 0.3, 4, 32, 1.0, None), (0.7, 0.3, 4, 64, 0.7, None), (0.8, 0
 """(nu, mu, L, d, sigma_xi, level grades; None = the clipped optimum g*_C, gauge g_0 = 1)."""
 G8_RTOL = 1e-14
 """Float library values against exact rationals: a sum of <= 6 positive terms, a few roundings each."""
+G8_GRADE_CONDITION = {(1.0, 2.0, 4.0): True, (1.0, 1.0, 1.0): True, (0.5, 1.0, 2.0): False,
+                      (1.0, 0.5, 1.0): False, (1.0, 1.5, 1.25): False, (1.0, 2.0, 4.5): False}
+"""Level grades at (nu, mu) = (1/2, 1/8) and whether Lem. 4's condition holds: g_0 = 1 and ratios 1 and 2 attain
+the bounds; g_0 = 1/2, a ratio 1/2 or 5/6 below 1 and a ratio 2.25 above 2 cross them."""
 
 
 def _best_subsets(caps, dims, var):
@@ -534,7 +567,8 @@ def _theorem41_extremes(theorem41_factors, cap_ratio) -> tuple[bool, list, dict]
                    "its edge.")
 def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_estimating, m_sat=envelope.m_sat,
                window=envelope.window, cap_ratio=envelope.cap_ratio,
-               theorem41_factors=envelope.theorem41_factors, upper_regime=envelope.upper_regime) -> Outcome:
+               theorem41_factors=envelope.theorem41_factors, upper_regime=envelope.upper_regime,
+               grade_condition=envelope.grade_condition) -> Outcome:
     from fractions import Fraction
 
     env_err, s_ok, msat_ok, w_ok, sat_ok, ratio_err, n_m = 0.0, True, True, True, True, 0.0, 0
@@ -578,8 +612,11 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
                     for m in reg_m]
     regime_ok = regime == regime_exact and int(reg_m[regime_exact.index(True)]) == 10   # edge m = 2 * 3 + 4
     table3_ok = tuple(grades.TABLE3_PARAMETERS) == tuple((float(n), float(m)) for n, m in TABLE3_PRINTED)
+    # Lem. 4's grade condition at (nu, mu) = (1/2, 1/8): (nu mu)^(-1/4) = 2 exactly; each bound attained and crossed
+    cond = {g: bool(grade_condition(np.array(g), 0.5, 0.125)) for g in G8_GRADE_CONDITION}
+    cond_ok = all(cond[g] == want for g, want in G8_GRADE_CONDITION.items())
     passed = bool(env_err <= G8_RTOL and s_ok and msat_ok and w_ok and edge_ok and sat_ok and ratio_err <= G8_RTOL
-                  and factors_ok and ties_ok and regime_ok and table3_ok)
+                  and factors_ok and ties_ok and regime_ok and table3_ok and cond_ok)
     return Outcome(passed, (
         computed(f"max |envelope - exact best subset| / exact, {n_m} sample sizes x 2 classes", env_err,
                  tolerance=G8_RTOL),
@@ -596,7 +633,9 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
                  "{l : d_l eps^2 <= cap_l}", [ties_ok, {m: v for m, v in ties.items()}]),
         computed("Lem. 3(ii) regime m >= 2 sum_S d_l + 4 (caps 1/8, 8; d_l 2, 3) == exact for m = 1..40 (first True "
                  "at the edge m = 10; S grows at the tie m = 16)", bool(regime_ok)),
-        computed("grades.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok))),
+        computed("grades.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok)),
+        computed("grade condition 1 <= g_0 <= .. <= g_(L-1), g_(l+1)/g_l <= (nu mu)^(-1/4) = 2 at (1/2, 1/8): "
+                 "library == exact on bounds attained and crossed", [bool(cond_ok), {str(g): v for g, v in cond.items()}])),
         arrays=arrays,
         note="designs (nu, mu, L, d, sigma_xi, g): " + "; ".join(str(m) for m in G8_MODELS))
 
@@ -608,7 +647,7 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
                    "recession slope along v is max v - min v.")
 def g9(boundary_polynomial=grades.boundary_polynomial, tilted=grades.tilted,
        optimal_grades=grades.optimal_grades, log_Lambda_u=grades.log_Lambda_u,
-       recession_slope=grades.recession_slope) -> Outcome:
+       recession_slope=grades.recession_slope, moment_maps=grades.moment_maps) -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
@@ -622,22 +661,26 @@ def g9(boundary_polynomial=grades.boundary_polynomial, tilted=grades.tilted,
     a_f, t_f = np.array([float(v) for v in alpha]), np.array([float(v) for v in tau])
     rng = np.random.default_rng(9)
     pts = rng.uniform(0.3, 3.0, size=(20, 3))
-    F_err = float(np.max([abs(float(F.subs(dict(zip(t, map(sp.Rational, p))))) - float(boundary_polynomial(p, a_f, t_f)))
-                          for p in pts]))
+    F_exact = np.array([float(F.subs(dict(zip(t, map(sp.Rational, p))))) for p in pts])
+    F_batch = np.asarray(boundary_polynomial(pts, a_f, t_f))      # the 20 points as one (20, 3) batch
+    F_err = float(np.max(np.abs(F_exact - np.array([float(boundary_polynomial(p, a_f, t_f)) for p in pts]))))
+    F_err = max(F_err, float(np.max(np.abs(F_batch - F_exact))) if F_batch.shape == F_exact.shape else np.inf)
     # moment-map coincidence, exactly: g*^2 ~ x/y, so e^{u*} = g*^2 is rational
     e_u = [sp.Rational(xi, yi) for xi, yi in zip(x, y)]
     bc = sum(sp.sqrt(a * b) for a, b in zip(alpha, tau))
     target = [sp.sqrt(a * b) / bc for a, b in zip(alpha, tau)]
     exact_ok = sg.tilted_exact(alpha, [1 / e for e in e_u]) == target == sg.tilted_exact(tau, e_u)
     u_lib = 2 * np.log(optimal_grades(a_f, t_f))
-    mm_err = max(np.max(np.abs(tilted(a_f, -u_lib) - np.array([float(v) for v in target]))),
-                 np.max(np.abs(tilted(t_f, u_lib) - np.array([float(v) for v in target]))))
+    target_f = np.array([float(v) for v in target])
+    mm_err = max(np.max(np.abs(tilted(a_f, -u_lib) - target_f)), np.max(np.abs(tilted(t_f, u_lib) - target_f)),
+                 *(np.max(np.abs(m - target_f)) for m in moment_maps(a_f, t_f, u_lib)))
     v = np.array([0.3, -1.2, 0.7])
     slope = (log_Lambda_u(400 * v, a_f, t_f) - log_Lambda_u(200 * v, a_f, t_f)) / 200
     slope_err = abs(slope - recession_slope(v))
     passed = bool(is_poly and homogeneous and F_err < 1e-12 and exact_ok and mm_err < 1e-14 and slope_err < 1e-9)
     return Outcome(passed, (computed("F is a homogeneous polynomial", [bool(is_poly), bool(homogeneous)]),
-                            computed("F", str(F)), computed("max |library F - exact F|", F_err, tolerance=1e-12),
+                            computed("F", str(F)), computed("max |library F - exact F| (pointwise and as one batch)", F_err,
+                                                                  tolerance=1e-12),
                             computed("exact coincidence alpha^(-u*) = tau^(u*) = sqrt(alpha tau)/BC", bool(exact_ok)),
-                            computed("max |library tilt - exact|", float(mm_err), tolerance=1e-14),
+                            computed("max |library tilt, moment_maps - exact|", float(mm_err), tolerance=1e-14),
                             computed("|recession slope - (max v - min v)|", float(slope_err), tolerance=1e-9)))

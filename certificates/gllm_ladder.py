@@ -273,6 +273,15 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     rng_h = np.random.default_rng(10)
     xs, Ys = rng_h.integers(0, 4, 12).astype(float), rng_h.integers(0, 5, (3, 12)).astype(float)
     rho_err = float(np.max(np.abs(sl.spearman(xs, Ys) - [spearmanr(xs, y)[0] for y in Ys])))
+    rank_ok = bool(np.array_equal(pr.average_ranks(Ys), rankdata(Ys, method="average", axis=-1)))  # (3, 12), ties
+    # the fit's power-of-two rescaling at coefficients 2^520 apart, both negative: exact answer
+    # alpha_hat = (1, 2^-1040) / (1 + 2^-1040) = (1, 2^-1040) in floats, tau_hat = (1/2, 1/2)
+    far_a, far_s = lad.estimate_levels(np.eye(2), np.array([-1.0, -2.0 ** -520]), [1, 1])
+    far_ok = bool(np.array_equal(far_a, [1.0, 2.0 ** -1040]) and np.array_equal(far_s, [0.5, 0.5]))
+    # design labels (the name the pre-registration file and the CLI tables print): a geometric design is named by
+    # (nu, mu); a design from profiles without a name by its level masses
+    labels = [lad.geometric_design(0.5, 0.2, 4, 32, 1.0, 2.0).name, lad.profile_design([0.5, 0.5], [0.25, 0.75], d=2).name]
+    labels_ok = labels == ["geometric nu=0.5, mu=0.2", "a=(0.5, 0.5), s=(0.25, 0.75)"]
     # Lem. 2's degradation study on a small design (C = 1.7: every draw has excess > 0): its summary slopes
     # and 95 % intervals recomputed from its own rows / draws by scipy's linregress and the t quantile
     from scipy.stats import linregress, t as student
@@ -331,7 +340,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and gaps.min() >= MARGIN and by_ip == published == by_risk
                   and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
                   and ci_err <= RTOL and ranks_ok
-                  and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok)
+                  and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
+                  and labels_ok)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -341,6 +351,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                  deg_err, formula="<= 1e-12; every draw has excess > 0, tail = upper half of the pilot sizes"),
         computed("default m grid as documented; Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
                  [grid_ok, rho_err, perr_err], formula="grid equal; errors <= 1e-12"),
+        computed("average ranks of a (3, 12) batch with ties == scipy rankdata per row; pilot fit at coefficients "
+                 "(-1, -2^-520) == exact (1, 2^-1040), (1/2, 1/2)", [rank_ok, far_ok]),
+        computed("design labels (geometric 0.5, 0.2; unnamed profiles (1/2, 1/2), (1/4, 3/4))", labels),
         computed("arm grades vs their rules (L-BFGS-B for the clipped optima), max |dg|: " + ", ".join(rule_err),
                  list(rule_err.values()), tolerance=G_ATOL),
         computed("random arm in [1, C]^L and not constant", random_ok),

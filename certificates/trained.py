@@ -20,8 +20,9 @@ from certificates import _reference_views as view
 from certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
+from theorylab.errors import ParameterError
 from theorylab.nn import attention, decoder, grad, optim, tasks, trainstats
-from theorylab.nn.train import TrainConfig, batch_of, evaluate, train
+from theorylab.nn.train import TrainConfig, batch_of, evaluate, init_model, train
 
 FALSE_FAILURE = 1e-4
 """Chance that a correct library fails P21 through the held-out sample alone: the pass rule is two
@@ -88,7 +89,8 @@ def _independent_logits(model, tokens) -> np.ndarray:
 def _trained(variant: str, g: float, seed, run, z: float):
     """Train the tiny model of ``variant`` (fixed seed) and evaluate it by both routes on the held-out set
     (``seed``: re-drawn from ``[seed, 2]``). Returns the run, the two routes' agreement, the library's
-    per-sequence credits and the Wilson intervals (at ``z``) of the accuracy and the attention accuracy."""
+    per-sequence credits, the Wilson intervals (at ``z``) of the accuracy and the attention accuracy, and the
+    relative error of the library's held-out loss against the mean cross-entropy of the independent logits."""
     config = TrainConfig(variant=variant, gamma=g, **TINY)
     result = run(config, SEED, keep_model=True)
     batch = batch_of(config, config.eval_size, [SEED if seed is None else seed, 2])
@@ -99,8 +101,10 @@ def _trained(variant: str, g: float, seed, run, z: float):
     credit = top[np.arange(len(top)), answer] / top.sum(-1)             # ties credited 1/k
     agree = float(np.abs(credit - held_out.prediction).max())
     n = len(credit)
+    top_logit = logits.max(-1)                                          # mean cross-entropy of the answers
+    ce = np.mean(top_logit + np.log(np.exp(logits - top_logit[:, None]).sum(-1)) - logits[np.arange(n), answer])
     return (result, agree, held_out.prediction, tasks.wilson_interval(held_out.prediction.sum(), n, z=z),
-            tasks.wilson_interval(held_out.attention.sum(), n, z=z))
+            tasks.wilson_interval(held_out.attention.sum(), n, z=z), abs(held_out.loss / ce - 1))
 
 
 @certificate("P21", title="Trained one-layer key-only PSA exceeds the 1/(T-2) induction ceiling; standard does not",
@@ -111,18 +115,27 @@ def _trained(variant: str, g: float, seed, run, z: float):
 def trained_separation(run=train, seed=None) -> Outcome:
     """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed), 2000 held-out sequences
     (``seed``: drawn from ``[seed, 2]`` instead of the run's own held-out stream ``[SEED, 2]``)."""
+    from certificates.reference import optim as ref_optim
+
     ceiling = float(tasks.ceiling(TINY["T"]))
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 8")], {}, True
     for variant, g in (("key-only", 2.0), ("standard", 0.0)):
-        _, agree, credit, (lo, hi), (alo, ahi) = _trained(variant, g, seed, run, Z)
+        result, agree, credit, (lo, hi), (alo, ahi), loss_err = _trained(variant, g, seed, run, Z)
+        row, own = result.row(), result.evaluation.prediction                  # the run's table row: 95 % Wilson
+        row_err = float(np.max(np.abs(np.subtract((row["ci_low"], row["ci_high"]),
+                                                  ref_optim.wilson(own.sum(), len(own), 1.959964)))))
         arrays[variant] = credit
         evidence += [computed(f"{variant}: held-out accuracy (library)", float(credit.mean()), tolerance=0.0),
                      computed(f"{variant}: max |credit difference| library vs independent forward pass", agree,
                               tolerance=0.0),
+                     computed(f"{variant}: held-out loss, |library / independent mean cross-entropy - 1|", loss_err,
+                              tolerance=1e-12),
+                     computed(f"{variant}: summary row's interval vs the 95 % Wilson interval (z = 1.959964)", row_err,
+                              tolerance=1e-5, formula="the row rounds z to 1.96"),
                      bound(f"{variant}: Wilson interval of the accuracy", [lo, hi], formula=f"z = {Z:.4f}"),
                      bound(f"{variant}: Wilson interval of the attention accuracy", [alo, ahi],
                            formula=f"query's attention argmax = target; z = {Z:.4f}")]
-        passed &= agree == 0.0
+        passed &= agree == 0.0 and loss_err <= 1e-12 and row_err <= 1e-5
         passed &= lo > 3 * ceiling if variant == "key-only" else alo <= ceiling
     return Outcome(bool(passed), tuple(evidence), arrays=arrays,
                    seeds={"training": SEED, "held-out": SEED if seed is None else seed},
@@ -148,7 +161,7 @@ def free_filters(run=train, seed=None) -> Outcome:
     """
     evidence, arrays, agreements, intervals = [], {}, [], {}
     for variant, g in (("free-two-tap", 0.0), ("key-only", 2.0), ("symmetric", 2.0), ("low-pass", 1.0)):
-        result, agree, credit, acc, _ = _trained(variant, g, seed, run, Z22)
+        result, agree, credit, acc, _, _ = _trained(variant, g, seed, run, Z22)
         agreements.append(agree)
         intervals[variant] = acc
         arrays[variant] = credit
@@ -317,6 +330,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     lib_lr = np.array([schedule(s, 40, 0.02, 10) for s in steps])
     ref_lr = np.array([ref_optim.schedule(s, 40, 0.02, 10) for s in steps])
     err_lr = float(np.max(np.abs(lib_lr - ref_lr)) / 0.02)
+    edge = [(s, 11, 0.02, 10) for s in range(8, 14)] + [(s, 1, 0.02, 0) for s in range(3)]   # one decay step: S - W = 1
+    err_lr = max(err_lr, max(abs(schedule(*c) - ref_optim.schedule(*c)) for c in edge) / 0.02)
     cases = [(0, 20, 1.959964), (3, 20, 2.5758), (20, 20, 3.89), (1234, 2000, 1.0), (7, 9, 0.5), (1, 3, 3.0)]
     err_wilson = err_scipy = 0.0
     for hits, n, z in cases:
@@ -330,6 +345,25 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     t, rows = batch.tokens, np.arange(len(batch.tokens))
     keys, values = t[:, 0:2 * pairs:2], t[:, 1:2 * pairs:2]
     layout = (t.shape == (500, 2 * pairs + padding + 1) == (500, config.seq_len)
+              and config.vocab_size == alphabet + 1 == int(t.max()) + 1 and config.chance == 1 / alphabet)
+    # documented initial projections N(0, 1/fan_in) (train.init_model; decoder.random_decoder, d = 64): the
+    # second moment of each matrix times its fan-in (rows), ~1 +- 0.03 over >= 1024 entries; far outside for any
+    # other scale (a factor 2 in std gives 4)
+    init_ratios = []
+    for model in (init_model(TrainConfig(), 0), decoder.random_decoder(d=64, n_head=2, n_layer=1, seed=0)):
+        for layer in model.layers:
+            init_ratios += [float(np.mean(W * W) * W.shape[0]) for W in (layer.w_q, layer.w_k, layer.w_v, layer.w_o)]
+    init_ok = all(0.8 <= r <= 1.25 for r in init_ratios)
+    edges = {}                                            # documented lower limits, each attained and crossed
+    for name, low in (("d_model", 1), ("mlp", 0), ("steps", 1), ("batch", 1), ("warmup", 0), ("eval_size", 1),
+                      ("log_every", 1)):
+        for value in (low, low - 1):
+            try:
+                TrainConfig(**{name: value})
+                edges[(name, value)] = value == low
+            except ParameterError:
+                edges[(name, value)] = value < low
+    layout = (layout
               and batch_of(config, 3, [0]).tokens.shape == (3, 2 * pairs + padding + 1) and bool(np.all(t[:, 2 * pairs:-1] == alphabet))
               and bool(np.all(keys < alphabet)) and bool(np.all(values < alphabet))
               and all(len(set(r)) == pairs for r in keys) and bool(np.all(t[rows, batch.target - 1] == t[:, -1]))
@@ -338,7 +372,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     passed = (err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
               and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
               and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
-              and layout)
+              and layout and all(edges.values()) and init_ok)
     return Outcome(bool(passed), (
         computed("AdamW, 6 steps (scheduled lr, decay on 2 of 3 arrays): max |library - reference|", err_adam,
                  tolerance=1e-13),
@@ -347,7 +381,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  tolerance=1e-14),
         bound("clipped norm / cap: active (attained), inactive (untouched, = 1/2)", clipped_norms,
               formula="norm after clipping = cap when ||g|| > cap"),
-        computed("schedule, steps 0..45 of a 40-step run, warm-up 10: max |library - reference| / peak", err_lr,
+        computed("schedule, steps 0..45 of a 40-step run, warm-up 10, and runs with S - W = 1: max |library - "
+                 "reference| / peak", err_lr,
                  tolerance=1e-14),
         bound("schedule at the end of warm-up and at the last step, / peak", [float(lib_lr[9] / 0.02),
                                                                               float(lib_lr[40] / 0.02)],
@@ -357,7 +392,11 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         computed("Wilson interval: max |library - scipy binomtest proportion_ci(wilson)|", err_scipy,
                  tolerance=1e-12),
         computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented, T = 2 pairs + "
-                 "padding + 1 (task and training config)", bool(layout))),
+                 "padding + 1 (task and training config), vocabulary alphabet + PAD, chance 1/alphabet", bool(layout)),
+        computed("initial projections N(0, 1/fan_in): mean W^2 x fan-in per matrix (init_model, random_decoder)",
+                 [round(r, 3) for r in init_ratios], formula="in [0.8, 1.25]"),
+        computed("TrainConfig lower limits d_model, steps, batch, eval_size, log_every >= 1 and mlp, warmup >= 0: "
+                 "accepted at the limit, refused below it", all(edges.values()))),
         arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
                 "recall_tokens": t},
         note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
@@ -371,7 +410,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                    "seed summary is the mean, sample sd and 95 % t interval over seeds with the pooled Wilson "
                    "interval.")
 def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
-                      summary=trainstats.seed_summary) -> Outcome:
+                      summary=trainstats.seed_summary, bootstrap=trainstats.bootstrap_gamma_c) -> Outcome:
     """Five accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat) against the exact
     rational crossing of ``certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
     from certificates.reference import optim as ref_optim
@@ -396,8 +435,19 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
     err_summary = max(abs(lib["mean"] - want[0]), abs(lib["sd"] - want[1]), abs(lib["t_low"] - want[2]),
                       abs(lib["t_high"] - want[3]), abs(lib["wilson_low"] - wilson[0]),
                       abs(lib["wilson_high"] - wilson[1]))
+    # seed bootstrap of gamma_c: 3 seeds, 2000 resamples; its values are exactly the gamma_c of the mean curves
+    # of the 10 multisets of 3 seeds (9 distinct values), each attained (the rarest has probability 1/27: all appear)
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    boot_g, per_seed = [0, 1, 2, 4], [[0.1, 0.2, 0.6, 0.9], [0.1, 0.5, 0.8, 0.9], [0.2, 0.3, 0.4, 1.0]]
+    boot = bootstrap(boot_g, np.array(per_seed), draws=2000, seed=0)
+    multisets = {float(ref_stats.gamma_c(boot_g, [sum(Fraction(str(per_seed[i][j])) for i in m) / 3
+                                                  for j in range(4)])) for m in combinations_with_replacement(range(3), 3)}
+    boot_ok = bool(len(multisets) == 9 and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
+                   and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
     passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
-        err_summary <= 1e-13 and lib["seeds"] == 4
+        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok
     return Outcome(bool(passed), (
         computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
         computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
@@ -407,7 +457,9 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         bound("crossing on a grid point: gamma_c = 2 attained exactly", got["on a grid point"], formula="== 2"),
         computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
         computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
-                 tolerance=1e-13)),
+                 tolerance=1e-13),
+        computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
+                 "(9 distinct), each attained", boot_ok)),
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
                 "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
                                                                     "wilson_high")])},

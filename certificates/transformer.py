@@ -110,10 +110,39 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
             evidence.append(bound(f"{member} g={g} one-sided lower confidence bound", low,
                                   formula=f"> {factor} x ceiling (Clopper-Pearson, level {a_far:g})"))
             passed &= sensitivity > 1.0 and low > factor * counted and wilson_ok
+    planes_ok, planes_rows = _slow_planes_vs_exact()
+    evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
+                             "plane's last T and the T after it (refused when no plane is left)", planes_rows))
+    passed &= planes_ok
     return Outcome(bool(passed), tuple(evidence), arrays=arrays, seeds={"sequences": seed, "embeddings": seed + 1},
                    note="pass: the library ceiling equals the counted one; query-only key scores ignore the "
                         "predecessor exactly and its hits are binomial at the ceiling (two-sided); key-only and "
                         "symmetric lower bounds exceed 10x and 5x the ceiling")
+
+
+def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[bool, list]:
+    """The content-plane mask against the exact rule in mpmath (RoPE base 10000, the documented default):
+    plane i is slow iff theta_i (T - 1) <= 1, theta_i = 10000^(-2i/dk); for each plane its last slow T,
+    floor(1/theta_i) + 1, and the next T (the rule's edge, attained from both sides; exact ties skipped)."""
+    import mpmath as mp
+
+    from theorylab.errors import ParameterError
+
+    with mp.workdps(30):
+        theta = [mp.mpf(10000) ** (mp.mpf(-2 * i) / dk) for i in range(dk // 2)]
+        edges = sorted({int(mp.floor(1 / th)) + 1 + k for th in theta for k in (0, 1)
+                        if abs(1 / th - mp.nint(1 / th)) > mp.mpf(10) ** -9})
+        ok, rows = True, []
+        for T in edges:
+            want = np.repeat([bool(th * (T - 1) <= 1) for th in theta], 2).astype(float)
+            try:
+                got = slow_planes(dk, T)
+            except ParameterError:
+                got = None                                    # refused: right only when no plane is slow
+            hit = (not want.any()) if got is None else bool(want.any() and np.array_equal(got, want))
+            ok &= hit
+            rows.append([T, int(want.sum()) // 2, hit])
+    return bool(ok), rows
 
 
 # ------------------------------------------------------------------------------ P20
@@ -136,11 +165,17 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
     _, spec = decoder.extend(model, decoder.commit(prefix), drafts, streams)
     rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:], streams)
+    single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=attention.PSA(g_q=1.0, g_k=0.8), seed=4)
+    _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6], streams)   # one head: the same rollback
+    _, c1 = decoder.extend(single, decoder.commit(c1), drafts, streams)
+    rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:], streams)
     other = np.concatenate([TOKENS[:6], TOKENS[::-1][:5]])                # same prefix, other continuation
     reuse_other = decoder.extend(model, decoder.commit(prefix), other[6:], streams)[0]
     reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:], streams)[0]
     err_full = _max_error(decoder.forward(model, TOKENS), full)
-    err_decode, err_rollback = _max_error(decoded, full), _max_error(rest, full[8:])
+    decoded_1 = decoder.decode(model, TOKENS, prompt=1, streams=streams)   # every step a one-token block
+    err_decode = max(_max_error(decoded, full), _max_error(decoded_1, full))
+    err_rollback = max(_max_error(rest, full[8:]), _max_error(rest_1, ref.forward(view.model(single), TOKENS)[8:]))
     err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
                               _max_error(reuse_same, full[6:])]))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
@@ -161,8 +196,9 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
               and flops == 6 * d == deploy.shear_flops(d) and frac_4096 == 1 / 4096 and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
-        computed("cached decode vs reference forward", err_decode, tolerance=TOL),
-        computed("speculative rollback vs reference forward", err_rollback, tolerance=TOL),
+        computed("cached decode (prompt 5 and prompt 1) vs reference forward", err_decode, tolerance=TOL),
+        computed("speculative rollback vs reference forward (this decoder and a one-head one)", err_rollback,
+                 tolerance=TOL),
         computed("prefix reuse (one prefix, two continuations) vs reference forward", err_reuse, tolerance=TOL),
         computed("consistency: cached decode vs the library's own full forward", consistency, tolerance=TOL),
         computed("extra/kv measured at T = 4, 9, 14 (exact fractions)", [str(m) for m, _ in fractions]),
@@ -309,6 +345,12 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
         ok = agree <= tol and (gap_ref <= tol if expected[name] == "consistent" else gap_ref > 1e-2)
         if name == "cumulative":                                        # the running Gram across a rollback
             _, c = decoder.extend(model, decoder.empty_cache(model), tokens[:6])
+            # committed: keys and values of 6 positions, and one dk x dk running Gram per head (no raw vectors)
+            heads, dk = sum(len(layer.heads) for layer in model.layers), model.d // len(model.layers[0].heads)
+            floats = decoder.cache_floats(decoder.commit(c))
+            ok &= floats == {"kv": 6 * 2 * dk * heads, "extra": dk * dk * heads}
+            evidence.append(computed(f"cumulative: floats of a committed 6-token cache == kv 6 x 2 dk per head, extra "
+                                     f"one dk x dk Gram per head ({heads} heads, dk = {dk})", floats))
             _, c = decoder.extend(model, decoder.commit(c), np.concatenate([tokens[6:8], (tokens[8:11] + 1) % 32]))
             rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 8)), tokens[8:])
             err_rollback = _max_error(rest, prefix[8:])
@@ -350,7 +392,11 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
     err_ref_compiled = _max_error(ref.forward(view.model(compiled), TOKENS), reference)
     clip_matters = _max_error(unclipped, reference)
     consistency = _max_error(decoder.forward(compiled, TOKENS), decoder.forward(graded, TOKENS))
-    passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err]) <= TOL
+    # a layer mixing a graded head with a standard one: only the graded head's columns are scaled
+    mixed = decoder.random_decoder(head=lambda l, h: attention.Graded(grades[0], lam, clip) if h == 0
+                                   else attention.SDPA(), seed=15)
+    err_mixed = _max_error(decoder.forward(compile(mixed), TOKENS), ref.forward(view.model(mixed), TOKENS))
+    passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err, err_mixed]) <= TOL
               and clip_matters > 1e-3)
     return Outcome(bool(passed), (
         computed("compiled heads are standard SDPA", standard),
@@ -360,6 +406,8 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
                  tolerance=TOL),
         computed("library compiled decoder vs reference EG-MHSA decoder", err_compiled, tolerance=TOL),
         computed("compiled weights through the reference SDPA decoder vs reference EG-MHSA", err_ref_compiled,
+                 tolerance=TOL),
+        computed("layer with one graded and one SDPA head: library compiled decoder vs reference", err_mixed,
                  tolerance=TOL),
         computed("reference without the clip vs with it (the clip binds: lam^q up to e^2 > C = 1.5)", clip_matters),
         computed("consistency: library compiled vs library graded", consistency, tolerance=TOL)),
