@@ -117,7 +117,14 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     tol_r = float(np.sum(np.abs(grad_r) * dev))
     tol_med = float(np.max(col["law"] / col["exact"] ** 2 * dev))
     ci_err = float(np.max(col["ci_err"]))
-    passed = bool(all(inside) and ref_err <= REF_TOL and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
+    # a root in the scan's first cell (0, 0.1]: T = 3, level just above M(0) = 1/2, against the reference's brentq
+    from scipy.optimize import brentq
+
+    low_level = ref.mass("t3-inclusive", 0.0, 16.0, 3) + 0.02
+    low_want = brentq(lambda g: ref.mass("t3-inclusive", g, 16.0, 3) - low_level, 0.0, 0.1, xtol=1e-14)
+    low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
+    passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9
+                  and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
                   and abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med)
@@ -125,6 +132,8 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     return Outcome(passed, (
         computed("points where the law lies in the certified root enclosure", f"{sum(inside)}/{len(inside)}",
                  formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
+        computed("exact gamma_c with its root in the first scan cell (t3-inclusive, dk 16, T 3, level M(0) + 0.02) "
+                 "vs the reference's root, abs error", low_err, tolerance=1e-9, formula="<= 1e-9"),
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
