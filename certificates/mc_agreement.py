@@ -673,7 +673,9 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
             c = ("T1", "T2", "T3", "T4").index(r["channel"])
             deg = (0, 1, 1, 2)[c]
             vec_err = max(vec_err, abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
-                          abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg))
+                          abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg),
+                          abs(r["var_se"] - mom.var_se[c] * r["g"] ** (2 * deg)),
+                          abs(r["gap_se"] - mom.gap_se[c] * r["g"] ** deg))
         else:                                          # the Cov(T3, T4) row scales as g^3
             vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
                           abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
