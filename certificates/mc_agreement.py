@@ -546,11 +546,19 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     se = np.array([(x.ci_high - x.ci_low) / 2.0 for x in mc]) / float(mcs.t_threshold(0.05, 19))
     t_max = mcs.t_threshold(alpha, 19, tests=len(points))
     t_stat = np.abs(sim - exact) / se
+    # the row-statistics quadrature at a very long context (m = 10^7 distractors: its t nodes must grow like ln m)
+    from theorylab.sim.row_stats import exact_row_stats
+
+    long_T, long_g = 10**7, (0.5, 1.0)
+    long_err = float(np.max(np.abs(exact_row_stats("t4-only", 16.0, long_T, list(long_g)).mass
+                                   / np.array([ref.mass("t4-only", x, 16.0, long_T) for x in long_g]) - 1)))
     passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12
-                  and np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max))
+                  and np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and long_err <= 1e-9)
     return Outcome(passed, (
         computed("peaks verified by the reference fall", f"{sum(verified)}/{len(verified)}",
                  formula="D_ref(x) > D_ref(x (1 -/+ 2e-3)) at x = g_peak^2"),
+        computed("exact_row_stats mass at T = 10^7 (t4-only, dk 16, g = 0.5, 1) vs the reference mass, max rel",
+                 long_err, tolerance=1e-9, formula="<= 1e-9"),
         computed("c (quadrature peaks, reference freezing coupling)", c_ref, tolerance=1e-6),
         computed("spread of c across points", cal.spread, tolerance=1e-6),
         computed("library CONDENSATION_C", c, formula="|c - c_quadrature| <= 5e-4 (three digits)"),
