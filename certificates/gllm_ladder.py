@@ -305,6 +305,19 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   for k, w in want.items())
     deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws)
                   and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
+    # its per-draw risk-ratio losses R_edu(m_ref) / R_oracle(m_ref) - 1 from risks rebuilt by bisection (step 5's route)
+    G_deg = [lad.oracle_arm(small).g] + [np.array(q["g"]) for q in deg.draws]
+    m_small = sl.reference_size(small)
+    r_deg = _risks_by_bisection(small.a, small.s, small.dims, small.sigma_xi, G_deg, np.array([m_small]), m_small,
+                                4, 5).mean(axis=1)
+    rr_loss_err = float(np.max(np.abs(np.array([q["rr_loss"] for q in deg.draws]) - (r_deg[1:] / r_deg[0] - 1))))
+    # crossing: power-law curves c/m reach the level at c/level exactly (log-log interpolation is exact there);
+    # NaN when reached at the first size (c = 0.5) or not within the grid (c = 100)
+    ms_x, c_x, lev_x = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0]), np.array([3.0, 10.0, 0.5, 100.0]), 0.7
+    want_x = np.where((c_x / lev_x > ms_x[0]) & (c_x / lev_x <= ms_x[-1]), c_x / lev_x, np.nan)
+    got_x = sl.crossing(ms_x, c_x[:, None] / ms_x, lev_x)
+    cross_ok = bool(np.array_equal(np.isnan(got_x), np.isnan(want_x))
+                    and np.nanmax(np.abs(got_x / want_x - 1)) <= 1e-12)
     delta = np.log(a_hat / a) - np.log(s_hat / s)
     perr_err = abs(sl.profile_error(a_hat, s_hat, a, s) / float(np.var(delta)) - 1)
     # 5. the Monte Carlo's risks at m_ref, rebuilt
@@ -341,7 +354,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
                   and ci_err <= RTOL and ranks_ok
                   and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
-                  and labels_ok)
+                  and labels_ok and rr_loss_err <= RTOL and cross_ok)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -349,6 +362,10 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         computed("pilot estimates vs least squares recomputed, max relative error", est_err, tolerance=RTOL),
         computed("degradation (C = 1.7, 6 pilot sizes): summary slopes and 95 % CIs vs linregress of its rows, max abs",
                  deg_err, formula="<= 1e-12; every draw has excess > 0, tail = upper half of the pilot sizes"),
+        computed("degradation: per-draw risk-ratio losses at m_ref vs risks rebuilt by bisection, max abs",
+                 rr_loss_err, tolerance=RTOL),
+        computed("crossing of power-law curves c/m at level 0.7 (c = 3, 10, 0.5, 100) vs c/level (NaN outside "
+                 "(m_1, m_max])", [got_x.tolist(), want_x.tolist()], formula="relative error <= 1e-12, same NaNs"),
         computed("default m grid as documented; Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
                  [grid_ok, rho_err, perr_err], formula="grid equal; errors <= 1e-12"),
         computed("average ranks of a (3, 12) batch with ties == scipy rankdata per row; pilot fit at coefficients "

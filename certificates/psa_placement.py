@@ -87,10 +87,17 @@ def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shea
     cases = {"theta=0.1": np.full(8, 0.1), "theta=1": np.full(8, 1.0),
              "bands base 100": shear.rope_frequencies(16, 100.0)}
     n = np.arange(1, N + 1)
-    slopes, worst, arrays = {}, 0.0, {}
+    slopes, worst, arrays, envelope_ok = {}, 0.0, {}, True
     for name, freqs in cases.items():      # T2 (p_q . k) and T3 (q . p_k) are one form with roles exchanged
         a = averages(N, freqs, "T3", "positional", seed=7, momentum=momentum)
-        slopes[name] = slope(a, start)[0]
+        got_slope, got_N, got_env = slope(a, start)
+        slopes[name] = got_slope
+        # the dyadic blocks [N, 2N) for N = start, 2 start, ... while 2N <= len(a), and their log-log fit, recomputed
+        want_N = start * 2.0 ** np.arange(int(np.log2(N // start)))
+        want_env = np.array([np.abs(a[int(b) - 1:2 * int(b) - 1]).max() for b in want_N])
+        want_slope = float(np.polyfit(np.log(want_N), np.log(want_env), 1)[0])
+        envelope_ok &= bool(np.array_equal(got_N, want_N) and np.array_equal(got_env, want_env)
+                            and abs(got_slope - want_slope) <= 1e-12)
         worst = max(worst, float(np.max(n * np.abs(a))))
         arrays[name] = a
     slow = averages(N, np.full(8, 1e-3), "T3", "positional", seed=7, momentum=momentum)
@@ -105,9 +112,11 @@ def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shea
     q = stream[-1] - stream[0]
     attained = float(abs(np.sum(np.asarray(momentum(stream))[1:] @ q)) / (np.linalg.norm(q) * np.linalg.norm(x)))
     ok = all(-1.15 <= v <= -0.85 for v in slopes.values()) and worst <= 2.0 + 1e-9 and abs(attained - 2) <= 1e-12 \
-        and float(np.max(np.abs(nope))) == 0.0 and contrast > 2.0
+        and float(np.max(np.abs(nope))) == 0.0 and contrast > 2.0 and envelope_ok
     return Outcome(ok, (computed("envelope slopes of |positional mean| (T2 = T3 up to the query/key exchange), "
                                  "fitted on N = 128..4096", slopes),
+                        computed("envelope blocks [N, 2N) (N = 128 .. 2048), their maxima and the fitted slope "
+                                 "recomputed", envelope_ok, formula="blocks and maxima equal, slope to 1e-12"),
                         bound("max over N and frequencies of N |mean| / (|q||x|/sqrt(dk))", worst,
                               formula="telescoping: sum_n (R_n - R_{n-1}) x = (R_N - R_0) x, norm <= 2|x|"),
                         computed("the bound attained: theta N = pi, q along (R_N - R_0) x, N = 64: N |mean| / (|q||x|)",

@@ -128,3 +128,22 @@ def gram_defect(P_blocks) -> float:
     P = np.hstack([np.asarray(P, dtype=float) for P in P_blocks])
     s = np.linalg.svd(P, compute_uv=False)
     return float(np.max(np.abs(s ** 2 - 1)))
+
+
+def two_point_risk(cap: float, sigma_xi: float, m: int) -> float:
+    """``sup_{kappa^2 <= cap} kappa^2 E[sech^2(eta^2 + eta Z)]``, ``eta = kappa sqrt(X)/sigma_xi``, X ~ chi2_m,
+    Z ~ N(0, 1): generalised Gauss-Laguerre (60 nodes) in X/2 ~ Gamma(m/2), Gauss-Hermite (80) in Z, and a
+    bounded scalar maximisation in kappa (plus the end point kappa^2 = cap)."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import roots_genlaguerre, roots_hermitenorm
+
+    t, wt = roots_genlaguerre(60, m / 2 - 1)
+    z, wz = roots_hermitenorm(80)
+    chi, wt, wz = 2 * t, wt / wt.sum(), wz / wz.sum()
+
+    def risk(k):
+        eta = k * np.sqrt(chi)[:, None] / sigma_xi
+        with np.errstate(over="ignore"):
+            return k * k * float(wt @ (1.0 / np.cosh(eta ** 2 + eta * z[None, :]) ** 2) @ wz)
+    r = minimize_scalar(lambda k: -risk(k), bounds=(0.0, np.sqrt(cap)), method="bounded", options={"xatol": 1e-10})
+    return max(-float(r.fun), risk(np.sqrt(cap)))

@@ -1,0 +1,24 @@
+"""Planted bugs in theorylab/sim caught by the round-2 checks (row-statistics derivatives, log64, two-point
+lower bound, crossing, risk-ratio losses, first-cell gamma_c)."""
+import pytest
+
+from planted import certify_with_bug
+
+BUGS = {
+    "row-stats d2 gap sign": ("theorylab/sim/row_stats_mc.py", "b2[k] * zb[j] - d2[k]", "b2[k] * zb[j] + d2[k]",
+                              "P17.rng"),
+    "two-point sech^2(x/2)": ("theorylab/sim/graded_risk.py", "sech2 = 4 * np.exp(-2 * x)", "sech2 = 4 * np.exp(-1 * x)",
+                              "G8"),
+    "crossing without log": ("theorylab/sim/ladder.py", "r = np.log(np.maximum(curves, 1e-300))",
+                             "r = np.maximum(curves, 1e-300)", "G10"),
+    "gamma_c first cell": ("theorylab/sim/exact.py", "prev_g, prev_f = _SCAN[0], f(_SCAN[0])",
+                           "prev_g, prev_f = _SCAN[0], f(_SCAN[1])", "P17"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", list(BUGS))
+def test_round2_sim_bug_makes_certify_fail(label):
+    path, old, new, cid = BUGS[label]
+    run = certify_with_bug(path, old, new, [cid])
+    assert run.returncode == 1 and run.status(cid) == "FAIL", run.output[-2000:]
