@@ -7,7 +7,7 @@ calibration.
 """
 import pytest
 
-from planted import certify_with_bug
+from planted import assert_caught, certify_with_bug
 
 ROW, MC, OBS = "theorylab/sim/row_stats.py", "theorylab/sim/row_stats_mc.py", "theorylab/sim/observables.py"
 TRANSITION = "theorylab/psa/transition.py"
@@ -30,9 +30,7 @@ QUICK = ("entropy peak read in g instead of g^2",
 
 
 def _assert_caught(path, old, new, catchers):
-    run = certify_with_bug(path, old, new, catchers)
-    statuses = {cid: run.status(cid) for cid in catchers}
-    assert run.returncode == 1 and all(s == "FAIL" for s in statuses.values()), (statuses, run.output[-2000:])
+    assert_caught(path, old, new, catchers)
 
 
 def test_planted_bug_in_the_peak_definition_makes_p24_fail():

@@ -6,7 +6,7 @@ runs only the certificate whose new evidence must catch it.
 """
 import pytest
 
-from planted import certify_with_bug
+from planted import assert_caught
 
 OPERATOR, CONTRACTION = "theorylab/plga/operator.py", "theorylab/plga/contraction.py"
 
@@ -52,9 +52,6 @@ OVERFLOWS = {"order parameter scaled by max D2 instead of max |D2|"}
 @pytest.mark.parametrize("label", list(BUGS))
 def test_planted_bug_makes_certify_fail(label):
     path, old, new, catchers = BUGS[label]
-    run = certify_with_bug(path, old, new, catchers)
-    statuses = {cid: run.status(cid) for cid in catchers}
-    caught = {"FAIL", "ERROR"} if label in OVERFLOWS else {"FAIL"}
-    assert run.returncode == 1 and all(s in caught for s in statuses.values()), (statuses, run.output[-2000:])
+    run = assert_caught(path, old, new, catchers, accept=("FAIL", "ERROR") if label in OVERFLOWS else ("FAIL",))
     if label in OVERFLOWS:
         assert "overflow" in run.output, run.output[-2000:]

@@ -6,7 +6,7 @@ code a new check covers, and runs only the certificates named. A few run by defa
 """
 import pytest
 
-from planted import certify_with_bug
+from planted import assert_caught
 
 GRADES, ENVELOPE, ATTN = "theorylab/graded/grades.py", "theorylab/graded/envelope.py", "theorylab/graded/attention.py"
 LADDER, PREREG = "theorylab/graded/ladder.py", "theorylab/graded/prereg.py"
@@ -68,7 +68,4 @@ FAST = ("Lambda_star = BC^3", "grade condition reads g_1 >= 1", "cosine decay ov
 @pytest.mark.parametrize("label", [pytest.param(k, marks=() if k in FAST else pytest.mark.slow) for k in BUGS])
 def test_planted_round2_bug_makes_certify_fail(label):
     path, old, new, catchers = BUGS[label]
-    run = certify_with_bug(path, old, new, catchers)
-    statuses = {cid: run.status(cid) for cid in catchers}
-    assert run.returncode == 1 and all(s in ("FAIL", "ERROR") for s in statuses.values()), (statuses,
-                                                                                          run.output[-2000:])
+    assert_caught(path, old, new, catchers, accept=("FAIL", "ERROR"))
