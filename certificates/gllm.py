@@ -170,6 +170,7 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
     """SymPy identities; the library gradient at u = 0 and at 40 random u against mpmath's numerical derivative of
     the reference Phi (certificates.reference.graded, 30 digits), and the library Phi against the reference."""
     import mpmath as mp
+    import sympy as sp
 
     from theorylab.symbolic import graded as sg
 
@@ -205,8 +206,18 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
             shift_err = max(shift_err, abs(float(Lambda_q(q, a, t, lam=1.5)) / exact - 1))
         except ParameterError:                            # refused although only q's spread limits the float range
             shift_err = float("inf")
+    # a (6, 4) batch of q, each row with its own offset (centred per row, not per coordinate), vs exp(Phi_ref) per row
+    qb = rng.normal(size=(6, 4)) + np.array([[0.0], [30.0], [-45.0], [7.5], [300.0], [-2.0]])
+    try:
+        lq = np.asarray(Lambda_q(qb, a, t, lam=1.5))
+        rows = [float(mp.exp(ref.phi([2 * x * mp.log(1.5) for x in q], a, t))) for q in qb]
+        qbatch_err = float(np.max(np.abs(lq / np.array(rows) - 1))) if lq.shape == (6,) else float("inf")
+    except ParameterError:
+        qbatch_err = float("inf")
+    # negative control: the exact decider rejects a residual shifted by a nonzero constant or by a polynomial
+    rejects = [not sg.is_zero_rational(sg.variance_residual(3) + c) for c in (1, sp.Rational(-1, 3), sp.Symbol("p0"))]
     passed = all(sym.values()) and agree == trials and conv and grad0_err < 1e-14 and grad_err <= 1e-14 \
-        and phi_err <= 1e-14 and batch_err <= 1e-14 and shift_err <= 1e-12
+        and phi_err <= 1e-14 and batch_err <= 1e-14 and shift_err <= 1e-12 and qbatch_err <= 1e-13 and all(rejects)
     return Outcome(passed, (computed("identities decided zero", sym),
                             computed("first-order criterion agrees with a 1e-4 step", f"{agree}/{trials}"),
                             computed("midpoint convexity of log Lambda on random pairs", conv),
@@ -217,7 +228,11 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
                             computed("the same 24 u as one (24, 4) batch, one profile pair: max |Phi - Phi_ref|",
                                      batch_err, tolerance=1e-14),
                             computed("Lambda_q at q ~ N(0, 1) -+ 2000 and -+ 1e4, lambda = 1.5 (lambda^q overflows): max relative "
-                                     "error vs exp(Phi_ref)", shift_err, tolerance=1e-12)),
+                                     "error vs exp(Phi_ref)", shift_err, tolerance=1e-12),
+                            computed("Lambda_q on a (6, 4) batch of q with row offsets 0..300: max relative error vs "
+                                     "exp(Phi_ref) row by row", qbatch_err, tolerance=1e-13),
+                            computed("decider rejects residual + 1, - 1/3, + p0 (a false identity is not decided zero)",
+                                     rejects)),
                    arrays={"u": np.array(us)}, seeds={"profiles": 1})
 
 

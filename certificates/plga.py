@@ -336,6 +336,8 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
                    "with the rotations iff G is block-diagonal with 2x2 blocks c I + s J.", method="exact")
 def commutant(projection=op.commutant_projection, solutions=_exact_route("commuting_solutions")) -> Outcome:
     """dk = 4, planes with u_a = tan(theta_a/2) symbolic: solve G R = R G over QQ(u1, u2)."""
+    import sympy as sp
+
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic import plga as sy
 
@@ -343,6 +345,17 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
     basis = sy.commutant_basis(2)
     same = len(generic) == 4 and sy.span_equal(generic, basis)
     resonant = len(solutions((sy.u1, sy.u1)))                  # theta_1 = theta_2: a resonance
+    # theta_2 = -theta_1 (u_2 = -u_1, R_2 = R_1^T): a second resonance, the reflections intertwine the planes. Second
+    # route: the null space of G -> G R - R G in NumPy (kron form) at u_1 = 1/2 with R from cos/sin of theta.
+    opposite = solutions((sy.u1, -sy.u1))
+    th = 2 * math.atan(0.5)
+    R_np = np.zeros((4, 4))
+    for k, angle in enumerate((th, -th)):
+        R_np[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]]
+    null_dim = 16 - np.linalg.matrix_rank(np.kron(R_np.T, np.eye(4)) - np.kron(np.eye(4), R_np), tol=1e-9)
+    at_half = [np.array(M.subs(sy.u1, sp.Rational(1, 2)).tolist(), dtype=float) for M in opposite]
+    opp_res = max((float(np.max(np.abs(M @ R_np - R_np @ M))) for M in at_half), default=float("inf"))
+    opp_rank = int(np.linalg.matrix_rank(np.array([M.ravel() for M in at_half]), tol=1e-9)) if at_half else 0
     G = sy.symbol_matrix("g", 4, 4, real=True)
     gens = tuple(G.flat) + (sy.u1, sy.u2)
     PG = ex.matrix(projection(G))
@@ -353,10 +366,15 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
     unit = ex.is_zero(c**2 + s_**2 - 1, (sy.u1,))
     plane_err = max(abs(float(c.subs(sy.u1, math.tan(t / 2))) - math.cos(t))
                     + abs(float(s_.subs(sy.u1, math.tan(t / 2))) - math.sin(t)) for t in (0.3, 1.1, 2.9, -2.0))
-    ok = same and commutes and fixes and resonant > 4 and unit and plane_err <= 1e-15
+    ok = same and commutes and fixes and resonant > 4 and unit and plane_err <= 1e-15 \
+        and len(opposite) == opp_rank == null_dim and opp_res <= 1e-14
     return Outcome(ok, (computed("dim {G : G R = R G} (nonresonant) and equals span{E_aa (x) I, E_aa (x) J}",
                                  [len(generic), same]),
                         computed("dim of the solution space when theta_1 = theta_2 (resonant)", resonant),
+                        computed("theta_2 = -theta_1: dim of the exact solutions, their rank at u_1 = 1/2, NumPy null "
+                                 "space dim of G -> GR - RG", [len(opposite), opp_rank, int(null_dim)]),
+                        computed("theta_2 = -theta_1, u_1 = 1/2: max |M R - R M| over the exact solutions", opp_res,
+                                 tolerance=1e-14),
                         computed("Pi(G) commutes with R for symbolic G", commutes),
                         computed("Pi fixes every commutant basis element", fixes),
                         computed("rational plane: cos^2 + sin^2 == 1 exactly", unit),
