@@ -214,10 +214,13 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
         qbatch_err = float(np.max(np.abs(lq / np.array(rows) - 1))) if lq.shape == (6,) else float("inf")
     except ParameterError:
         qbatch_err = float("inf")
+    # profiles read with a few printed digits (sums 1 + 4e-7, 1 - 3e-7) are divided by their sums (PROFILE_SUM_RTOL)
+    norm_err = abs(float(log_Lambda_u(us[0], a * (1 + 4e-7), t * (1 - 3e-7))) - float(ref.phi(us[0], a, t)))
     # negative control: the exact decider rejects a residual shifted by a nonzero constant or by a polynomial
     rejects = [not sg.is_zero_rational(sg.variance_residual(3) + c) for c in (1, sp.Rational(-1, 3), sp.Symbol("p0"))]
     passed = all(sym.values()) and agree == trials and conv and grad0_err < 1e-14 and grad_err <= 1e-14 \
-        and phi_err <= 1e-14 and batch_err <= 1e-14 and shift_err <= 1e-12 and qbatch_err <= 1e-13 and all(rejects)
+        and phi_err <= 1e-14 and batch_err <= 1e-14 and shift_err <= 1e-12 and qbatch_err <= 1e-13 and all(rejects) \
+        and norm_err <= 1e-14
     return Outcome(passed, (computed("identities decided zero", sym),
                             computed("first-order criterion agrees with a 1e-4 step", f"{agree}/{trials}"),
                             computed("midpoint convexity of log Lambda on random pairs", conv),
@@ -231,6 +234,8 @@ def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=
                                      "error vs exp(Phi_ref)", shift_err, tolerance=1e-12),
                             computed("Lambda_q on a (6, 4) batch of q with row offsets 0..300: max relative error vs "
                                      "exp(Phi_ref) row by row", qbatch_err, tolerance=1e-13),
+                            computed("profiles summing to 1 + 4e-7, 1 - 3e-7: |Phi - Phi_ref(normalised profiles)|",
+                                     norm_err, tolerance=1e-14),
                             computed("decider rejects residual + 1, - 1/3, + p0 (a false identity is not decided zero)",
                                      rejects)),
                    arrays={"u": np.array(us)}, seeds={"profiles": 1})
@@ -289,9 +294,10 @@ def g5(bc_geometric=grades.bc_geometric, admissibility=grades.admissibility,
                    "Lambda*, Lambda*_C, 1/Lambda*_C and g*_C round to the printed digits, the library's float "
                    "values lie in them, and max(BC^2, C^-2) <= Lambda*_C (0.459 vs 0.531 at (0.6, 0.3)); on these rows "
                    "and on four more programs (optimum inside the box, both clips active, C = 1) the library's clipped "
-                   "optimum, its clip sets and a zero KKT residual agree with an active-set enumeration in mpmath.")
+                   "optimum, its clip sets and a zero KKT residual agree with an active-set enumeration in mpmath, and its bound "
+                   "max(BC^2, C^-2) agrees with mpmath and is attained at C = 1.")
 def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
-       geometric_profiles=grades.geometric_profiles) -> Outcome:
+       geometric_profiles=grades.geometric_profiles, clipped_lower_bound=grades.clipped_lower_bound) -> Outcome:
     checks, evidence = [], []
     for (nu, mu), (lam, lam_c, gain, g) in TABLE3_PRINTED.items():
         row = table3_row(float(nu), float(mu), 4, 2.0)
@@ -304,7 +310,8 @@ def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
         digits = [rounds_to(enc.BC2, lam), rounds_to(enc.Lambda_star_C, lam_c),
                   rounds_to(enc.token_gain, gain)] + [rounds_to(x, p) for x, p in zip(enc.g_star_C, g)]
         inside = [_near(row.Lambda_star, enc.BC2), _near(row.Lambda_star_C, enc.Lambda_star_C),
-                  _near(row.token_gain, enc.token_gain)] + [_near(x, e) for x, e in zip(row.g_star_C, enc.g_star_C)]
+                  _near(row.token_gain, enc.token_gain), _near(row.bound, enc.bound)] \
+            + [_near(x, e) for x, e in zip(row.g_star_C, enc.g_star_C)]
         below = bool(enc.bound.b < enc.Lambda_star_C.a)
         if (nu, mu) == ("0.6", "0.3"):
             below &= rounds_to(enc.bound, PROP10_PRINTED[0]) and rounds_to(enc.Lambda_star_C, PROP10_PRINTED[1])
@@ -314,9 +321,10 @@ def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
                      bound(f"({nu},{mu}) Lambda*_C enclosure width", float(enc.Lambda_star_C.delta)),
                      computed(f"({nu},{mu}) printed digits / float inside / bound < true",
                               [all(digits), all(inside), below])]
-    programs_ok, rows = _programs_vs_reference(clipped_grades, geometric_profiles)
+    programs_ok, rows = _programs_vs_reference(clipped_grades, geometric_profiles, clipped_lower_bound)
     evidence.append(computed("clipped optimum vs reference active-set enumeration (mpmath, 30 digits): [program, "
-                             "max |dg| or |dLambda|/Lambda, clip sets equal, library KKT residual]", rows,
+                             "max |dg| or |dLambda|/Lambda, clip sets equal, library KKT residual, |bound / "
+                             "max(BC^2, C^-2) - 1| (<= 1e-14), Lambda*_C / bound - 1 (>= 0, = 0 at C = 1)]", rows,
                              tolerance=G6_RTOL))
     return Outcome(all(checks) and programs_ok, tuple(evidence))
 
@@ -333,9 +341,12 @@ G6_RTOL = 1e-12
 """Float library optimum against the 30-digit reference (observed ~1e-14)."""
 
 
-def _programs_vs_reference(clipped_grades, geometric_profiles) -> tuple[bool, list]:
+def _programs_vs_reference(clipped_grades, geometric_profiles, clipped_lower_bound) -> tuple[bool, list]:
     """The library's clipped optimum (g, Lambda, clip sets, KKT residual) against the active-set enumeration of
-    certificates.reference.graded on G6_PROGRAMS and the Table 3 rows."""
+    certificates.reference.graded on G6_PROGRAMS and the Table 3 rows; the library's Prop. 10(iii) bound against
+    max((sum sqrt(alpha tau))^2, C^-2) in mpmath, below the reference optimum and attained where the box is a point."""
+    import mpmath as mp
+
     cases = dict(G6_PROGRAMS)
     cases.update({f"Table 3 ({nu}, {mu})": (*geometric_profiles(float(nu), float(mu), 4), 2.0)
                   for nu, mu in TABLE3_PRINTED})
@@ -346,8 +357,15 @@ def _programs_vs_reference(clipped_grades, geometric_profiles) -> tuple[bool, li
         lib, want = clipped_grades(a, t, C), ref.clipped_optimum(a, t, C)
         err = max(float(np.max(np.abs(lib.g - want["g"]))), abs(lib.Lambda / want["Lambda"] - 1))
         sets = set(lib.lower.tolist()) == want["lower"] and set(lib.upper.tolist()) == want["upper"]
-        ok &= bool(err <= G6_RTOL and sets and lib.kkt_residual <= G6_RTOL)
-        rows.append([name, err, bool(sets), float(lib.kkt_residual)])
+        with mp.workdps(30):
+            bound_ref = max(mp.fsum(mp.sqrt(mp.mpf(float(x)) * mp.mpf(float(y))) for x, y in zip(a, t)) ** 2,
+                            mp.mpf(float(C)) ** -2)
+        bound_lib = clipped_lower_bound(a, t, C)
+        bound_err = abs(bound_lib / float(bound_ref) - 1)
+        gap = want["Lambda"] / bound_lib - 1                   # >= 0; 0 (attained) when C = 1: Lambda*_C = 1 = C^-2
+        ok &= bool(err <= G6_RTOL and sets and lib.kkt_residual <= G6_RTOL and bound_err <= 1e-14
+                   and gap >= -G6_RTOL and (C != 1.0 or abs(gap) <= G6_RTOL))
+        rows.append([name, err, bool(sets), float(lib.kkt_residual), bound_err, gap])
     return ok, rows
 
 
