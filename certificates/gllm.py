@@ -619,9 +619,13 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
                grade_condition=envelope.grade_condition) -> Outcome:
     from fractions import Fraction
 
-    env_err, s_ok, msat_ok, w_ok, sat_ok, ratio_err, n_m = 0.0, True, True, True, True, 0.0, 0
+    env_err, s_ok, msat_ok, w_ok, sat_ok, ratio_err, n_m, tgt_err = 0.0, True, True, True, True, 0.0, 0, 0.0
     for nu, mu, L, d, sigma_xi, g in G8_MODELS:
         model = envelope.stratified_model(nu, mu, L, d, sigma_xi, g=g)
+        # the unit-norm target w*_j = sqrt(a_l / d_l) on level l (reference profiles of Cor. 3, equal level sizes)
+        w_ref = np.repeat(np.sqrt(ref.geometric_profiles(nu, mu, L)[0] / (d // L)), d // L)
+        w_lib = model.target()
+        tgt_err = max(tgt_err, float(np.max(np.abs(w_lib - w_ref))) if w_lib.shape == w_ref.shape else float("inf"))
         sig2 = Fraction(sigma_xi) ** 2
         msat = m_sat(model.dims[0], sigma_xi, model.uniform.caps[0])
         exact_caps = {cls.name: [Fraction(float(c)) for c in cls.caps] for cls in (model.uniform, model.graded)}
@@ -664,7 +668,7 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
     cond = {g: bool(grade_condition(np.array(g), 0.5, 0.125)) for g in G8_GRADE_CONDITION}
     cond_ok = all(cond[g] == want for g, want in G8_GRADE_CONDITION.items())
     passed = bool(env_err <= G8_RTOL and s_ok and msat_ok and w_ok and edge_ok and sat_ok and ratio_err <= G8_RTOL
-                  and factors_ok and ties_ok and regime_ok and table3_ok and cond_ok)
+                  and factors_ok and ties_ok and regime_ok and table3_ok and cond_ok and tgt_err <= 1e-15)
     return Outcome(passed, (
         computed(f"max |envelope - exact best subset| / exact, {n_m} sample sizes x 2 classes", env_err,
                  tolerance=G8_RTOL),
@@ -682,6 +686,7 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
         computed("Lem. 3(ii) regime m >= 2 sum_S d_l + 4 (caps 1/8, 8; d_l 2, 3) == exact for m = 1..40 (first True "
                  "at the edge m = 10; S grows at the tie m = 16)", bool(regime_ok)),
         computed("grades.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok)),
+        computed("max |target() - sqrt(a_l / d_l)| (reference profiles) over the designs", tgt_err, tolerance=1e-15),
         computed("grade condition 1 <= g_0 <= .. <= g_(L-1), g_(l+1)/g_l <= (nu mu)^(-1/4) = 2 at (1/2, 1/8): "
                  "library == exact on bounds attained and crossed", [bool(cond_ok), {str(g): v for g, v in cond.items()}])),
         arrays=arrays,

@@ -9,6 +9,7 @@ import pytest
 from planted import assert_caught
 
 GRADES, SYM_GRADED, SYM_PLGA = "theorylab/graded/grades.py", "theorylab/symbolic/graded.py", "theorylab/symbolic/plga.py"
+ENVELOPE = "theorylab/graded/envelope.py"
 
 #: label -> (path, old, new, certificates that must FAIL)
 BUGS = {
@@ -20,6 +21,8 @@ BUGS = {
     "Prop. 10(iii) bound with C * -2 for C^-2": (GRADES, "clip_bound(C) ** -2.0", "clip_bound(C) * -2.0", ["G6"]),
     "commutant equations scaled by 1 + u^3": (SYM_PLGA, "scale = [1 + u**2 for u in us]",
                                               "scale = [1 + u**3 for u in us]", ["A6"]),
+    "stratified target sqrt(a_l), not sqrt(a_l / d_l)": (ENVELOPE, "np.sqrt(self.uniform.coords(self.a / self.dims))",
+                                                          "np.sqrt(self.uniform.coords(self.a))", ["G8.numeric"]),
     "walk series stops one term early": (SYM_PLGA, "range(1, kmax + 1))", "range(1, kmax))", ["A5.symbolic"]),
 }
 FAST = ("profiles not divided by their sums", "Prop. 10(iii) bound with C * -2 for C^-2")
