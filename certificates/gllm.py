@@ -461,6 +461,12 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
         want = (eg / eu, mg / mu_, mg / mu_ * float(np.hypot(sg / mg, su / mu_)))
         ratio_err = max([ratio_err] + [abs(rr[k] / w - 1)
                                        for k, w in zip(("ratio_exact", "ratio_mc", "ratio_se"), want)])
+    # the implied lower constant LB / M of every row, M the envelope recomputed above
+    for r in res.rows:
+        cls = model.uniform if r["class"] == "uniform" else model.graded
+        M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
+        ratio_err = max(ratio_err, abs(r["implied_c_lower"] / (r["lower_bound"] / M) - 1),
+                        abs(r["envelope"] / M - 1))
     z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
     lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
                    for r in lower)
@@ -483,7 +489,8 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                                      "documented (exact and MC - 3 se <= 3 M)", bool(layout_ok and flags_ok)),
                             computed("default_m_grid(40 points) == sorted distinct round(geomspace(4, 8 m_sat))",
                                      bool(grid_ok)),
-                            computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE), max rel",
+                            computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE); rows' "
+                                     "envelope and implied lower constant LB / M; max rel",
                                      ratio_err, formula="<= 1e-12"),
                             computed("max |MC - exact| / se", z_max, tolerance=None,
                                      formula=f"<= {t_mc:.3f} (t_{reps - 1}, two-sided, Bonferroni over "
