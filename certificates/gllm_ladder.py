@@ -63,6 +63,9 @@ RTOL = 1e-9
 """Float agreement of the library with the independent recomputations (observed: ~1e-13)."""
 G_ATOL = 1e-4
 """Grades from L-BFGS-B against the library's KKT solver (the optimiser stops at ~1e-7)."""
+LAMBDA_RTOL = 1e-9
+"""Lambda*_C at the L-BFGS-B grades against the library's: Lambda is stationary at the optimum, so the grades'
+~1e-7 error enters squared (observed ~1e-13)."""
 
 
 def _pilot_moments_statistic(XtX, Xty, n, tau, w, sigma_xi) -> tuple[float, float]:
@@ -93,6 +96,24 @@ def _clipped_optimum(a, s, C):
                    options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 1000})
     u = res.x - res.x.min()
     return np.exp(u / 2)
+
+
+def _clipped_lambda(a, s, C) -> float:
+    """min of Lambda(g) = (sum a g^-2)(sum s g^2) over g in [1, C]^L, from the KKT conditions: at the optimum
+    ln g_l^2 = clip(ln(a_l/s_l)/2 + k, 0, 2 ln C) for one scalar k (interior: a_l g^-2/A = s_l g^2/T); Lambda along k
+    is piecewise smooth and not unimodal, so a 2001-point grid in k locates the minimum and a bounded Brent search
+    refines it between the neighbouring grid points (for the bootstrap: fifty times cheaper than step 3's L-BFGS-B)."""
+    from scipy.optimize import minimize_scalar
+
+    a, s = np.asarray(a, float), np.asarray(s, float)
+    h, U = np.log(a / s) / 2, 2 * np.log(C)
+    lam = lambda k: np.sum(a * np.exp(-np.clip(h + np.atleast_1d(k)[:, None], 0, U)), axis=1) * \
+        np.sum(s * np.exp(np.clip(h + np.atleast_1d(k)[:, None], 0, U)), axis=1)
+    ks = np.linspace(-h.max() - 1, U - h.min() + 1, 2001)
+    i = int(np.argmin(lam(ks)))
+    res = minimize_scalar(lambda k: float(lam(k)[0]), bounds=(ks[max(i - 1, 0)], ks[min(i + 1, ks.size - 1)]),
+                          method="bounded", options={"xatol": 1e-13, "maxiter": 500})
+    return float(min(res.fun, lam(ks[i])[0]))
 
 
 def _risks_by_bisection(design_a, design_s, dims, sigma_xi, G, ms, m_ref, reps, seed) -> np.ndarray:
@@ -187,6 +208,58 @@ def _bootstrap_statistic(weights, K) -> tuple[bool, float, float]:
     return bool(np.all(weights.sum(1) == K)), stat, float(chdtri(K - 1, PILOT_ALPHA))
 
 
+SYNTHETIC = {"c": ((20.0, 12.0, 8.0, 6.0, 5.5, 125.0), (20.0, 12.0, 8.0, 6.0, 0.2, 125.0)),
+             "sizes": (1, 2, 4, 8, 16, 32, 64, 128, 256), "reps": 40, "spread": 0.3, "seed": 7, "target": 0.5,
+             "bootstrap": 60}
+"""Synthetic risks ``null x min(1, c/m) x exp(spread Z)`` per arm (in the pre-registration's order), two sets of c:
+crossings near 2c; the last arm crosses near the grid's end, so some bootstrap resamples miss it (NaN efficiency);
+in the second set the fifth arm is below the level at the first size (no efficiency: ranked last, no Spearman)."""
+
+
+def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
+    """sim.ladder.summarize on SYNTHETIC risks against reference.ladder_streams.ladder_summary (max relative error,
+    NaNs in the same places) and the ranks, order, ordering flag and inverted pairs recomputed here."""
+    cfg = SYNTHETIC
+    m_ref = sl.reference_size(p.design)
+    ms = np.union1d(cfg["sizes"], [m_ref])
+    null = float(np.sum(p.design.tau * p.design.alpha))
+    names = [x.name for x in p.arms]
+    pred = np.array([x.predicted_rank for x in p.arms])
+    err, ok, partial = 0.0, True, False
+    for cs in cfg["c"]:
+        rng = np.random.default_rng(cfg["seed"])
+        risks = np.array([null * np.minimum(1.0, c / ms)[:, None] * np.exp(cfg["spread"] * rng.standard_normal(
+            (ms.size, cfg["reps"]))) for c in cs])
+        res = sl.summarize(p, ms, risks, cfg["target"], cfg["seed"], cfg["bootstrap"])
+        want = ref_streams.ladder_summary([x.ip_hat for x in p.arms], list(ms), risks, cfg["target"] * null, m_ref,
+                                          names.index("uniform"), cfg["seed"], cfg["bootstrap"])
+        pairs = [(np.array([r[k] for r in res.rows]), np.asarray(want[k], float))
+                 for k in ("m_needed", "efficiency", "risk_ratio_ref", "nan_fraction")]
+        pairs += [(np.array([[r[lo], r[hi]] for r in res.rows]), np.asarray(want[k], float))
+                  for lo, hi, k in (("eff_lo", "eff_hi", "eff_ci"), ("rr_lo", "rr_hi", "rr_ci"))]
+        pairs += [(np.array([res.summary[k]], float).ravel(), np.array([want[k]], float).ravel()) for k in
+                  ("spearman_efficiency", "spearman_efficiency_ci", "spearman_risk_ratio", "spearman_risk_ratio_ci")]
+        for got, ref in pairs:
+            ok &= bool(got.shape == ref.shape and np.array_equal(np.isnan(got), np.isnan(ref)))
+            if got.shape == ref.shape and np.any(~np.isnan(ref)):
+                fin = ~np.isnan(ref)
+                err = max(err, float(np.max(np.abs(got[fin] - ref[fin]) / np.maximum(np.abs(ref[fin]), 1e-300))))
+        meas = np.asarray(want["measured_rank"])
+        eff, inv_rr = np.asarray(want["efficiency"]), 1 / np.asarray(want["risk_ratio_ref"])
+
+        def inverted(v):
+            return sorted(f"{names[i]}>{names[j]}" for i in range(len(names)) for j in range(len(names))
+                          if pred[i] < pred[j] and v[i] < v[j])
+        order = [names[i] for i in sorted(range(len(names)), key=lambda i: (meas[i], names[i]))]
+        ok &= bool(np.array_equal([r["measured_rank"] for r in res.rows], meas)
+                   and res.summary["measured_order"] == order
+                   and res.summary["ordering_holds"] == bool(np.array_equal(pred, meas))
+                   and sorted(res.summary["inverted_pairs"]) == inverted(eff)
+                   and sorted(res.summary["inverted_pairs_risk_ratio"]) == inverted(inv_rr))
+        partial |= bool(np.any((want["nan_fraction"] > 0) & (want["nan_fraction"] < 1)))
+    return err, bool(ok and partial)
+
+
 def _designs_by_rule(C: float) -> dict:
     """Arm rules on designs other than CONFIG: the taxonomic arm at L = 1 (g = 1) and on ladder.PEAKED (its
     documented property: <ln g, a - s> > 0 and yet Lambda > 1), recomputed here."""
@@ -202,7 +275,7 @@ def _designs_by_rule(C: float) -> dict:
             "PEAKED: <ln g, a - s> > 0 and Lambda > 1": bool(ip > 0 and lam > 1)}
 
 
-def _bootstrap_intervals(pilot, weights, dims, arms) -> float:
+def _bootstrap_intervals(pilot, weights, dims, arms) -> tuple[float, list]:
     """Max error of the file's 95 % percentile intervals of each arm's inner product and Lambda (§7.2), rebuilt from
     the bootstrap's block counts: per resample the pilot estimates by least squares (as in step 2)."""
     starts = np.concatenate(([0], np.cumsum(dims)[:-1]))
@@ -219,7 +292,24 @@ def _bootstrap_intervals(pilot, weights, dims, arms) -> float:
         lam = [np.sum(a / g ** 2) * np.sum(s * g ** 2) for a, s in est]
         for values, published in ((ip, x.ip_hat_ci), (lam, x.Lambda_hat_ci)):
             err = max(err, float(np.max(np.abs(np.quantile(values, [0.025, 0.975]) - np.asarray(published)))))
-    return err
+    return err, est
+
+
+def _profile_summaries(p, est, a, s, a_hat, s_hat, g_oracle, g_educated) -> float:
+    """Max relative error of the file's sign-kept fractions (share of resamples whose inner product has the sign of
+    ip_hat), Bhattacharyya affinities sum sqrt(a s) (pilot, truth, 95 % interval over the resamples) and clipped
+    optima Lambda*_C (at the L-BFGS-B grades of step 3; over the resamples by :func:`_clipped_lambda`), from ``est``."""
+    lam = lambda g, x, y: float(np.sum(x / g ** 2) * np.sum(y * g ** 2))
+    bc = lambda x, y: float(np.sum(np.sqrt(x * y)))
+    q = lambda v: np.quantile(v, [0.025, 0.975])
+    got, want = [], []
+    for x in p.arms:
+        ip_b = np.array([np.log(x.g) @ (ab - sb) for ab, sb in est])
+        got.append(x.sign_kept), want.append(float(np.mean(np.sign(ip_b) == np.sign(x.ip_hat))))
+    got += [p.BC_hat, p.BC_true, *p.BC_hat_ci, p.Lambda_star_C_true, p.Lambda_star_C_hat, *p.Lambda_star_C_hat_ci]
+    want += [bc(a_hat, s_hat), bc(a, s), *q([bc(ab, sb) for ab, sb in est]), lam(g_oracle, a, s),
+             lam(g_educated, a_hat, s_hat), *q([_clipped_lambda(ab, sb, p.design.C) for ab, sb in est])]
+    return float(np.max(np.abs(np.subtract(got, want)) / np.abs(want)))
 
 
 def calibrate(seeds: int = 60, reps: int = 2000) -> dict:
@@ -393,6 +483,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         rr_err = max(rr_err, abs(row["risk_ratio_ref"] / (lib[i].mean() / lib[u_].mean()) - 1),
                      abs(row["rr_lo"] / lo_ - 1), abs(row["rr_hi"] / hi_ - 1))
     replay_err, replay_rows = _replayed_pilots(draw_pilot, cfg)
+    summ_err, summ_ok = _summary_on_synthetic_risks(p)
     # 6. the claim: order of the certified arms' mean risks at m_ref = order of their inner products
     cert = [names.index(k) for k in CERTIFIED_ARMS]
     by_ip = [CERTIFIED_ARMS[i] for i in np.argsort([-ip_indep[k] for k in CERTIFIED_ARMS], kind="stable")]
@@ -410,7 +501,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["pilot_seed"]), pilot.XtX.shape[0])
     other = _designs_by_rule(C)
     # 8. the file's bootstrap intervals and predicted ranks (1 = largest inner product, ties averaged), rebuilt
-    ci_err = _bootstrap_intervals(pilot, lad.bootstrap_weights(pilot, p.bootstrap, cfg["pilot_seed"]), dims, p.arms)
+    ci_err, est_b = _bootstrap_intervals(pilot, lad.bootstrap_weights(pilot, p.bootstrap, cfg["pilot_seed"]), dims,
+                                         p.arms)
+    prof_err = _profile_summaries(p, est_b, a, s, a_hat, s_hat, expected["oracle"], expected["educated"])
     ranks = rankdata([-x.ip_hat for x in p.arms], method="average")
     ranks_ok = bool(np.array_equal(ranks, [x.predicted_rank for x in p.arms]))
     passed = bool(unchanged and T <= T_max and est_err <= RTOL and max(rule_err.values()) <= G_ATOL and random_ok
@@ -419,7 +512,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
                   and ci_err <= RTOL and ranks_ok
                   and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
-                  and labels_ok and rr_loss_err <= RTOL and cross_ok and rr_err <= RTOL and replay_err <= RTOL)
+                  and labels_ok and rr_loss_err <= RTOL and cross_ok and rr_err <= RTOL and replay_err <= RTOL
+                  and summ_err <= 1e-12 and summ_ok and prof_err <= LAMBDA_RTOL)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -446,6 +540,10 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                  "relative error", mc_err, tolerance=RTOL),
         computed("risk ratios at m_ref and their 95 % bootstrap intervals rebuilt (repetition weights from "
                  "SeedSequence(mc_seed, spawn_key=(1,))), max relative error", rr_err, tolerance=RTOL),
+        computed("summary of synthetic risks (crossings, efficiencies, risk ratios, their bootstrap intervals, "
+                 "NaN fractions, Spearman and its intervals) vs reference.ladder_streams, max relative error; "
+                 "measured ranks, order, ordering_holds, inverted pairs equal", [summ_err, summ_ok],
+                 formula="<= 1e-12; equal"),
         computed("pilot blocks replayed from the stream (integer block sizes; sigma_xi = 1/4), max relative error",
                  replay_rows, tolerance=RTOL),
         computed("certified arms by inner product (recomputed; as published in the file)", [by_ip, published]),
@@ -464,6 +562,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
               tolerance=1e-6),
         computed("arm rules on other designs", other),
         computed("95 % bootstrap intervals of inner product and Lambda rebuilt, max error", ci_err, tolerance=RTOL),
+        computed("sign-kept fractions, BC (pilot, truth, interval), Lambda*_C (truth, pilot, interval) rebuilt, max "
+                 "relative error", prof_err, tolerance=LAMBDA_RTOL),
         computed("predicted ranks == ranks of -ip_hat (scipy rankdata, ties averaged)", ranks_ok)),
         arrays={f"risk_m{m_ref}_{k}": lib[i] for i, k in enumerate(names)},
         seeds={"pilot": cfg["pilot_seed"], "monte_carlo": cfg["mc_seed"]},

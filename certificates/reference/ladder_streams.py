@@ -57,3 +57,61 @@ def risk_ratio_interval(risks_arm, risks_uniform, seed: int, bootstrap: int) -> 
     ratio = (wts @ ra) / (wts @ ru)
     lo, hi = np.quantile(ratio, [0.025, 0.975])
     return float(lo), float(hi)
+
+
+def first_crossing(log_m, curve, log_level) -> float:
+    """Size where ``curve`` (risks over the sizes ``exp(log_m)``) first falls to ``exp(log_level)`` or below:
+    linear interpolation of log risk in log size between the two grid points around it; NaN when the first
+    point already qualifies, no point does, or the curve has a NaN before its first crossing."""
+    for k, value in enumerate(curve):
+        if not value == value:                     # NaN: not a crossing
+            continue
+        if np.log(max(value, 1e-300)) <= log_level:
+            if k == 0:
+                return float("nan")
+            r0, r1 = np.log(max(curve[k - 1], 1e-300)), np.log(max(value, 1e-300))
+            frac = (log_level - r0) / (r1 - r0) if r1 < r0 else 1.0
+            return float(np.exp(log_m[k - 1] + frac * (log_m[k] - log_m[k - 1])))
+    return float("nan")
+
+
+def ladder_summary(ip, m_values, risks, level: float, m_ref: int, uniform: int, seed: int, bootstrap: int) -> dict:
+    """The measured columns of a ladder from risks (arms, M, reps): per arm the crossing size, token efficiency
+    ``m_uniform / m_arm``, risk ratio at ``m_ref`` and their 95 % percentile intervals over the repetition bootstrap
+    (weights as :func:`risk_ratio_interval`; NaN ignored), the fraction of resamples without an efficiency,
+    Spearman correlations (SciPy) of ``ip`` with the efficiencies and with 1 / risk ratio and their intervals, and
+    the measured ranks (1 = largest efficiency; an arm without one ranks after every other, ties averaged)."""
+    from scipy.stats import rankdata, spearmanr
+
+    risks = np.asarray(risks, float)
+    arms, M, reps = risks.shape
+    log_m, lv = np.log(np.asarray(m_values, float)), float(np.log(level))
+    iref = list(m_values).index(m_ref)
+
+    def stats(curves):
+        m_need = np.array([first_crossing(log_m, c, lv) for c in curves])
+        return m_need, m_need[uniform] / m_need, curves[:, iref] / curves[uniform, iref]
+
+    def rho(y):
+        y = np.asarray(y, float)
+        if not np.all(np.isfinite(y)) or np.ptp(y) == 0:
+            return float("nan")
+        return float(spearmanr(ip, y)[0])
+
+    def interval(v):
+        v = np.asarray(v, float)
+        v = v[~np.isnan(v)]
+        return (float("nan"),) * 2 if v.size == 0 else tuple(float(x) for x in np.quantile(v, [0.025, 0.975]))
+
+    m_need, eff, rr = stats(risks.mean(axis=2))
+    rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(1,)))
+    wts = rng.multinomial(reps, np.full(reps, 1.0 / reps), size=int(bootstrap)) / reps
+    boot = [stats(c) for c in np.tensordot(wts, risks, axes=([1], [2]))]
+    eff_b, rr_b = np.array([x[1] for x in boot]), np.array([x[2] for x in boot])
+    shown = np.where(np.isnan(eff), np.nanmin(eff) - 1.0 if np.isfinite(eff).any() else 0.0, eff)
+    return {"m_needed": m_need, "efficiency": eff, "risk_ratio_ref": rr,
+            "eff_ci": [interval(eff_b[:, k]) for k in range(arms)], "rr_ci": [interval(rr_b[:, k]) for k in range(arms)],
+            "nan_fraction": np.mean(~np.isfinite(eff_b), axis=0),
+            "measured_rank": rankdata(-shown, method="average"),
+            "spearman_efficiency": rho(eff), "spearman_efficiency_ci": interval([rho(e) for e in eff_b]),
+            "spearman_risk_ratio": rho(1 / rr), "spearman_risk_ratio_ci": interval([rho(1 / r) for r in rr_b])}
