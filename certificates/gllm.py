@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from certificates.reference import graded as ref
+from certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import graded_interval as interval
 from theorylab.certify.interval import rounds_to
@@ -467,6 +468,18 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
         M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
         ratio_err = max(ratio_err, abs(r["implied_c_lower"] / (r["lower_bound"] / M) - 1),
                         abs(r["envelope"] / M - 1))
+    # window flags: W = [4, floor(m_sat / 2)] with m_sat = d^2 sigma^2 / (L^2 s_0) (G8's m = 4 is W's first size)
+    W_ref = (4, int(np.floor(model.d ** 2 * model.sigma_xi ** 2 / (model.levels ** 2 * model.s[0]) / 2)))
+    layout_ok &= all(r["in_window"] == (W_ref[0] <= r["m"] <= W_ref[1]) for r in res.rows + res.ratio_rows)
+    # the trimmed S of every class at every m in 1..200 (both boundaries of m >= 2 D_S + 4) and on a class of
+    # unequal level sizes (the order is by cap_l / d_l), against reference.ladder_streams.trimmed_levels
+    uneven = envelope.LinearClass("uneven", np.array([2, 6, 3]), np.array([0.5, 0.3, 0.2]), np.array([1.0, 1.0, 1.0]),
+                                  1.0)
+    trim_ok = all(np.array_equal(graded_risk.estimable_levels(cls, sx, m),
+                                 ref_streams.trimmed_levels(cls.caps, cls.dims, sx, m))
+                  for cls, sx in ((model.uniform, model.sigma_xi), (model.graded, model.sigma_xi), (uneven, 0.3))
+                  for m in range(1, 201))
+    layout_ok &= trim_ok
     z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
     lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
                    for r in lower)
@@ -486,7 +499,9 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                   and msat_err < 1e-13 and all(thm) and TWO_POINT_RTOL / 4 <= tp_err <= TWO_POINT_RTOL and summary_ok)
     return Outcome(passed, (computed("exact risk <= 3 M where Lem. 3(ii) applies", bool(upper_ok)),
                             computed("rows: one per (m, class, target), ratio rows per m; upper_ok flags as "
-                                     "documented (exact and MC - 3 se <= 3 M)", bool(layout_ok and flags_ok)),
+                                     "documented (exact and MC - 3 se <= 3 M); in_window flags vs W = [4, m_sat/2]; "
+                                     "trimmed S at m = 1..200 (two classes of the model, one of unequal level sizes) "
+                                     "vs reference.ladder_streams", bool(layout_ok and flags_ok)),
                             computed("default_m_grid(40 points) == sorted distinct round(geomspace(4, 8 m_sat))",
                                      bool(grid_ok)),
                             computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE); rows' "

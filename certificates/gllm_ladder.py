@@ -256,6 +256,15 @@ def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
                    and res.summary["ordering_holds"] == bool(np.array_equal(pred, meas))
                    and sorted(res.summary["inverted_pairs"]) == inverted(eff)
                    and sorted(res.summary["inverted_pairs_risk_ratio"]) == inverted(inv_rr))
+        for k, name in ((names.index("educated"), "educated"), (names.index("oracle"), "oracle")):
+            lo_, hi_ = want["eff_ci"][k]
+            extra = [(res.summary[f"{name}_gain"], want["efficiency"][k]), (res.summary[f"{name}_gain_ci"][0], lo_),
+                     (res.summary[f"{name}_gain_ci"][1], hi_),
+                     (res.summary[f"{name}_inv_risk_ratio"], 1 / want["risk_ratio_ref"][k])]
+            for got, ref in extra:
+                ok &= bool(np.isnan(got) == np.isnan(ref))
+                if not np.isnan(ref):
+                    err = max(err, abs(got / ref - 1))
         partial |= bool(np.any((want["nan_fraction"] > 0) & (want["nan_fraction"] < 1)))
     return err, bool(ok and partial)
 
@@ -269,7 +278,9 @@ def _designs_by_rule(C: float) -> dict:
     g = C ** (np.arange(a.size) / (a.size - 1))
     lib_g = np.asarray(lad.taxonomic_arm(peaked).g)
     ip, lam = float(np.log(g) @ (a - s)), float(np.sum(a / g ** 2) * np.sum(s * g ** 2))
+    two = lad.profile_design([0.3, 0.7], [0.6, 0.4], d=2, C=C)
     return {"L = 1 taxonomic g = 1": bool(np.array_equal(lad.taxonomic_arm(one).g, [1.0])),
+            "L = 2 taxonomic g = (1, C)": bool(np.array_equal(lad.taxonomic_arm(two).g, [1.0, C])),
             "PEAKED profiles sum to 1": bool(abs(a.sum() - 1) <= 1e-15 and abs(s.sum() - 1) <= 1e-15),
             "PEAKED taxonomic g = C^(l/(L-1))": bool(np.max(np.abs(lib_g - g)) <= RTOL),
             "PEAKED: <ln g, a - s> > 0 and Lambda > 1": bool(ip > 0 and lam > 1)}
@@ -443,7 +454,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     got = {k: [deg.summary[f"slope_{k}"]] + list(deg.summary[f"slope_{k}_ci"]) for k in want}
     deg_err = max(float(np.max(np.abs(np.subtract(got[k], w)))) if len(got[k]) == 3 else np.inf
                   for k, w in want.items())
-    deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws)
+    deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws) == 6 * 3
+                  and [(q["n_pilot"], q["draw"]) for q in deg.draws] == [(n, k) for n in (64, 128, 256, 512, 1024, 2048)
+                                                                       for k in range(3)]
                   and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
     # its per-draw risk-ratio losses R_edu(m_ref) / R_oracle(m_ref) - 1 from risks rebuilt by bisection (step 5's route)
     G_deg = [lad.oracle_arm(small).g] + [np.array(q["g"]) for q in deg.draws]
@@ -541,7 +554,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         computed("risk ratios at m_ref and their 95 % bootstrap intervals rebuilt (repetition weights from "
                  "SeedSequence(mc_seed, spawn_key=(1,))), max relative error", rr_err, tolerance=RTOL),
         computed("summary of synthetic risks (crossings, efficiencies, risk ratios, their bootstrap intervals, "
-                 "NaN fractions, Spearman and its intervals) vs reference.ladder_streams, max relative error; "
+                 "NaN fractions, Spearman and its intervals, educated/oracle gains) vs reference.ladder_streams, max relative error; "
                  "measured ranks, order, ordering_holds, inverted pairs equal", [summ_err, summ_ok],
                  formula="<= 1e-12; equal"),
         computed("pilot blocks replayed from the stream (integer block sizes; sigma_xi = 1/4), max relative error",

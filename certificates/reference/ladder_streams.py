@@ -115,3 +115,15 @@ def ladder_summary(ip, m_values, risks, level: float, m_ref: int, uniform: int, 
             "measured_rank": rankdata(-shown, method="average"),
             "spearman_efficiency": rho(eff), "spearman_efficiency_ci": interval([rho(e) for e in eff_b]),
             "spearman_risk_ratio": rho(1 / rr), "spearman_risk_ratio_ci": interval([rho(1 / r) for r in rr_b])}
+
+
+def trimmed_levels(cap, dims, sigma_xi: float, m: int) -> np.ndarray:
+    """S of Lem. 3 (``d_l sigma_xi^2 / m <= cap_l``) trimmed so that ``m >= 2 D_S + 4``: the levels taken in
+    decreasing ``cap_l / d_l`` (ties: lower level first), each kept while the trimmed D_S stays within ``(m - 4)/2``."""
+    cap, dims = np.asarray(cap, float), np.asarray(dims, int)
+    worth = dims * (sigma_xi ** 2 / m) <= cap
+    keep, used = np.zeros(cap.size, bool), 0
+    for l in sorted(range(cap.size), key=lambda l: (-cap[l] / dims[l], l)):
+        if worth[l] and 2 * (used + int(dims[l])) + 4 <= m:
+            keep[l], used = True, used + int(dims[l])
+    return keep
