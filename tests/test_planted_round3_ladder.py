@@ -43,6 +43,8 @@ BUGS = {
                                 "active = np.sum((obs * g) ** 2, axis=1)", "G10"),
     "percentile interval at 1/3 %": ("theorylab/sim/ladder.py", "lo = (1 - CI_LEVEL) / 2", "lo = (1 - CI_LEVEL) / 3",
                                      "G10"),
+    "normals drawn one row at a time": ("theorylab/sim/graded_risk.py", "DRAW_ELEMENTS = 2**22", "DRAW_ELEMENTS = 16",
+                                        "G8"),
     "implied lower constant LB, not LB / M": ("theorylab/sim/graded_risk.py", '"implied_c_lower": lb / M',
                                               '"implied_c_lower": lb', "G8"),
 }

@@ -127,3 +127,34 @@ def trimmed_levels(cap, dims, sigma_xi: float, m: int) -> np.ndarray:
         if worth[l] and 2 * (used + int(dims[l])) + 4 <= m:
             keep[l], used = True, used + int(dims[l])
     return keep
+
+
+def replay_risk_losses(sd, masks, targets, sigma_xi: float, m: int, reps: int, seed: int, index: int,
+                       block: int = 16, draw_elements: int = 2 ** 22) -> np.ndarray:
+    """Losses (classes, targets, reps) of level-selective least squares replayed from the graded-risk stream
+    convention: ``SeedSequence(seed, spawn_key=(index,))``; repetitions in blocks of ``block``; a block's m rows
+    drawn ``draw_elements // (block d)`` rows at a time, each draw the (b, rows, d) standard normals of the rows
+    (scaled by ``sd``) then the (b, rows) noise; least squares of y = X w + sigma xi on the coordinates ``masks[c]``
+    (zero elsewhere) by ``lstsq`` of the stacked rows; loss ``sum_j sd_j^2 (w_hat_j - w_j)^2``."""
+    sd = np.asarray(sd, float)
+    d = sd.size
+    per_draw = max(1, draw_elements // (block * d))
+    rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(int(index),)))
+    out = np.empty((len(masks), targets[0].shape[1], reps))
+    for start in range(0, reps, block):
+        b = min(block, reps - start)
+        Xs, xis = [], []
+        for r0 in range(0, m, per_draw):
+            rows = min(per_draw, m - r0)
+            Xs.append(rng.standard_normal((b, rows, d)) * sd)
+            xis.append(sigma_xi * rng.standard_normal((b, rows)))
+        X, xi = np.concatenate(Xs, axis=1), np.concatenate(xis, axis=1)
+        for c, (mask, Wt) in enumerate(zip(masks, targets)):
+            for k in range(Wt.shape[1]):
+                for j in range(b):
+                    est = np.zeros(d)
+                    if mask.any():
+                        y = X[j] @ Wt[:, k] + xi[j]
+                        est[mask] = np.linalg.lstsq(X[j][:, mask], y, rcond=None)[0]
+                    out[c, k, start + j] = float(np.sum(sd ** 2 * (est - Wt[:, k]) ** 2))
+    return out
