@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from certificates.reference import graded as ref
+from certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import graded_interval as interval
 from theorylab.certify.interval import rounds_to
@@ -494,6 +495,47 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
         want = (eg / eu, mg / mu_, mg / mu_ * float(np.hypot(sg / mg, su / mu_)))
         ratio_err = max([ratio_err] + [abs(rr[k] / w - 1)
                                        for k, w in zip(("ratio_exact", "ratio_mc", "ratio_se"), want)])
+    # the implied lower constant LB / M of every row, M the envelope recomputed above
+    for r in res.rows:
+        cls = model.uniform if r["class"] == "uniform" else model.graded
+        M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
+        ratio_err = max(ratio_err, abs(r["implied_c_lower"] / (r["lower_bound"] / M) - 1),
+                        abs(r["envelope"] / M - 1))
+    # window flags: W = [4, floor(m_sat / 2)] with m_sat = d^2 sigma^2 / (L^2 s_0) (G8's m = 4 is W's first size)
+    W_ref = (4, int(np.floor(model.d ** 2 * model.sigma_xi ** 2 / (model.levels ** 2 * model.s[0]) / 2)))
+    layout_ok &= all(r["in_window"] == (W_ref[0] <= r["m"] <= W_ref[1]) for r in res.rows + res.ratio_rows)
+    # the trimmed S of every class at every m in 1..200 (both boundaries of m >= 2 D_S + 4) and on a class of
+    # unequal level sizes (the order is by cap_l / d_l), against reference.ladder_streams.trimmed_levels
+    uneven = envelope.LinearClass("uneven", np.array([2, 6, 3]), np.array([0.5, 0.3, 0.2]), np.array([1.0, 1.0, 1.0]),
+                                  1.0)
+    trim_ok = all(np.array_equal(graded_risk.estimable_levels(cls, sx, m),
+                                 ref_streams.trimmed_levels(cls.caps, cls.dims, sx, m))
+                  for cls, sx in ((model.uniform, model.sigma_xi), (model.graded, model.sigma_xi), (uneven, 0.3))
+                  for m in range(1, 201))
+    layout_ok &= trim_ok
+    # the losses of a small run replayed from the stream (profile target w*_j = sqrt(a_l / d_l); least-favourable:
+    # budget B / D_l on the first coordinate of the largest-cap level outside S, the profile target when S is full)
+    replay_err = 0.0
+    small = envelope.stratified_model(0.6, 0.3, 2, 4, sigma_xi=0.7)
+    sd_s = np.sqrt(np.repeat(small.uniform.sigma2, small.uniform.dims))
+    w_s = np.sqrt(np.repeat(small.a / small.dims, small.dims))
+    run = simulate(small, [6, 19], reps=18, seed=11)
+    for i, m in enumerate((6, 19)):
+        masks, targets = [], []
+        for cls in (small.uniform, small.graded):
+            S = ref_streams.trimmed_levels(cls.caps, cls.dims, small.sigma_xi, m)
+            out = np.flatnonzero(~S)
+            lf = w_s.copy()
+            if out.size:
+                l = out[np.argmax(cls.caps[out])]
+                lf = np.zeros(sd_s.size)
+                lf[int(np.sum(cls.dims[:l]))] = cls.B / cls.D[l]
+            masks.append(np.repeat(S, cls.dims))
+            targets.append(np.stack([w_s, lf], axis=1))
+        want = ref_streams.replay_risk_losses(sd_s, masks, targets, small.sigma_xi, m, 18, 11, i)
+        got = np.array([[run.losses[f"m{m}_{c}_{t}"] for t in ("profile", "least-favourable")]
+                        for c in ("uniform", "graded")])
+        replay_err = max(replay_err, float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300))))
     z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
     lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
                    for r in lower)
@@ -510,13 +552,20 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                  for c, sx, m in TWO_POINT_CASES)
     summary_ok = abs(res.summary["cap_ratio_over_Lambda"] * model.Lambda / model.cap_ratio - 1) <= 1e-15
     passed = bool(upper_ok and flags_ok and layout_ok and grid_ok and ratio_err <= 1e-12 and z_max <= t_mc and lower_ok
+                  and replay_err <= 1e-9
                   and msat_err < 1e-13 and all(thm) and TWO_POINT_RTOL / 4 <= tp_err <= TWO_POINT_RTOL and summary_ok)
     return Outcome(passed, (computed("exact risk <= 3 M where Lem. 3(ii) applies", bool(upper_ok)),
                             computed("rows: one per (m, class, target), ratio rows per m; upper_ok flags as "
-                                     "documented (exact and MC - 3 se <= 3 M)", bool(layout_ok and flags_ok)),
+                                     "documented (exact and MC - 3 se <= 3 M); in_window flags vs W = [4, m_sat/2]; "
+                                     "trimmed S at m = 1..200 (two classes of the model, one of unequal level sizes) "
+                                     "vs reference.ladder_streams", bool(layout_ok and flags_ok)),
+                            computed("losses of a run (L = 2, d = 4, sigma 0.7, m = 6, 19, 18 reps: two blocks) "
+                                     "replayed from the stream by lstsq, max relative error", replay_err,
+                                     tolerance=1e-9),
                             computed("default_m_grid(40 points) == sorted distinct round(geomspace(4, 8 m_sat))",
                                      bool(grid_ok)),
-                            computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE), max rel",
+                            computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE); rows' "
+                                     "envelope and implied lower constant LB / M; max rel",
                                      ratio_err, formula="<= 1e-12"),
                             computed("max |MC - exact| / se", z_max, tolerance=None,
                                      formula=f"<= {t_mc:.3f} (t_{reps - 1}, two-sided, Bonferroni over "

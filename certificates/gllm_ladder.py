@@ -11,11 +11,14 @@ against routes that share no library code (NumPy/SciPy only):
    a generic bound-constrained optimiser (L-BFGS-B) on the corresponding profiles;
 4. each arm's inner product ``<ln g, a_hat - s_hat>`` and ``Lambda`` recomputed;
 5. the Monte Carlo's per-repetition risks at ``m_ref`` recomputed from the same random stream (the
-   convention in theorylab.sim.ladder) with a different solver (bisection on the multiplier);
+   convention in theorylab.sim.ladder) with a different solver (bisection on the multiplier), and the mean
+   risks at the grid's last size; the risk ratios at ``m_ref`` and their bootstrap intervals rebuilt;
 6. the claim: the certified arms' mean risks at ``m_ref`` (the end of Lem. 4's window W, where Thm. 4.1
    states the separation) order exactly as their pre-registered inner products;
 7. the pilot's two block draws (row by row when a block has fewer than d rows, Bartlett otherwise) on small
-   pilots (moments as in 1; rows adding up to n), the bootstrap's equal-probability block resampling (Pearson),
+   pilots of noise sigma_xi = 1/4 (moments as in 1; the exact chi2(d) law of the noise statistic given the rows;
+   rows adding up to n), two pilots replayed from the stream (``REPLAYED_PILOTS``, one of 2^60 + 3 rows: integer
+   block sizes), the bootstrap's equal-probability block resampling (Pearson),
    and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property);
 8. the file's 95 % bootstrap intervals (inner products, Lambda) rebuilt from the bootstrap's block counts, and its
    predicted ranks (1 = largest inner product, ties averaged) recomputed by SciPy.
@@ -29,9 +32,10 @@ used; the statistic is asymptotically exact at n = 65536 rows).  Step 6 (:func:`
 configuration, over 60 Monte Carlo seeds with 2000 repetitions, the paired mean risk differences of the
 adjacent certified arms (oracle > taxonomic > random > uniform) have z = 132, 133, 183 on average (s.d.
 <= 3.1, minimum 127), so z ~ 66 (>= 63) at the 500 repetitions used: even with z halved for
-non-normality the normal tail is below 1e-200.  Step 7 adds three tests at 1e-7 each: the moment test on two
-small pilots (``SMALL_PILOTS``, one per block draw; asymptotically exact, n >= 3000 rows) and Pearson's test of the
-bootstrap's block counts (expected count 400 per block).  So FALSE_FAILURE = 5e-7 (rounded up).
+non-normality the normal tail is below 1e-200.  Step 7 adds five tests at 1e-7 each: the moment test on two
+small pilots (``SMALL_PILOTS``, one per block draw; asymptotically exact, n >= 3000 rows), the two-sided noise test
+on the same pilots (exact: 5e-8 per tail) and Pearson's test of the bootstrap's block counts (expected count 400
+per block).  So FALSE_FAILURE = 7e-7 (rounded up).
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ import tempfile
 
 import numpy as np
 
+from certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
@@ -50,7 +55,7 @@ CONFIG = {"nu": 0.5, "mu": 0.2, "levels": 4, "d": 32, "sigma_xi": 1.0, "C": 2.0,
 CERTIFIED_ARMS = ("uniform", "random", "taxonomic", "oracle")
 MARGIN = 0.05
 """Smallest gap between the pre-registered inner products of two certified arms."""
-FALSE_FAILURE = 5e-7
+FALSE_FAILURE = 7e-7
 """Probability that a correct library FAILs G10 (module docstring): the chi-square checks of steps 1 and 7."""
 PILOT_ALPHA = 1e-7
 """Tail probability of the pilot-moment chi-square threshold (step 1)."""
@@ -58,6 +63,9 @@ RTOL = 1e-9
 """Float agreement of the library with the independent recomputations (observed: ~1e-13)."""
 G_ATOL = 1e-4
 """Grades from L-BFGS-B against the library's KKT solver (the optimiser stops at ~1e-7)."""
+LAMBDA_RTOL = 1e-9
+"""Lambda*_C at the L-BFGS-B grades against the library's: Lambda is stationary at the optimum, so the grades'
+~1e-7 error enters squared (observed ~1e-13)."""
 
 
 def _pilot_moments_statistic(XtX, Xty, n, tau, w, sigma_xi) -> tuple[float, float]:
@@ -88,6 +96,24 @@ def _clipped_optimum(a, s, C):
                    options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 1000})
     u = res.x - res.x.min()
     return np.exp(u / 2)
+
+
+def _clipped_lambda(a, s, C) -> float:
+    """min of Lambda(g) = (sum a g^-2)(sum s g^2) over g in [1, C]^L, from the KKT conditions: at the optimum
+    ln g_l^2 = clip(ln(a_l/s_l)/2 + k, 0, 2 ln C) for one scalar k (interior: a_l g^-2/A = s_l g^2/T); Lambda along k
+    is piecewise smooth and not unimodal, so a 2001-point grid in k locates the minimum and a bounded Brent search
+    refines it between the neighbouring grid points (for the bootstrap: fifty times cheaper than step 3's L-BFGS-B)."""
+    from scipy.optimize import minimize_scalar
+
+    a, s = np.asarray(a, float), np.asarray(s, float)
+    h, U = np.log(a / s) / 2, 2 * np.log(C)
+    lam = lambda k: np.sum(a * np.exp(-np.clip(h + np.atleast_1d(k)[:, None], 0, U)), axis=1) * \
+        np.sum(s * np.exp(np.clip(h + np.atleast_1d(k)[:, None], 0, U)), axis=1)
+    ks = np.linspace(-h.max() - 1, U - h.min() + 1, 2001)
+    i = int(np.argmin(lam(ks)))
+    res = minimize_scalar(lambda k: float(lam(k)[0]), bounds=(ks[max(i - 1, 0)], ks[min(i + 1, ks.size - 1)]),
+                          method="bounded", options={"xatol": 1e-13, "maxiter": 500})
+    return float(min(res.fun, lam(ks[i])[0]))
 
 
 def _risks_by_bisection(design_a, design_s, dims, sigma_xi, G, ms, m_ref, reps, seed) -> np.ndarray:
@@ -125,26 +151,50 @@ def _risks_by_bisection(design_a, design_s, dims, sigma_xi, G, ms, m_ref, reps, 
 
 SMALL_PILOTS = {"rows < d (row by row)": (8, 3100, 600), "rows = d (Bartlett)": (4, 4000, 1000)}
 """Extra pilots (design width d, rows n, blocks K) of the CONFIG profiles exercising both draws of a block."""
+SMALL_SIGMA = 0.25
+"""Noise of the small pilots (not 1, so that a draw which drops or squares sigma_xi changes the statistics)."""
+REPLAYED_PILOTS = {"row by row, 6-7 rows a block": (8, 62, 9), "Bartlett, n = 2^60 + 3 in 3 blocks": (4, 2 ** 60 + 3, 3)}
+"""Pilots (d, n, K) replayed from the stream convention (reference.ladder_streams): integer block sizes beyond 2^53."""
 BOOTSTRAP_RESAMPLES = 400
 
 
 def _small_pilots(draw_pilot, cfg) -> tuple[bool, list]:
     """Pilots whose blocks take the row-by-row draw (d = 8, 5-6 rows a block) and the Bartlett draw (d = 4, 4 rows
-    a block): the rows add up to n exactly (a block's X^T X has rank = its rows when rows < d), and the summed
-    statistics pass the moment test of step 1."""
+    a block), noise sigma_xi = SMALL_SIGMA: the rows add up to n exactly (a block's X^T X has rank = its rows when
+    rows < d), the summed statistics pass the moment test of step 1, and the noise statistic
+    (X^T xi)^T (X^T X)^-1 (X^T xi) / sigma^2 ~ chi2(d) lies within its two-sided quantiles at PILOT_ALPHA."""
+    from scipy.special import chdtri
+
     ok, rows = True, []
     for name, (d, n, K) in SMALL_PILOTS.items():
-        design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, cfg["sigma_xi"], cfg["C"])
+        design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
         pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
-        T, T_max = _pilot_moments_statistic(pilot.XtX.sum(0), pilot.Xty.sum(0), n, design.tau,
-                                            np.sqrt(design.alpha), design.sigma_xi)
-        case = bool(pilot.XtX.shape[0] == K and T <= T_max)
+        XtX, Xty, w = pilot.XtX.sum(0), pilot.Xty.sum(0), np.sqrt(design.alpha)
+        T, T_max = _pilot_moments_statistic(XtX, Xty, n, design.tau, w, design.sigma_xi)
+        N = ref_streams.noise_statistic(XtX, Xty, w, SMALL_SIGMA)
+        N_lo, N_hi = float(chdtri(d, 1 - PILOT_ALPHA / 2)), float(chdtri(d, PILOT_ALPHA / 2))
+        case = bool(pilot.XtX.shape[0] == K and T <= T_max and N_lo <= N <= N_hi)
         if n // K < d:
             ranks = np.linalg.matrix_rank(pilot.XtX)
             case &= bool(ranks.sum() == n and set(ranks.tolist()) <= {n // K, -(-n // K)})
         ok &= case
-        rows.append([name, d, n, K, T, T_max, case])
+        rows.append([name, d, n, K, T, T_max, N, [N_lo, N_hi], case])
     return ok, rows
+
+
+def _replayed_pilots(draw_pilot, cfg) -> tuple[float, list]:
+    """Max relative error of the library's per-block (X^T X, X^T y) against the stream replay, REPLAYED_PILOTS."""
+    err, rows = 0.0, []
+    for name, (d, n, K) in REPLAYED_PILOTS.items():
+        design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
+        pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
+        XtX, Xty = ref_streams.replay_pilot(design.tau, np.sqrt(design.alpha), SMALL_SIGMA, n, cfg["pilot_seed"], K)
+        same = pilot.XtX.shape == XtX.shape and pilot.n == n
+        e = max(float(np.max(np.abs(pilot.XtX - XtX)) / np.max(np.abs(XtX))),
+                float(np.max(np.abs(pilot.Xty - Xty)) / np.max(np.abs(Xty)))) if same else np.inf
+        err = max(err, e)
+        rows.append([name, e])
+    return err, rows
 
 
 def _bootstrap_statistic(weights, K) -> tuple[bool, float, float]:
@@ -158,6 +208,67 @@ def _bootstrap_statistic(weights, K) -> tuple[bool, float, float]:
     return bool(np.all(weights.sum(1) == K)), stat, float(chdtri(K - 1, PILOT_ALPHA))
 
 
+SYNTHETIC = {"c": ((20.0, 12.0, 8.0, 6.0, 5.5, 125.0), (20.0, 12.0, 8.0, 6.0, 0.2, 125.0)),
+             "sizes": (1, 2, 4, 8, 16, 32, 64, 128, 256), "reps": 40, "spread": 0.3, "seed": 7, "target": 0.5,
+             "bootstrap": 60}
+"""Synthetic risks ``null x min(1, c/m) x exp(spread Z)`` per arm (in the pre-registration's order), two sets of c:
+crossings near 2c; the last arm crosses near the grid's end, so some bootstrap resamples miss it (NaN efficiency);
+in the second set the fifth arm is below the level at the first size (no efficiency: ranked last, no Spearman)."""
+
+
+def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
+    """sim.ladder.summarize on SYNTHETIC risks against reference.ladder_streams.ladder_summary (max relative error,
+    NaNs in the same places) and the ranks, order, ordering flag and inverted pairs recomputed here."""
+    cfg = SYNTHETIC
+    m_ref = sl.reference_size(p.design)
+    ms = np.union1d(cfg["sizes"], [m_ref])
+    null = float(np.sum(p.design.tau * p.design.alpha))
+    names = [x.name for x in p.arms]
+    pred = np.array([x.predicted_rank for x in p.arms])
+    err, ok, partial = 0.0, True, False
+    for cs in cfg["c"]:
+        rng = np.random.default_rng(cfg["seed"])
+        risks = np.array([null * np.minimum(1.0, c / ms)[:, None] * np.exp(cfg["spread"] * rng.standard_normal(
+            (ms.size, cfg["reps"]))) for c in cs])
+        res = sl.summarize(p, ms, risks, cfg["target"], cfg["seed"], cfg["bootstrap"])
+        want = ref_streams.ladder_summary([x.ip_hat for x in p.arms], list(ms), risks, cfg["target"] * null, m_ref,
+                                          names.index("uniform"), cfg["seed"], cfg["bootstrap"])
+        pairs = [(np.array([r[k] for r in res.rows]), np.asarray(want[k], float))
+                 for k in ("m_needed", "efficiency", "risk_ratio_ref", "nan_fraction")]
+        pairs += [(np.array([[r[lo], r[hi]] for r in res.rows]), np.asarray(want[k], float))
+                  for lo, hi, k in (("eff_lo", "eff_hi", "eff_ci"), ("rr_lo", "rr_hi", "rr_ci"))]
+        pairs += [(np.array([res.summary[k]], float).ravel(), np.array([want[k]], float).ravel()) for k in
+                  ("spearman_efficiency", "spearman_efficiency_ci", "spearman_risk_ratio", "spearman_risk_ratio_ci")]
+        for got, ref in pairs:
+            ok &= bool(got.shape == ref.shape and np.array_equal(np.isnan(got), np.isnan(ref)))
+            if got.shape == ref.shape and np.any(~np.isnan(ref)):
+                fin = ~np.isnan(ref)
+                err = max(err, float(np.max(np.abs(got[fin] - ref[fin]) / np.maximum(np.abs(ref[fin]), 1e-300))))
+        meas = np.asarray(want["measured_rank"])
+        eff, inv_rr = np.asarray(want["efficiency"]), 1 / np.asarray(want["risk_ratio_ref"])
+
+        def inverted(v):
+            return sorted(f"{names[i]}>{names[j]}" for i in range(len(names)) for j in range(len(names))
+                          if pred[i] < pred[j] and v[i] < v[j])
+        order = [names[i] for i in sorted(range(len(names)), key=lambda i: (meas[i], names[i]))]
+        ok &= bool(np.array_equal([r["measured_rank"] for r in res.rows], meas)
+                   and res.summary["measured_order"] == order
+                   and res.summary["ordering_holds"] == bool(np.array_equal(pred, meas))
+                   and sorted(res.summary["inverted_pairs"]) == inverted(eff)
+                   and sorted(res.summary["inverted_pairs_risk_ratio"]) == inverted(inv_rr))
+        for k, name in ((names.index("educated"), "educated"), (names.index("oracle"), "oracle")):
+            lo_, hi_ = want["eff_ci"][k]
+            extra = [(res.summary[f"{name}_gain"], want["efficiency"][k]), (res.summary[f"{name}_gain_ci"][0], lo_),
+                     (res.summary[f"{name}_gain_ci"][1], hi_),
+                     (res.summary[f"{name}_inv_risk_ratio"], 1 / want["risk_ratio_ref"][k])]
+            for got, ref in extra:
+                ok &= bool(np.isnan(got) == np.isnan(ref))
+                if not np.isnan(ref):
+                    err = max(err, abs(got / ref - 1))
+        partial |= bool(np.any((want["nan_fraction"] > 0) & (want["nan_fraction"] < 1)))
+    return err, bool(ok and partial)
+
+
 def _designs_by_rule(C: float) -> dict:
     """Arm rules on designs other than CONFIG: the taxonomic arm at L = 1 (g = 1) and on ladder.PEAKED (its
     documented property: <ln g, a - s> > 0 and yet Lambda > 1), recomputed here."""
@@ -167,13 +278,15 @@ def _designs_by_rule(C: float) -> dict:
     g = C ** (np.arange(a.size) / (a.size - 1))
     lib_g = np.asarray(lad.taxonomic_arm(peaked).g)
     ip, lam = float(np.log(g) @ (a - s)), float(np.sum(a / g ** 2) * np.sum(s * g ** 2))
+    two = lad.profile_design([0.3, 0.7], [0.6, 0.4], d=2, C=C)
     return {"L = 1 taxonomic g = 1": bool(np.array_equal(lad.taxonomic_arm(one).g, [1.0])),
+            "L = 2 taxonomic g = (1, C)": bool(np.array_equal(lad.taxonomic_arm(two).g, [1.0, C])),
             "PEAKED profiles sum to 1": bool(abs(a.sum() - 1) <= 1e-15 and abs(s.sum() - 1) <= 1e-15),
             "PEAKED taxonomic g = C^(l/(L-1))": bool(np.max(np.abs(lib_g - g)) <= RTOL),
             "PEAKED: <ln g, a - s> > 0 and Lambda > 1": bool(ip > 0 and lam > 1)}
 
 
-def _bootstrap_intervals(pilot, weights, dims, arms) -> float:
+def _bootstrap_intervals(pilot, weights, dims, arms) -> tuple[float, list]:
     """Max error of the file's 95 % percentile intervals of each arm's inner product and Lambda (§7.2), rebuilt from
     the bootstrap's block counts: per resample the pilot estimates by least squares (as in step 2)."""
     starts = np.concatenate(([0], np.cumsum(dims)[:-1]))
@@ -190,7 +303,24 @@ def _bootstrap_intervals(pilot, weights, dims, arms) -> float:
         lam = [np.sum(a / g ** 2) * np.sum(s * g ** 2) for a, s in est]
         for values, published in ((ip, x.ip_hat_ci), (lam, x.Lambda_hat_ci)):
             err = max(err, float(np.max(np.abs(np.quantile(values, [0.025, 0.975]) - np.asarray(published)))))
-    return err
+    return err, est
+
+
+def _profile_summaries(p, est, a, s, a_hat, s_hat, g_oracle, g_educated) -> float:
+    """Max relative error of the file's sign-kept fractions (share of resamples whose inner product has the sign of
+    ip_hat), Bhattacharyya affinities sum sqrt(a s) (pilot, truth, 95 % interval over the resamples) and clipped
+    optima Lambda*_C (at the L-BFGS-B grades of step 3; over the resamples by :func:`_clipped_lambda`), from ``est``."""
+    lam = lambda g, x, y: float(np.sum(x / g ** 2) * np.sum(y * g ** 2))
+    bc = lambda x, y: float(np.sum(np.sqrt(x * y)))
+    q = lambda v: np.quantile(v, [0.025, 0.975])
+    got, want = [], []
+    for x in p.arms:
+        ip_b = np.array([np.log(x.g) @ (ab - sb) for ab, sb in est])
+        got.append(x.sign_kept), want.append(float(np.mean(np.sign(ip_b) == np.sign(x.ip_hat))))
+    got += [p.BC_hat, p.BC_true, *p.BC_hat_ci, p.Lambda_star_C_true, p.Lambda_star_C_hat, *p.Lambda_star_C_hat_ci]
+    want += [bc(a_hat, s_hat), bc(a, s), *q([bc(ab, sb) for ab, sb in est]), lam(g_oracle, a, s),
+             lam(g_educated, a_hat, s_hat), *q([_clipped_lambda(ab, sb, p.design.C) for ab, sb in est])]
+    return float(np.max(np.abs(np.subtract(got, want)) / np.abs(want)))
 
 
 def calibrate(seeds: int = 60, reps: int = 2000) -> dict:
@@ -270,6 +400,12 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     top = sl.GRID_FACTOR * design.sigma_xi ** 2 * design.d / sl.target_risk(design, sl.TARGET_FRACTION)
     want_grid = np.union1d(np.unique(np.round(np.geomspace(1, max(top, 16.0), 40))), [sl.reference_size(design)])
     grid_ok = bool(np.array_equal(sl.default_grid(design), want_grid.astype(np.int64)))
+    # ... and at sigma_xi = 0.5, target 0.3, 12 points (top = 8 sigma^2 d / eps; m_ref changes with sigma too)
+    quiet = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], 0.5, cfg["C"])
+    top_q = 8.0 * 0.25 * quiet.d / (0.3 * float(np.sum(quiet.tau * quiet.alpha)))
+    m_ref_q = int(np.floor(quiet.d ** 2 * 0.25 / (quiet.levels ** 2 * quiet.s[0]) / 2))
+    want_q = np.union1d(np.unique(np.round(np.geomspace(1, max(top_q, 16.0), 12))), [m_ref_q])
+    grid_ok &= bool(np.array_equal(sl.default_grid(quiet, 0.3, 12), want_q.astype(np.int64)))
     rng_h = np.random.default_rng(10)
     xs, Ys = rng_h.integers(0, 4, 12).astype(float), rng_h.integers(0, 5, (3, 12)).astype(float)
     rho_err = float(np.max(np.abs(sl.spearman(xs, Ys) - [spearmanr(xs, y)[0] for y in Ys])))
@@ -278,6 +414,21 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     # alpha_hat = (1, 2^-1040) / (1 + 2^-1040) = (1, 2^-1040) in floats, tau_hat = (1/2, 1/2)
     far_a, far_s = lad.estimate_levels(np.eye(2), np.array([-1.0, -2.0 ** -520]), [1, 1])
     far_ok = bool(np.array_equal(far_a, [1.0, 2.0 ** -1040]) and np.array_equal(far_s, [0.5, 0.5]))
+    # ... at X^T y = (-2^1000, 2^-30) (each rescaling by its largest magnitude, not the largest signed value, or the
+    # fit overflows), X^T X = diag(1, 2^-1000): w_hat = (-2^1000, 2^970), exact alpha_hat = (1, 2^-60) in floats,
+    # tau_hat = (1, 2^-1000); and at X^T X = diag(1, 2^-520), X^T y = (1, 1): w_hat = (1, 2^520), whose squares
+    # overflow unless w_hat is rescaled first: alpha_hat = (2^-1040, 1), tau_hat = (1, 2^-520)
+    far_cases = (((1.0, 2.0 ** -1000), (-2.0 ** 1000, 2.0 ** -30), (1.0, 2.0 ** -60), (1.0, 2.0 ** -1000)),
+                 ((1.0, 2.0 ** -520), (1.0, 1.0), (2.0 ** -1040, 1.0), (1.0, 2.0 ** -520)))
+    for diag_x, xty, want_a, want_s in far_cases:
+        try:
+            got_a, got_s = lad.estimate_levels(np.diag(diag_x), np.array(xty), [1, 1])
+            far_ok &= bool(np.array_equal(got_a, want_a) and np.array_equal(got_s, want_s))
+        except Exception:                                   # noqa: BLE001 -- an overflow raised: the check fails
+            far_ok = False
+    # ranks along the last axis of a 3-D batch with ties (the comparison runs over that axis only)
+    batch = rng_h.integers(0, 3, (2, 3, 5)).astype(float)
+    rank_ok &= bool(np.array_equal(pr.average_ranks(batch), rankdata(batch, method="average", axis=-1)))
     # design labels (the name the pre-registration file and the CLI tables print): a geometric design is named by
     # (nu, mu); a design from profiles without a name by its level masses
     labels = [lad.geometric_design(0.5, 0.2, 4, 32, 1.0, 2.0).name, lad.profile_design([0.5, 0.5], [0.25, 0.75], d=2).name]
@@ -303,7 +454,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     got = {k: [deg.summary[f"slope_{k}"]] + list(deg.summary[f"slope_{k}_ci"]) for k in want}
     deg_err = max(float(np.max(np.abs(np.subtract(got[k], w)))) if len(got[k]) == 3 else np.inf
                   for k, w in want.items())
-    deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws)
+    deg_ok = bool(deg_err <= 1e-12 and len(pos) == len(deg.draws) == 6 * 3
+                  and [(q["n_pilot"], q["draw"]) for q in deg.draws] == [(n, k) for n in (64, 128, 256, 512, 1024, 2048)
+                                                                       for k in range(3)]
                   and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
     # its per-draw risk-ratio losses R_edu(m_ref) / R_oracle(m_ref) - 1 from risks rebuilt by bisection (step 5's route)
     G_deg = [lad.oracle_arm(small).g] + [np.array(q["g"]) for q in deg.draws]
@@ -328,6 +481,22 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     indep = _risks_by_bisection(a, s, dims, design.sigma_xi, [arms[k].g for k in names], ms, m_ref,
                                 cfg["reps"], cfg["mc_seed"])
     mc_err = float(np.max(np.abs(lib - indep) / indep))
+    # ... and the mean curves at the grid's last size (there the least-squares fits sit near the budget's boundary:
+    # some repetitions are constrained, some not)
+    top_indep = _risks_by_bisection(a, s, dims, design.sigma_xi, [arms[k].g for k in names], ms, ms[-1],
+                                    cfg["reps"], cfg["mc_seed"]).mean(axis=1)
+    top_lib = np.array([res.mean_curves[k][-1] for k in names])
+    mc_err = max(mc_err, float(np.max(np.abs(top_lib - top_indep) / top_indep)))
+    # the risk ratios at m_ref and their 95 % percentile intervals, rebuilt from the repetition bootstrap's stream
+    u_ = names.index("uniform")
+    rr_err = 0.0
+    for i, k in enumerate(names):
+        lo_, hi_ = ref_streams.risk_ratio_interval(lib[i], lib[u_], cfg["mc_seed"], cfg["bootstrap"])
+        row = next(r for r in res.rows if r["arm"] == k)
+        rr_err = max(rr_err, abs(row["risk_ratio_ref"] / (lib[i].mean() / lib[u_].mean()) - 1),
+                     abs(row["rr_lo"] / lo_ - 1), abs(row["rr_hi"] / hi_ - 1))
+    replay_err, replay_rows = _replayed_pilots(draw_pilot, cfg)
+    summ_err, summ_ok = _summary_on_synthetic_risks(p)
     # 6. the claim: order of the certified arms' mean risks at m_ref = order of their inner products
     cert = [names.index(k) for k in CERTIFIED_ARMS]
     by_ip = [CERTIFIED_ARMS[i] for i in np.argsort([-ip_indep[k] for k in CERTIFIED_ARMS], kind="stable")]
@@ -345,7 +514,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["pilot_seed"]), pilot.XtX.shape[0])
     other = _designs_by_rule(C)
     # 8. the file's bootstrap intervals and predicted ranks (1 = largest inner product, ties averaged), rebuilt
-    ci_err = _bootstrap_intervals(pilot, lad.bootstrap_weights(pilot, p.bootstrap, cfg["pilot_seed"]), dims, p.arms)
+    ci_err, est_b = _bootstrap_intervals(pilot, lad.bootstrap_weights(pilot, p.bootstrap, cfg["pilot_seed"]), dims,
+                                         p.arms)
+    prof_err = _profile_summaries(p, est_b, a, s, a_hat, s_hat, expected["oracle"], expected["educated"])
     ranks = rankdata([-x.ip_hat for x in p.arms], method="average")
     ranks_ok = bool(np.array_equal(ranks, [x.predicted_rank for x in p.arms]))
     passed = bool(unchanged and T <= T_max and est_err <= RTOL and max(rule_err.values()) <= G_ATOL and random_ok
@@ -354,7 +525,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
                   and ci_err <= RTOL and ranks_ok
                   and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
-                  and labels_ok and rr_loss_err <= RTOL and cross_ok)
+                  and labels_ok and rr_loss_err <= RTOL and cross_ok and rr_err <= RTOL and replay_err <= RTOL
+                  and summ_err <= 1e-12 and summ_ok and prof_err <= LAMBDA_RTOL)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -366,17 +538,27 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                  rr_loss_err, tolerance=RTOL),
         computed("crossing of power-law curves c/m at level 0.7 (c = 3, 10, 0.5, 100) vs c/level (NaN outside "
                  "(m_1, m_max])", [got_x.tolist(), want_x.tolist()], formula="relative error <= 1e-12, same NaNs"),
-        computed("default m grid as documented; Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
+        computed("default m grid as documented (also sigma_xi = 1/2, target 0.3, 12 points); Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
                  [grid_ok, rho_err, perr_err], formula="grid equal; errors <= 1e-12"),
-        computed("average ranks of a (3, 12) batch with ties == scipy rankdata per row; pilot fit at coefficients "
-                 "(-1, -2^-520) == exact (1, 2^-1040), (1/2, 1/2)", [rank_ok, far_ok]),
+        computed("average ranks of (3, 12) and (2, 3, 5) batches with ties == scipy rankdata along the last axis; "
+                 "pilot fit == exact at coefficients (-1, -2^-520), at X^T y = (-2^1000, 2^-30) with X^T X = diag(1, "
+                 "2^-1000), and at X^T X = diag(1, 2^-520), X^T y = (1, 1)", [rank_ok, far_ok]),
         computed("design labels (geometric 0.5, 0.2; unnamed profiles (1/2, 1/2), (1/4, 3/4))", labels),
         computed("arm grades vs their rules (L-BFGS-B for the clipped optima), max |dg|: " + ", ".join(rule_err),
                  list(rule_err.values()), tolerance=G_ATOL),
         computed("random arm in [1, C]^L and not constant", random_ok),
         computed("inner products and Lambda recomputed, max error", [ip_err, lam_err], tolerance=RTOL),
         computed("m_ref = floor(d^2 sigma^2 / (2 L^2 s_0))", [m_ref, m_ref_indep]),
-        computed("per-repetition risks at m_ref rebuilt by bisection, max relative error", mc_err, tolerance=RTOL),
+        computed("per-repetition risks at m_ref and mean risks at the last grid size rebuilt by bisection, max "
+                 "relative error", mc_err, tolerance=RTOL),
+        computed("risk ratios at m_ref and their 95 % bootstrap intervals rebuilt (repetition weights from "
+                 "SeedSequence(mc_seed, spawn_key=(1,))), max relative error", rr_err, tolerance=RTOL),
+        computed("summary of synthetic risks (crossings, efficiencies, risk ratios, their bootstrap intervals, "
+                 "NaN fractions, Spearman and its intervals, educated/oracle gains) vs reference.ladder_streams, max relative error; "
+                 "measured ranks, order, ordering_holds, inverted pairs equal", [summ_err, summ_ok],
+                 formula="<= 1e-12; equal"),
+        computed("pilot blocks replayed from the stream (integer block sizes; sigma_xi = 1/4), max relative error",
+                 replay_rows, tolerance=RTOL),
         computed("certified arms by inner product (recomputed; as published in the file)", [by_ip, published]),
         computed("certified arms by mean risk at m_ref (Monte Carlo)", by_risk),
         computed("smallest inner-product gap among certified arms", float(gaps.min())),
@@ -385,13 +567,16 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                  [[rr[k], arms[k].Lambda_true] for k in names], tolerance=1e-9),
         computed("all six arms: Spearman(inner product, 1/risk ratio), (., efficiency)",
                  [res.summary["spearman_risk_ratio"], res.summary["spearman_efficiency"]], tolerance=None),
-        bound("small pilots [draw, d, n, blocks, Mahalanobis statistic, chi2(2d) quantile at 1e-7, rows add up to n "
-              "(ranks) and statistic <= quantile]", small_rows, tolerance=1e-6),
+        bound("small pilots, sigma_xi = 1/4 [draw, d, n, blocks, Mahalanobis statistic, chi2(2d) quantile at 1e-7, "
+              "noise statistic, its chi2(d) quantiles at 5e-8 and 1 - 5e-8, rows add up to n (ranks) and both "
+              "statistics within]", small_rows, tolerance=1e-6),
         bound(f"bootstrap block counts, {BOOTSTRAP_RESAMPLES} resamples: every resample draws K blocks; Pearson "
               "statistic of the per-block totals vs chi2(K-1) quantile at 1e-7", [boot_rows_ok, boot_stat, boot_max],
               tolerance=1e-6),
         computed("arm rules on other designs", other),
         computed("95 % bootstrap intervals of inner product and Lambda rebuilt, max error", ci_err, tolerance=RTOL),
+        computed("sign-kept fractions, BC (pilot, truth, interval), Lambda*_C (truth, pilot, interval) rebuilt, max "
+                 "relative error", prof_err, tolerance=LAMBDA_RTOL),
         computed("predicted ranks == ranks of -ip_hat (scipy rankdata, ties averaged)", ranks_ok)),
         arrays={f"risk_m{m_ref}_{k}": lib[i] for i, k in enumerate(names)},
         seeds={"pilot": cfg["pilot_seed"], "monte_carlo": cfg["mc_seed"]},
