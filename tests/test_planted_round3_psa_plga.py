@@ -1,0 +1,23 @@
+"""Bugs planted in the PSA and PLGA library source make `theorylab certify` FAIL (issue 10, item 5, round 3).
+
+Each entry plants one representative of a mutant that survived the round-2 sample in a function the
+round-3 checks now hold against ``certificates/reference`` (or against the paper's table).
+"""
+import pytest
+
+from planted import assert_caught
+
+OPERATOR, SHEAR, TRANSITION = "theorylab/plga/operator.py", "theorylab/psa/shear.py", "theorylab/psa/transition.py"
+
+#: label -> (path, old, new, certificates that must FAIL)
+BUGS = {
+    "eps_LN default doubled": (OPERATOR, "EPS_LN: float = 1e-6", "EPS_LN: float = 2e-6", ["A11.numeric"]),
+    "tiny-row LayerNorm without 1/sqrt(eps)": (OPERATOR, "np.ldexp(centred, e) / np.sqrt(eps)", "np.ldexp(centred, e)",
+                                               ["A11.numeric"]),
+}
+
+
+@pytest.mark.parametrize("label", list(BUGS))
+def test_planted_round3_bug_makes_certify_fail(label):
+    path, old, new, catchers = BUGS[label]
+    assert_caught(path, old, new, catchers)
