@@ -311,7 +311,15 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
     Wm = base * np.sqrt(3.0 / rho0)
     series = float(np.sum(np.exp(walk_terms(Wm, 60))))
     series_rel = abs(series - notears(Wm).h) / notears(Wm).h
+    # a triangular W o W = [[a, c, 0], [0, b, 0], [0, 0, 0]]: tr((W o W)^k) = a^k + b^k exactly, while the large
+    # off-diagonal entry dominates the power (the renormalised trace is < 1); strictly triangular: every term -inf
+    a_, b_, c_ = 1.5, 0.75, 400.0
+    tri = np.sqrt(np.array([[a_, c_, 0.0], [0.0, b_, 0.0], [0.0, 0.0, 0.0]]))
+    ks = np.arange(1, 41)
+    tri_exact = np.array([float(mp.log((mp.mpf(a_) ** k + mp.mpf(b_) ** k) / mp.factorial(k))) for k in ks])
+    tri_err = float(np.max(np.abs(walk_terms(tri, 40) - tri_exact)))
     dag = np.triu(rng.uniform(0.5, 3.0, (d, d)), 1)
+    nilpotent_terms = walk_terms(dag, 8)
     h_dag = notears(dag).h
     big = base * np.sqrt(800.0 / rho0)
     with mp.workdps(40):
@@ -319,12 +327,16 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
     hv = notears(big)
     log_err = abs(hv.log_h - log_ref)
-    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
+    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 \
+        and log_err <= 1e-9 and tri_err <= 1e-13 and bool(np.all(nilpotent_terms == -np.inf))
     return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
                                  tolerance=1e-10),
                         computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
                                  formula="walk-series, shifted-expm"),
                         computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
+                        computed("W o W = [[1.5, 400, 0], [0, 0.75, 0], [0, 0, 0]]: max |walk_terms - log((1.5^k + "
+                                 "0.75^k)/k!)| (mpmath), k = 1..40", tri_err, tolerance=1e-13),
+                        computed("strictly triangular W: walk_terms k = 1..8 all -inf", bool(np.all(nilpotent_terms == -np.inf))),
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
                         computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h)),

@@ -14,6 +14,8 @@ BUGS = {
     "eps_LN default doubled": (OPERATOR, "EPS_LN: float = 1e-6", "EPS_LN: float = 2e-6", ["A11.numeric"]),
     "tiny-row LayerNorm without 1/sqrt(eps)": (OPERATOR, "np.ldexp(centred, e) / np.sqrt(eps)", "np.ldexp(centred, e)",
                                                ["A11.numeric"]),
+    "walk term -inf below a renormalised trace of 1": (OPERATOR, "np.log(tr) + log_scale if tr > 0",
+                                                       "np.log(tr) + log_scale if tr > 1", ["A5.numeric"]),
 }
 
 
