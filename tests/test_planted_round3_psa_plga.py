@@ -20,6 +20,9 @@ BUGS = {
     "query coupling divides": (SHEAR, "return a * g, b * g", "return a / g, b * g", ["P1"]),
     "lower shear default width 0": (SHEAR, "def lower_shear_matrix(g, d: int = 1)", "def lower_shear_matrix(g, d: int = 0)",
                                     ["P1"], ("FAIL", "ERROR")),
+    "RoPE default base 2e4": (SHEAR, "def rope(x, freqs=10000.0,", "def rope(x, freqs=20000.0,", ["P9.numeric"]),
+    "Newton polish takes no step": (TRANSITION, "g = np.where(found, g - step, 0.0)", "g = np.where(found, g, 0.0)",
+                                    ["P15"]),
 }
 
 
