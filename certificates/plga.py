@@ -34,6 +34,8 @@ def _exact_route(name: str) -> LazyFunction:
     return LazyFunction(f"theorylab.symbolic.plga.{name}")
 
 DK, S = 16, 32
+EPS_LN_REFERENCE_CODE = 1e-6
+"""The LayerNorm ``eps`` of the authors' public model code (Lemma 5.11's eps_LN), the library's documented default."""
 
 
 def _queries(seed: int, S: int = S, dk: int = DK, scale: float = 1.0) -> np.ndarray:
@@ -313,7 +315,15 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
     Wm = base * np.sqrt(3.0 / rho0)
     series = float(np.sum(np.exp(walk_terms(Wm, 60))))
     series_rel = abs(series - notears(Wm).h) / notears(Wm).h
+    # a triangular W o W = [[a, c, 0], [0, b, 0], [0, 0, 0]]: tr((W o W)^k) = a^k + b^k exactly, while the large
+    # off-diagonal entry dominates the power (the renormalised trace is < 1); strictly triangular: every term -inf
+    a_, b_, c_ = 1.5, 0.75, 400.0
+    tri = np.sqrt(np.array([[a_, c_, 0.0], [0.0, b_, 0.0], [0.0, 0.0, 0.0]]))
+    ks = np.arange(1, 41)
+    tri_exact = np.array([float(mp.log((mp.mpf(a_) ** k + mp.mpf(b_) ** k) / mp.factorial(k))) for k in ks])
+    tri_err = float(np.max(np.abs(walk_terms(tri, 40) - tri_exact)))
     dag = np.triu(rng.uniform(0.5, 3.0, (d, d)), 1)
+    nilpotent_terms = walk_terms(dag, 8)
     h_dag = notears(dag).h
     big = base * np.sqrt(800.0 / rho0)
     with mp.workdps(40):
@@ -321,12 +331,16 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
     hv = notears(big)
     log_err = abs(hv.log_h - log_ref)
-    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 and log_err <= 1e-9
+    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 \
+        and log_err <= 1e-9 and tri_err <= 1e-13 and bool(np.all(nilpotent_terms == -np.inf))
     return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
                                  tolerance=1e-10),
                         computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
                                  formula="walk-series, shifted-expm"),
                         computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
+                        computed("W o W = [[1.5, 400, 0], [0, 0.75, 0], [0, 0, 0]]: max |walk_terms - log((1.5^k + "
+                                 "0.75^k)/k!)| (mpmath), k = 1..40", tri_err, tolerance=1e-13),
+                        computed("strictly triangular W: walk_terms k = 1..8 all -inf", bool(np.all(nilpotent_terms == -np.inf))),
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
                         computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h)),
@@ -582,7 +596,8 @@ def density_symbolic(density=op.density_operator) -> Outcome:
              claim="D_Q is PSD of rank min(S, dk) for generic Q; LN_0(cD) = LN_0(D); the library's row LayerNorm and "
                    "LN_eps(D) - LN_eps(D/S), computed directly, agree with a 40-digit reference LayerNorm.",
              method="numeric")
-def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error=op.ln_scale_error) -> Outcome:
+def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error=op.ln_scale_error,
+                    gated=op.gated_unit) -> Outcome:
     """(S, dk) = (8, 32), (32, 32), (64, 32) against numpy's rank of Q; LN at c = 1e-6, 1/64, 1e6; the library's
     LayerNorm and eps error against the reference LayerNorm evaluated row by row in mpmath at 40 digits."""
     queries = {S_: _queries(400 + S_, S_, 32) for S_ in (8, 32, 64)}
@@ -605,8 +620,21 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
         exact = ref.layer_norm_rows_mp(Dq, op.EPS_LN) - ref.layer_norm_rows_mp(Dq / 64, op.EPS_LN)
         errs.append(float(np.max(np.abs(e))))
         deviations.append(float(np.max(np.abs(e - exact))))
+    # the library defaults (layer_norm, gated_unit) against the authors' eps_LN = 1e-6, at 40 digits; rows of
+    # size 1e-160 (var + eps underflows to eps in the scaled units: the |x| << sqrt(eps) branch) and 1e160
+    default_ln = float(np.max(np.abs(layer_norm(D) - ref.layer_norm_rows_mp(D, EPS_LN_REFERENCE_CODE))))
+    extreme = np.stack([1e-160 * D[:4], 1e160 * D[4:8]])
+    extreme_refs = [ref.layer_norm_rows_mp(X, EPS_LN_REFERENCE_CODE) for X in extreme]
+    extreme_ln = max(float(np.max(np.abs(layer_norm(X) - R)) / np.max(np.abs(R))) for X, R in zip(extreme, extreme_refs))
+    extreme_scale = float(np.max(np.abs(extreme_refs[0])))                   # ~ |x| / sqrt(eps): ~1e-157
+    unit = op.init_params(32, 7, n_res=1, hidden=24).units[0]
+    rows = _queries(430, 16, 32)
+    unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
+                                        "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
+    unit_err = float(np.max(np.abs(gated(rows, unit) - unit_ref)))
     ok = structure and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
-        and errs[1] > 1e-3 and lam_min <= 1e-10
+        and errs[1] > 1e-3 and lam_min <= 1e-10 and default_ln <= 1e-14 and extreme_ln <= 1e-14 \
+        and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
                         computed("rank == bound == numpy rank of Q, symmetric, PSD", structure),
@@ -617,7 +645,14 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                         computed("max |library LN - reference LN at 40 digits|", ln_40, tolerance=1e-13),
                         computed("max |LN_eps(D) - LN_eps(D/S)|, S = 64, eps = 1e-6: typical rows, |q| ~ 1e-3",
                                  errs),
-                        computed("max |library eps error - reference at 40 digits|", float(np.max(deviations)), tolerance=1e-12)),
+                        computed("max |library eps error - reference at 40 digits|", float(np.max(deviations)), tolerance=1e-12),
+                        computed("max |layer_norm(D) (default eps) - reference LN at eps_LN = 1e-6, 40 digits|",
+                                 default_ln, tolerance=1e-14),
+                        computed("rows 1e-160 D, 1e160 D: max |library LN - reference at 40 digits| / max |reference| "
+                                 "(1e-160 rows: the |x| << sqrt(eps) branch)", extreme_ln, tolerance=1e-14),
+                        computed("max |reference LN(1e-160 D)| (~ |x - mean| / sqrt(eps))", extreme_scale),
+                        computed("max |gated_unit (default eps_ln) - reference LN(GLU(GLU(r)) + r) at eps = 1e-6|",
+                                 unit_err, tolerance=1e-13)),
                    arrays={"D": D}, seeds={"queries": 400, "affine": 411})
 
 

@@ -50,13 +50,16 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
                      / float(np.max(np.abs(ref.psa_stream(xs, g, pl)))) for pl in ("post-rope", "pre-rope"))
     k = np.random.default_rng(3).standard_normal((T, dk))
     rq, rk = ref.rope(x), ref.rope(k)
+    rope_err = float(np.max(np.abs(shear.rope(x) - rq)) / np.max(np.abs(rq)))   # the library's default base 1e4
     scores_ref = (rq + g * ref.momentum(rq)) @ (rk + 0.3 * ref.momentum(rk)).T / np.sqrt(dk)
     scores_lib = sum(shear.score_channels(rq, rk, g, 0.3, scaled=True))
     score_err = float(np.max(np.abs(scores_lib - scores_ref)) / np.max(np.abs(scores_ref)))
     ok = freq_err <= 1e-14 and diff_err <= 1e-13 and gain_err <= 1e-15 and rel <= 1e-9 and ordered \
-        and mono_err <= 1e-12 and vanish <= 1e-7 and stream_err <= 1e-13 and score_err <= 1e-13
+        and mono_err <= 1e-12 and vanish <= 1e-7 and stream_err <= 1e-13 and score_err <= 1e-13 and rope_err <= 1e-13
     return Outcome(ok, (computed("max rel |library RoPE frequency - base^(-2i/d)|, d = 64, base 1e4", freq_err,
                                  tolerance=1e-14),
+                        computed("max |library rope(x) (default base) - reference RoPE, base 1e4| / max |reference|",
+                                 rope_err, tolerance=1e-13),
                         computed("max |library post - pre placement - reference| / max |reference|", diff_err,
                                  tolerance=1e-13),
                         computed("sheared_stream (both placements) vs reference, max rel error", stream_err,

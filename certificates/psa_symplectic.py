@@ -71,7 +71,19 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
               # the exact stream route keeps non-dyadic rationals exact: x' = (x_0, (1 + g) x_1 - g x_0)
               "shear of the exact stream (1/3, 1/7) == (1/3, (1 + g)/7 - g/3), first entry exactly 1/3": bool(
                   ex.equal(stream, sp.Matrix([[sp.Rational(1, 3)], [(1 + g) / 7 - g / 3]]), (g,))
-                  and stream[0, 0] == sp.Rational(1, 3))}
+                  and stream[0, 0] == sp.Rational(1, 3)),
+              # the lattice as the paper tabulates it (symbolic g and g = 3.0), and the default width d = 1
+              "couplings: standard (0, 0), query-only (g, 0), key-only (0, g), symmetric (g, g); the same at g = 3.0":
+                  all(tuple(couplings(m, x)) == pair for x in (g, 3.0) for m, pair in
+                      (("standard", (0, 0)), ("query-only", (x, 0)), ("key-only", (0, x)), ("symmetric", (x, x)))),
+              "default d = 1: lower shear matrix == [[1, 0], [g, 1]], upper == [[1, g], [0, 1]]": bool(
+                  ex.equal(ex.matrix(shear.lower_shear_matrix(g)), sp.Matrix([[1, 0], [g, 1]]), (g,))
+                  and ex.equal(ex.matrix(shear.upper_shear_matrix(g)), sp.Matrix([[1, g], [0, 1]]), (g,))),
+              # integer couplings |g| <= 2^53 stay exact integers; beyond, the nearest double (documented)
+              "integer g = +-2^53: exact integer entry; g = +-(2^53 + 1): float entry +-2^53 (nearest double)": all(
+                  (M := shear.upper_shear_matrix(gi)).dtype.kind == kind and int(M[0, 1]) == value
+                  for gi, kind, value in ((2 ** 53, "i", 2 ** 53), (-2 ** 53, "i", -2 ** 53),
+                                          (2 ** 53 + 1, "f", 2 ** 53), (-2 ** 53 - 1, "f", -2 ** 53)))}
     verdicts += [bool(v) for v in checks.values()]
     evidence += [computed(k, bool(v)) for k, v in checks.items()]
     return Outcome(all(verdicts), tuple(evidence))

@@ -64,7 +64,7 @@ def _stream(name: str, x, axis: int) -> np.ndarray:
 
 
 def _coupling(name: str, g):
-    """A real coupling (a single number, any sign; the paper uses g >= 0) or a symbolic one (SymPy)."""
+    """A real coupling (any sign; the paper uses g >= 0; ints |g| <= 2^53 stay exact, other reals float) or SymPy."""
     if isinstance(g, (bool, np.bool_)):
         raise ParameterError(f"{name} must be a finite real number (got {g!r})")
     if is_exact(g) and not isinstance(g, np.ndarray):
