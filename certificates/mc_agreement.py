@@ -53,6 +53,40 @@ def _bernstein(se, n: int, alpha: float, tests: int) -> np.ndarray:
 P17_FALSE_FAILURE = 1e-4
 
 
+BRACKET_POINT = ("t4-only", 64.0, 1024, 200, 1717)
+"""(variant, dk, T, samples, seed) of the bracket check of mc_gamma_c (a mass curve rising on all of [0, 10])."""
+
+
+def _bracket_check(simulate=mc_gamma_c) -> dict:
+    """The documented two-pass search of ``mc_gamma_c`` at levels equal to coarse-scan masses.
+
+    The coarse grid is rebuilt from its documentation (step 0.1 on [0, 4], 0.25 on [4, 10]) and
+    its masses read from one ``simulate_mass`` run on the same stream (``min(samples, 2000)``
+    samples). With ``level = M(g_k)`` exactly, M reaches the level first in the cell (g_{i}, g_{i+1}]
+    found here (``>=``: the level is reached AT g_k); the fine grid must be
+    ``linspace(g_{i-1}, g_{i+2}, 32)`` clipped to [0, 10], and its root g_k up to PCHIP error (the
+    same draws give the same M(g_k)). Levels at the second point, past 4, at the last point
+    (both clips and both grid pieces) and above the curve (NaN, NaN CI, NaN batch roots).
+    """
+    variant, dk, T, n, seed = BRACKET_POINT
+    grid = np.concatenate([np.arange(41) / 10.0, 4.0 + np.arange(1, 25) / 4.0])
+    coarse = simulate_mass(variant, dk, T, grid, samples=n, seed=seed).mass
+    grid_err, root_err = 0.0, 0.0
+    for k in (1, 50, grid.size - 1):
+        level = float(coarse[k])
+        above = coarse >= level
+        i = int(np.flatnonzero(~above[:-1] & above[1:])[0])
+        mc = simulate(variant, dk, T, samples=n, seed=seed, level=level)
+        want = np.linspace(grid[max(i - 1, 0)], grid[min(i + 2, grid.size - 1)], 32)
+        got = mc.curve.gamma
+        grid_err = max(grid_err, float(np.max(np.abs(got - want))) if got.shape == want.shape else math.inf)
+        root_err = max(root_err, abs(mc.gamma_c - grid[k]) if np.isfinite(mc.gamma_c) else math.inf)
+    none = simulate(variant, dk, T, samples=n, seed=seed, level=min(float(np.max(coarse)) + 0.01, 0.999))
+    nan_ok = bool(np.isnan([none.gamma_c, none.ci_low, none.ci_high]).all() and np.isnan(none.batch_gamma_c).all()
+                  and np.max(coarse) < 0.99)
+    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok}
+
+
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
              claim="On nine mean-field points the t4-only law predicts the simulated gamma_c with Pearson r >= 0.9876 "
                    "and median relative error <= 2.6 % (zero fitted parameters).", method="monte-carlo",
@@ -123,7 +157,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     low_level = ref.mass("t3-inclusive", 0.0, 16.0, 3) + 0.02
     low_want = brentq(lambda g: ref.mass("t3-inclusive", g, 16.0, 3) - low_level, 0.0, 0.1, xtol=1e-14)
     low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
+    brk = _bracket_check(simulate)
     passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9
+                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"]
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
@@ -134,6 +170,12 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
         computed("exact gamma_c with its root in the first scan cell (t3-inclusive, dk 16, T 3, level M(0) + 0.02) "
                  "vs the reference's root, abs error", low_err, tolerance=1e-9, formula="<= 1e-9"),
+        computed("mc_gamma_c two-pass search at level = coarse M(g_k), k = 1, 50, 64: max |fine grid - "
+                 "linspace(g_(i-1), g_(i+2), 32)| (documented coarse grid, first cell reaching the level)",
+                 brk["grid_err"], tolerance=1e-12, formula="<= 1e-12"),
+        computed("... and max |MC root - g_k| (same draws: M(g_k) is the level)", brk["root_err"], tolerance=1e-5,
+                 formula="<= 1e-5 (PCHIP interpolation error)"),
+        computed("level above the coarse curve: gamma_c, CI and batch roots NaN", brk["nan_ok"]),
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
