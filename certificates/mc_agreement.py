@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from certificates.reference import channel_moments as cref
 from certificates.reference import score_model as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
@@ -737,7 +738,11 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         want_acc = np.array([np.mean(np.argmax(v, axis=-1) == tgt) for v in sc])
         got = ind.target_mass(small, gs, member)
         vec_err = max(vec_err, float(np.max(np.abs(got[0] - want))), float(np.max(np.abs(got[2] - want_acc))))
-    mom = ind.channel_moments(small)
+    mom, mom_err = ind.channel_moments(small), 0.0
+    for name, want in cref.channel_moments(C, tgt).items():
+        got = getattr(mom, name)
+        pairs = [(got[key], want[key]) for key in want] if isinstance(want, dict) else [(got, want)]
+        mom_err = max([mom_err] + [float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)))) for a, b in pairs])
     for r in ind.comparison_rows(small, gs, mom):
         if r["channel"] in ("T1", "T2", "T3", "T4"):
             c = ("T1", "T2", "T3", "T4").index(r["channel"])
@@ -749,7 +754,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         else:                                          # the Cov(T3, T4) row scales as g^3
             vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
                           abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
-    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and z_root <= z_max and z_cov <= z_max
+    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and z_root <= z_max and z_cov <= z_max
                   and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
                   and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
@@ -758,6 +763,8 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         computed("vector level: target masses and argmax accuracies of the four lattice members, comparison "
                  "rows vs the channel formulas, max abs", vec_err,
                  formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
+        computed("channel moments (gaps, variances, Cov34, bulk, lag-1, special keys, SEs) vs the per-sample "
+                 "reference (reference.channel_moments), max rel", mom_err, formula="<= 1e-12"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),

@@ -188,11 +188,12 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
         counts.append(((f["kv"], f["extra"]), (float(deploy.kv_cache_floats(T, model.d, len(model.layers))),
                                                float(deploy.extra_state_floats(model.d, len(model.layers))))))
     d = model.d
+    one_layer = (float(deploy.kv_cache_floats(9, d)), float(deploy.extra_state_floats(d)))   # default layers = 1
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
     passed = (np.max([err_full, err_decode, err_rollback, err_reuse]) <= TOL and all(m == f for m, f in fractions)
-              and all(measured == closed for measured, closed in counts)
+              and all(measured == closed for measured, closed in counts) and one_layer == (2 * 9 * d, 2 * d)
               and flops == 6 * d == deploy.shear_flops(d) and frac_4096 == 1 / 4096 and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
@@ -205,6 +206,7 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
         computed("1/T at T = 4, 9, 14", [str(f) for _, f in fractions]),
         computed("cache floats (kv, extra) measured at T = 4, 9, 14", [m for m, _ in counts]),
         computed("library closed forms 2 T d L and 2 d L", [c for _, c in counts]),
+        computed(f"library closed forms at the default L = 1, T = 9 (2 T d = {2 * 9 * d}, 2 d = {2 * d})", one_layer),
         computed("extra state at T = 4096 (%), library formula", 100 * frac_4096),
         computed(f"counted insertion FLOPs (q and k), d = {d}", flops),
         computed("6d (paper) and the library's closed form", [6 * d, float(deploy.shear_flops(d))])),
@@ -221,6 +223,8 @@ def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroo
     rng = np.random.default_rng(2026)
     couplings = (Fraction(0), Fraction(3, 10), Fraction(1), Fraction(5, 2))
     tight, below, bits_ok = [], True, True
+    default_width = deploy.alternating_stream(5)                  # d = 1: the column (+1, -1, +1, -1, +1)
+    shape_ok = default_width.shape == (5, 1) and all(default_width[t, 0] == (-1) ** t for t in range(5))
     for g in couplings:
         alt = deploy.alternating_stream(8, 3, dtype=object) * Fraction(1)
         tight.append(range_growth(alt, g))
@@ -229,7 +233,7 @@ def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroo
             if np.any(rand != 0):
                 below &= range_growth(rand, g) <= 1 + 2 * g
         bits_ok &= bool(np.isclose(headroom(float(g)), np.log2(float(tight[-1])), rtol=0, atol=1e-15))
-    passed = all(t == 1 + 2 * g for t, g in zip(tight, couplings)) and below and bits_ok
+    passed = all(t == 1 + 2 * g for t, g in zip(tight, couplings)) and below and bits_ok and shape_ok
     return Outcome(bool(passed), (
         computed("alternating-stream range growth (exact)", [str(t) for t in tight]),
         computed("1 + 2g", [str(1 + 2 * g) for g in couplings]),
