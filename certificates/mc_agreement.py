@@ -317,7 +317,7 @@ def counter_normals(seed=None) -> Outcome:
     each within its documented accuracy and attaining at least half of it; ``per_sample_mass``
     (both kernels, every variant, target noise) against the reference sum over reference draws
     (1e-12 float64, 1e-5 float32), and ``per_sample_row_stats`` (mass, entropy, distractor entropy,
-    sum p^2; T = 10 without and with target noise, and T = 3) against the reference softmax rows likewise. Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
+    sum p^2) against the reference softmax rows likewise. Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
     normals per kernel (libm, float64, float32) from the exact N(0, 1) CDF, and the correlation of
     the pair's two members (z-test); share 1/4 each.
     """
