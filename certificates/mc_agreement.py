@@ -292,6 +292,12 @@ ROW_POINTS = ((10, 0.0), (10, 1.0), (3, 0.5))
 """(T, sigma0) of the per-sample known-answer row statistics (KERNEL_POINT's dk, couplings and samples)."""
 
 
+def _worse(worst: float, errors: np.ndarray) -> float:
+    """The running maximum error, infinite once any error is not finite (Python's max would drop a NaN)."""
+    e = float(np.max(errors))
+    return max(worst, e) if np.isfinite(e) else np.inf
+
+
 def _ks(z: np.ndarray) -> float:
     """Kolmogorov-Smirnov distance of the sample ``z`` from the standard normal CDF."""
     from scipy.special import ndtr
@@ -371,7 +377,7 @@ def counter_normals(seed=None) -> Outcome:
                                                    sigma0) for x in gammas] for s in range(n)])
             for dtype in kernel_err:
                 got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
-                kernel_err[dtype] = max(kernel_err[dtype], float(np.max(np.abs(got / want - 1))))
+                kernel_err[dtype] = _worse(kernel_err[dtype], np.abs(got / want - 1))
     # per-sample row statistics (mass, entropy, distractor entropy, sum p^2) of the row-statistics kernels
     from theorylab.sim.row_stats_mc import per_sample_row_stats
 
@@ -383,8 +389,7 @@ def counter_normals(seed=None) -> Outcome:
                                                   sigma0) for x in gammas] for s in range(n)])
             for dtype in row_err:
                 got = per_sample_row_stats(variant, dk, T_row, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
-                row_err[dtype] = max(row_err[dtype], float(np.max(np.abs(got[..., :4] - want)
-                                                                  / np.maximum(1.0, np.abs(want)))))
+                row_err[dtype] = _worse(row_err[dtype], np.abs(got[..., :4] - want) / np.maximum(1.0, np.abs(want)))
     # the exact g-derivatives (p0', p0'', H', H'', H_d', H_d'') of the float64 kernel against five-point differences
     # of the reference rows in g (the draws are fixed; the scores are polynomials in g)
     h, deriv_err = DERIV_STEP, 0.0
@@ -397,7 +402,7 @@ def counter_normals(seed=None) -> Outcome:
             return np.stack([d1, d2], 1).ravel()
         want = np.array([[rows(x, s) for x in gammas] for s in range(n)])
         got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype="float64")[..., 4:]
-        deriv_err = max(deriv_err, float(np.max(np.abs(got - want) / np.maximum(1.0, np.abs(want)))))
+        deriv_err = _worse(deriv_err, np.abs(got - want) / np.maximum(1.0, np.abs(want)))
     # the law of the draws
     sd, S, J = RNG_DIST
     samples = np.arange(S)
