@@ -91,18 +91,25 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
     c_ok = paper_c - 0.015 <= float(c_iv.a) and float(c_iv.b) <= paper_c + 0.015
     constant_ok = float(c_iv.a) - 5e-4 <= c <= float(c_iv.b) + 5e-4          # the constant's three digits
     peak_err, bump_err, row_err = _closed_form_peaks(), _bump_precision(), _row_stats_mass()
+    hd_err, single_err = _distractor_entropy_error(), _single_distractor_error()
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
                   and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12
-                  and row_err <= 1e-9)
+                  and row_err <= 1e-9 and hd_err <= 1e-10
+                  and single_err <= 1e-12)
     at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15).gamma_c for v in ("t4-only", "symmetric-key-convention")
                 for o in ("mass-half", "inflection", observable)}
     return Outcome(passed, (
         computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
-                 formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %)"),
+                 formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %); "
+                         f"NaN at g0 in {PEAK_OUTSIDE} (outside the scan), else inf"),
         computed("exact_row_stats mass vs the reference integral (sigma0 = 0, 0.7), max abs", row_err,
                  formula="<= 1e-9 (t4-only, dk = 16, T = 64, g = 0.5, 1)"),
         computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel (left tail to centre)", bump_err,
-                 formula="<= 1e-12 (closed-form tails past y = -36)"),
+                 formula="<= 1e-12 (closed-form tails past y = -36; Gauss-Hermite for sigma <= 0.5)"),
+        computed("exact_distractor_entropy vs the reference integral (t4-only), max abs", hd_err,
+                 formula=f"<= 1e-10 at (g, T) in {HD_POINTS}"),
+        computed("exact_row_stats at T = 3 (M, E H, E sum p^2, participation) vs reference integrals, max rel",
+                 single_err, formula=f"<= 1e-12 (t4-only, dk = 16, g in {SINGLE_G})"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
                  formula=f"D_ref(x) > D_ref(x (1 -/+ {DELTA:g})) at x = g_peak^2"),
         computed("c on CONDENSED_GRID, enclosure", [float(c_iv.a), float(c_iv.b)], tolerance=1e-6,
@@ -123,8 +130,15 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
 PEAK_KNOWN = (0.05, 0.4, 2.5, 6.0)
 """Peak couplings of the closed-form curves read by the exact peak search (inside the scan, both ends)."""
 BUMP_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
-               (2.0, 1.0, 30.0))
-"""(t, Delta, sigma) of the relative-precision check of the row-entropy moments (values down to 1e-40)."""
+               (2.0, 1.0, 30.0), (0.0, 0.0, 0.5), (-20.0, 5.0, 0.2), (1.5, 0.0, 0.05))
+"""(t, Delta, sigma) of the relative-precision check of the row-entropy moments (values down to 1e-40; the last
+three on the Gauss-Hermite side of the quadrature's switch, sigma <= 0.5)."""
+PEAK_OUTSIDE = (0.015, 12.0)
+"""Peak couplings of closed-form curves just outside the scan (0.02, 10]: the peak search must return NaN."""
+HD_POINTS = ((0.5, 16), (1.0, 64), (0.3, 2048), (1.2, 4))
+"""(g, T) of the t4-only distractor entropy E[H_d] against the reference (sigma = 2 g^2, m = T - 2)."""
+SINGLE_G = (0.3, 0.8, 1.5)
+"""Couplings of the one-distractor (T = 3) row statistics against the reference."""
 
 
 def _closed_form_peaks() -> float:
@@ -141,7 +155,10 @@ def _closed_form_peaks() -> float:
         return obs._Peak("closed-form", squared, -1.0 if squared else 1.0, F, None, None)
     got = [(obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None), g0) for g0 in PEAK_KNOWN
            for sq in (False, True)]
-    return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
+    outside = [obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None) for g0 in PEAK_OUTSIDE
+               for sq in (False, True)]
+    err = max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
+    return err if not np.any(np.isfinite(outside)) else np.inf
 
 
 def _row_stats_mass() -> float:
@@ -154,16 +171,44 @@ def _row_stats_mass() -> float:
                                    - [ref.mass("t4-only", x, 16.0, 64, s0) for x in g]))) for s0 in (0.0, 0.7))
 
 
+def _distractor_entropy_error() -> float:
+    """``exact_distractor_entropy`` (t4-only, sigma = 2 g^2) against the reference's direct-kernel integral
+    (m = 2: the one-dimensional binary-entropy integral), max abs error over :data:`HD_POINTS`."""
+    from certificates.reference import distractor_entropy as ref
+    from theorylab.sim.row_stats import exact_distractor_entropy
+
+    err = []
+    for g, T in HD_POINTS:
+        sigma, m = 2.0 * g * g, T - 2
+        want = ref.distractor_entropy_pair(sigma) if m == 2 else ref.distractor_entropy(sigma, m)
+        err.append(abs(float(exact_distractor_entropy("t4-only", 16.0, T, [g])[0]) - want))
+    return float(np.max(err))                      # NaN propagates (and fails the check)
+
+
+def _single_distractor_error() -> float:
+    """``exact_row_stats`` at T = 3 (one distractor; t4-only, dk = 16) -- mass, entropy, sum p^2 and the participation
+    ratio 1 / E[sum p^2] -- against the reference's one-dimensional integrals, max relative error."""
+    from certificates.reference import score_model as sref
+    from certificates.reference.distractor_entropy import single_distractor_row
+    from theorylab.sim.row_stats import exact_row_stats
+
+    g = np.array(SINGLE_G)
+    r = exact_row_stats("t4-only", 16.0, 3, g)
+    want = np.array([single_distractor_row(sref.gap("t4-only", x, 16.0), 2.0 * x * x) for x in SINGLE_G])
+    got = np.stack([r.mass, r.entropy, r.ipr, 1.0 / r.participation], 1)
+    return float(np.max(np.abs(got / want[:, [0, 1, 2, 2]] - 1)))
+
+
 def _bump_precision() -> float:
     """``bump_expectations`` against the reference integrals, max relative error over :data:`BUMP_POINTS`."""
     from certificates.reference import score_model as ref
     from theorylab.sim.row_stats import bump_expectations
 
-    err = 0.0
+    err = []
     for t, d, s in BUMP_POINTS:
         k1, k2 = bump_expectations(np.array([t]), d, s)
-        err = max(err, abs(float(k1[0]) / ref.bump(t, d, s, 1) - 1), abs(float(k2[0]) / ref.bump(t, d, s, 2) - 1))
-    return err
+        err += [abs(float(k1[0]) / ref.bump(t, d, s, 1) - 1), abs(float(k2[0]) / ref.bump(t, d, s, 2) - 1)]
+    return float(np.max(err))                      # NaN propagates (and fails the check)
 
 
 P24_MC_FALSE_FAILURE = 2e-5

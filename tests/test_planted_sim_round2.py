@@ -5,8 +5,8 @@ import pytest
 from planted import certify_with_bug
 
 BUGS = {
-    "row-stats d2 gap sign": ("theorylab/sim/row_stats_mc.py", "b2[k] * zb[j] - d2[k]", "b2[k] * zb[j] + d2[k]",
-                              "P17.rng"),
+    "row-stats d2 gap sign": ("theorylab/sim/row_stats_mc.py", "b2d * zb[j] - d2d\n                Zd += w",
+                              "b2d * zb[j] + d2d\n                Zd += w", "P17.rng"),
     "two-point sech^2(x/2)": ("theorylab/sim/graded_risk.py", "sech2 = 4 * np.exp(-2 * x)", "sech2 = 4 * np.exp(-1 * x)",
                               "G8"),
     "crossing without log": ("theorylab/sim/ladder.py", "r = np.log(np.maximum(curves, 1e-300))",

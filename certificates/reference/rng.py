@@ -116,12 +116,15 @@ def per_sample_mass(variant: str, delta: float, g: float, m: int, seed: int, s: 
         return float(1 / (1 + acc))
 
 
-def per_sample_row(variant: str, delta: float, g: float, m: int, seed: int, s: int) -> tuple[float, ...]:
-    """Row statistics of sample ``s`` (no target noise): the softmax row of the target (score 0) and the m
-    distractors (``a z0_j + b z1_j - Delta``, reference draws): target mass, entropy, the distractors'
-    entropy among themselves, and ``sum p^2`` (NumPy float64)."""
+def per_sample_row(variant: str, delta: float, g: float, m: int, seed: int, s: int,
+                   sigma0: float = 0.0) -> tuple[float, ...]:
+    """Row statistics of sample ``s``: the softmax row of the target (score 0) and the m distractors
+    (``a z0_j + b z1_j - Delta - sigma0 z_t``, reference draws, ``z_t`` the target noise of
+    :func:`per_sample_mass`): target mass, entropy, the distractors' entropy among themselves, and
+    ``sum p^2`` (NumPy float64)."""
     a, b = loadings(variant, g)
-    x = np.array([a * z0 + b * z1 - delta for z0, z1 in (normal_pair(seed, s, j) for j in range(m))])
+    zt = normal_pair(seed, s, TARGET_INDEX)[0] if sigma0 else 0.0
+    x = np.array([a * z0 + b * z1 - delta - sigma0 * zt for z0, z1 in (normal_pair(seed, s, j) for j in range(m))])
     y = np.concatenate([[0.0], x])
     p = np.exp(y - y.max())
     p /= p.sum()

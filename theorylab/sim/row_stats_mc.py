@@ -19,7 +19,7 @@ numbers). The mass-only kernel is untouched; this one computes per sample and pe
 
 Arithmetic: normals, scores and weights as in the mass kernel (float32 by default, polynomial
 exp); the weights are taken relative to the row maximum (two passes over the distractors, so no
-clipping of large scores) and every moment is accumulated in float64.
+clipping of large scores) and every moment is accumulated in float64; indices are checked (``boundscheck``).
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _finish(out, i, k, ymax, Zd, A, Q, B1, B2, C1, D, E, F):
     out[i, k, 7] = hgg
 
 
-@nb.njit(parallel=True, cache=True, fastmath=True)
+@nb.njit(parallel=True, cache=True, fastmath=True, boundscheck=True)
 def _stats32(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
     n, G = out.shape[0], out.shape[1]
     for i in nb.prange(n):
@@ -118,7 +118,7 @@ def _stats32(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
             _finish(out, i, k, np.float64(top), Zd, A, Q, B1, B2, C1, D, E, F)
 
 
-@nb.njit(parallel=True, cache=True, fastmath=True, error_model="numpy")
+@nb.njit(parallel=True, cache=True, fastmath=True, error_model="numpy", boundscheck=True)
 def _stats64(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
     n, G = out.shape[0], out.shape[1]
     for i in nb.prange(n):
@@ -133,11 +133,12 @@ def _stats64(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
             for j in range(m):
                 top = max(top, ak * za[j] + bk * zb[j] - dk)
             Zd = A = Q = B1 = B2 = C1 = D = E = F = 0.0
+            a1d, b1d, d1d, a2d, b2d, d2d = a1[k], b1[k], d1[k], a2[k], b2[k], d2[k]
             for j in range(m):
                 y = ak * za[j] + bk * zb[j] - dk - top
                 w = exp64(y)
-                p1 = a1[k] * za[j] + b1[k] * zb[j] - d1[k]
-                p2 = a2[k] * za[j] + b2[k] * zb[j] - d2[k]
+                p1 = a1d * za[j] + b1d * zb[j] - d1d
+                p2 = a2d * za[j] + b2d * zb[j] - d2d
                 Zd += w
                 A += w * y
                 Q += w * w
