@@ -38,8 +38,10 @@ symmetric's lower and low-pass's upper end), each at level FALSE_FAILURE_P22 / 5
 The learned taps come from a fixed training seed: deterministic, no statistical share."""
 Z22 = z_threshold(FALSE_FAILURE_P22, tests=5, two_sided=False)
 
-PAPER_PAIRS = 14
-"""The paper's associative-recall task (PSA A5, §7.4: 83.4 % vs 1.2 % at 14 pairs), TrainConfig's documented default."""
+PAPER_PAIRS, PAPER_CEILING = 14, 0.077
+"""TrainConfig's documented defaults are the paper's tasks: associative recall with 14 pairs over an alphabet of 64,
+3 PAD tokens, then the query (PSA A5, §7.4: 83.4 % vs 1.2 % at 14 pairs; T = 32, chance 1/64), and the §7.5 battery's
+canonical induction model at T = 15, vocabulary 64, whose quoted ceiling is 0.077 (docs/results.md study f)."""
 TINY = dict(task="canonical", T=8, vocab=16, d_model=16, dk=16, steps=300, batch=32, lr=1e-2, warmup=30,
             eval_size=2000)
 SEED = 0
@@ -387,7 +389,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     # the last), the logged schedule, and the step-0 loss against the reference cross-entropy of the initial model
     tiny = TrainConfig(variant="two-layer", gamma=0, task="canonical", T=6, vocab=7, d_model=8, dk=4, steps=6,
                        batch=4, lr=1e-2, warmup=2, eval_size=8, log_every=2)
-    run = train(tiny, seed=3)
+    run, canonical = train(tiny, seed=3), TrainConfig(task="canonical", variant="standard", gamma=0)
     init = init_model(tiny, 3)
     first = batch_of(tiny, tiny.batch, [3, 1, 0])
     ref_loss0 = ref.last_token_loss(view.model(init), first.tokens, first.tokens[np.arange(4), first.target])
@@ -397,7 +399,9 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                and [len(init_model(TrainConfig(variant=v, gamma=0, d_model=8, dk=4), 0).layers)
                     for v in ("standard", "two-layer")] == [1, 2] == [TrainConfig(variant=v, gamma=0).n_layer
                                                                      for v in ("standard", "two-layer")]
-               and TrainConfig().task == "recall" and TrainConfig().pairs == PAPER_PAIRS)
+               and (TrainConfig().task, TrainConfig().pairs, TrainConfig().seq_len, TrainConfig().chance)
+               == ("recall", PAPER_PAIRS, 2 * PAPER_PAIRS + 3 + 1, 1 / 64)
+               and (canonical.T, canonical.vocab_size, round(canonical.ceiling, 3)) == (15, 64, PAPER_CEILING))
     passed = (err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
               and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
               and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
@@ -428,7 +432,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  "accepted at the limit, refused below it", all(edges.values())),
         computed("training loop (two-layer, d_model 8, dk 4, 6 steps, log_every 2): logged steps 0, 2, 4, 5; logged lr "
                  "= reference schedule; step-0 loss = reference cross-entropy (rel. 1e-13); 1 layer (standard) and 2 "
-                 f"(two-layer); default task = recall with the paper's {PAPER_PAIRS} pairs", bool(loop_ok),
+                 f"(two-layer); defaults = the paper's tasks (recall: {PAPER_PAIRS} pairs, alphabet 64, padding 3, T = 32; "
+                 f"canonical: T = 15, vocabulary 64, ceiling {PAPER_CEILING})", bool(loop_ok),
                  formula=f"history steps {[r['step'] for r in run.history]}, step-0 loss {run.history[0]['loss']!r} "
                          f"vs {ref_loss0!r}")),
         arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
