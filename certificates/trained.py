@@ -389,13 +389,18 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     # the last), the logged schedule, and the step-0 loss against the reference cross-entropy of the initial model
     tiny = TrainConfig(variant="two-layer", gamma=0, task="canonical", T=6, vocab=7, d_model=8, dk=4, steps=6,
                        batch=4, lr=1e-2, warmup=2, eval_size=8, log_every=2)
-    run, canonical = train(tiny, seed=3), TrainConfig(task="canonical", variant="standard", gamma=0)
+    run, canonical = train(tiny, seed=3, keep_model=True), TrainConfig(task="canonical", variant="standard", gamma=0)
     init = init_model(tiny, 3)
-    first = batch_of(tiny, tiny.batch, [3, 1, 0])
+    first, held = batch_of(tiny, tiny.batch, [3, 1, 0]), batch_of(tiny, tiny.eval_size, [3, 2])
     ref_loss0 = ref.last_token_loss(view.model(init), first.tokens, first.tokens[np.arange(4), first.target])
+    held_answers = held.tokens[np.arange(tiny.eval_size), held.target]
+    held_logits = np.stack([ref.forward(view.model(run.model), r)[-1] for r in held.tokens])
+    ref_eval_loss = ref.last_token_loss(view.model(run.model), held.tokens, held_answers)
     loop_ok = ([r["step"] for r in run.history] == [0, 2, 4, 5]
                and all(abs(r["lr"] - ref_optim.schedule(r["step"], 6, 1e-2, 2)) <= 1e-17 for r in run.history)
                and abs(run.history[0]["loss"] - ref_loss0) <= 1e-13 * ref_loss0
+               and abs(run.evaluation.loss - ref_eval_loss) <= 1e-13 * ref_eval_loss and run.evaluation.attention is None
+               and np.array_equal(run.evaluation.prediction, (held_logits.argmax(axis=1) == held_answers).astype(float))
                and [len(init_model(TrainConfig(variant=v, gamma=0, d_model=8, dk=4), 0).layers)
                     for v in ("standard", "two-layer")] == [1, 2] == [TrainConfig(variant=v, gamma=0).n_layer
                                                                      for v in ("standard", "two-layer")]
@@ -431,7 +436,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         computed("TrainConfig lower limits d_model, steps, batch, eval_size, log_every >= 1 and mlp, warmup >= 0: "
                  "accepted at the limit, refused below it", all(edges.values())),
         computed("training loop (two-layer, d_model 8, dk 4, 6 steps, log_every 2): logged steps 0, 2, 4, 5; logged lr "
-                 "= reference schedule; step-0 loss = reference cross-entropy (rel. 1e-13); 1 layer (standard) and 2 "
+                 "= reference schedule; step-0 loss and held-out loss and credits of the trained model = reference (rel. 1e-13); 1 layer (standard) and 2 "
                  f"(two-layer); defaults = the paper's tasks (recall: {PAPER_PAIRS} pairs, alphabet 64, padding 3, T = 32; "
                  f"canonical: T = 15, vocabulary 64, ceiling {PAPER_CEILING})", bool(loop_ok),
                  formula=f"history steps {[r['step'] for r in run.history]}, step-0 loss {run.history[0]['loss']!r} "
