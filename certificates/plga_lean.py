@@ -891,12 +891,24 @@ def collapse(collapse_=decoder.collapse_invariant_plga) -> Outcome:
                 cols = slice(8 * h, 8 * h + 8)
                 weights = max(weights, _rel(c_layer.w_q[:, cols], layer.w_q[:, cols] @ Gl[h]))
         errors[name + " (heads SDPA)"] = sdpa_heads
+    # heads narrower than d / H (projections d x H dk, as train.init_model builds with d_model != dk): d = 16, 2 heads
+    # of dk = 4, no RoPE, generic G*
+    wide = decoder.random_decoder(n_layer=1, seed=19).layers[0]
+    narrow_heads = tuple(attention.PLGA(dataclasses.replace(op.init_params(4, seed=h), a=np.zeros((4, 4)),
+                                                            b_a=rng.normal(size=(4, 4))), base=None) for h in range(2))
+    narrow = decoder.random_decoder(n_layer=1, seed=19)
+    narrow = dataclasses.replace(narrow, layers=(dataclasses.replace(
+        wide, w_q=wide.w_q[:, :8], w_k=wide.w_k[:, :8], w_v=wide.w_v[:, :8], w_o=wide.w_o[:8], heads=narrow_heads),))
+    reference = ref_tf.forward(view.model(narrow), tokens)
+    errors["no RoPE, heads dk = 4 < d / H"] = float(np.max(np.abs(decoder.forward(collapse_(narrow), tokens) - reference))
+                                                    / max(1.0, np.max(np.abs(reference))))
     try:
         collapse_(decoder.random_decoder(head=lambda l, h: attention.PLGA(op.init_params(8, seed=h)), seed=19))
         refused = False
     except ParameterError:
         refused = True
     ok = (errors["no RoPE, generic G*"] <= 1e-12 and errors["RoPE, G* in the commutant"] <= 1e-12
+          and errors["no RoPE, heads dk = 4 < d / H"] <= 1e-12
           and errors["RoPE, generic G* (contrast)"] > 1e-3 and weights <= 1e-15 and refused
           and all(v for k, v in errors.items() if k.endswith("(heads SDPA)")))
     return Outcome(ok, (computed("max |collapsed SDPA logits - reference PLGA logits| / scale (and heads SDPA)", errors),

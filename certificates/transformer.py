@@ -84,9 +84,14 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
                 computed("library ceiling(T)", library, formula="== counted ceiling, exactly")]
     arrays, passed = {}, library == counted and bool(np.all(others == others[0]))
     probe = tasks.InductionBatch(batch.tokens[:200], batch.target[:200])   # for the exact order-zero probe
+    ones = probe.tokens.copy()
+    ones[:, T // 2] = 1                                                    # every row: token 1 at the changed position
+    probe_1 = tasks.InductionBatch(ones, probe.target)
     for member, g in runs:
-        sensitivity = tasks.predecessor_sensitivity(head(member, g, dk, T), E, probe, i=T // 2)
-        evidence.append(computed(f"{member} g={g}: max |change of key score| when its predecessor changes",
+        both = [tasks.predecessor_sensitivity(head(member, g, dk, T), E, b, i=T // 2) for b in (probe, probe_1)]
+        sensitivity = max(both) if member == "query-only" else min(both)   # the weaker probe decides
+        evidence.append(computed(f"{member} g={g}: max |change of key score| when its predecessor changes (min/max "
+                                 "over two probes, one with token 1 at the changed position in every row)",
                                  sensitivity, tolerance=1e-9))
         credit = accuracy(head(member, g, dk, T), E, batch)
         arrays[f"{member}@{g}"] = credit
@@ -110,6 +115,16 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
             evidence.append(bound(f"{member} g={g} one-sided lower confidence bound", low,
                                   formula=f"> {factor} x ceiling (Clopper-Pearson, level {a_far:g})"))
             passed &= sensitivity > 1.0 and low > factor * counted and wilson_ok
+    # the hand-constructed head at its default RoPE base (10000) against the reference sheared streams, W_Q = P and
+    # W_K = -P read off the head as data: query scores of 50 probe sequences, key-only at g = 2
+    kh, few = head("key-only", 2.0, dk, T), tasks.InductionBatch(probe.tokens[:50], probe.target[:50])
+    want = np.array([ref.psa_stream(x @ kh.w_k, 2.0, base=10000.0) @ ref.psa_stream(x @ kh.w_q, 0.0,
+                                                                                     base=10000.0)[-1]
+                     for x in E[few.tokens]]) / np.sqrt(dk)
+    err_head = float(np.max(np.abs(tasks.query_scores(kh, E, few) - want)) / np.max(np.abs(want)))
+    evidence.append(computed("key-only g=2 head (default base) query scores vs reference streams at base 10000, max "
+                             "relative error (50 sequences)", err_head, tolerance=1e-12))
+    passed &= err_head <= 1e-12
     planes_ok, planes_rows = _slow_planes_vs_exact()
     evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
                              "plane's last T and the T after it (refused when no plane is left)", planes_rows))
@@ -178,6 +193,26 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     err_rollback = max(_max_error(rest, full[8:]), _max_error(rest_1, ref.forward(view.model(single), TOKENS)[8:]))
     err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
                               _max_error(reuse_same, full[6:])]))
+    # a rollback right after the restore point's own block start (length 1, the raw query of position 0 lost and
+    # rebuilt) and the state held right after a rollback inside a block: one raw key + one anchor per head = 2 d L
+    _, c0 = decoder.extend(model, decoder.empty_cache(model), TOKENS[:1], streams)
+    _, c0 = decoder.extend(model, decoder.commit(c0), drafts, streams)
+    rest_0, _ = decoder.extend(model, decoder.commit(decoder.rollback(c0, 1)), TOKENS[1:], streams)
+    err_rollback = max(err_rollback, _max_error(rest_0, full[1:]))
+    extra_rolled = decoder.cache_floats(decoder.rollback(spec, 8))["extra"]
+    _, open_0 = decoder.extend(model, decoder.empty_cache(model), drafts, streams)   # a block opened at position 0
+    undone = decoder.rollback(open_0, 0)                                  # undone whole: nothing may remain
+    empty_after_undo = decoder.cache_floats(undone) == {"kv": 0, "extra": 0}
+    err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS, streams)[0], full))
+    # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
+    # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
+    defaults = decoder.random_decoder(d=12, n_head=3, n_layer=1, seed=6, head=lambda i, h: (
+        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3))[h])
+    ref_defaults = view.model(defaults)
+    ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
+                                          ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),
+                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0)]
+    err_defaults = _max_error(decoder.forward(defaults, TOKENS), ref.forward(ref_defaults, TOKENS))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
     fractions, counts = [], []
     for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
@@ -192,15 +227,22 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
-    passed = (np.max([err_full, err_decode, err_rollback, err_reuse]) <= TOL and all(m == f for m, f in fractions)
+    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults]) <= TOL
+              and extra_rolled == 2 * model.d * len(model.layers) and empty_after_undo
+              and all(m == f for m, f in fractions)
               and all(measured == closed for measured, closed in counts) and one_layer == (2 * 9 * d, 2 * d)
               and flops == 6 * d == deploy.shear_flops(d) and frac_4096 == 1 / 4096 and round(100 * frac_4096, 3) == 0.024)
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
         computed("cached decode (prompt 5 and prompt 1) vs reference forward", err_decode, tolerance=TOL),
-        computed("speculative rollback vs reference forward (this decoder and a one-head one)", err_rollback,
+        computed("speculative rollback vs reference forward (this decoder, to length 8, 1 and 0; a one-head one)", err_rollback,
                  tolerance=TOL),
         computed("prefix reuse (one prefix, two continuations) vs reference forward", err_reuse, tolerance=TOL),
+        computed("extra floats right after a rollback inside a block (raw key + anchor per head)", extra_rolled,
+                 formula=f"== 2 d L = {2 * model.d * len(model.layers)}"),
+        computed("a block opened at position 0, rolled back to 0: cache floats 0 (kv and extra)", empty_after_undo),
+        computed("default couplings (g_k = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear vs reference "
+                 "heads written with those values", err_defaults, tolerance=TOL),
         computed("consistency: cached decode vs the library's own full forward", consistency, tolerance=TOL),
         computed("extra/kv measured at T = 4, 9, 14 (exact fractions)", [str(m) for m, _ in fractions]),
         computed("1/T at T = 4, 9, 14", [str(f) for _, f in fractions]),
@@ -346,7 +388,9 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
         prefix = ref.prefix_logits(reference, tokens)
         agree = _max_error(one_pass, ref.forward(reference, tokens))
         gap_ref = _max_error(one_pass, prefix)
-        ok = agree <= tol and (gap_ref <= tol if expected[name] == "consistent" else gap_ref > 1e-2)
+        err_prefix = _max_error(decoder.prefix_logits(model, tokens), prefix)
+        ok = (agree <= tol and err_prefix <= tol
+              and (gap_ref <= tol if expected[name] == "consistent" else gap_ref > 1e-2))
         if name == "cumulative":                                        # the running Gram across a rollback
             _, c = decoder.extend(model, decoder.empty_cache(model), tokens[:6])
             # committed: keys and values of 6 positions, and one dk x dk running Gram per head (no raw vectors)
@@ -364,6 +408,7 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
         passed &= ok
         arrays[f"{name}_one_pass"], arrays[f"{name}_reference_prefix"] = one_pass, prefix
         evidence += [computed(f"{name}: library one pass vs reference one pass", agree, tolerance=tol),
+                     computed(f"{name}: library prefix_logits vs reference F(x_1:r)_r", err_prefix, tolerance=tol),
                      computed(f"{name}: max_r |F(x_1:S)_r - F_ref(x_1:r)_r| / scale ({expected[name]})", gap_ref,
                               tolerance=tol),
                      computed(f"consistency: {name}: library prefix_consistency_gap (absolute)", gap(model, tokens),
