@@ -56,6 +56,8 @@ P17_FALSE_FAILURE = 1e-4
 
 BRACKET_POINT = ("t4-only", 64.0, 1024, 200, 1717)
 """(variant, dk, T, samples, seed) of the bracket check of mc_gamma_c (a mass curve rising on all of [0, 10])."""
+CI_LEVEL = 0.95
+"""The documented confidence of mc_gamma_c's interval (its default)."""
 
 
 def _bracket_check(simulate=mc_gamma_c) -> dict:
@@ -71,7 +73,8 @@ def _bracket_check(simulate=mc_gamma_c) -> dict:
     """
     variant, dk, T, n, seed = BRACKET_POINT
     grid = np.concatenate([np.arange(41) / 10.0, 4.0 + np.arange(1, 25) / 4.0])
-    coarse = simulate_mass(variant, dk, T, grid, samples=n, seed=seed).mass
+    scan = simulate_mass(variant, dk, T, grid, samples=n, seed=seed)          # the documented defaults: sigma0 = 0
+    coarse, record_ok = scan.mass, (scan.T, scan.samples, scan.seed, scan.sigma0) == (T, n, seed, 0.0)
     grid_err, root_err = 0.0, 0.0
     for k in (1, 50, grid.size - 1):
         level = float(coarse[k])
@@ -84,8 +87,8 @@ def _bracket_check(simulate=mc_gamma_c) -> dict:
         root_err = max(root_err, abs(mc.gamma_c - grid[k]) if np.isfinite(mc.gamma_c) else math.inf)
     none = simulate(variant, dk, T, samples=n, seed=seed, level=min(float(np.max(coarse)) + 0.01, 0.999))
     nan_ok = bool(np.isnan([none.gamma_c, none.ci_low, none.ci_high]).all() and np.isnan(none.batch_gamma_c).all()
-                  and np.max(coarse) < 0.99)
-    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok}
+                  and np.max(coarse) < 0.99 and none.confidence == CI_LEVEL)
+    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok}
 
 
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
@@ -121,11 +124,11 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         se_mass = float(np.interp(mc.gamma_c, curve.gamma, curve.se))
         roots = mc.batch_gamma_c[np.isfinite(mc.batch_gamma_c)]
         se_batch = float(np.std(roots, ddof=1) / math.sqrt(roots.size))
-        half = float(student_t.ppf(0.5 + mc.confidence / 2.0, roots.size - 1)) * se_batch
+        half = float(student_t.ppf(0.5 + CI_LEVEL / 2.0, roots.size - 1)) * se_batch      # the documented 95 %
         enc = I.smallest_positive_root(model, dk, T)
         rows.append({"law": float(np.asarray(law("t4-only", dk, T).gamma_c)), "mc": mc.gamma_c, "lo": mc.ci_low,
                      "hi": mc.ci_high, "exact": ex, "se_delta": se_mass / slope, "batches": roots.size,
-                     "se_batch": se_batch, "confidence": mc.confidence,
+                     "se_batch": se_batch,
                      "ci_err": max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half,
                      "ref_residual": ref.mass("t4-only", ex, dk, T) - 0.5, "enc": enc,
                      "batch_roots": mc.batch_gamma_c})
@@ -138,9 +141,8 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     dof = int(np.sum(col["batches"] - 1))
     ratio = float(np.sum((col["batches"] - 1) * (col["se_batch"] / col["se_delta"]) ** 2) / dof)
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
-    confidence = rows[0]["confidence"]
     covered = int(np.sum((col["lo"] <= col["exact"]) & (col["exact"] <= col["hi"])))
-    min_covered = mcs.binomial_min_hits(n_pts, confidence, alpha / 4)
+    min_covered = mcs.binomial_min_hits(n_pts, CI_LEVEL, alpha / 4)
     # the paper's statistics, on the MC roots and on the exact roots, with tolerances from the CIs
     r_mc, r_ex = pearson_r(col["law"], col["mc"]), pearson_r(col["law"], col["exact"])
     med_mc = float(np.median(relative_error(col["law"], col["mc"])))
@@ -160,7 +162,7 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
     brk = _bracket_check(simulate)
     passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9
-                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"]
+                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"]
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
@@ -176,7 +178,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  brk["grid_err"], tolerance=1e-12, formula="<= 1e-12"),
         computed("... and max |MC root - g_k| (same draws: M(g_k) is the level)", brk["root_err"], tolerance=1e-5,
                  formula="<= 1e-5 (PCHIP interpolation error)"),
-        computed("level above the coarse curve: gamma_c, CI and batch roots NaN", brk["nan_ok"]),
+        computed("level above the coarse curve: gamma_c, CI and batch roots NaN (at the default 95 % confidence)",
+                 brk["nan_ok"]),
+        computed("the coarse curve records T, samples, seed and the default sigma0 = 0", brk["record_ok"]),
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
@@ -186,7 +190,7 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         computed("CI check: pooled (batch-means SE / delta-method SE)^2", ratio, tolerance=0.3,
                  formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g})"),
         computed("CI check: 95 % CIs holding the exact root", f"{covered}/{n_pts}",
-                 formula=f">= {min_covered} (binomial({n_pts}, {confidence}) lower tail, share {alpha / 4:g})"),
+                 formula=f">= {min_covered} (binomial({n_pts}, {CI_LEVEL}) lower tail, share {alpha / 4:g})"),
         computed("pearson_r (law vs MC)", r_mc, tolerance=5e-3),
         computed("pearson_r (law vs exact)", r_ex, tolerance=1e-9,
                  formula=f"|r_MC - r_exact| <= {tol_r:.2e} (CI-propagated: sum_i |dr/dy_i| z SE_i)"),
@@ -765,7 +769,12 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         else:                                          # the Cov(T3, T4) row scales as g^3
             vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
                           abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
-    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and z_root <= z_max and z_cov <= z_max
+    # RoPE's predecessor match: mean over targets j = 1..T-3 and planes of cos(offset theta), offset T - j (shear
+    # after RoPE, "post") or T - 1 - j ("pre"), written out here
+    offsets = {"post": small.T - np.arange(1, small.T - 2), "pre": small.T - 1 - np.arange(1, small.T - 2)}
+    rope_err = max(abs(ind.rope_match_factor(small.T, small.freqs, p) - float(np.mean(np.cos(np.outer(o, small.freqs)))))
+                   for p, o in offsets.items())
+    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
                   and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
                   and all(ratio_lo <= r <= ratio_hi for r in ratios))
     return Outcome(passed, (
@@ -776,6 +785,8 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
                  formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
         computed("channel moments (gaps, variances, Cov34, bulk, lag-1, special keys, SEs) vs the per-sample "
                  "reference (reference.channel_moments), max rel", mom_err, formula="<= 1e-12"),
+        computed("RoPE match factor (post and pre placement) vs mean cos(offset theta), max abs", rope_err,
+                 formula="<= 1e-14"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
