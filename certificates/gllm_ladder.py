@@ -46,6 +46,7 @@ import numpy as np
 
 from certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.errors import ParameterError
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
 from theorylab.sim import ladder as sl
@@ -54,6 +55,8 @@ CONFIG = {"nu": 0.5, "mu": 0.2, "levels": 4, "d": 32, "sigma_xi": 1.0, "C": 2.0,
           "pilot_seed": 2026, "mc_seed": 20261130, "reps": 500, "points": 8, "bootstrap": 200}
 CERTIFIED_ARMS = ("uniform", "random", "taxonomic", "oracle")
 MARGIN = 0.05
+SCALED_GRADES = (-1000, 600, 1000, 1020)
+"""Powers of two multiplying level grades in G10's gauge check."""
 """Smallest gap between the pre-registered inner products of two certified arms."""
 FALSE_FAILURE = 7e-7
 """Probability that a correct library FAILs G10 (module docstring): the chi-square checks of steps 1 and 7."""
@@ -397,7 +400,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     # Lem. 2's profile error (variance over levels of log(a_hat/a) - log(s_hat/s))
     from scipy.stats import spearmanr
 
-    top = sl.GRID_FACTOR * design.sigma_xi ** 2 * design.d / sl.target_risk(design, sl.TARGET_FRACTION)
+    top = sl.GRID_FACTOR * design.sigma_xi ** 2 * design.d / sl.target_risk(design, 0.5)   # half the null risk
     want_grid = np.union1d(np.unique(np.round(np.geomspace(1, max(top, 16.0), 40))), [sl.reference_size(design)])
     grid_ok = bool(np.array_equal(sl.default_grid(design), want_grid.astype(np.int64)))
     # ... and at sigma_xi = 0.5, target 0.3, 12 points (top = 8 sigma^2 d / eps; m_ref changes with sigma too)
@@ -433,6 +436,29 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     # (nu, mu); a design from profiles without a name by its level masses
     labels = [lad.geometric_design(0.5, 0.2, 4, 32, 1.0, 2.0).name, lad.profile_design([0.5, 0.5], [0.25, 0.75], d=2).name]
     labels_ok = labels == ["geometric nu=0.5, mu=0.2", "a=(0.5, 0.5), s=(0.25, 0.75)"]
+    # the documented defaults: Table 3's design d = 32, C = 2, sigma_xi = 1 (L = 4), target = half the null risk
+    labels_ok &= all(int(x.dims.sum()) == 32 and x.C == 2.0 and x.sigma_xi == 1.0 and x.levels == 4
+                     for x in (lad.geometric_design(0.5, 0.2), lad.profile_design(design.a, design.s)))
+    labels_ok &= res.summary["target_fraction"] == 0.5
+    # the fit's rescaling at X^T X = diag(2^1023, 2^1023) (its trace overflows unless rescaled first), X^T y = (2^1023,
+    # 2^1022): w_hat = (1, 1/2), alpha_hat = (4/5, 1/5), tau_hat = (1/2, 1/2)
+    try:
+        big_a, big_s = lad.estimate_levels(np.diag([2.0 ** 1023] * 2), np.array([2.0 ** 1023, 2.0 ** 1022]), [1, 1])
+        far_ok &= bool(np.max(np.abs(big_a - [0.8, 0.2])) <= 1e-16 and np.array_equal(big_s, [0.5, 0.5]))
+    except Exception:                                       # noqa: BLE001 -- an overflow raised: the check fails
+        far_ok = False
+    # the class {||G^-1 w|| <= B(g)} is invariant under g -> c g: learning curves of grades times 2^k (k = -1000, 600,
+    # 1000, 1020: g^2, its inverse or the fit's Newton terms leave the float range unless the grades are brought to
+    # ~1 first) against the bisection route at the unscaled grades
+    base = np.array([1.0, 1.3, 1.7, 2.0])
+    m_u = sl.reference_size(design)
+    ms_u = np.array([m_u, 4 * m_u])
+    r_base = _risks_by_bisection(design.a, design.s, design.dims, design.sigma_xi, [base], ms_u, m_u, 20, 3)[0]
+    try:
+        scaled = sl.learning_curves(design, [np.ldexp(base, k) for k in SCALED_GRADES], ms_u, reps=20, seed=3)[:, 0]
+        scale_err = float(np.max(np.abs(scaled / r_base - 1)))
+    except ParameterError:
+        scale_err = float("inf")
     # Lem. 2's degradation study on a small design (C = 1.7: every draw has excess > 0): its summary slopes
     # and 95 % intervals recomputed from its own rows / draws by scipy's linregress and the t quantile
     from scipy.stats import linregress, t as student
@@ -458,6 +484,13 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and [(q["n_pilot"], q["draw"]) for q in deg.draws] == [(n, k) for n in (64, 128, 256, 512, 1024, 2048)
                                                                        for k in range(3)]
                   and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
+    # five pilot sizes (fewer than 6): the tail is every row
+    deg5 = sl.degradation(small, [64, 128, 256, 512, 1024], draws=2, reps=2, seed=6,
+                          m_values=[sl.reference_size(small)])
+    want5 = fit([r["n_pilot"] for r in deg5.rows], [r["excess_mean"] for r in deg5.rows])
+    got5 = [deg5.summary["slope_excess_vs_n_tail"]] + list(deg5.summary["slope_excess_vs_n_tail_ci"])
+    deg_err = max(deg_err, float(np.max(np.abs(np.subtract(got5, want5)))) if len(got5) == 3 else np.inf)
+    deg_ok &= deg5.summary["tail_n"] == [64, 1024]
     # its per-draw risk-ratio losses R_edu(m_ref) / R_oracle(m_ref) - 1 from risks rebuilt by bisection (step 5's route)
     G_deg = [lad.oracle_arm(small).g] + [np.array(q["g"]) for q in deg.draws]
     m_small = sl.reference_size(small)
@@ -526,7 +559,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and ci_err <= RTOL and ranks_ok
                   and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
                   and labels_ok and rr_loss_err <= RTOL and cross_ok and rr_err <= RTOL and replay_err <= RTOL
-                  and summ_err <= 1e-12 and summ_ok and prof_err <= LAMBDA_RTOL)
+                  and summ_err <= 1e-12 and summ_ok and prof_err <= LAMBDA_RTOL and scale_err <= 1e-13)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         bound("pilot moments: Mahalanobis statistic vs chi2(2d) quantile at 1e-7", [T, T_max],
@@ -543,7 +576,11 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         computed("average ranks of (3, 12) and (2, 3, 5) batches with ties == scipy rankdata along the last axis; "
                  "pilot fit == exact at coefficients (-1, -2^-520), at X^T y = (-2^1000, 2^-30) with X^T X = diag(1, "
                  "2^-1000), and at X^T X = diag(1, 2^-520), X^T y = (1, 1)", [rank_ok, far_ok]),
-        computed("design labels (geometric 0.5, 0.2; unnamed profiles (1/2, 1/2), (1/4, 3/4))", labels),
+        computed("design labels (geometric 0.5, 0.2; unnamed profiles (1/2, 1/2), (1/4, 3/4)); defaults d = 32, C = 2, "
+                 "sigma_xi = 1, target 1/2; pilot fit at X^T X = diag(2^1023, 2^1023)", [labels, bool(labels_ok),
+                                                                                          bool(far_ok)]),
+        computed(f"learning curves at grades (1, 1.3, 1.7, 2) x 2^k, k = {SCALED_GRADES}, vs bisection at the unscaled "
+                 "grades (m_ref, 20 reps): max relative error", scale_err, tolerance=1e-13),
         computed("arm grades vs their rules (L-BFGS-B for the clipped optima), max |dg|: " + ", ".join(rule_err),
                  list(rule_err.values()), tolerance=G_ATOL),
         computed("random arm in [1, C]^L and not constant", random_ok),
