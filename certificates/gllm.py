@@ -361,10 +361,16 @@ G6_PROGRAMS = {"near-uniform, optimum inside the box": ((0.3, 0.3, 0.4), (0.28, 
                "flat alpha, both clips active": ((0.25, 0.25, 0.25, 0.25), (0.1, 0.2, 0.3, 0.4), 1.2),
                "reversed profiles, C = 2": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 2.0),
                "C = 1 (the box is a point)": ((0.6, 0.3, 0.1), (0.1, 0.3, 0.6), 1.0),
+               "tie: the unclipped optimum spans [1, C] exactly (alpha_1 tau_0 / (alpha_0 tau_1) = C^4 = 16)":
+                   ((0.2, 0.8), (0.8, 0.2), 2.0),
+               "tie, dyadic, 3 coordinates (g* = (1, sqrt 2, 2) = the box's ends and a free middle)":
+                   ((0.125, 0.375, 0.5), (0.5, 0.375, 0.125), 2.0),
                "alpha_0 << tau_0 (rho_min = -2.25: KKT root 0.77 > U + rho_min + 1)": ((0.01, 0.09, 0.9),
                                                                                      (0.9, 0.05, 0.05), 2.0)}
 """Clipped programs beyond Table 3: the unclipped optimum fits the box (the gauge picks the representative), the
-KKT root close to the ends of the solver's bracket (far above U + min rho + 1), and a degenerate box."""
+KKT root close to the ends of the solver's bracket (far above U + min rho + 1), a degenerate box, and exact ties
+where the unclipped optimum touches both ends (the float u of the top coordinate may sit an ulp below 2 log C: it is
+at the clip)."""
 G6_RTOL = 1e-12
 """Float library optimum against the 30-digit reference (observed ~1e-14)."""
 
@@ -512,6 +518,12 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
     grid = graded_risk.default_m_grid(model, 40)         # 40 points from 4 to 8 m_sat: rounding makes duplicates
     want_grid = np.unique(np.round(np.geomspace(4, 8 * model.m_sat, 40))).astype(int).tolist()
     grid_ok = grid == want_grid and grid[0] == 4
+    grid_ok &= graded_risk.default_m_grid(model) == np.unique(np.round(np.geomspace(4, 8 * model.m_sat, 10))).astype(
+        int).tolist()                                    # the documented default: 10 points
+    # the stream convention of reference.ladder_streams: max(1, 2^22 // (16 d)) rows per draw, at widths where the
+    # floor is 1 or 0 (d > 2^17, d > 2^18) and at the widths certified above
+    grid_ok &= all(graded_risk.rows_per_draw(d) == max(1, 2 ** 22 // (16 * d))
+                   for d in (1, 4, 32, 4096, 5000, 2 ** 17, 2 ** 17 + 1, 2 ** 18, 2 ** 18 + 1, 2 ** 20))
     layout_ok = ([r["m"] for r in res.rows] == [m for m in ms for _ in range(2 * n_targets)]
                  and [r["m"] for r in res.ratio_rows] == ms)
     ratio_err = 0.0
@@ -577,7 +589,8 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                             computed("rows' MC mean and se vs their losses (mean, std/sqrt(reps)), max rel; "
                                      "lower_ok set as documented on the worst targets only", [row_err, bool(flags_ok)],
                                      tolerance=1e-13),
-                            computed("default_m_grid(40 points) == sorted distinct round(geomspace(4, 8 m_sat))",
+                            computed("default_m_grid(40 points; default 10) == sorted distinct round(geomspace(4, "
+                                     "8 m_sat)); rows_per_draw(d) == max(1, 2^22 // (16 d)) up to d = 2^20",
                                      bool(grid_ok)),
                             computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE); rows' "
                                      "envelope and implied lower constant LB / M; max rel",
