@@ -747,6 +747,8 @@ def _exact_risk_error() -> float:
                 worst = max(worst, 0.0 if got == float("inf") else float("inf"))
                 continue
             want = b + (Fraction(9, 16) + b) * Fraction(D, m - D - 1) if D else b
+            if not np.isfinite(got):
+                return float("inf")
             worst = max(worst, abs(Fraction(got) - want) / want if want else abs(got))
     return float(worst)
 
