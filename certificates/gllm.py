@@ -297,13 +297,14 @@ def g5(bc_geometric=grades.bc_geometric, admissibility=grades.admissibility,
             a, s = sg.geometric_profiles_exact(sp.Rational(nu), sp.Rational(nu), L)
             direct = float(sp.N(sum(sp.sqrt(x * y) for x, y in zip(a, s)), 30))           # = 1: the profiles agree
             err = float(np.maximum(err, abs(bc_geometric(float(sp.Rational(nu)), float(sp.Rational(nu)), L) - direct)))
-    # full support is refused exactly when nu^(L-1) underflows: 2^-1074 is the least subnormal
+    # full support is refused exactly when the smallest level mass 2^-(L-1) / (2 - 2^-(L-1)) underflows: 2^-1074 is
+    # the least subnormal (L = 1074), 2^-1075 rounds to 0 (L = 1075)
     try:
-        support = [bool(np.all(np.isfinite(geometric_profiles(0.5, 0.5, 1075)[0])))]
+        support = [bool(np.all(geometric_profiles(0.5, 0.5, 1074)[0] > 0))]
     except ParameterError:
         support = [False]
     try:
-        geometric_profiles(0.5, 0.5, 1076)
+        geometric_profiles(0.5, 0.5, 1075)
         support.append(False)
     except ParameterError:
         support.append(True)
@@ -313,7 +314,8 @@ def g5(bc_geometric=grades.bc_geometric, admissibility=grades.admissibility,
                                      tolerance=1e-13),
                             computed("affine increasing grades admissible (exact, library)",
                                      [bool(affine_exact), bool(affine_lib)]),
-                            computed("nu = mu = 1/2: L = 1075 accepted (0.5^1074 > 0), L = 1076 refused", support)))
+                            computed("nu = mu = 1/2: L = 1074 accepted (a_0 = 2^-1074 > 0), L = 1075 refused (a_0 = 2^-1075 "
+                                     "rounds to 0)", support)))
 
 
 @certificate("G6", title="Table 3 (L = 4, C = 2) to the printed digits; Prop. 10(iii) bound 0.459 vs 0.531",
@@ -753,6 +755,46 @@ def _exact_risk_error() -> float:
     return float(worst)
 
 
+G8_FAR_GRADES = ((2.0 ** -600, 1.0, 3.0), (1.0, 2.0 ** -30, 2.0 ** 500), (2.0 ** 1000, 2.0 ** 1001, 3.0 * 2.0 ** 999),
+                 (3e-300, 5e-300, 1e-299))
+"""Level grades whose squares leave the float range unless cap_ratio rescales by g_0 first."""
+
+
+def _profiles_support_and_far_ratios(cap_ratio) -> tuple[bool, float]:
+    """Cor. 3's profiles need full support: with nu (or mu) = 1/2 the smallest level mass 2^-(L-1) / Z (Z -> 2) is
+    the smallest subnormal 2^-1074 at L = 1074 and rounds to 0 at L = 1075 (refused); the (0.6, 0.3, 4) profiles
+    against the reference. Then the cap ratio
+    g_0^2 sum a g^-2 at G8_FAR_GRADES against mpmath."""
+    import mpmath as mp
+
+    ok = True
+    for nu, mu in ((0.5, 0.9), (0.9, 0.5)):
+        try:
+            a, s = grades.geometric_profiles(nu, mu, 1074)
+            ok &= bool(min(a.min(), s.min()) > 0)
+        except ParameterError:
+            ok = False
+        try:
+            grades.geometric_profiles(nu, mu, 1075)
+            ok = False
+        except ParameterError:
+            pass
+    got, want = grades.geometric_profiles(0.6, 0.3, 4), ref.geometric_profiles(0.6, 0.3, 4)
+    ok &= all(float(np.max(np.abs(x / y - 1))) <= 1e-15 for x, y in zip(got, want))
+    a = np.array([0.5, 0.3, 0.2])
+    worst = 0.0
+    for g in G8_FAR_GRADES:
+        with mp.workdps(30):
+            g_mp = [mp.mpf(x) for x in g]
+            exact = g_mp[0] ** 2 * mp.fsum(mp.mpf(float(x)) / y ** 2 for x, y in zip(a, g_mp))
+        try:
+            value = cap_ratio(np.array(g), a)
+        except ParameterError:
+            return ok, float("inf")
+        worst = max(worst, abs(value / float(exact) - 1)) if np.isfinite(value) and value > 0 else float("inf")
+    return ok, worst
+
+
 @certificate("G8.numeric", title="Envelope, S, m_sat, window W, cap ratio exact; Thm 4.1 factors vs extremal grades",
              paper="GLLM §4.3, Lem. 3-4, Thm. 4.1", method="numeric",
              claim="On three stratified designs the library's envelope sum_l min(cap_l, d_l eps^2) equals, to 1e-14, "
@@ -822,8 +864,9 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
     cond = {g: bool(grade_condition(np.array(g), 0.5, 0.125)) for g in G8_GRADE_CONDITION}
     cond_ok = all(cond[g] == want for g, want in G8_GRADE_CONDITION.items())
     risk_err = _exact_risk_error()
+    support_ok, far_ratio_err = _profiles_support_and_far_ratios(cap_ratio)
     passed = bool(env_err <= G8_RTOL and s_ok and msat_ok and w_ok and edge_ok and sat_ok and ratio_err <= G8_RTOL
-                  and risk_err <= 1e-14
+                  and risk_err <= 1e-14 and support_ok and far_ratio_err <= 1e-14
                   and factors_ok and ties_ok and regime_ok and table3_ok and cond_ok and tgt_err <= 1e-15)
     return Outcome(passed, (
         computed(f"max |envelope - exact best subset| / exact, {n_m} sample sizes x 2 classes", env_err,
@@ -844,6 +887,11 @@ def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_es
         computed("grades.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok)),
         computed("max |target() - sqrt(a_l / d_l)| (reference profiles) and |default g - clipped optimum at C = 2 "
                  "(reference active sets)| over the designs", tgt_err, tolerance=1e-15),
+        computed("geometric profiles (1/2, 9/10), (9/10, 1/2): L = 1074 accepted with every mass > 0, L = 1075 refused "
+                 "(the smallest mass 2^-1075 rounds to 0); the (0.6, 0.3, 4) profiles vs the reference",
+                 bool(support_ok)),
+        computed("cap ratio at grades spanning 2^-1000 .. 2^1000 vs mpmath g_0^2 sum a g^-2: max rel", far_ratio_err,
+                 tolerance=1e-14),
         computed("exact_risk vs b + (sigma^2 + b) D_S / (m - D_S - 1) (b = sum_(j not in S) sigma_j^2 w_j^2; inf for "
                  "m <= D_S + 1; b for S empty), every S of a d = 3 design with D_S = 0..3, m = 1..8: max rel", risk_err,
                  tolerance=1e-14),

@@ -20,6 +20,10 @@ BUGS = {
     "Table 3 row's default clip C = 4": (
         GRADES, "levels: int = 4, C: float = 2.0) -> GradeRow", "levels: int = 4, C: float = 4.0) -> GradeRow", ["G6"]),
     "upper clip set without the rounding slack": (GRADES, "u >= U - 1e-12", "u >= U", ["G6"]),
+    "cap ratio rescaled by the second grade": (
+        ENVELOPE, "g = np.ldexp(g, -np.frexp(g[0])[1])", "g = np.ldexp(g, -np.frexp(g[1])[1])", ["G8.numeric"]),
+    "full support checked before normalising": (
+        GRADES, "if a[0] == 0 or s[-1] == 0:", "if nu ** (L - 1) == 0 or mu ** (L - 1) == 0:", ["G5", "G8.numeric"]),
     "stratified model's default clip C = 1": (
         ENVELOPE, "C: float = 2.0) -> StratifiedModel", "C: float = 1.0) -> StratifiedModel", ["G8.numeric"]),
     "exact risk drops the variance term at D_S = 1": (RISK, "if DS == 0:", "if DS == 1:", ["G8.numeric"]),
@@ -40,7 +44,7 @@ BUGS = {
 }
 FAST = ("Lambda's gauge from the largest grade only", "tilt of an overflowing span puts e^+inf on the far terms",
         "Table 3 row's default clip C = 4", "upper clip set without the rounding slack",
-        "stratified model's default clip C = 1", "exact risk drops the variance term at D_S = 1")
+        "stratified model's default clip C = 1", "cap ratio rescaled by the second grade", "exact risk drops the variance term at D_S = 1")
 
 
 @pytest.mark.parametrize("label", [pytest.param(k, marks=() if k in FAST else pytest.mark.slow) for k in BUGS])

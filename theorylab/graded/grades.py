@@ -93,11 +93,11 @@ def geometric_profiles(nu: float, mu: float, levels: int) -> tuple[np.ndarray, n
     L = positive_int("levels", levels)
     check_memory("levels", 8 * 8 * L)
     l = np.arange(L)
-    a, s = nu ** (L - 1 - l), mu ** l
+    a, s = (x / x.sum() for x in (nu ** (L - 1 - l), mu ** l))    # normalised first: nu^(L-1)/Z_a may underflow
     if a[0] == 0 or s[-1] == 0:
-        raise ParameterError(f"levels too large for nu={nu:g}, mu={mu:g}: nu^(L-1) or mu^(L-1) underflows to 0 "
-                             f"(the profiles must have full support; got levels={L})")
-    return a / a.sum(), s / s.sum()
+        raise ParameterError(f"levels too large for nu={nu:g}, mu={mu:g}: the smallest level mass nu^(L-1)/Z_a or "
+                             f"mu^(L-1)/Z_s underflows to 0 (the profiles must have full support; got levels={L})")
+    return a, s
 
 
 def expand_levels(level_profile, dims) -> np.ndarray:
