@@ -83,6 +83,15 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
                 computed("distinct target positions in the batch", int(np.unique(batch.target).size)),
                 computed("library ceiling(T)", library, formula="== counted ceiling, exactly")]
     arrays, passed = {}, library == counted and bool(np.all(others == others[0]))
+    # the documented target ranges 1..T-2 (query is a key) and 1..T-3, each end attained by the batch
+    ranges_ok = (batch.T == T and batch.tokens.shape == (n, T)
+                 and np.array_equal(tasks.target_positions(T), np.arange(1, T - 1))
+                 and np.array_equal(tasks.target_positions(T, query_is_key=False), np.arange(1, T - 2))
+                 and set(np.unique(batch.target)) == set(range(1, T - 1))
+                 and bool(np.all(batch.tokens[np.arange(n), batch.target - 1] == batch.tokens[:, -1])))
+    evidence.append(computed("batch length T and target positions: library ranges == 1..T-2 (query is a key), "
+                             "1..T-3 (it is not); the batch attains every target in 1..T-2", bool(ranges_ok)))
+    passed &= ranges_ok
     probe = tasks.InductionBatch(batch.tokens[:200], batch.target[:200])   # for the exact order-zero probe
     ones = probe.tokens.copy()
     ones[:, T // 2] = 1                                                    # every row: token 1 at the changed position
@@ -157,6 +166,14 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
             hit = (not want.any()) if got is None else bool(want.any() and np.array_equal(got, want))
             ok &= hit
             rows.append([T, int(want.sum()) // 2, hit])
+        # exact ties theta_i (T - 1) == 1 in floating point (the rule is "<=": a tied plane is slow): plane 0
+        # (theta_0 = 1) at T = 2, and base b = 4^k with dk = 4, where theta_1 = b^(-1/2) = 2^-k exactly
+        for dk_t, T, base in ((dk, 2, 10000.0), (4, 3, 4.0), (4, 5, 16.0), (4, 9, 64.0)):
+            th = [mp.mpf(base) ** (mp.mpf(-2 * i) / dk_t) for i in range(dk_t // 2)]
+            want = np.repeat([bool(t * (T - 1) <= 1) for t in th], 2).astype(float)
+            hit = bool(np.array_equal(slow_planes(dk_t, T, base), want))
+            ok &= hit
+            rows.append([T, int(want.sum()) // 2, hit])
     return bool(ok), rows
 
 
@@ -206,12 +223,16 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS, streams)[0], full))
     # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
     # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
-    defaults = decoder.random_decoder(d=12, n_head=3, n_layer=1, seed=6, head=lambda i, h: (
-        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3))[h])
+    # (PSA.member, TwoTap.shear, Graded: no clip)
+    grades = np.array([0.0, 1.0, 0.5, 2.0])
+    defaults = decoder.random_decoder(d=16, n_head=4, n_layer=1, seed=6, head=lambda i, h: (
+        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3),
+        attention.Graded(grades, 1.5))[h])
     ref_defaults = view.model(defaults)
     ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
                                           ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),
-                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0)]
+                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0),
+                                          ref.head("graded", grades=grades, lam=1.5, clip=None, base=10000.0)]
     err_defaults = _max_error(decoder.forward(defaults, TOKENS), ref.forward(ref_defaults, TOKENS))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
     fractions, counts = [], []
@@ -402,9 +423,12 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
             _, c = decoder.extend(model, decoder.commit(c), np.concatenate([tokens[6:8], (tokens[8:11] + 1) % 32]))
             rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 8)), tokens[8:])
             err_rollback = _max_error(rest, prefix[8:])
+            # every draft rejected: back to the start of the block, whose running Gram must survive the rollback
+            rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 6)), tokens[6:])
+            err_rollback = max(err_rollback, _max_error(rest, prefix[6:]))
             ok &= err_rollback <= tol
             evidence.append(computed("cumulative: cached decode after a speculative rollback (3 of 5 drafts "
-                                     "rejected) vs reference F(x_1:r)_r", err_rollback, tolerance=tol))
+                                     "rejected, then all 5) vs reference F(x_1:r)_r", err_rollback, tolerance=tol))
         passed &= ok
         arrays[f"{name}_one_pass"], arrays[f"{name}_reference_prefix"] = one_pass, prefix
         evidence += [computed(f"{name}: library one pass vs reference one pass", agree, tolerance=tol),
