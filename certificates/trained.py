@@ -339,7 +339,9 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     500 associative-recall sequences (3 pairs, padding 2) read position by position."""
     from scipy.stats import binomtest, norm
 
+    import dataclasses
     import os
+    import queue
 
     from certificates.reference import optim as ref_optim
     from theorylab.nn import runner
@@ -428,15 +430,22 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     tiny = TrainConfig(variant="two-layer", gamma=0, task="canonical", T=6, vocab=7, d_model=8, dk=4, steps=6,
                        batch=4, lr=1e-2, warmup=2, eval_size=8, log_every=2)
     # in worker processes (runner.run_many, 2 workers, BLAS pinned, the environment restored after) and in this
-    # process without progress (the worker body): results in the order of the jobs, identical runs, and the
-    # reported steps add up to the runs' (one partial tick each: 6 < TICK); no jobs, no runs
-    reported, blas = [], {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES}
-    run, other = runner.run_many([(tiny, 3), (tiny, 4)], workers=2, progress=reported.append, keep_model=True)
-    quiet, quiet_4 = runner._job(tiny, 3, None, False), train(tiny, seed=4)
-    worker_ok = (sorted(reported) == [tiny.steps, tiny.steps] and runner.run_many([], workers=2) == []
-                 and (run.seed, other.seed) == (3, 4) and quiet.history == run.history
+    # process (the worker body with a queue; train() without progress): results in the order of the jobs, identical
+    # runs; progress in ticks of TICK steps, the rest at the end (6 and 12 steps: TICK = 10 of the docstring,
+    # checked for any TICK in 7..11); no jobs, no runs
+    longer = dataclasses.replace(tiny, steps=12)
+    reported, blas, ticks = [], {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES}, queue.Queue()
+    run, other = runner.run_many([(tiny, 3), (longer, 4)], workers=2, progress=reported.append, keep_model=True)
+    quiet, here = train(tiny, seed=3), runner._job(longer, 4, ticks, False)
+    here_ticks = [ticks.get_nowait() for _ in range(ticks.qsize())]
+    split = [runner.TICK, longer.steps - runner.TICK]
+    worker_ok = (sorted(reported) == sorted([tiny.steps] + split) and here_ticks == split
+                 and runner.run_many([], workers=2) == [] and (run.seed, other.seed) == (3, 4)
+                 and quiet.history == run.history and here.history == other.history
                  and np.array_equal(quiet.evaluation.prediction, run.evaluation.prediction)
-                 and quiet_4.history == other.history and other.model is not None
+                 and np.array_equal(here.evaluation.prediction, other.evaluation.prediction)
+                 and other.model is not None and here.model is None and runner.default_workers() == min(
+                     2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
                  and blas == {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES})
     canonical = TrainConfig(task="canonical", variant="standard", gamma=0)
     init = init_model(tiny, 3)
@@ -502,9 +511,9 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         computed("random_decoder law (d = 64, 4 layers): per kind (mean - centre) / SE and E(x - centre)^2 / "
                  "scale^2; default shape (32 tokens, d 16, 2 heads, 2 layers)", init_law,
                  formula="|z| <= 4 and ratio in [0.75, 1.33]; gains 1 + 0.1 N, biases 0.1 N, embedding N(0, 1)"),
-        computed("runner.run_many (2 workers, jobs seeds 3, 4): steps reported; results in job order = the runs in "
-                 "this process; BLAS variables restored; no jobs -> no runs",
-                 [reported, bool(worker_ok)]),
+        computed("runner.run_many (2 workers; 6 and 12 steps): progress ticks; results in job order = the runs in "
+                 "this process; BLAS variables restored; no jobs -> no runs; default workers = min(2, CPUs)",
+                 [sorted(reported), here_ticks, bool(worker_ok)]),
         computed("training loop replayed (library gradient, reference AdamW at betas 0.9, 0.999, eps 1e-8, decay "
                  "on matrices, clipping, schedule): max relative |trained - replay| over the parameters",
                  err_replay, tolerance=1e-12),
