@@ -45,11 +45,12 @@ canonical induction model at T = 15, vocabulary 64, whose quoted ceiling is 0.07
 TINY = dict(task="canonical", T=8, vocab=16, d_model=16, dk=16, steps=300, batch=32, lr=1e-2, warmup=30,
             eval_size=2000)
 SEED = 0
-PROTOCOL = dict(b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01, lr=5e-3, warmup=100, clip=1.0, batch=64,
+PROTOCOL = dict(variant="key-only", gamma=2.0, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01, lr=5e-3, warmup=100, clip=1.0, batch=64,
                 eval_size=2000, steps=800, d_model=64, mlp=0, base=10000.0, placement="post-rope")
 """The documented training protocol (docs/results.md, trained models: AdamW betas 0.9, 0.999, weight decay 0.01
 on matrices, peak lr 5e-3, 100 warm-up steps, clipping at norm 1, 64 sequences per step, 2,000 held-out
-sequences, 800 steps on recall, d_model 64, no MLP, RoPE base 10000 post-RoPE); eps 1e-8 is AdamW's usual value.
+sequences, 800 steps on recall, d_model 64, no MLP, RoPE base 10000 post-RoPE; its acceptance command runs
+key-only at gamma 2 with the CLI's defaults, TrainConfig's); eps 1e-8 is AdamW's usual value.
 The optimiser constants are read by the replay of the training loop, the others against TrainConfig()."""
 
 
@@ -223,6 +224,15 @@ _GRAD_HEADS = {(0, 0): attention.SDPA(base=100.0), (0, 1): attention.PSA(g_q=0.6
                (2, 1): attention.TwoTap(np.array([1.1, -0.3]), np.array([-0.2, 1.2]), placement="pre-rope",
                                         base=100.0)}
 """Every trainable head: SDPA with RoPE, PSA post- and pre-RoPE, free taps without RoPE, post- and pre-RoPE."""
+
+
+def _workers_with_cpus(runner, n: int) -> int:
+    """``runner.default_workers()`` on a machine where this process may use ``n`` CPUs (both OS queries patched)."""
+    from unittest import mock
+
+    with mock.patch("os.sched_getaffinity", lambda pid: set(range(n)), create=True), \
+            mock.patch("os.cpu_count", lambda: n):
+        return runner.default_workers()
 
 
 def _named_arrays(model) -> dict[str, np.ndarray]:
@@ -446,6 +456,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  and np.array_equal(here.evaluation.prediction, other.evaluation.prediction)
                  and other.model is not None and here.model is None and runner.default_workers() == min(
                      2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+                 and _workers_with_cpus(runner, 1) == 1 and _workers_with_cpus(runner, 3) == 2
                  and blas == {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES})
     canonical = TrainConfig(task="canonical", variant="standard", gamma=0)
     init = init_model(tiny, 3)
@@ -512,7 +523,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  "scale^2; default shape (32 tokens, d 16, 2 heads, 2 layers)", init_law,
                  formula="|z| <= 4 and ratio in [0.75, 1.33]; gains 1 + 0.1 N, biases 0.1 N, embedding N(0, 1)"),
         computed("runner.run_many (2 workers; 6 and 12 steps): progress ticks; results in job order = the runs in "
-                 "this process; BLAS variables restored; no jobs -> no runs; default workers = min(2, CPUs)",
+                 "this process; BLAS variables restored; no jobs -> no runs; default workers = min(2, CPUs) (here, and with 1 and 3 CPUs)",
                  [sorted(reported), here_ticks, bool(worker_ok)]),
         computed("training loop replayed (library gradient, reference AdamW at betas 0.9, 0.999, eps 1e-8, decay "
                  "on matrices, clipping, schedule): max relative |trained - replay| over the parameters",
