@@ -171,7 +171,10 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
         for dk_t, T, base in ((dk, 2, 10000.0), (4, 3, 4.0), (4, 5, 16.0), (4, 9, 64.0)):
             th = [mp.mpf(base) ** (mp.mpf(-2 * i) / dk_t) for i in range(dk_t // 2)]
             want = np.repeat([bool(t * (T - 1) <= 1) for t in th], 2).astype(float)
-            hit = bool(np.array_equal(slow_planes(dk_t, T, base), want))
+            try:
+                hit = bool(np.array_equal(slow_planes(dk_t, T, base), want))
+            except ParameterError:                        # refused: wrong, every tie case has a slow plane
+                hit = False
             ok &= hit
             rows.append([T, int(want.sum()) // 2, hit])
     return bool(ok), rows
