@@ -45,6 +45,13 @@ canonical induction model at T = 15, vocabulary 64, whose quoted ceiling is 0.07
 TINY = dict(task="canonical", T=8, vocab=16, d_model=16, dk=16, steps=300, batch=32, lr=1e-2, warmup=30,
             eval_size=2000)
 SEED = 0
+PROTOCOL = dict(variant="key-only", gamma=2.0, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01, lr=5e-3, warmup=100, clip=1.0, batch=64,
+                eval_size=2000, steps=800, d_model=64, mlp=0, base=10000.0, placement="post-rope")
+"""The documented training protocol (docs/results.md, trained models: AdamW betas 0.9, 0.999, weight decay 0.01
+on matrices, peak lr 5e-3, 100 warm-up steps, clipping at norm 1, 64 sequences per step, 2,000 held-out
+sequences, 800 steps on recall, d_model 64, no MLP, RoPE base 10000 post-RoPE; its acceptance command runs
+key-only at gamma 2 with the CLI's defaults, TrainConfig's); eps 1e-8 is AdamW's usual value.
+The optimiser constants are read by the replay of the training loop, the others against TrainConfig()."""
 
 
 def _taps(spec) -> tuple[np.ndarray, np.ndarray]:
@@ -219,6 +226,15 @@ _GRAD_HEADS = {(0, 0): attention.SDPA(base=100.0), (0, 1): attention.PSA(g_q=0.6
 """Every trainable head: SDPA with RoPE, PSA post- and pre-RoPE, free taps without RoPE, post- and pre-RoPE."""
 
 
+def _workers_with_cpus(runner, n: int) -> int:
+    """``runner.default_workers()`` on a machine where this process may use ``n`` CPUs (both OS queries patched)."""
+    from unittest import mock
+
+    with mock.patch("os.sched_getaffinity", lambda pid: set(range(n)), create=True), \
+            mock.patch("os.cpu_count", lambda: n):
+        return runner.default_workers()
+
+
 def _named_arrays(model) -> dict[str, np.ndarray]:
     """The model's arrays under the documented parameter names (read off its fields; data only)."""
     out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
@@ -291,12 +307,24 @@ def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
         got = np.stack([decoder.forward(changed, r) for r in tokens])
         want = np.stack([ref.forward(_reference_model(model, {**arrays, name: new}), r) for r in tokens])
         err_partial = max(err_partial, float(np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))))
+    # the cross-entropy itself far from the origin: logits offset by +-700 (exp overflows unshifted) and spread
+    # wide, against scipy's logsumexp and softmax; the loss compared at the offsets' rounding (700 x 2^-52)
+    from scipy.special import logsumexp, softmax
+
+    big = rng.normal(scale=30.0, size=(5, 9)) + np.array([[700.0], [-700.0], [0.0], [705.0], [-3.0]])
+    picks = np.array([0, 8, 4, 3, 7])
+    ce_loss, ce_grad = grad.cross_entropy(big, picks)
+    onehot = np.eye(9)[picks]
+    err_ce = max(abs(ce_loss - float(np.mean(logsumexp(big, axis=1) - big[np.arange(5), picks]))) / 1e-12,
+                 float(np.max(np.abs(ce_grad - (softmax(big, axis=1) - onehot) / 5))) / 1e-15)
     passed = (shapes_ok and max(worst.values()) <= GRAD_TOL and err_loss <= 1e-13 and err_logits <= 1e-13
-              and err_partial <= 1e-13)
+              and err_partial <= 1e-13 and err_ce <= 1.0)
     return Outcome(bool(passed), (
         computed("gradient names and shapes = the parameters'", bool(shapes_ok)),
         computed("loss: library vs reference cross-entropy, relative", err_loss, tolerance=1e-13),
         computed("last-position logits: library vs reference", err_logits, tolerance=1e-13),
+        computed("cross_entropy, logits offset by +-700 and spread 30: max(|loss - scipy| / 1e-12, "
+                 "|grad - scipy softmax| / 1e-15)", err_ce, tolerance=1.0),
         computed("with_parameters, one array replaced (the others kept): logits vs reference, max over 7 names",
                  err_partial, tolerance=1e-13),
         *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
@@ -321,7 +349,12 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     500 associative-recall sequences (3 pairs, padding 2) read position by position."""
     from scipy.stats import binomtest, norm
 
+    import dataclasses
+    import os
+    import queue
+
     from certificates.reference import optim as ref_optim
+    from theorylab.nn import runner
 
     rng = np.random.default_rng(22)
     params = {"a": rng.normal(size=(3, 4)), "b": rng.normal(size=5), "c": rng.normal(size=(2, 2))}
@@ -370,6 +403,23 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         for layer in model.layers:
             init_ratios += [float(np.mean(W * W) * W.shape[0]) for W in (layer.w_q, layer.w_k, layer.w_v, layer.w_o)]
     init_ok = all(0.8 <= r <= 1.25 for r in init_ratios)
+    # random_decoder's documented law of the other arrays (d = 64, 4 layers, the default vocabulary 32): LayerNorm
+    # gains 1 + 0.1 z, LayerNorm biases and MLP biases 0.1 z, embedding z (z standard normal). Per kind: the mean
+    # (within 4 standard errors of the documented centre) and the second moment about the centre / scale^2 (in
+    # [0.75, 1.33]; a factor 2 in the scale gives 4 or 1/4)
+    rd = decoder.random_decoder(d=64, n_layer=4, seed=1)
+    lns = [rd.ln_f] + [ln for layer in rd.layers for ln in (layer.ln1, layer.ln2)]
+    kinds = {"LayerNorm gain": (np.concatenate([g for g, _ in lns]), 1.0, 0.1),
+             "LayerNorm bias": (np.concatenate([b for _, b in lns]), 0.0, 0.1),
+             "MLP input bias": (np.concatenate([layer.b_fc for layer in rd.layers]), 0.0, 0.1),
+             "MLP output bias": (np.concatenate([layer.b_proj for layer in rd.layers]), 0.0, 0.1),
+             "embedding": (rd.wte.ravel(), 0.0, 1.0)}
+    init_law = {k: (float((x.mean() - c) / (s / np.sqrt(x.size))), float(np.mean((x - c) ** 2) / s ** 2))
+                for k, (x, c, s) in kinds.items()}
+    small = decoder.random_decoder()                     # the documented default shape: vocab 32, d 16, 2 x 2 heads
+    init_law_ok = (all(abs(m) <= 4 and 0.75 <= r <= 1.33 for m, r in init_law.values())
+                   and small.wte.shape == (32, 16) and (small.n_head, len(small.layers)) == (2, 2)
+                   and rd.wte.shape == (32, 64) and (rd.n_head, len(rd.layers)) == (2, 4))
     edges = {}                                            # documented lower limits, each attained and crossed
     for name, low in (("d_model", 1), ("mlp", 0), ("steps", 1), ("batch", 1), ("warmup", 0), ("eval_size", 1),
                       ("log_every", 1)):
@@ -389,8 +439,43 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     # the last), the logged schedule, and the step-0 loss against the reference cross-entropy of the initial model
     tiny = TrainConfig(variant="two-layer", gamma=0, task="canonical", T=6, vocab=7, d_model=8, dk=4, steps=6,
                        batch=4, lr=1e-2, warmup=2, eval_size=8, log_every=2)
-    run, canonical = train(tiny, seed=3, keep_model=True), TrainConfig(task="canonical", variant="standard", gamma=0)
+    # in worker processes (runner.run_many, 2 workers, BLAS pinned, the environment restored after) and in this
+    # process (the worker body with a queue; train() without progress): results in the order of the jobs, identical
+    # runs; progress in ticks of TICK steps, the rest at the end (6 and 12 steps: TICK = 10 of the docstring,
+    # checked for any TICK in 7..11); no jobs, no runs
+    longer = dataclasses.replace(tiny, steps=12)
+    reported, blas, ticks = [], {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES}, queue.Queue()
+    run, other = runner.run_many([(tiny, 3), (longer, 4)], workers=2, progress=reported.append, keep_model=True)
+    quiet, here = train(tiny, seed=3), runner._job(longer, 4, ticks, False)
+    here_ticks = [ticks.get_nowait() for _ in range(ticks.qsize())]
+    split = [runner.TICK, longer.steps - runner.TICK]
+    worker_ok = (sorted(reported) == sorted([tiny.steps] + split) and here_ticks == split
+                 and runner.run_many([], workers=2) == [] and (run.seed, other.seed) == (3, 4)
+                 and quiet.history == run.history and here.history == other.history
+                 and np.array_equal(quiet.evaluation.prediction, run.evaluation.prediction)
+                 and np.array_equal(here.evaluation.prediction, other.evaluation.prediction)
+                 and other.model is not None and here.model is None and runner.default_workers() == min(
+                     2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+                 and _workers_with_cpus(runner, 1) == 1 and _workers_with_cpus(runner, 3) == 2
+                 and blas == {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES})
+    canonical = TrainConfig(task="canonical", variant="standard", gamma=0)
     init = init_model(tiny, 3)
+    # the loop replayed: the library gradient (certified by P21.grad) fed to the reference optimiser with the
+    # documented protocol (AdamW betas 0.9, 0.999, eps 1e-8, decay on the matrices, clipping, schedule, one
+    # fresh batch per step): the trained parameters must be the replay's
+    start = grad.parameters(init)
+
+    def gradient(w, t):
+        b = batch_of(tiny, tiny.batch, [3, 1, t])
+        return grad.loss_and_grad(grad.with_parameters(init, w), b.tokens, b.tokens[np.arange(tiny.batch),
+                                                                                        b.target])[1]
+    replay = ref_optim.adamw_run(start, gradient, [ref_optim.schedule(t, 6, 1e-2, 2) for t in range(6)],
+                                 PROTOCOL["b1"], PROTOCOL["b2"], PROTOCOL["eps"], tiny.weight_decay,
+                                 {k for k, a in start.items() if np.ndim(a) == 2}, max_norm=tiny.clip)
+    trained = grad.parameters(run.model)
+    err_replay = max(float(np.max(np.abs(trained[k] - replay[k])) / max(1.0, np.max(np.abs(replay[k]))))
+                     for k in replay if np.size(replay[k]))                     # mlp = 0: empty MLP arrays
+    protocol_ok = all(getattr(TrainConfig(), k) == v for k, v in PROTOCOL.items() if hasattr(TrainConfig, k))
     first, held = batch_of(tiny, tiny.batch, [3, 1, 0]), batch_of(tiny, tiny.eval_size, [3, 2])
     ref_loss0 = ref.last_token_loss(view.model(init), first.tokens, first.tokens[np.arange(4), first.target])
     held_answers = held.tokens[np.arange(tiny.eval_size), held.target]
@@ -407,7 +492,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                and (TrainConfig().task, TrainConfig().pairs, TrainConfig().seq_len, TrainConfig().chance)
                == ("recall", PAPER_PAIRS, 2 * PAPER_PAIRS + 3 + 1, 1 / 64)
                and (canonical.T, canonical.vocab_size, round(canonical.ceiling, 3)) == (15, 64, PAPER_CEILING))
-    passed = (err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
+    passed = (worker_ok and err_replay <= 1e-12 and protocol_ok and init_law_ok
+              and err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
               and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
               and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
               and layout and all(edges.values()) and init_ok and loop_ok)
@@ -433,6 +519,16 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                  "padding + 1 (task and training config), vocabulary alphabet + PAD, chance 1/alphabet", bool(layout)),
         computed("initial projections N(0, 1/fan_in): mean W^2 x fan-in per matrix (init_model, random_decoder)",
                  [round(r, 3) for r in init_ratios], formula="in [0.8, 1.25]"),
+        computed("random_decoder law (d = 64, 4 layers): per kind (mean - centre) / SE and E(x - centre)^2 / "
+                 "scale^2; default shape (32 tokens, d 16, 2 heads, 2 layers)", init_law,
+                 formula="|z| <= 4 and ratio in [0.75, 1.33]; gains 1 + 0.1 N, biases 0.1 N, embedding N(0, 1)"),
+        computed("runner.run_many (2 workers; 6 and 12 steps): progress ticks; results in job order = the runs in "
+                 "this process; BLAS variables restored; no jobs -> no runs; default workers = min(2, CPUs) (here, and with 1 and 3 CPUs)",
+                 [sorted(reported), here_ticks, bool(worker_ok)]),
+        computed("training loop replayed (library gradient, reference AdamW at betas 0.9, 0.999, eps 1e-8, decay "
+                 "on matrices, clipping, schedule): max relative |trained - replay| over the parameters",
+                 err_replay, tolerance=1e-12),
+        computed(f"TrainConfig defaults = the documented protocol (docs/results.md): {PROTOCOL}", bool(protocol_ok)),
         computed("TrainConfig lower limits d_model, steps, batch, eval_size, log_every >= 1 and mlp, warmup >= 0: "
                  "accepted at the limit, refused below it", all(edges.values())),
         computed("training loop (two-layer, d_model 8, dk 4, 6 steps, log_every 2): logged steps 0, 2, 4, 5; logged lr "

@@ -83,6 +83,15 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
                 computed("distinct target positions in the batch", int(np.unique(batch.target).size)),
                 computed("library ceiling(T)", library, formula="== counted ceiling, exactly")]
     arrays, passed = {}, library == counted and bool(np.all(others == others[0]))
+    # the documented target ranges 1..T-2 (query is a key) and 1..T-3, each end attained by the batch
+    ranges_ok = (batch.T == T and batch.tokens.shape == (n, T)
+                 and np.array_equal(tasks.target_positions(T), np.arange(1, T - 1))
+                 and np.array_equal(tasks.target_positions(T, query_is_key=False), np.arange(1, T - 2))
+                 and set(np.unique(batch.target)) == set(range(1, T - 1))
+                 and bool(np.all(batch.tokens[np.arange(n), batch.target - 1] == batch.tokens[:, -1])))
+    evidence.append(computed("batch length T and target positions: library ranges == 1..T-2 (query is a key), "
+                             "1..T-3 (it is not); the batch attains every target in 1..T-2", bool(ranges_ok)))
+    passed &= ranges_ok
     probe = tasks.InductionBatch(batch.tokens[:200], batch.target[:200])   # for the exact order-zero probe
     ones = probe.tokens.copy()
     ones[:, T // 2] = 1                                                    # every row: token 1 at the changed position
@@ -157,6 +166,17 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
             hit = (not want.any()) if got is None else bool(want.any() and np.array_equal(got, want))
             ok &= hit
             rows.append([T, int(want.sum()) // 2, hit])
+        # exact ties theta_i (T - 1) == 1 in floating point (the rule is "<=": a tied plane is slow): plane 0
+        # (theta_0 = 1) at T = 2, and base b = 4^k with dk = 4, where theta_1 = b^(-1/2) = 2^-k exactly
+        for dk_t, T, base in ((dk, 2, 10000.0), (4, 3, 4.0), (4, 5, 16.0), (4, 9, 64.0)):
+            th = [mp.mpf(base) ** (mp.mpf(-2 * i) / dk_t) for i in range(dk_t // 2)]
+            want = np.repeat([bool(t * (T - 1) <= 1) for t in th], 2).astype(float)
+            try:
+                hit = bool(np.array_equal(slow_planes(dk_t, T, base), want))
+            except ParameterError:                        # refused: wrong, every tie case has a slow plane
+                hit = False
+            ok &= hit
+            rows.append([T, int(want.sum()) // 2, hit])
     return bool(ok), rows
 
 
@@ -206,14 +226,32 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS, streams)[0], full))
     # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
     # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
-    defaults = decoder.random_decoder(d=12, n_head=3, n_layer=1, seed=6, head=lambda i, h: (
-        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3))[h])
+    # (PSA.member, TwoTap.shear, Graded: no clip)
+    grades, taps = np.array([0.0, 1.0, 0.5, 2.0]), (np.array([1.2, -0.4]), np.array([0.9, 0.6]))
+    defaults = decoder.random_decoder(d=24, n_head=6, n_layer=1, seed=6, head=lambda i, h: (
+        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3),
+        attention.Graded(grades, 1.5), attention.SDPA(), attention.TwoTap(*taps))[h])
     ref_defaults = view.model(defaults)
     ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
                                           ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),
-                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0)]
+                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0),
+                                          ref.head("graded", grades=grades, lam=1.5, clip=None, base=10000.0),
+                                          ref.head("sdpa", base=10000.0),
+                                          ref.head("two_tap", q_taps=taps[0], k_taps=taps[1], placement="post-rope",
+                                                   base=10000.0)]
     err_defaults = _max_error(decoder.forward(defaults, TOKENS), ref.forward(ref_defaults, TOKENS))
+    plga_default = decoder.random_decoder(n_layer=1, head=_plga("cumulative"), seed=6)     # PLGA's default base
+    ref_plga = view.model(plga_default)
+    ref_plga["blocks"][0]["heads"] = [ref.head("plga", psi=view.psi(s.params), gram="cumulative", base=10000.0)
+                                      for s in plga_default.layers[0].heads]
+    err_plga_default = _max_error(decoder.forward(plga_default, TOKENS), ref.forward(ref_plga, TOKENS))
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
+    # a five-token block after a committed prompt of 4: committed, the raw query and key of the last position per
+    # head (2 d L); open, also the anchor (the raw key before the block, 3 d L)
+    _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:4], streams)
+    _, c = decoder.extend(model, decoder.commit(c), TOKENS[4:9], streams)
+    block_extra = [decoder.cache_floats(decoder.commit(c))["extra"], decoder.cache_floats(c)["extra"]]
+    dl = model.d * len(model.layers)
     fractions, counts = [], []
     for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
         _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1], streams)
@@ -228,6 +266,7 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
     passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults]) <= TOL
+              and err_plga_default <= TOL_PLGA and block_extra == [2 * dl, 3 * dl]
               and extra_rolled == 2 * model.d * len(model.layers) and empty_after_undo
               and all(m == f for m, f in fractions)
               and all(measured == closed for measured, closed in counts) and one_layer == (2 * 9 * d, 2 * d)
@@ -241,8 +280,12 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
         computed("extra floats right after a rollback inside a block (raw key + anchor per head)", extra_rolled,
                  formula=f"== 2 d L = {2 * model.d * len(model.layers)}"),
         computed("a block opened at position 0, rolled back to 0: cache floats 0 (kv and extra)", empty_after_undo),
-        computed("default couplings (g_k = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear vs reference "
-                 "heads written with those values", err_defaults, tolerance=TOL),
+        computed("default couplings (g_k = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear, TwoTap, Graded "
+                 "(no clip), SDPA vs reference heads written with those values", err_defaults, tolerance=TOL),
+        computed("default RoPE base (10000) of a cumulative-Gram PLGA head vs a reference head written with it",
+                 err_plga_default, tolerance=TOL_PLGA),
+        computed("extra floats after a 5-token block (committed, open)", block_extra,
+                 formula=f"== 2 d L = {2 * dl} (raw q, k of the last position), 3 d L = {3 * dl} (and the anchor)"),
         computed("consistency: cached decode vs the library's own full forward", consistency, tolerance=TOL),
         computed("extra/kv measured at T = 4, 9, 14 (exact fractions)", [str(m) for m, _ in fractions]),
         computed("1/T at T = 4, 9, 14", [str(f) for _, f in fractions]),
@@ -402,9 +445,16 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
             _, c = decoder.extend(model, decoder.commit(c), np.concatenate([tokens[6:8], (tokens[8:11] + 1) % 32]))
             rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 8)), tokens[8:])
             err_rollback = _max_error(rest, prefix[8:])
+            # every draft rejected: back to the start of the block, whose running Gram must survive the rollback
+            rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(c, 6)), tokens[6:])
+            err_rollback = max(err_rollback, _max_error(rest, prefix[6:]))
+            # an open block extended again before its commit: the running Gram continues from its last row
+            _, c = decoder.extend(model, decoder.commit(decoder.rollback(c, 8)), tokens[8:10])
+            rest, _ = decoder.extend(model, c, tokens[10:])
+            err_rollback = max(err_rollback, _max_error(rest, prefix[10:]))
             ok &= err_rollback <= tol
             evidence.append(computed("cumulative: cached decode after a speculative rollback (3 of 5 drafts "
-                                     "rejected) vs reference F(x_1:r)_r", err_rollback, tolerance=tol))
+                                     "rejected, then all 5; an open block extended again) vs reference F(x_1:r)_r", err_rollback, tolerance=tol))
         passed &= ok
         arrays[f"{name}_one_pass"], arrays[f"{name}_reference_prefix"] = one_pass, prefix
         evidence += [computed(f"{name}: library one pass vs reference one pass", agree, tolerance=tol),

@@ -27,10 +27,20 @@ import numpy as np
 def adamw(params: dict, grads_per_step: list[dict], lrs: list[float], b1: float, b2: float, eps: float,
           wd: float, decayed: set) -> dict:
     """The parameters after one AdamW step per entry of ``grads_per_step`` (learning rate ``lrs[t-1]``)."""
+    return adamw_run(params, lambda w, t: grads_per_step[t], lrs, b1, b2, eps, wd, decayed)
+
+
+def adamw_run(params: dict, gradient, lrs: list[float], b1: float, b2: float, eps: float, wd: float,
+              decayed: set, max_norm: float | None = None) -> dict:
+    """AdamW driven by ``gradient(w, t) -> {name: g}`` at step ``t = 0, 1, ...`` (the parameters ``w`` before
+    the step), one step per entry of ``lrs``; with ``max_norm`` the gradients are clipped first (:func:`clip`)."""
     w = {k: np.array(p, dtype=float) for k, p in params.items()}
     m = {k: np.zeros_like(p) for k, p in w.items()}
     v = {k: np.zeros_like(p) for k, p in w.items()}
-    for t, (grads, lr) in enumerate(zip(grads_per_step, lrs), start=1):
+    for t, lr in enumerate(lrs, start=1):
+        grads = gradient(dict(w), t - 1)
+        if max_norm is not None:
+            grads = clip(grads, max_norm)[0]
         for k, g in grads.items():
             m[k] = b1 * m[k] + (1 - b1) * g
             v[k] = b2 * v[k] + (1 - b2) * g ** 2

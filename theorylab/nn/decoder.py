@@ -76,7 +76,7 @@ class Decoder:
 
 def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int = 2,
                    head: HeadSpec | Callable[[int, int], HeadSpec] = SDPA(), seed: int = 0) -> Decoder:
-    """A decoder with Gaussian weights (std 1/sqrt(fan-in)) and random LayerNorm affines.
+    """Gaussian weights: matrices N(0, 1/fan-in), embedding N(0, 1), LN gains 1 + 0.1 z, LN/MLP biases 0.1 z.
 
     ``head`` is one spec for every head, or a function ``(layer, head) -> spec``.
     """

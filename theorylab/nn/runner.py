@@ -33,7 +33,7 @@ def _job(config: TrainConfig, seed: int, ticks, keep_model: bool) -> TrainResult
             ticks.put(TICK)
 
     result = train(config, seed, progress=progress if ticks is not None else None, keep_model=keep_model)
-    if ticks is not None and done[0] % TICK:
+    if done[0] % TICK:                              # without a queue no progress is counted: done stays 0
         ticks.put(done[0] % TICK)
     return result
 
@@ -51,11 +51,13 @@ def run_many(jobs: Sequence[tuple[TrainConfig, int]], workers: int | None = None
     one thread; ``progress`` is called in this process with the number of steps done.
     """
     workers = positive_int("workers", workers if workers is not None else default_workers())
+    if not jobs:
+        return []
     saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARIABLES}
     os.environ.update({k: "1" for k in BLAS_THREAD_VARIABLES})        # read by the spawned interpreters
     try:
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Manager() as manager, ProcessPoolExecutor(min(workers, len(jobs)) or 1, mp_context=ctx) as pool:
+        with ctx.Manager() as manager, ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx) as pool:
             ticks = manager.Queue() if progress is not None else None
             futures = [pool.submit(_job, c, s, ticks, keep_model) for c, s in jobs]
             pending = set(futures)
