@@ -16,6 +16,7 @@ import dataclasses
 import math
 
 import numpy as np
+import scipy.linalg
 
 from certificates import _reference_views as view
 from certificates.reference import plga as ref
@@ -133,8 +134,13 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     margins = op.positivity_margins(zero, base.eps)                # min iSwiGLU = 0 attained: still positive
     zero_margins = bool(margins.min_iswiglu == 0 and margins.min_A_LM == base.eps and margins.positive)
     positive = all(a >= 0 and p > 0 for a, p in mins.values())
+    table = {(0.0, 0.5, 5e-324, 0.5): True, (-5e-324, 0.5, 1.0, 0.5): False,    # (min iSwiGLU, min A_LM, min A_P, eps):
+             (0.0, np.nextafter(0.5, 0), 1.0, 0.5): False, (0.0, 0.5, 0.0, 0.5): False,    # each condition fails alone
+             (0.0, 0.0, 1.0, 0.0): False, (0.0, 5e-324, 1.0, 0.0): True}   # eps = 0: A_LM > 0 still required
+    truth_table = all(bool(op.PositivityMargins(*row).positive) is want for row, want in table.items())
     ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and np.max(list(worst.values())) <= STAGE_RTOL and power <= STAGE_RTOL
-          and positive and floor_attained and paper_floor and zero_margins and edge <= 1e-15 and edge_refused)
+          and positive and floor_attained and paper_floor and zero_margins and edge <= 1e-15 and edge_refused
+          and truth_table)
     return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
                                  tolerance=1e-13),
                         computed("domain edge u = 1e154 (documented, attained): |iSwiGLU(u) / u^2 - 1|", edge,
@@ -152,6 +158,8 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
                         computed("default eps of init_params == the paper's 10^-9 floor", paper_floor),
                         computed("zero head: positivity margins min iSwiGLU == 0, min A_LM == eps, and positive",
                                  zero_margins),
+                        computed("PositivityMargins.positive == [iSwiGLU >= 0, A_LM >= eps, A_LM > 0, A_P > 0] on 6 "
+                                 "boundary rows (each condition failing alone; eps = 0)", truth_table),
                         computed("b_W = -50 head: min (A_LM - eps), min A_P", list(mins["b_W = -50"])),
                         computed("min A_P of the zero head (eps^P)", mins["zero head (U = 0)"][1])),
                    arrays=arrays, seeds={"heads": 0, "queries": 100})
@@ -205,11 +213,20 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         here = float(np.max(np.abs(Rc @ pc.vector - pc.eigenvalue * pc.vector)))
         clone_resid &= bool(pc.residual == here)
         clone_worst = max(clone_worst, here)
+    periodic = []                      # weighted p-cycles (irreducible, period p): p eigenvalues of modulus rho
+    for w in ([1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [0.5, 3.0, 1.0, 0.25], [1.0, 4.0]):
+        p = len(w)
+        C = np.roll(np.diag(w), 1, axis=1)                              # C[i, i+1] = w_i
+        rho_c = float(np.prod(w)) ** (1.0 / p)                          # C^p = prod(w) I
+        null = scipy.linalg.null_space(C - rho_c * np.eye(p), rcond=1e-10)[:, 0]
+        pc = perron(C)
+        periodic.append(max(abs(pc.rho / rho_c - 1), abs(pc.eigenvalue / rho_c - 1), abs(pc.second / rho_c - 1),
+                            float(np.max(np.abs(pc.vector - null / null.sum()))), 0.0 if np.all(pc.vector > 0) else 1.0))
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
         and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
         and flat <= 1e-12 and clone_resid \
         and worst_second <= 1e-12 \
-        and clone_worst <= 1e-15
+        and clone_worst <= 1e-15 and max(periodic) <= 1e-12
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                         computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                         computed("Perron vector > 0 (5 heads)", positive),
@@ -226,7 +243,10 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
                                  tolerance=1e-12),
                         computed("24 rank-one inputs with mixed signs (d = 2..7): library residual == "
                                  "||M v - lambda v||_inf computed here", clone_resid),
-                        computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15)),
+                        computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15),
+                        computed("weighted 3-, 4-, 2-cycles (periodic: |lambda_2| = rho): max relative error of rho, "
+                                 "eigenvalue and second vs (prod w)^(1/p), of the vector vs the null space of "
+                                 "C - rho I, and 1 if the vector is not positive", periodic, tolerance=1e-12)),
                    arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
 
 

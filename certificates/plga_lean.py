@@ -962,6 +962,9 @@ def envelopes_interval(silu_env=env.silu_prime_envelope, iswiglu_env=env.iswiglu
             truth = lref.argmax_survives_box([Fraction(v, 8) for v in logits], B) if m > 0 else False
             agree &= lib == truth
             cases.append([str(m), str(B), lib, truth])
+    stack = np.array(logit_sets[1:]) / 8.0                              # (12, 4): one margin per row, last axis
+    exact_rows = [float(r[-1] - r[-2]) for r in (sorted(Fraction(v, 8) for v in row) for row in logit_sets[1:])]
+    agree &= margin(stack).tolist() == exact_rows and margin(stack[None])[0].tolist() == exact_rows
     ok = dominated and max(tight) < 1.001 and located and quoted and agree
     return Outcome(ok, (bound("[certified lower, upper] ends of the sups vs the library envelopes", table,
                               formula="mpmath iv natural extension, cells bisected until below the envelope"),
