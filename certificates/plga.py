@@ -222,6 +222,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         pc = perron(C)
         periodic.append(max(abs(pc.rho / rho_c - 1), abs(pc.eigenvalue / rho_c - 1), abs(pc.second / rho_c - 1),
                             float(np.max(np.abs(pc.vector - null / null.sum()))), 0.0 if np.all(pc.vector > 0) else 1.0))
+    huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
+    bracket &= bounds(huge) == (1e308, 1.7e308)                         # v = 1 leaves them representable
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
         and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
         and flat <= 1e-12 and clone_resid \
@@ -230,7 +232,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                         computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                         computed("Perron vector > 0 (5 heads)", positive),
-                        computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref", bracket),
+                        computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref; "
+                                 "diag(1.7e308, 1e308): (1e308, 1.7e308)", bracket),
                         computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
                         computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
                                  tolerance=1e-12),
@@ -666,16 +669,18 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     extreme_ln = max(float(np.max(np.abs(L - R)) / np.max(np.abs(R))) for L, R in zip(extreme_lib, extreme_refs))
     extreme_scale = float(np.max(np.abs(extreme_refs[0])))                   # ~ |x| / sqrt(eps): ~1e-157
     unit = op.init_params(32, 7, n_res=1, hidden=24).units[0]
+    dense_default = len(unit.glus) == 2                                 # default n_dense = 2 (the authors' 110M model)
     rows = _queries(430, 16, 32)
     unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
                                         "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
     unit_err = float(np.max(np.abs(gated(rows, unit) - unit_ref)))
-    ok = structure and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
+    ok = structure and dense_default and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
         and errs[1] > 1e-3 and lam_min <= 1e-10 and default_ln <= 1e-14 and extreme_ln <= 1e-14 \
         and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
                         computed("rank == bound == numpy rank of Q, symmetric, PSD", structure),
+                        computed("init_params default n_dense == 2 gated units per residual unit", dense_default),
                         computed("S = 64: |min eigenvalue / s_min(Q)^2 - 1| (SVD of Q)", lam_min, tolerance=1e-10),
                         computed("max |LN_0(cD) - LN_0(D)|, c in {1e-6, 1/64, 1e6}", inv, tolerance=1e-12),
                         computed("max |library LN - reference LN| (gamma, beta random, eps = 1e-6)", ln_float,
