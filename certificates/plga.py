@@ -362,7 +362,8 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
     far = {}
     for k in (27, 28):
         try:
-            far[k] = abs(notears(np.sqrt(np.array([[100.0, 2.0 ** k, 0], [0, 100.0, 0], [0, 0, 0]]))).log_h / far_ref - 1)
+            W_far = np.sqrt(np.array([[100.0, 2.0 ** k, 0], [0, 100.0, 0], [0, 0, 0]]))
+            far[k] = abs(notears(W_far).log_h / far_ref - 1)
         except ParameterError:
             far[k] = "refused"
     far_ok = isinstance(far[27], float) and 1e-10 <= far[27] <= 1e-8 and far[28] == "refused"
@@ -674,7 +675,8 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
                                         "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
     unit_err = float(np.max(np.abs(gated(rows, unit) - unit_ref)))
-    ok = structure and dense_default and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
+    ok = structure and dense_default \
+        and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
         and errs[1] > 1e-3 and lam_min <= 1e-10 and default_ln <= 1e-14 and extreme_ln <= 1e-14 \
         and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
