@@ -175,7 +175,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
-    worst_second, worst_field = 0.0, 0.0
+    worst_second, worst_field, field_exact = 0.0, 0.0, True
     arrays = {}
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
@@ -186,6 +186,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         here_resid = float(np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)))
         worst_resid = float(np.maximum(worst_resid, here_resid / pf.rho))
         worst_field = float(np.maximum(worst_field, abs(pf.residual - here_resid) / pf.rho))   # NaN propagates
+        field_exact &= pf.residual == here_resid                        # the same float operations: bitwise
         ratios = A.sum(axis=1)                                           # (A 1)_i / 1_i
         lo, hi = bounds(A)
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
@@ -228,7 +229,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
         and flat <= 1e-12 and clone_resid \
         and worst_second <= 1e-12 \
-        and clone_worst <= 1e-15 and max(periodic) <= 1e-12
+        and clone_worst <= 1e-15 and max(periodic) <= 1e-12 and field_exact
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                         computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                         computed("Perron vector > 0 (5 heads)", positive),
@@ -240,6 +241,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
                         computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
                         computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
                                  worst_field, tolerance=1e-15),
+                        computed("library residual == max |A v - rho v| computed here, bitwise (5 heads)", field_exact),
                         computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
                         computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
@@ -670,7 +672,7 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     extreme_ln = max(float(np.max(np.abs(L - R)) / np.max(np.abs(R))) for L, R in zip(extreme_lib, extreme_refs))
     extreme_scale = float(np.max(np.abs(extreme_refs[0])))                   # ~ |x| / sqrt(eps): ~1e-157
     unit = op.init_params(32, 7, n_res=1, hidden=24).units[0]
-    dense_default = len(unit.glus) == 2                                 # default n_dense = 2 (the authors' 110M model)
+    dense_default = len(unit.glus) == 2 and len(op.init_params(8).units) == 2    # defaults n_dense = 2, n_res = 2
     rows = _queries(430, 16, 32)
     unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
                                         "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
@@ -682,7 +684,8 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
                         computed("rank == bound == numpy rank of Q, symmetric, PSD", structure),
-                        computed("init_params default n_dense == 2 gated units per residual unit", dense_default),
+                        computed("init_params defaults: n_dense == 2 gated units per residual unit (the authors' 110M model), "
+                                 "n_res == 2 residual units", dense_default),
                         computed("S = 64: |min eigenvalue / s_min(Q)^2 - 1| (SVD of Q)", lam_min, tolerance=1e-10),
                         computed("max |LN_0(cD) - LN_0(D)|, c in {1e-6, 1/64, 1e6}", inv, tolerance=1e-12),
                         computed("max |library LN - reference LN| (gamma, beta random, eps = 1e-6)", ln_float,

@@ -15,6 +15,10 @@ SYMBOLIC = "theorylab/symbolic/plga.py"
 BUGS = {
     "Perron root picked by modulus (periodic matrices)": (
         OPERATOR, "lead = int(np.argmax(vals.real))", "lead = int(np.argmax(np.abs(vals)))", ["A3"]),
+    "Perron residual field of the signed maximum": (
+        OPERATOR, "float(np.max(np.abs(M @ v - rho * v))), rho)", "float(np.max(M @ v - rho * v)), rho)", ["A3"]),
+    "silu_prime_sup's Newton derivative t + u/2": (
+        ENVELOPES, "step = (u * t - 2) / (t + u * (1 - t * t) / 2)", "step = (u * t - 2) / (t + u / 2)", ["A20"]),
     "positivity accepts A_LM = 0 at eps = 0": (
         OPERATOR, "self.min_A_LM > 0 and", "self.min_A_LM >= 0 and", ["A2.numeric"]),
     "logit margin sorted along the first axis": (
