@@ -222,7 +222,8 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         null = scipy.linalg.null_space(C - rho_c * np.eye(p), rcond=1e-10)[:, 0]
         pc = perron(C)
         periodic.append(max(abs(pc.rho / rho_c - 1), abs(pc.eigenvalue / rho_c - 1), abs(pc.second / rho_c - 1),
-                            float(np.max(np.abs(pc.vector - null / null.sum()))), 0.0 if np.all(pc.vector > 0) else 1.0))
+                            float(np.max(np.abs(pc.vector - null / null.sum()))),
+                            0.0 if np.isrealobj(pc.vector) and np.all(pc.vector > 0) else 1.0))
     huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
     bracket &= bounds(huge) == (1e308, 1.7e308)                         # v = 1 leaves them representable
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
@@ -251,7 +252,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
                         computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15),
                         computed("weighted 3-, 4-, 2-cycles (periodic: |lambda_2| = rho): max relative error of rho, "
                                  "eigenvalue and second vs (prod w)^(1/p), of the vector vs the null space of "
-                                 "C - rho I, and 1 if the vector is not positive", periodic, tolerance=1e-12)),
+                                 "C - rho I, and 1 if the vector is not real and positive", periodic, tolerance=1e-12)),
                    arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
 
 
