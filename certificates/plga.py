@@ -16,6 +16,7 @@ import dataclasses
 import math
 
 import numpy as np
+import scipy.linalg
 
 from certificates import _reference_views as view
 from certificates.reference import plga as ref
@@ -133,8 +134,13 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
     margins = op.positivity_margins(zero, base.eps)                # min iSwiGLU = 0 attained: still positive
     zero_margins = bool(margins.min_iswiglu == 0 and margins.min_A_LM == base.eps and margins.positive)
     positive = all(a >= 0 and p > 0 for a, p in mins.values())
+    table = {(0.0, 0.5, 5e-324, 0.5): True, (-5e-324, 0.5, 1.0, 0.5): False,    # (min iSwiGLU, min A_LM, min A_P, eps):
+             (0.0, np.nextafter(0.5, 0), 1.0, 0.5): False, (0.0, 0.5, 0.0, 0.5): False,    # each condition fails alone
+             (0.0, 0.0, 1.0, 0.0): False, (0.0, 5e-324, 1.0, 0.0): True}   # eps = 0: A_LM > 0 still required
+    truth_table = all(bool(op.PositivityMargins(*row).positive) is want for row, want in table.items())
     ok = (rel <= 1e-13 and sub <= 1e-290 and nonneg and np.max(list(worst.values())) <= STAGE_RTOL and power <= STAGE_RTOL
-          and positive and floor_attained and paper_floor and zero_margins and edge <= 1e-15 and edge_refused)
+          and positive and floor_attained and paper_floor and zero_margins and edge <= 1e-15 and edge_refused
+          and truth_table)
     return Outcome(ok, (computed("max rel |iSwiGLU - u^2 expit(u)| on [-800, 800] (values >= 2.2e-298)", rel,
                                  tolerance=1e-13),
                         computed("domain edge u = 1e154 (documented, attained): |iSwiGLU(u) / u^2 - 1|", edge,
@@ -152,6 +158,8 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
                         computed("default eps of init_params == the paper's 10^-9 floor", paper_floor),
                         computed("zero head: positivity margins min iSwiGLU == 0, min A_LM == eps, and positive",
                                  zero_margins),
+                        computed("PositivityMargins.positive == [iSwiGLU >= 0, A_LM >= eps, A_LM > 0, A_P > 0] on 6 "
+                                 "boundary rows (each condition failing alone; eps = 0)", truth_table),
                         computed("b_W = -50 head: min (A_LM - eps), min A_P", list(mins["b_W = -50"])),
                         computed("min A_P of the zero head (eps^P)", mins["zero head (U = 0)"][1])),
                    arrays=arrays, seeds={"heads": 0, "queries": 100})
@@ -167,7 +175,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
     """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
-    worst_second, worst_field = 0.0, 0.0
+    worst_second, worst_field, field_exact = 0.0, 0.0, True
     arrays = {}
     for seed in range(5):
         A = stages(op.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
@@ -178,6 +186,7 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         here_resid = float(np.max(np.abs(A @ pf.vector - pf.rho * pf.vector)))
         worst_resid = float(np.maximum(worst_resid, here_resid / pf.rho))
         worst_field = float(np.maximum(worst_field, abs(pf.residual - here_resid) / pf.rho))   # NaN propagates
+        field_exact &= pf.residual == here_resid                        # the same float operations: bitwise
         ratios = A.sum(axis=1)                                           # (A 1)_i / 1_i
         lo, hi = bounds(A)
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
@@ -205,28 +214,45 @@ def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.in
         here = float(np.max(np.abs(Rc @ pc.vector - pc.eigenvalue * pc.vector)))
         clone_resid &= bool(pc.residual == here)
         clone_worst = max(clone_worst, here)
+    periodic = []                      # weighted p-cycles (irreducible, period p): p eigenvalues of modulus rho
+    for w in ([1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [0.5, 3.0, 1.0, 0.25], [1.0, 4.0]):
+        p = len(w)
+        C = np.roll(np.diag(w), 1, axis=1)                              # C[i, i+1] = w_i
+        rho_c = float(np.prod(w)) ** (1.0 / p)                          # C^p = prod(w) I
+        null = scipy.linalg.null_space(C - rho_c * np.eye(p), rcond=1e-10)[:, 0]
+        pc = perron(C)
+        periodic.append(max(abs(pc.rho / rho_c - 1), abs(pc.eigenvalue / rho_c - 1), abs(pc.second / rho_c - 1),
+                            float(np.max(np.abs(pc.vector - null / null.sum()))),
+                            0.0 if np.isrealobj(pc.vector) and np.all(pc.vector > 0) else 1.0))
+    huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
+    bracket &= bounds(huge) == (1e308, 1.7e308)                         # v = 1 leaves them representable
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
         and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
         and flat <= 1e-12 and clone_resid \
         and worst_second <= 1e-12 \
-        and clone_worst <= 1e-15
+        and clone_worst <= 1e-15 and max(periodic) <= 1e-12 and field_exact
     return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                         computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                         computed("Perron vector > 0 (5 heads)", positive),
-                        computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref", bracket),
+                        computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref; "
+                                 "diag(1.7e308, 1e308): (1e308, 1.7e308)", bracket),
                         computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
                         computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
                                  tolerance=1e-12),
                         computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
                         computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
                                  worst_field, tolerance=1e-15),
+                        computed("library residual == max |A v - rho v| computed here, bitwise (5 heads)", field_exact),
                         computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
                         computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
                         computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
                                  tolerance=1e-12),
                         computed("24 rank-one inputs with mixed signs (d = 2..7): library residual == "
                                  "||M v - lambda v||_inf computed here", clone_resid),
-                        computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15)),
+                        computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15),
+                        computed("weighted 3-, 4-, 2-cycles (periodic: |lambda_2| = rho): max relative error of rho, "
+                                 "eigenvalue and second vs (prod w)^(1/p), of the vector vs the null space of "
+                                 "C - rho I, and 1 if the vector is not real and positive", periodic, tolerance=1e-12)),
                    arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
 
 
@@ -331,8 +357,21 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         log_ref = float(mp.log(sum(mp.expm(Mm)[i, i] for i in range(d)) - d))
     hv = notears(big)
     log_err = abs(hv.log_h - log_ref)
+    # far from normal: W o W = [[100, 2^k, 0], [0, 100, 0], [0, 0, 0]], h = 2 e^100 - 2 (mpmath). The documented
+    # bound 2^s d eps (s = exponent of max(M) + ceil(log2 d) = k + 3) first exceeds 1e-8 log h at k = 28: k = 27 is
+    # answered within 1e-8 relative (its actual error ~1e-9 relative, the bound 7e-9: nearly attained), k = 28 refused
+    with mp.workdps(40):
+        far_ref = float(mp.log(2 * mp.exp(100) - 2))
+    far = {}
+    for k in (27, 28):
+        try:
+            W_far = np.sqrt(np.array([[100.0, 2.0 ** k, 0], [0, 100.0, 0], [0, 0, 0]]))
+            far[k] = abs(notears(W_far).log_h / far_ref - 1)
+        except ParameterError:
+            far[k] = "refused"
+    far_ok = isinstance(far[27], float) and 1e-10 <= far[27] <= 1e-8 and far[28] == "refused"
     ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 \
-        and log_err <= 1e-9 and tri_err <= 1e-13 and bool(np.all(nilpotent_terms == -np.inf))
+        and log_err <= 1e-9 and tri_err <= 1e-13 and bool(np.all(nilpotent_terms == -np.inf)) and far_ok
     return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
                                  tolerance=1e-10),
                         computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
@@ -343,7 +382,10 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
                         computed("strictly triangular W: walk_terms k = 1..8 all -inf", bool(np.all(nilpotent_terms == -np.inf))),
                         computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
                         computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
-                        computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h)),
+                        computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h),
+                        computed("W o W = [[100, 2^k, 0], [0, 100, 0], [0, 0, 0]]: |log h / mpmath - 1| at k = 27 "
+                                 "(answered, in [1e-10, 1e-8]); k = 28 refused (bound 2^(k+3) 3 eps > 1e-8 log h)",
+                                 {str(k): v for k, v in far.items()})),
                    arrays={"W": base, "relative_errors": np.array(rels)}, seeds={"W": 11})
 
 
@@ -623,21 +665,28 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     # the library defaults (layer_norm, gated_unit) against the authors' eps_LN = 1e-6, at 40 digits; rows of
     # size 1e-160 (var + eps underflows to eps in the scaled units: the |x| << sqrt(eps) branch) and 1e160
     default_ln = float(np.max(np.abs(layer_norm(D) - ref.layer_norm_rows_mp(D, EPS_LN_REFERENCE_CODE))))
-    extreme = np.stack([1e-160 * D[:4], 1e160 * D[4:8]])
+    negative = -1e300 * np.abs(D[8:12]) / np.max(np.abs(D[8:12]))    # all-negative rows spanning 1e-300 .. 1e300:
+    negative[:, 0] = -1e-300                                            # the row scale is set by the largest |x|
+    extreme = np.stack([1e-160 * D[:4], 1e160 * D[4:8], negative])
     extreme_refs = [ref.layer_norm_rows_mp(X, EPS_LN_REFERENCE_CODE) for X in extreme]
-    extreme_ln = max(float(np.max(np.abs(layer_norm(X) - R)) / np.max(np.abs(R))) for X, R in zip(extreme, extreme_refs))
+    extreme_lib = layer_norm(extreme)                                   # one (3, 4, 32) stack: rows on the last axis
+    extreme_ln = max(float(np.max(np.abs(L - R)) / np.max(np.abs(R))) for L, R in zip(extreme_lib, extreme_refs))
     extreme_scale = float(np.max(np.abs(extreme_refs[0])))                   # ~ |x| / sqrt(eps): ~1e-157
     unit = op.init_params(32, 7, n_res=1, hidden=24).units[0]
+    dense_default = len(unit.glus) == 2 and len(op.init_params(8).units) == 2    # defaults n_dense = 2, n_res = 2
     rows = _queries(430, 16, 32)
     unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
                                         "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
     unit_err = float(np.max(np.abs(gated(rows, unit) - unit_ref)))
-    ok = structure and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
+    ok = structure and dense_default \
+        and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
         and errs[1] > 1e-3 and lam_min <= 1e-10 and default_ln <= 1e-14 and extreme_ln <= 1e-14 \
         and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
                         computed("rank == bound == numpy rank of Q, symmetric, PSD", structure),
+                        computed("init_params defaults: n_dense == 2 gated units per residual unit (the authors' 110M model), "
+                                 "n_res == 2 residual units", dense_default),
                         computed("S = 64: |min eigenvalue / s_min(Q)^2 - 1| (SVD of Q)", lam_min, tolerance=1e-10),
                         computed("max |LN_0(cD) - LN_0(D)|, c in {1e-6, 1/64, 1e6}", inv, tolerance=1e-12),
                         computed("max |library LN - reference LN| (gamma, beta random, eps = 1e-6)", ln_float,
@@ -649,7 +698,8 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                         computed("max |layer_norm(D) (default eps) - reference LN at eps_LN = 1e-6, 40 digits|",
                                  default_ln, tolerance=1e-14),
                         computed("rows 1e-160 D, 1e160 D: max |library LN - reference at 40 digits| / max |reference| "
-                                 "(1e-160 rows: the |x| << sqrt(eps) branch)", extreme_ln, tolerance=1e-14),
+                                 "(1e-160 rows: the |x| << sqrt(eps) branch; all-negative rows 1e-300 .. 1e300)",
+                                 extreme_ln, tolerance=1e-14),
                         computed("max |reference LN(1e-160 D)| (~ |x - mean| / sqrt(eps))", extreme_scale),
                         computed("max |gated_unit (default eps_ln) - reference LN(GLU(GLU(r)) + r) at eps = 1e-6|",
                                  unit_err, tolerance=1e-13)),
@@ -675,9 +725,15 @@ def twirl_symbolic(projection=op.commutant_projection, haar=_exact_route("torus_
     average = ex.equal(haar(sp.Matrix(G)), PG, gens)
     idem = ex.equal(ex.matrix(projection(_obj(np.array(PG.tolist(), dtype=object)))), PG, gens)
     selfadj = ex.is_zero((PG.T * sp.Matrix(H)).trace() - (sp.Matrix(G).T * PH).trace(), gens)
-    return Outcome(average and idem and selfadj,
+    # the circle moments E[cos^i sin^j] the average is built from, beyond the degree 2 that R^T G R needs, against
+    # the Beta integral Gamma((i+1)/2) Gamma((j+1)/2) / (pi Gamma((i+j)/2 + 1)) (0 unless i, j are both even)
+    moments = all(sy._trig_moment(i, j) == (sp.gamma(sp.Rational(i + 1, 2)) * sp.gamma(sp.Rational(j + 1, 2))
+                                            / (sp.pi * sp.gamma(sp.Rational(i + j, 2) + 1)) if i % 2 == j % 2 == 0 else 0)
+                  for i in range(7) for j in range(7))
+    return Outcome(average and idem and selfadj and moments,
                    (computed("Haar average of R^T G R == Pi(G)", average), computed("Pi(Pi(G)) == Pi(G)", idem),
-                    computed("<Pi G, H> == <G, Pi H>", selfadj)))
+                    computed("<Pi G, H> == <G, Pi H>", selfadj),
+                    computed("circle moments E[cos^i sin^j], i, j = 0..6 == Beta-integral closed form", moments)))
 
 
 C_THETA_64 = 44968.27712271532
@@ -733,6 +789,14 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
     stack_ref = [float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if X.any() else 0.0
                  for X in stack]
     stack_err = float(np.max(np.abs(stack_lib - stack_ref)))
+    negative = -np.abs(G) * 1e300                                       # all entries < 0, one of them tiny: the
+    negative[0, 0] = -1e-300                                            # rescale must use the largest |entry|
+    for X, e in ((G, 900), (G, -900), (negative, 0)):                   # residual is scale invariant: reference
+        Xs = np.ldexp(X, e)                                             # on X itself (the 1e-300 entry is < 1e-600
+        here = float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if e else \
+            float(np.linalg.norm(np.ldexp(X, -997) - ref.haar_projection(np.ldexp(X, -997)))
+                  / np.linalg.norm(np.ldexp(X, -997)))                  # relative there: below rounding)
+        stack_err = float(np.maximum(stack_err, abs(float(residual(Xs)) - here)))      # NaN propagates
     ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
           and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13 and projection_ref <= 1e-13 and res_PG <= 1e-15
           and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values())
@@ -754,7 +818,8 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
                         computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15),
                         computed("residual of the stack [G_LM, E_03, Pi(G_LM) + E_03/2, 0]: library (E_03 attains 1)",
                                  [float(x) for x in stack_lib]),
-                        computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack (reference)", stack_err,
+                        computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack and G_LM 2^(+-900), "
+                                 "an all-negative G with entries 1e-300 .. 1e300 (reference)", stack_err,
                                  tolerance=1e-14)),
                    arrays={"M": M, "errors": np.array(errs)}, seeds={"M": 12, "queries": 500})
 

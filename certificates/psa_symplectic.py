@@ -8,11 +8,13 @@ test; the mutation tests in ``tests/test_certify_psa.py`` replace them.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from theorylab.certify import Outcome, certificate, computed
+from theorylab.errors import ParameterError
 from theorylab.psa import shear
 
 # SymPy and the symbolic routes are imported inside each check, so `certify --list` does not load them.
@@ -31,6 +33,14 @@ def _joint_operator(op, gq, gk):
     q2, pq2 = op(q, pq, gq)
     k2, pk2 = op(k, pk, gk)
     return jacobian(np.concatenate([q2, pq2, k2, pk2]), np.concatenate([q, pq, k, pk]))
+
+
+def _refused(f, *args) -> bool:
+    try:
+        f(*args)
+    except ParameterError:
+        return True
+    return False
 
 
 @certificate("P1", title="Every order-lattice member is exactly symplectic (M^T J M = J)",
@@ -61,6 +71,7 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
     paper_lower = sp.BlockMatrix([[I, Z], [g * I, I]]).as_explicit()
     lower = _joint_operator(shear.lower_shear, g, 0)[:2 * D, :2 * D]
     stream = ex.matrix(shear.shear(np.array([[sp.Rational(1, 3)], [sp.Rational(1, 7)]], dtype=object), g))
+    a, b = np.array([sp.Rational(1, 3), -2], dtype=object), np.array([sp.Rational(5, 7), sp.Rational(1, 9)], dtype=object)
     checks = {"J == [[0, I], [-I, 0]]": ex.equal(ex.matrix(form(D)), paper_J, (g,)),
               "upper shear matrix == [[I, gI], [0, I]]": ex.equal(ex.matrix(shear.upper_shear_matrix(g, D)),
                                                                  paper_upper, (g,)),
@@ -83,7 +94,15 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
               "integer g = +-2^53: exact integer entry; g = +-(2^53 + 1): float entry +-2^53 (nearest double)": all(
                   (M := shear.upper_shear_matrix(gi)).dtype.kind == kind and int(M[0, 1]) == value
                   for gi, kind, value in ((2 ** 53, "i", 2 ** 53), (-2 ** 53, "i", -2 ** 53),
-                                          (2 ** 53 + 1, "f", 2 ** 53), (-2 ** 53 - 1, "f", -2 ** 53)))}
+                                          (2 ** 53 + 1, "f", 2 ** 53), (-2 ** 53 - 1, "f", -2 ** 53))),
+              # bad couplings are refused with ParameterError; g = -1 (not invertible) by unshear_step in every type
+              "couplings '0.5', [0.5], None, True, (0.5, 1.0) refused by shear; g = -1 (int, float, NumPy, Fraction, "
+              "SymPy) refused by unshear_step, which inverts shear_step exactly at g = 3/7": (
+                  all(_refused(shear.shear, np.ones((3, 2)), bad) for bad in ("0.5", [0.5], None, True,
+                                                                            np.array([0.5, 1.0])))
+                  and all(_refused(shear.unshear_step, np.ones(2), np.ones(2), m)
+                          for m in (-1, -1.0, np.float64(-1.0), np.array(-1.0), Fraction(-1), sp.Integer(-1)))
+                  and list(shear.unshear_step(shear.shear_step(a, b, sp.Rational(3, 7)), a, sp.Rational(3, 7))) == list(b))}
     verdicts += [bool(v) for v in checks.values()]
     evidence += [computed(k, bool(v)) for k, v in checks.items()]
     return Outcome(all(verdicts), tuple(evidence))

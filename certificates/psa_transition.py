@@ -164,6 +164,19 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
         ok &= enc is not None and bool(enc.contains(lib, 2e-13 * lib))
     ev.append(computed("[raw eigenvalue, polished (4 Newton steps)] |root / enclosure midpoint - 1|; polished inside "
                        "the enclosure up to 2e-13 relative", polish, tolerance=2e-13))
+    # one Newton step at dk = 1e8 (raw root off by 1.4e-12 relative) against f/f' at 40 digits from the reference
+    # gap and variance (f = Delta - L - sigma^2/2, f' by mpmath.diff): the library's step, not only its end point
+    import mpmath as mp
+
+    g0, g1 = (float(np.asarray(transition.crossing_root(model, 1e8, 512, newton_steps=k))) for k in (0, 1))
+    with mp.workdps(40):
+        def crossing(t):
+            return sref.gap("t3-inclusive", t, mp.mpf(1e8)) - mp.log(511) - sref.variance("t3-inclusive", t) / 2
+        step_ref = float(crossing(mp.mpf(g0)) / mp.diff(crossing, mp.mpf(g0)))
+    step_err = abs((g0 - g1) / step_ref - 1)
+    ok &= step_err <= 1e-3 and abs(step_ref / g0) >= 1e-12
+    ev.append(computed("dk = 1e8: one Newton step g0 - g1 of the library vs f(g0)/f'(g0) at 40 digits (step ~1.4e-12 g0): "
+                       "|ratio - 1|", step_err, tolerance=1e-3))
     L = float(log_count(512))
     scaled = []
     for dk in (1e4, 1e6, 1e8):

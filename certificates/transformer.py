@@ -307,7 +307,7 @@ def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroo
     """Exact rational arithmetic on object arrays of Fractions through the library's shear."""
     rng = np.random.default_rng(2026)
     couplings = (Fraction(0), Fraction(3, 10), Fraction(1), Fraction(5, 2))
-    tight, below, bits_ok = [], True, True
+    tight, below, bits_ok, exact = [], True, True, True
     default_width = deploy.alternating_stream(5)                  # d = 1: the column (+1, -1, +1, -1, +1)
     shape_ok = default_width.shape == (5, 1) and all(default_width[t, 0] == (-1) ** t for t in range(5))
     for g in couplings:
@@ -316,13 +316,21 @@ def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroo
         for _ in range(20):                                  # random rational streams stay below the bound
             rand = np.array([[Fraction(int(v), 7) for v in row] for row in rng.integers(-50, 51, (8, 3))], dtype=object)
             if np.any(rand != 0):
-                below &= range_growth(rand, g) <= 1 + 2 * g
+                growth = range_growth(rand, g)
+                below &= growth <= 1 + 2 * g
+                rows = rand.tolist()                       # PSA §4: y_0 = x_0, y_t = (1 + g) x_t - g x_(t-1)
+                sheared = [rows[0]] + [[(1 + g) * a - g * b for a, b in zip(r, p)] for p, r in zip(rows, rows[1:])]
+                exact &= growth == max(abs(v) for r in sheared for v in r) / max(abs(v) for r in rows for v in r)
         bits_ok &= bool(np.isclose(headroom(float(g)), np.log2(float(tight[-1])), rtol=0, atol=1e-15))
-    passed = all(t == 1 + 2 * g for t, g in zip(tight, couplings)) and below and bits_ok and shape_ok
+    lead_negative = np.array([[Fraction(0)], [Fraction(-1)], [Fraction(-1, 2)]], dtype=object)   # max |.| at y < 0
+    exact &= range_growth(lead_negative, Fraction(1, 2)) == Fraction(3, 2)          # y = (0, -3/2, -1/4)
+    passed = all(t == 1 + 2 * g for t, g in zip(tight, couplings)) and below and bits_ok and shape_ok and exact
     return Outcome(bool(passed), (
         computed("alternating-stream range growth (exact)", [str(t) for t in tight]),
         computed("1 + 2g", [str(1 + 2 * g) for g in couplings]),
         computed("random rational streams within bound", bool(below)),
+        computed("range growth == max |y| / max |x| of the shear written out here (80 random streams; "
+                 "(0, -1, -1/2) at g = 1/2: 3/2)", bool(exact)),
         computed("headroom bits at g = 0, 0.3, 1, 2.5", [float(headroom(float(g))) for g in couplings],
                  tolerance=1e-15)))
 

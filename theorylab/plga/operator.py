@@ -531,12 +531,12 @@ def perron_frobenius(M) -> PerronPair:
     if np.any(M < 0):
         raise ParameterError(f"M must be nonnegative (every entry >= 0; got min entry {M.min():g})")
     vals, vecs = np.linalg.eig(M)
-    order = np.argsort(-np.abs(vals))
-    lead = order[0]
+    # rho is an eigenvalue and Re(lambda) <= |lambda| <= rho for every other one: the largest real part picks rho
+    lead = int(np.argmax(vals.real))     # even when M is periodic (p eigenvalues omega^k rho of modulus rho)
     v = np.real(vecs[:, lead])
     v = v / v.sum()
-    rho = float(np.abs(vals[lead]))
-    second = float(np.abs(vals[order[1]]))           # d >= 2 here: a 1x1 matrix has identical rows (answered above)
+    rho = float(vals[lead].real)
+    second = float(np.max(np.abs(np.delete(vals, lead))))   # d >= 2 here: a 1x1 matrix has identical rows (above)
     return PerronPair(rho, v, second, float(np.max(np.abs(M @ v - rho * v))), rho)
 
 

@@ -193,8 +193,8 @@ def unshear_step(y, r_prev, g):
     y, r_prev = _step_vector("y", y), _step_vector("r_prev", r_prev)
     _same_shape(y, r_prev, "y and r_prev")
     g = _coupling("g", g)
-    numeric = isinstance(g, numbers.Real) or (isinstance(g, np.ndarray) and not _is_exact(g))
-    if numeric and np.any(np.asarray(g) == -1):
+    numeric = isinstance(g, numbers.Real)          # _coupling returns a scalar (int, float, Fraction, SymPy), never
+    if numeric and g == -1:                         # an array; a symbolic g is not refused
         raise ParameterError("g must not be -1 (the shear x + g (x - x_prev) is then not invertible)")
     return (y + g * r_prev) / (1 + g)
 
