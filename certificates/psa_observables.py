@@ -137,8 +137,9 @@ PEAK_OUTSIDE = (0.015, 12.0)
 """Peak couplings of closed-form curves just outside the scan (0.02, 10]: the peak search must return NaN."""
 HD_POINTS = ((0.5, 16), (1.0, 64), (0.3, 2048), (1.2, 4))
 """(g, T) of the t4-only distractor entropy E[H_d] against the reference (sigma = 2 g^2, m = T - 2)."""
-SINGLE_G = (0.3, 0.8, 1.5)
-"""Couplings of the one-distractor (T = 3) row statistics against the reference."""
+SINGLE_G = (0.3, 0.8, 1.5, 2.5)
+"""Couplings of the one-distractor (T = 3) row statistics against the reference (g = 2.5: sigma = 12.5, Delta = 25,
+where the t grid's left extension by Delta - 10 sigma matters at 1e-4)."""
 
 
 def _closed_form_peaks() -> float:
