@@ -88,7 +88,10 @@ def _bracket_check(simulate=mc_gamma_c) -> dict:
     none = simulate(variant, dk, T, samples=n, seed=seed, level=min(float(np.max(coarse)) + 0.01, 0.999))
     nan_ok = bool(np.isnan([none.gamma_c, none.ci_low, none.ci_high]).all() and np.isnan(none.batch_gamma_c).all()
                   and np.max(coarse) < 0.99 and none.confidence == CI_LEVEL)
-    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok}
+    # the coarse pass draws at most 2000 samples: 2001 requested, a level above the curve returns the coarse curve
+    cap = simulate("t4-only", 4.0, 5, samples=2001, seed=seed, level=0.9)           # plateau Phi(1)^3 = 0.59
+    cap_ok = bool(cap.samples == 2001 and cap.curve.samples == 2000 and np.isnan(cap.gamma_c))
+    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok, "cap_ok": cap_ok}
 
 
 SCAN_END = ("t4-only", 9.9, 64.0, 1024, 11.0)
@@ -179,7 +182,7 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     end_err, beyond = _scan_end_check(exact)
     brk = _bracket_check(simulate)
     passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9 and end_err <= 1e-9 and beyond
-                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"]
+                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"] and brk["cap_ok"]
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
@@ -201,6 +204,8 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         computed("level above the coarse curve: gamma_c, CI and batch roots NaN (at the default 95 % confidence)",
                  brk["nan_ok"]),
         computed("the coarse curve records T, samples, seed and the default sigma0 = 0", brk["record_ok"]),
+        computed("2001 samples requested, level 0.9 above the curve (t4-only, dk 4, T 5): the returned coarse curve "
+                 "holds 2000 samples (the documented coarse cap), the result records 2001", brk["cap_ok"]),
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,

@@ -108,7 +108,8 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
                  formula="<= 1e-12 (closed-form tails past y = -36; Gauss-Hermite for sigma <= 0.5)"),
         computed("exact_distractor_entropy vs the reference integral (t4-only), max abs", hd_err,
                  formula=f"<= 1e-10 at (g, T) in {HD_POINTS}"),
-        computed("exact_row_stats at T = 3 (M, E H, E sum p^2, participation) vs reference integrals, max rel",
+        computed("exact_row_stats and row_moments_given at T = 3 (M, E H, E sum p^2, participation; distractor entropy 0) "
+                 "vs reference integrals, max rel",
                  single_err, formula=f"<= 1e-12 (t4-only, dk = 16, g in {SINGLE_G})"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
                  formula=f"D_ref(x) > D_ref(x (1 -/+ {DELTA:g})) at x = g_peak^2"),
@@ -191,13 +192,17 @@ def _single_distractor_error() -> float:
     ratio 1 / E[sum p^2] -- against the reference's one-dimensional integrals, max relative error."""
     from certificates.reference import score_model as sref
     from certificates.reference.distractor_entropy import single_distractor_row
-    from theorylab.sim.row_stats import exact_row_stats
+    from theorylab.sim.row_stats import exact_row_stats, row_moments_given
 
     g = np.array(SINGLE_G)
     r = exact_row_stats("t4-only", 16.0, 3, g)
     want = np.array([single_distractor_row(sref.gap("t4-only", x, 16.0), 2.0 * x * x) for x in SINGLE_G])
     got = np.stack([r.mass, r.entropy, r.ipr, 1.0 / r.participation], 1)
-    return float(np.max(np.abs(got / want[:, [0, 1, 2, 2]] - 1)))
+    # the public per-point route row_moments_given (target gap Delta, distractor spread sigma, m = 1) likewise
+    given = np.array([[(rm := row_moments_given(sref.gap("t4-only", x, 16.0), 2.0 * x * x, 1.0)).mass, rm.entropy,
+                       rm.ipr, 1.0 + rm.distractor_entropy] for x in SINGLE_G])
+    return float(max(np.max(np.abs(got / want[:, [0, 1, 2, 2]] - 1)),
+                     np.max(np.abs(given / np.column_stack([want, np.ones(len(SINGLE_G))]) - 1))))
 
 
 def _bump_precision() -> float:
