@@ -88,7 +88,26 @@ def _bracket_check(simulate=mc_gamma_c) -> dict:
     none = simulate(variant, dk, T, samples=n, seed=seed, level=min(float(np.max(coarse)) + 0.01, 0.999))
     nan_ok = bool(np.isnan([none.gamma_c, none.ci_low, none.ci_high]).all() and np.isnan(none.batch_gamma_c).all()
                   and np.max(coarse) < 0.99 and none.confidence == CI_LEVEL)
-    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok}
+    # the coarse pass draws at most 2000 samples: 2001 requested, a level above the curve returns the coarse curve
+    cap = simulate("t4-only", 4.0, 5, samples=2001, seed=seed, level=0.9)           # plateau Phi(1)^3 = 0.59
+    cap_ok = bool(cap.samples == 2001 and cap.curve.samples == 2000 and np.isnan(cap.gamma_c))
+    return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok, "cap_ok": cap_ok}
+
+
+SCAN_END = ("t4-only", 9.9, 64.0, 1024, 11.0)
+"""(variant, g in the last scan cell, dk, T, g beyond the scan) of the scan-end check of exact_gamma_c (M rises on
+[0, 11]: plateau 0.968)."""
+
+
+def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool]:
+    """``exact_gamma_c`` at the end of its documented scan [0, 10]: a root in the last cell (9.75, 10] is found
+    (abs error against the reference's g), and a level first reached at g = 11 gives NaN (the reference mass
+    rises on the scan: M(10) below that level)."""
+    variant, g_in, dk, T, g_out = SCAN_END
+    level_in, level_out = ref.mass(variant, g_in, dk, T), ref.mass(variant, g_out, dk, T)
+    err = abs(float(exact(variant, dk, T, level=level_in)) - g_in)
+    beyond = bool(ref.mass(variant, 10.0, dk, T) < level_out and np.isnan(exact(variant, dk, T, level=level_out)))
+    return err, beyond
 
 
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
@@ -160,9 +179,10 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     low_level = ref.mass("t3-inclusive", 0.0, 16.0, 3) + 0.02
     low_want = brentq(lambda g: ref.mass("t3-inclusive", g, 16.0, 3) - low_level, 0.0, 0.1, xtol=1e-14)
     low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
+    end_err, beyond = _scan_end_check(exact)
     brk = _bracket_check(simulate)
-    passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9
-                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"]
+    passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9 and end_err <= 1e-9 and beyond
+                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"] and brk["cap_ok"]
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
@@ -173,6 +193,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
         computed("exact gamma_c with its root in the first scan cell (t3-inclusive, dk 16, T 3, level M(0) + 0.02) "
                  "vs the reference's root, abs error", low_err, tolerance=1e-9, formula="<= 1e-9"),
+        computed(f"exact gamma_c at level = reference M({SCAN_END[1]:g}) (last scan cell) vs {SCAN_END[1]:g}, abs error "
+                 f"({SCAN_END[0]}, dk {SCAN_END[2]:g}, T {SCAN_END[3]})", end_err, tolerance=1e-9, formula="<= 1e-9"),
+        computed(f"... at level = reference M({SCAN_END[4]:g}) > max M on [0, 10]: NaN (documented scan [0, 10])", beyond),
         computed("mc_gamma_c two-pass search at level = coarse M(g_k), k = 1, 50, 64: max |fine grid - "
                  "linspace(g_(i-1), g_(i+2), 32)| (documented coarse grid, first cell reaching the level)",
                  brk["grid_err"], tolerance=1e-12, formula="<= 1e-12"),
@@ -181,6 +204,8 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         computed("level above the coarse curve: gamma_c, CI and batch roots NaN (at the default 95 % confidence)",
                  brk["nan_ok"]),
         computed("the coarse curve records T, samples, seed and the default sigma0 = 0", brk["record_ok"]),
+        computed("2001 samples requested, level 0.9 above the curve (t4-only, dk 4, T 5): the returned coarse curve "
+                 "holds 2000 samples (the documented coarse cap), the result records 2001", brk["cap_ok"]),
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
@@ -213,9 +238,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
 VARIANTS_FALSE_FAILURE = 1e-4
 VARIANT_RUNS = (("t4-only", "float32", 0.0), ("t3-inclusive", "float32", 0.0), ("key-only", "float32", 0.0),
                 ("symmetric-key-convention", "float32", 0.0), ("key-only", "float32", 1.0),
-                ("t4-only", "float64", 1.0), ("t3-inclusive", "float64", 0.0))
+                ("t4-only", "float64", 0.6), ("t3-inclusive", "float64", 0.0))
 """(variant, kernel dtype, target noise sigma0): every variant, both kernels (one- and two-normal
-branches), target noise in both kernels."""
+branches), target noise in both kernels (sigma0 = 1 and 0.6: the noise scale is not read as 1)."""
 VARIANT_POINT = (16.0, 64, (0.5, 1.0, 2.0), 20000)
 """(dk, T, couplings, samples) of every run: masses between 0.02 and 0.55."""
 FROZEN_POINT = ("t4-only", 4.0, 64, 2.0, 100_000)
@@ -339,6 +364,34 @@ ROW_POINTS = ((10, 0.0), (10, 1.0), (3, 0.5))
 """(T, sigma0) of the per-sample known-answer row statistics (KERNEL_POINT's dk, couplings and samples)."""
 
 
+_ROW_SCORE_LIMIT = 1e30
+"""The documented largest score (or g-derivative, plus 40 sigma0) of the row-statistics kernel."""
+
+
+def _row_stats_record() -> tuple[bool, bool]:
+    """``simulate_row_stats``'s record against its arguments (T = 10: 8 distractors) and its mean against the
+    per-sample rows; the documented score limit: t4-only gap sqrt(dk) g^2 / 4 ... at g = 1 passes 1e30 for
+    dk = 1e62, 40 sigma0 passes it for sigma0 = 2.6e28, while dk = 1e56 (scores ~1e28) is accepted."""
+    from theorylab import ParameterError
+    from theorylab.sim.row_stats_mc import per_sample_row_stats, simulate_row_stats
+
+    g = np.array([0.5, 1.5])
+    c = simulate_row_stats("t4-only", 16.0, 10, g, samples=40, seed=7, sigma0=0.3, dtype="float64")
+    raw = per_sample_row_stats("t4-only", 16.0, 10, g, 0, 40, seed=7, sigma0=0.3, dtype="float64")
+    record_ok = bool((c.variant, c.dk, c.T, c.samples, c.seed, c.sigma0, c.dtype)
+                     == ("t4-only", 16.0, 10, 40, 7, 0.3, "float64") and np.array_equal(c.gamma, g)
+                     and np.allclose(c.mean, raw.mean(0), rtol=1e-12, atol=1e-12))
+
+    def raises(dk, sigma0):
+        try:
+            simulate_row_stats("t4-only", dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64")
+        except ParameterError:
+            return True
+        return False
+    limit_ok = raises(1e62, 0.0) and raises(16.0, 2.6e28) and not raises(1e56, 0.0)
+    return record_ok, limit_ok
+
+
 def _worse(worst: float, errors: np.ndarray) -> float:
     """The running maximum error, infinite once any error is not finite (Python's max would drop a NaN)."""
     e = float(np.max(errors))
@@ -450,6 +503,7 @@ def counter_normals(seed=None) -> Outcome:
         want = np.array([[rows(x, s) for x in gammas] for s in range(n)])
         got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype="float64")[..., 4:]
         deriv_err = _worse(deriv_err, np.abs(got - want) / np.maximum(1.0, np.abs(want)))
+    record_ok, limit_ok = _row_stats_record()
     # the law of the draws
     sd, S, J = RNG_DIST
     samples = np.arange(S)
@@ -469,6 +523,7 @@ def counter_normals(seed=None) -> Outcome:
     passed = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS and acc_ok
                   and kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
                   and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5 and deriv_err <= DERIV_TOL
+                  and record_ok and limit_ok
                   and max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
     return Outcome(passed, (
         computed("sample keys == reference SplitMix64 keys", key_ok),
@@ -488,6 +543,10 @@ def counter_normals(seed=None) -> Outcome:
         computed("per_sample_row_stats float64 g-derivatives vs reference five-point differences (h = "
                  f"{DERIV_STEP:g}): max rel of max(1, |.|)", deriv_err, tolerance=DERIV_TOL,
                  formula=f"<= {DERIV_TOL:g}"),
+        computed("simulate_row_stats records (variant, dk, T, samples, seed, sigma0, g, dtype) and its mean is the "
+                 "numpy mean of per_sample_row_stats", record_ok),
+        computed(f"row-statistics score limit {_ROW_SCORE_LIMIT:g}: scores (dk = 1e62) or target noise (sigma0 = "
+                 "2.6e28) past it raise ParameterError; 1e56 (scores ~1e28) runs", limit_ok),
         computed("per_sample_mass float64 vs reference sum: max relative error", kernel_err["float64"],
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("per_sample_mass float32 vs reference sum: max relative error", kernel_err["float32"],
@@ -536,12 +595,19 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     quad_err = float(np.max(np.abs(col["exact_mass"] - col["reference_mass"])))
     dev = float(np.max(np.abs(col["mc_mass"] - col["reference_mass"]) / half))
     argmax_err = _argmax_probability_error()
-    passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0 and argmax_err <= 1e-12)
+    half_level_err, half_root_err = _half_plateau_check()
+    passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0 and argmax_err <= 1e-12
+                  and half_level_err <= 1e-13 and half_root_err <= 1e-9)
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
                  "variant, g in 1e-200..1e200 and the large-g limit, and 3 probe models (subleading gap term at "
                  "g = 2^102, zero gap, gap -> -inf)", argmax_err, formula="<= 1e-12"),
+        computed(f"half-plateau observable at (t4-only, {HALF_POINT[0]:g}, {HALF_POINT[1]}), exact, default options: "
+                 "rel |level - reference plateau / 2|", half_level_err, formula="<= 1e-13"),
+        computed("... and mass-half: |reference M(gamma_c) - level| (and M below the level 0.01 before: the first "
+                 "crossing)",
+                 half_root_err, formula="<= 1e-9"),
         computed("max |reference M(g=10) - plateau|", gap, tolerance=1e-10, formula="<= 9e-4 (the paper's agreement)"),
         computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
         computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
@@ -551,6 +617,26 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
         bound("paper", 9e-4, formula="|argmax limit - simulation| <= 9e-4 (paper §7.10)")),
         arrays=col, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
         note=f"points (dk, T) = {points}, g = {g}, {samples} samples each")
+
+
+HALF_POINT = (16.0, 24)
+"""(dk, T) of the half-plateau check: plateau Phi(2)^22 = 0.60, M(0) = 1/23, crossing near g = 1."""
+
+
+def _half_plateau_check() -> tuple[float, float]:
+    """``half_plateau`` (exact, every option at its default) against the reference: its level is half
+    ``Phi(sqrt(dk)/2)^m`` and the reference mass reaches that level at its coupling, not 0.01 before."""
+    from theorylab.sim.observables import half_plateau, mass_half
+
+    dk, T = HALF_POINT
+    got = half_plateau("t4-only", dk, T)
+    want = ref.argmax_plateau(dk, T) / 2.0
+    first = ref.mass("t4-only", got.gamma_c - 0.01, dk, T) < want
+    root_err = abs(ref.mass("t4-only", got.gamma_c, dk, T) - want) if first else math.inf
+    half = mass_half("t4-only", dk, T)                                   # level 1/2: the same search
+    first = half.level == 0.5 and ref.mass("t4-only", half.gamma_c - 0.01, dk, T) < 0.5
+    root_err = max(root_err, abs(ref.mass("t4-only", half.gamma_c, dk, T) - 0.5) if first else math.inf)
+    return abs(got.level / want - 1), root_err
 
 
 def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
@@ -744,7 +830,9 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
 
     from theorylab.sim import induction as ind
 
-    small, gs = ind.simulate(16, 24, samples=40, seed=base + 1), np.array([0.4, 1.3])
+    # (RoPE on, distinct plane frequencies, shear before RoPE: the model gaps carry the RoPE match factor)
+    small = ind.simulate(16, 24, theta=np.linspace(0.05, 1.2, 8), samples=40, seed=base + 1, placement="pre")
+    gs = np.array([0.4, 1.3])
     C, tgt = small.channels, small.target
     vec_err = 0.0
     for member, (qa, kb) in {"standard": (0, 0), "query-only": (1, 0), "key-only": (0, 1), "symmetric": (1, 1)}.items():
@@ -758,20 +846,25 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         got = getattr(mom, name)
         pairs = [(got[key], want[key]) for key in want] if isinstance(want, dict) else [(got, want)]
         mom_err = max([mom_err] + [float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)))) for a, b in pairs])
+    # RoPE's predecessor match: mean over targets j = 1..T-3 and planes of cos(offset theta), offset T - j (shear
+    # after RoPE, "post") or T - 1 - j ("pre"), written out here
+    offsets = {"post": small.T - np.arange(1, small.T - 2), "pre": small.T - 1 - np.arange(1, small.T - 2)}
+    rope_ref = float(np.mean(np.cos(np.outer(offsets[small.placement], small.freqs))))
     for r in ind.comparison_rows(small, gs, mom):
         if r["channel"] in ("T1", "T2", "T3", "T4"):
             c = ("T1", "T2", "T3", "T4").index(r["channel"])
             deg = (0, 1, 1, 2)[c]
-            vec_err = max(vec_err, abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
+            t3, t4 = ref.channel_gaps(r["g"], small.dk)
+            gap_ref = {"T1": 0.0, "T2": 0.0, "T3": t3, "T4": t4}[r["channel"]]
+            vec_err = max(vec_err, abs(r["gap_model"] - gap_ref) / max(1.0, abs(gap_ref)),
+                          abs(r["gap_model_rope"] - gap_ref * (rope_ref if c >= 2 else 1.0)) / max(1.0, abs(gap_ref)),
+                          abs(r["var_bulk"] - mom.bulk_var[c] * r["g"] ** (2 * deg)),
                           abs(r["var"] - mom.var[c] * r["g"] ** (2 * deg)), abs(r["gap"] - mom.gap[c] * r["g"] ** deg),
                           abs(r["var_se"] - mom.var_se[c] * r["g"] ** (2 * deg)),
                           abs(r["gap_se"] - mom.gap_se[c] * r["g"] ** deg))
         else:                                          # the Cov(T3, T4) row scales as g^3
             vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
                           abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
-    # RoPE's predecessor match: mean over targets j = 1..T-3 and planes of cos(offset theta), offset T - j (shear
-    # after RoPE, "post") or T - 1 - j ("pre"), written out here
-    offsets = {"post": small.T - np.arange(1, small.T - 2), "pre": small.T - 1 - np.arange(1, small.T - 2)}
     rope_err = max(abs(ind.rope_match_factor(small.T, small.freqs, p) - float(np.mean(np.cos(np.outer(o, small.freqs)))))
                    for p, o in offsets.items())
     passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
@@ -781,8 +874,8 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
                  formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
         computed("vector level: target masses and argmax accuracies of the four lattice members, comparison "
-                 "rows vs the channel formulas, max abs", vec_err,
-                 formula="<= 1e-12 (dk = 16, T = 24, 40 samples, g = 0.4, 1.3)"),
+                 "rows vs the channel formulas (model gaps: reference, T3/T4 times the RoPE match), max abs", vec_err,
+                 formula="<= 1e-12 (dk = 16, T = 24, theta 0.05..1.2, pre-RoPE shear, 40 samples, g = 0.4, 1.3)"),
         computed("channel moments (gaps, variances, Cov34, bulk, lag-1, special keys, SEs) vs the per-sample "
                  "reference (reference.channel_moments), max rel", mom_err, formula="<= 1e-12"),
         computed("RoPE match factor (post and pre placement) vs mean cos(offset theta), max abs", rope_err,

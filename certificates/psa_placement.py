@@ -36,7 +36,8 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
     r = ratios(dk, T, freqs, g, seed=1, coriolis=coriolis)                  # (T-1, dk/2)
     exact_gain = 2 * np.abs(np.sin(ref.rope_frequencies(dk, 10000.0) / 2))
     rel = float(np.max(np.abs(r - exact_gain[None]) / exact_gain[None]))
-    gain_err = float(np.max(np.abs(gain(freqs) / (2 * np.abs(np.sin(freqs / 2))) - 1)))
+    angles = np.concatenate([freqs, [-0.3, -2.5, 7.0, 10.0, -20.0]])        # beyond (0, 2 pi): the |.| matters
+    gain_err = float(np.max(np.abs(gain(angles) / (2 * np.abs(np.sin(angles / 2))) - 1)))
     band = r.mean(0)
     ordered = bool(np.all(np.diff(band) < 0)) and int(np.argmax(band)) == 0
     mono = {}
@@ -66,7 +67,7 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
                                  tolerance=1e-13),
                         computed("scaled score channels T1+..+T4 vs reference sheared scores / sqrt(dk), g_k = 0.3",
                                  score_err, tolerance=1e-13),
-                        computed("max rel |coriolis_gain - 2|sin(theta/2)||", gain_err, tolerance=1e-15),
+                        computed("max rel |coriolis_gain - 2|sin(theta/2)|| (the RoPE angles and +-0.3..20)", gain_err, tolerance=1e-15),
                         computed("max rel |measured ratio - 2|sin(theta_a/2)|| over 32 bands x 63 positions "
                                  "(theta_a from the reference)", rel, tolerance=1e-9),
                         computed("band-mean ratio strictly decreasing with band index (frequency), max at band 0",
