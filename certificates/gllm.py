@@ -633,8 +633,10 @@ def _replay_error(small, run, sizes, reps: int, seed: int) -> float:
             masks.append(np.repeat(S, cls.dims))
             targets.append(np.stack([w_s, lf], axis=1))
         want = ref_streams.replay_risk_losses(sd_s, masks, targets, small.sigma_xi, m, reps, seed, i)
-        got = np.array([[run.losses[f"m{m}_{c}_{t}"] for t in ("profile", "least-favourable")]
-                        for c in ("uniform", "graded")])
+        keys = [[f"m{m}_{c}_{t}" for t in ("profile", "least-favourable")] for c in ("uniform", "graded")]
+        if not all(k in run.losses for row in keys for k in row):
+            return float("inf")                              # a requested sample size missing from the run
+        got = np.array([[run.losses[k] for k in row] for row in keys])
         replay_err = max(replay_err, float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300))))
     return replay_err
 
