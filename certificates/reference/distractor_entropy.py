@@ -21,22 +21,14 @@ import math
 import numpy as np
 from scipy import integrate
 
-_NODES = 10
-
-
-def _composite(lo: float, hi: float, panel: float) -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.legendre.leggauss(_NODES)
-    n = max(1, int(np.ceil((hi - lo) / panel)))
-    edges = np.linspace(lo, hi, n + 1)
-    half, mid = np.diff(edges) / 2.0, (edges[:-1] + edges[1:]) / 2.0
-    return (mid[:, None] + half[:, None] * x).ravel(), (half[:, None] * w).ravel()
+from certificates.reference.quadrature import composite
 
 
 def distractor_entropy(sigma: float, m: int, *, scale: float = 1.0) -> float:
     """``E[H_d]`` of m >= 2 i.i.d. N(0, sigma^2) log-weights, sigma > 0 (``scale`` < 1 refines both panels)."""
-    x, wx = _composite(-9.0 * sigma, 9.0 * sigma, scale * min(0.5, sigma / 2.0))
+    x, wx = composite(-9.0 * sigma, 9.0 * sigma, scale * min(0.5, sigma / 2.0))
     wx = wx * np.exp(-0.5 * (x / sigma) ** 2) / (sigma * math.sqrt(2.0 * math.pi))
-    t, wt = _composite(-40.0 - math.log(m) - 9.0 * sigma, 5.0 + 9.0 * sigma, scale * 0.5)
+    t, wt = composite(-40.0 - math.log(m) - 9.0 * sigma, 5.0 + 9.0 * sigma, scale * 0.5)
     v = t[:, None] + x[None, :]
     ev = np.exp(np.minimum(v, 700.0))
     phi = np.exp(-ev) @ wx

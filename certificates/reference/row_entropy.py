@@ -23,25 +23,19 @@ from __future__ import annotations
 
 import numpy as np
 
-_Z_LO, _Z_HI, _Z_PANEL, _T_PANEL, _NODES = -9.0, 9.0, 0.5, 2.0, 10
+from certificates.reference.quadrature import composite
 
-
-def _composite(lo: float, hi: float, panel: float) -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.legendre.leggauss(_NODES)
-    n = max(1, int(np.ceil((hi - lo) / panel)))
-    edges = np.linspace(lo, hi, n + 1)
-    half, mid = np.diff(edges) / 2.0, (edges[:-1] + edges[1:]) / 2.0
-    return (mid[:, None] + half[:, None] * x).ravel(), (half[:, None] * w).ravel()
+_Z_LO, _Z_HI, _Z_PANEL, _T_PANEL = -9.0, 9.0, 0.5, 2.0
 
 
 def entropy_fall(x: float, dk: float, T: int) -> float:
     """``-dE[H]/dx`` of the t4-only row (target + ``T - 2`` distractors) at ``x = g^2 > 0``."""
     m = float(T) - 2.0
-    z, wz = _composite(_Z_LO, _Z_HI, _Z_PANEL)
+    z, wz = composite(_Z_LO, _Z_HI, _Z_PANEL)
     wz = wz * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
     e = 2.0 * z - np.sqrt(dk)
     t_lo = -45.0 - np.log(m) - x * max(0.0, 2.0 * _Z_HI - np.sqrt(dk))
-    t, wt = _composite(t_lo, 5.0, _T_PANEL)
+    t, wt = composite(t_lo, 5.0, _T_PANEL)
     v = t[:, None] + x * e[None, :]
     ev = np.exp(v)
     k = np.exp(v - ev)
