@@ -754,8 +754,12 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     Kf, Kg = ref.spectral_norm(A), ref.spectral_norm(B)
     far = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [2.0, 0.0]])   # farthest pair (0, 2): not first-last
     diam_err = max(abs(diameter(X) - lref.diameter(X)) / lref.diameter(X) for X in (S, S @ A @ B, far))
-    for scale in (2.0 ** 900, 2.0 ** -900):      # squares overflow / underflow unless the points are rescaled first
-        diam_err = max(diam_err, abs(diameter(far * scale) / scale - lref.diameter(far)) / lref.diameter(far))
+    for scale in (2.0 ** 900, -2.0 ** 900, 2.0 ** -900):   # squares overflow / underflow unless rescaled first
+        try:
+            scaled = diameter(far * scale) / abs(scale)
+        except ParameterError:                     # a refused (overflowing) diameter of representable points
+            scaled = math.inf
+        diam_err = max(diam_err, abs(scaled - lref.diameter(far)) / lref.diameter(far))
     comp = lref.diameter(S @ A @ B) / composition([Kg, Kf], diameter(S))
     pair = np.vstack([np.zeros(4), np.eye(4)[0]])
     attained = lref.diameter(pair @ A @ B) / composition([Kg, Kf], diameter(pair))

@@ -1,0 +1,35 @@
+"""Planted library bugs caught by the lead's round-3/4 checks (channel moments, deploy defaults, diameter
+rescaling, mc_gamma_c's record and confidence, the RoPE match factor)."""
+import pytest
+
+from planted import assert_caught
+
+IND, COMP = "theorylab/sim/induction.py", "theorylab/sim/competition.py"
+
+BUGS = {
+    "KV cache default of two layers": ("theorylab/psa/deploy.py", "def kv_cache_floats(T, d, layers=1):",
+                                       "def kv_cache_floats(T, d, layers=2):", "P20.numeric"),
+    "diameter scaled by max X, not max |X|": ("theorylab/plga/contraction.py", "np.frexp(np.max(np.abs(X)))",
+                                              "np.frexp(np.max(X))", "A18"),
+}
+SLOW = {
+    "channel means ignore the distractor mask": (IND, "mean = (C * w).sum(-1) / cnt", "mean = C.sum(-1) / cnt",
+                                                 "P19.crossover"),
+    "pre-RoPE offset T - j": (IND, "else (T - 1 - j)", "else (T - j)", "P19.crossover"),
+    "mass curve records m + 1 keys": (COMP, "int(m + 2), samples", "int(m + 1), samples", "P17"),
+    "mc_gamma_c's default confidence 0.9": (COMP, "confidence: float = 0.95, fine_points",
+                                            "confidence: float = 0.9, fine_points", "P17"),
+}
+
+
+@pytest.mark.parametrize("label", list(BUGS))
+def test_lead_bug_makes_certify_fail(label):
+    path, old, new, cid = BUGS[label]
+    assert_caught(path, old, new, cid)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", list(SLOW))
+def test_lead_bug_makes_slow_certificate_fail(label):
+    path, old, new, cid = SLOW[label]
+    assert_caught(path, old, new, cid)
