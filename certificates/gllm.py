@@ -507,14 +507,21 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
     lower = [r for r in res.rows if r["lower_ok"] is not None]
     t_mc = mcs.t_threshold(G8_FALSE_FAILURE / 2, reps - 1, max(len(tested), 1))
     t_lb = mcs.t_threshold(G8_FALSE_FAILURE / 2, reps - 1, max(len(lower), 1), two_sided=False)
-    upper_ok, flags_ok = True, True
+    upper_ok, flags_ok, margin_err = True, True, 0.0
     for r in res.rows:
         cls = model.uniform if r["class"] == "uniform" else model.graded
         M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
+        # the documented margins (3 M, 3 standard errors) recomputed from the row's fields, error in units of the
+        # largest term; the flags: both upper margins >= 0 where Lem. 3(ii) applies (None elsewhere)
+        ex, mc, se, lb = r["risk_exact"], r["risk_mc"], r["se"], r["lower_bound"]
+        want = {"upper_margin": 3 * M - ex, "upper_margin_mc": 3 * M - (mc - 3 * se),
+                "lower_margin": ex - lb, "lower_margin_mc": mc + 3 * se - lb}
+        scale = max(3 * M, ex, mc + 3 * se, lb)
+        margin_err = max([margin_err] + [abs(r[k] - v) / scale if k in r else np.inf for k, v in want.items()])
+        flag = (want["upper_margin"] >= 0 and want["upper_margin_mc"] >= 0) if r["upper_applies"] else None
+        flags_ok &= r["upper_ok"] == flag and type(r["upper_ok"]) is type(flag)
         if r["upper_applies"]:
             upper_ok &= r["risk_exact"] <= envelope.UPPER_CONSTANT * M
-            # the documented flag: exact risk and MC mean minus 3 standard errors both <= 3 M
-            flags_ok &= r["upper_ok"] == (r["risk_exact"] <= 3 * M and r["risk_mc"] - 3 * r["se"] <= 3 * M)
     # one row per (m, class, target) and one ratio row per m, in order; the ratio rows from the worst targets
     n_targets = len(res.summary["targets"])
     grid = graded_risk.default_m_grid(model, 40)         # 40 points from 4 to 8 m_sat: rounding makes duplicates
@@ -541,7 +548,7 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
         cls = model.uniform if r["class"] == "uniform" else model.graded
         M = float(envelope_fn(cls.caps, cls.dims, model.sigma_xi, r["m"]))
         ratio_err = max(ratio_err, abs(r["implied_c_lower"] / (r["lower_bound"] / M) - 1),
-                        abs(r["envelope"] / M - 1))
+                        abs(r["envelope"] / M - 1), abs(r["risk_over_envelope"] / (r["risk_mc"] / M) - 1))
     # window flags: W = [4, floor(m_sat / 2)] with m_sat = d^2 sigma^2 / (L^2 s_0) (G8's m = 4 is W's first size)
     W_ref = (4, int(np.floor(model.d ** 2 * model.sigma_xi ** 2 / (model.levels ** 2 * model.s[0]) / 2)))
     layout_ok &= all(r["in_window"] == (W_ref[0] <= r["m"] <= W_ref[1]) for r in res.rows + res.ratio_rows)
@@ -575,14 +582,25 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
     # kappa); the library's kappa grid and chi-square midpoints sit ~1e-3 below: attained, not only respected
     tp_err = max(abs(graded_risk.two_point_lower_bound(c, sx, m) / ref.two_point_risk(c, sx, m) - 1)
                  for c, sx, m in TWO_POINT_CASES)
+    # ... and against its documented discretisation replayed (200 kappa, 64 chi-square midpoints, 80 Hermite nodes),
+    # at the precision of the sums, at the cases above and at every row's (cap, sigma, m)
+    caps = {"uniform": float(model.uniform.caps.max()), "graded": float(model.graded.caps.max())}
+    tp_rule_err = max([abs(graded_risk.two_point_lower_bound(c, sx, m) / ref.two_point_grid_risk(c, sx, m) - 1)
+                       for c, sx, m in TWO_POINT_CASES]
+                      + [abs(r["lower_bound"] / ref.two_point_grid_risk(caps[r["class"]], model.sigma_xi, r["m"]) - 1)
+                         for r in res.rows if r["target"] == "profile"])
     summary_ok = abs(res.summary["cap_ratio_over_Lambda"] * model.Lambda / model.cap_ratio - 1) <= 1e-15
     passed = bool(upper_ok and flags_ok and layout_ok and grid_ok and ratio_err <= 1e-12 and z_max <= t_mc and lower_ok
                   and row_err <= 1e-13
                   and replay_err <= 1e-9
-                  and msat_err < 1e-13 and all(thm) and TWO_POINT_RTOL / 4 <= tp_err <= TWO_POINT_RTOL and summary_ok)
+                  and msat_err < 1e-13 and all(thm) and TWO_POINT_RTOL / 4 <= tp_err <= TWO_POINT_RTOL and summary_ok
+                  and margin_err <= 1e-15 and tp_rule_err <= 1e-12)
     return Outcome(passed, (computed("exact risk <= 3 M where Lem. 3(ii) applies", bool(upper_ok)),
+                            computed("rows' margins 3 M - exact, 3 M - (MC - 3 se), exact - LB, MC + 3 se - LB "
+                                     "recomputed from their fields, max error / largest term", margin_err,
+                                     formula="<= 1e-15"),
                             computed("rows: one per (m, class, target), ratio rows per m; upper_ok flags as "
-                                     "documented (exact and MC - 3 se <= 3 M); in_window flags vs W = [4, m_sat/2]; "
+                                     "documented (both upper margins >= 0); in_window flags vs W = [4, m_sat/2]; "
                                      "trimmed S at m = 1..200 (two classes of the model, one of unequal level sizes) "
                                      "vs reference.ladder_streams", bool(layout_ok and flags_ok)),
                             computed("losses of a run (L = 2, d = 4, sigma 0.7, m = 6, 19, 18 reps: two blocks; "
@@ -595,7 +613,7 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                                      "8 m_sat)); rows_per_draw(d) == max(1, 2^22 // (16 d)) up to d = 2^20",
                                      bool(grid_ok)),
                             computed("ratio rows vs the worst targets' rows (exact, MC, delta-method SE); rows' "
-                                     "envelope and implied lower constant LB / M; max rel",
+                                     "envelope, MC risk / M and implied lower constant LB / M; max rel",
                                      ratio_err, formula="<= 1e-12"),
                             computed("max |MC - exact| / se", z_max, tolerance=None,
                                      formula=f"<= {t_mc:.3f} (t_{reps - 1}, two-sided, Bonferroni over "
@@ -607,6 +625,9 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                                      f"{TWO_POINT_CASES}: max relative difference", tp_err,
                                      formula=f"in [{TWO_POINT_RTOL / 4:g}, {TWO_POINT_RTOL:g}] (grid accuracy, "
                                              "attained)"),
+                            computed("two-point lower bound (those cases and every row's) vs its documented "
+                                     "discretisation replayed (reference.graded.two_point_grid_risk), max relative "
+                                     "difference", tp_rule_err, formula="<= 1e-12"),
                             computed("summary cap_ratio_over_Lambda == cap_ratio / Lambda", bool(summary_ok)),
                             computed("m_sat two routes, relative difference", msat_err),
                             computed("grade condition and (1-r) <= cap ratio/Lambda <= 1/(1-mu), Table 3 rows", thm)),
@@ -644,7 +665,7 @@ def _replay_error(small, run, sizes, reps: int, seed: int) -> float:
 def _rows_vs_losses(res, reps: int, flags_ok: bool) -> tuple[float, bool]:
     """Every row's MC mean and standard error against its recorded losses (mean, std(ddof=1)/sqrt(reps)), and the
     lower_ok flag: set on the worst target of each (m, class) only (the largest (exact, MC, se)), as documented
-    (MC + 3 se >= LB and exact >= LB)."""
+    (both lower margins MC + 3 se - LB and exact - LB >= 0)."""
     err = 0.0
     for r in res.rows:
         x = np.asarray(res.losses[f"m{r['m']}_{r['class']}_{r['target']}"], float)
@@ -655,7 +676,7 @@ def _rows_vs_losses(res, reps: int, flags_ok: bool) -> tuple[float, bool]:
             sel = [r for r in res.rows if r["m"] == m and r["class"] == c]
             worst = max(range(len(sel)), key=lambda k: (sel[k]["risk_exact"], sel[k]["risk_mc"], sel[k]["se"]))
             for k, r in enumerate(sel):
-                want = (r["risk_mc"] + 3 * r["se"] >= r["lower_bound"] and r["risk_exact"] >= r["lower_bound"]) \
+                want = (r["risk_mc"] + 3 * r["se"] - r["lower_bound"] >= 0 and r["risk_exact"] - r["lower_bound"] >= 0) \
                     if k == worst else None
                 flags_ok &= r["lower_ok"] == want and type(r["lower_ok"]) is type(want)
     return err, flags_ok

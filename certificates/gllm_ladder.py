@@ -269,7 +269,63 @@ def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
                 if not np.isnan(ref):
                     err = max(err, abs(got / ref - 1))
         partial |= bool(np.any((want["nan_fraction"] > 0) & (want["nan_fraction"] < 1)))
+        # the pre-registered columns copied to the rows, and every other summary field, recomputed
+        for r, x in zip(res.rows, p.arms):
+            ok &= all(r[k] == getattr(x, k) for k in ("ip_hat", "sign_kept", "Lambda_hat", "predicted_rank", "ip_true",
+                                                       "Lambda_true")) and r["arm"] == x.name
+            err = max(err, abs(r["inv_Lambda_true"] * x.Lambda_true - 1))
+        err = max(err, abs(res.summary["inv_Lambda_star_C_true"] * p.Lambda_star_C_true - 1),
+                  abs(res.summary["inv_Lambda_star_C_hat"] * p.Lambda_star_C_hat - 1),
+                  abs(res.summary["null_risk"] / null - 1), abs(res.summary["target_risk"] / (cfg["target"] * null) - 1))
+        d = p.design
+        msat = float(np.min(d.dims ** 2 * d.sigma_xi ** 2 / d.s))          # min_l d_l sigma^2 / cap_l, cap_l = s_l / d_l
+        W = [4, int(np.floor(msat / 2))] if np.floor(msat / 2) >= 4 else None
+        err = max(err, abs(res.summary["m_sat"] / msat - 1))
+        ok &= bool(res.summary["window"] == W and res.summary["m_ref"] == (W[1] if W else 4) == m_ref
+                   and res.summary["grid"] == [int(ms[0]), int(ms[-1]), int(ms.size)]
+                   and res.summary["predicted_order"] == [names[i] for i in sorted(range(len(names)),
+                                                                                   key=lambda i: (pred[i], names[i]))]
+                   and (res.summary["design"], res.summary["reps"], res.summary["seed"], res.summary["bootstrap"],
+                        res.summary["ci_level"], res.summary["target_fraction"])
+                   == (d.name, cfg["reps"], cfg["seed"], cfg["bootstrap"], 0.95, cfg["target"]))
     return err, bool(ok and partial)
+
+
+DEG_GRID = (1, 9, 74, 637, 5486, 47215)
+"""Sample sizes of the certified degradation run (m_ref = 39 is added): every arm's mean curve crosses half the null
+risk inside the grid, so the efficiency losses are resolved."""
+
+
+def _degradation_losses(small, deg, G_deg) -> tuple[float, float]:
+    """A degradation run's per-draw losses against the Monte Carlo rebuilt by bisection (step 5's route) on its grid
+    (DEG_GRID and m_ref): ``R_edu(m_ref)/R_oracle(m_ref) - 1`` and ``m_oracle/m_edu``'s ``m_edu/m_oracle - 1``, the
+    sizes where the mean curves first reach half the null risk (reference.ladder_streams.first_crossing); the exact
+    excess ``max(Lambda(g)/Lambda*_C - 1, 0)`` (Lambda*_C: reference.graded.clipped_optimum); every row's means and
+    maximum over its draws. Returns (max abs error of the losses and excesses, max relative error of the rows)."""
+    from certificates.reference import graded as ref_graded
+
+    m_ref = sl.reference_size(small)
+    ms = np.union1d(DEG_GRID, [m_ref])
+    curves = np.array([_risks_by_bisection(small.a, small.s, small.dims, small.sigma_xi, G_deg, ms, m, deg.summary[
+        "reps"], deg.summary["seed"]).mean(axis=1) for m in ms]).T                      # (arms, M)
+    lv = float(np.log(0.5 * np.sum(small.a * small.s / small.dims)))
+    m_need = np.array([ref_streams.first_crossing(np.log(ms.astype(float)), c, lv) for c in curves])
+    iref = int(np.flatnonzero(ms == m_ref)[0])
+    lam_c = ref_graded.clipped_optimum(small.a, small.s, small.C)["Lambda"]
+    lam = [float(np.sum(small.a / g ** 2) * np.sum(small.s * g ** 2)) for g in G_deg[1:]]
+    want = {"rr_loss": curves[1:, iref] / curves[0, iref] - 1, "eff_loss": m_need[1:] / m_need[0] - 1,
+            "excess": np.maximum(np.array(lam) / lam_c - 1, 0.0)}
+    err = max(float(np.max(np.abs(np.array([q[k] for q in deg.draws]) - v))) if np.all(np.isfinite(v)) else np.inf
+              for k, v in want.items())
+    rows_err = 0.0
+    for r in deg.rows:
+        sel = [q for q in deg.draws if q["n_pilot"] == r["n_pilot"]]
+        for key, k, f in (("excess_mean", "excess", np.mean), ("excess_max", "excess", np.max),
+                          ("error_mean", "error", np.mean), ("rr_loss_mean", "rr_loss", np.mean),
+                          ("eff_loss_mean", "eff_loss", np.mean)):
+            v = float(f([q[k] for q in sel]))
+            rows_err = max(rows_err, abs(r[key] - v) / abs(v) if v else abs(r[key]))
+    return err, rows_err
 
 
 def _designs_by_rule(C: float) -> dict:
@@ -467,8 +523,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     from scipy.stats import linregress, t as student
 
     small = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], 1.7)
-    deg = sl.degradation(small, [64, 128, 256, 512, 1024, 2048], draws=3, reps=4, seed=5,
-                         m_values=[sl.reference_size(small)])
+    deg = sl.degradation(small, [64, 128, 256, 512, 1024, 2048], draws=3, reps=4, seed=5, m_values=DEG_GRID)
 
     def fit(x, y):
         f = linregress(np.log(x), np.log(y))
@@ -496,10 +551,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     deg_ok &= deg5.summary["tail_n"] == [64, 1024]
     # its per-draw risk-ratio losses R_edu(m_ref) / R_oracle(m_ref) - 1 from risks rebuilt by bisection (step 5's route)
     G_deg = [lad.oracle_arm(small).g] + [np.array(q["g"]) for q in deg.draws]
-    m_small = sl.reference_size(small)
-    r_deg = _risks_by_bisection(small.a, small.s, small.dims, small.sigma_xi, G_deg, np.array([m_small]), m_small,
-                                4, 5).mean(axis=1)
-    rr_loss_err = float(np.max(np.abs(np.array([q["rr_loss"] for q in deg.draws]) - (r_deg[1:] / r_deg[0] - 1))))
+    rr_loss_err, deg_rows_err = _degradation_losses(small, deg, G_deg)
     # crossing: power-law curves c/m reach the level at c/level exactly (log-log interpolation is exact there);
     # NaN when reached at the first size (c = 0.5) or not within the grid (c = 100)
     ms_x, c_x, lev_x = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0]), np.array([3.0, 10.0, 0.5, 100.0]), 0.7
@@ -563,7 +615,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                   and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
                   and ci_err <= RTOL and ranks_ok
                   and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
-                  and labels_ok and rr_loss_err <= RTOL and cross_ok and rr_err <= RTOL and replay_err <= RTOL
+                  and labels_ok and rr_loss_err <= RTOL and deg_rows_err <= 1e-15 and cross_ok and rr_err <= RTOL and replay_err <= RTOL
                   and summ_err <= 1e-12 and summ_ok and prof_err <= LAMBDA_RTOL and scale_err <= 1e-13)
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
@@ -572,8 +624,10 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         computed("pilot estimates vs least squares recomputed, max relative error", est_err, tolerance=RTOL),
         computed("degradation (C = 1.7, 6 pilot sizes): summary slopes and 95 % CIs vs linregress of its rows, max abs",
                  deg_err, formula="<= 1e-12; every draw has excess > 0, tail = upper half of the pilot sizes"),
-        computed("degradation: per-draw risk-ratio losses at m_ref vs risks rebuilt by bisection, max abs",
-                 rr_loss_err, tolerance=RTOL),
+        computed("degradation: per-draw risk-ratio losses at m_ref, efficiency losses (crossings of half the null "
+                 "risk) and exact excesses vs mean curves rebuilt by bisection and Lambda*_C (mpmath), max abs; its rows' "
+                 "means and maxima over their draws, max rel", [rr_loss_err, deg_rows_err],
+                 formula=f"<= {RTOL:g}; <= 1e-15"),
         computed("crossing of power-law curves c/m at level 0.7 (c = 3, 10, 0.5, 100) vs c/level (NaN outside "
                  "(m_1, m_max])", [got_x.tolist(), want_x.tolist()], formula="relative error <= 1e-12, same NaNs"),
         computed("default m grid as documented (also sigma_xi = 1/2, target 0.3, 12 points); Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
@@ -596,7 +650,9 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         computed("risk ratios at m_ref and their 95 % bootstrap intervals rebuilt (repetition weights from "
                  "SeedSequence(mc_seed, spawn_key=(1,))), max relative error", rr_err, tolerance=RTOL),
         computed("summary of synthetic risks (crossings, efficiencies, risk ratios, their bootstrap intervals, "
-                 "NaN fractions, Spearman and its intervals, educated/oracle gains) vs reference.ladder_streams, max relative error; "
+                 "NaN fractions, Spearman and its intervals, educated/oracle gains) vs reference.ladder_streams, and every other "
+                 "summary field (1/Lambda*_C, null and target risk, m_sat, W, m_ref, grid, run settings) and the rows' "
+                 "pre-registered columns recomputed, max relative error; "
                  "measured ranks, order, ordering_holds, inverted pairs equal", [summ_err, summ_ok],
                  formula="<= 1e-12; equal"),
         computed("pilot blocks replayed from the stream (integer block sizes; sigma_xi = 1/4), max relative error",
