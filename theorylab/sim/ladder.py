@@ -315,8 +315,7 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
     rho_rr, rho_rr_b = float(spearman(ip, 1 / rr[None])[0]), spearman(ip, 1 / rr_b)
     eff_lo, eff_hi = _interval(eff_b)
     rr_lo, rr_hi = _interval(rr_b)
-    unresolved = (np.nanmin(eff) - 1.0) if np.isfinite(eff).any() else 0.0      # NaN ranks last, tied
-    meas_rank = predicted_ranks(np.where(np.isnan(eff), unresolved, eff))
+    meas_rank = predicted_ranks(np.where(np.isnan(eff), 0.0, eff))     # efficiencies are > 0: NaN ranks last, tied
     rows = []
     for k, a in enumerate(prereg.arms):
         rows.append({"arm": a.name, "ip_hat": a.ip_hat, "sign_kept": a.sign_kept, "Lambda_hat": a.Lambda_hat,
@@ -338,8 +337,8 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
                "inverted_pairs": inverted_pairs(rows, "efficiency"),
                "spearman_efficiency": rho_eff, "spearman_efficiency_ci": list(_interval(rho_eff_b)),
                "spearman_risk_ratio": rho_rr, "spearman_risk_ratio_ci": list(_interval(rho_rr_b)),
-               "inverted_pairs_risk_ratio": inverted_pairs([{**r, "inv_rr": 1 / r["risk_ratio_ref"]} for r in rows],
-                                                           "inv_rr"),
+               "inverted_pairs_risk_ratio": inverted_pairs([{**r, "neg_rr": -r["risk_ratio_ref"]} for r in rows],
+                                                           "neg_rr"),                   # ordered as 1 / rr
                "inv_Lambda_star_C_true": 1.0 / prereg.Lambda_star_C_true,
                "inv_Lambda_star_C_hat": 1.0 / prereg.Lambda_star_C_hat}
     for name in ("educated", "oracle"):
