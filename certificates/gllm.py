@@ -590,6 +590,15 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                       + [abs(r["lower_bound"] / ref.two_point_grid_risk(caps[r["class"]], model.sigma_xi, r["m"]) - 1)
                          for r in res.rows if r["target"] == "profile"])
     summary_ok = abs(res.summary["cap_ratio_over_Lambda"] * model.Lambda / model.cap_ratio - 1) <= 1e-15
+    # the other summary fields: the run's settings and the model's quantities, as documented
+    factors = envelope.theorem41_factors(model.nu, model.mu)
+    summary_ok &= bool(res.summary["reps"] == reps and res.summary["seed"] == seed
+                       and res.summary["targets"] == ["profile", "least-favourable"]
+                       and res.summary["window"] == [W_ref[0], W_ref[1]] and res.summary["g"] == model.g.tolist()
+                       and res.summary["upper_constant"] == 3
+                       and (res.summary["m_sat"], res.summary["Lambda"], res.summary["cap_ratio"],
+                            res.summary["thm41_factor_low"], res.summary["thm41_factor_high"])
+                       == (model.m_sat, model.Lambda, model.cap_ratio, float(factors[0]), float(factors[1])))
     passed = bool(upper_ok and flags_ok and layout_ok and grid_ok and ratio_err <= 1e-12 and z_max <= t_mc and lower_ok
                   and row_err <= 1e-13
                   and replay_err <= 1e-9
@@ -628,7 +637,9 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                             computed("two-point lower bound (those cases and every row's) vs its documented "
                                      "discretisation replayed (reference.graded.two_point_grid_risk), max relative "
                                      "difference", tp_rule_err, formula="<= 1e-12"),
-                            computed("summary cap_ratio_over_Lambda == cap_ratio / Lambda", bool(summary_ok)),
+                            computed("summary cap_ratio_over_Lambda == cap_ratio / Lambda; its other fields (reps, seed, targets, W, "
+                                     "g, m_sat, Lambda, cap ratio, Thm. 4.1 factors, C = 3) as the run's and model's",
+                                     bool(summary_ok)),
                             computed("m_sat two routes, relative difference", msat_err),
                             computed("grade condition and (1-r) <= cap ratio/Lambda <= 1/(1-mu), Table 3 rows", thm)),
                    arrays=res.losses, seeds={"graded_risk": seed})

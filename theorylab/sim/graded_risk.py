@@ -269,7 +269,7 @@ def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 
             ex_g, mc_g, se_g = worst["graded"]
             ratio_rows.append({"m": m, "in_window": bool(W and W[0] <= m <= W[1]),
                                "ratio_exact": ex_g / ex_u, "ratio_mc": mc_g / mc_u,
-                               "ratio_se": (mc_g / mc_u) * float(np.hypot(se_g / mc_g if mc_g else 0, se_u / mc_u)),
+                               "ratio_se": float(np.hypot(se_g, mc_g * se_u / mc_u)) / mc_u,    # delta method
                                "cap_ratio": model.cap_ratio, "Lambda": model.Lambda})
             if bar is not None:
                 bar.update()
