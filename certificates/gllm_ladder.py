@@ -465,6 +465,11 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     m_ref_q = int(np.floor(quiet.d ** 2 * 0.25 / (quiet.levels ** 2 * quiet.s[0]) / 2))
     want_q = np.union1d(np.unique(np.round(np.geomspace(1, max(top_q, 16.0), 12))), [m_ref_q])
     grid_ok &= bool(np.array_equal(sl.default_grid(quiet, 0.3, 12), want_q.astype(np.int64)))
+    # ... and at sigma_xi = 0.01, 6 points: top = 8 sigma^2 d / eps < 16, so the grid runs to 16 (W is empty: m_ref = 4)
+    hush = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], 0.01, cfg["C"])
+    top_h = 8.0 * 1e-4 * hush.d / (0.5 * float(np.sum(hush.tau * hush.alpha)))
+    want_h = np.union1d(np.unique(np.round(np.geomspace(1, 16.0, 6))), [4])
+    grid_ok &= bool(top_h < 16 and np.array_equal(sl.default_grid(hush, 0.5, 6), want_h.astype(np.int64)))
     rng_h = np.random.default_rng(10)
     xs, Ys = rng_h.integers(0, 4, 12).astype(float), rng_h.integers(0, 5, (3, 12)).astype(float)
     rho_err = float(np.max(np.abs(sl.spearman(xs, Ys) - [spearmanr(xs, y)[0] for y in Ys])))
@@ -630,7 +635,8 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
                  formula=f"<= {RTOL:g}; <= 1e-15"),
         computed("crossing of power-law curves c/m at level 0.7 (c = 3, 10, 0.5, 100) vs c/level (NaN outside "
                  "(m_1, m_max])", [got_x.tolist(), want_x.tolist()], formula="relative error <= 1e-12, same NaNs"),
-        computed("default m grid as documented (also sigma_xi = 1/2, target 0.3, 12 points); Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
+        computed("default m grid as documented (also sigma_xi = 1/2, target 0.3, 12 points; sigma_xi = 0.01, 6 points: "
+                 "top below 16); Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
                  [grid_ok, rho_err, perr_err], formula="grid equal; errors <= 1e-12"),
         computed("average ranks of (3, 12) and (2, 3, 5) batches with ties == scipy rankdata along the last axis; "
                  "pilot fit == exact at coefficients (-1, -2^-520), at X^T y = (-2^1000, 2^-30) with X^T X = diag(1, "

@@ -179,8 +179,8 @@ def reference_size(design: lad.LadderDesign) -> int:
 
 
 def default_grid(design: lad.LadderDesign, target: float = TARGET_FRACTION, points: int = 40) -> np.ndarray:
-    """``points`` geometric sizes from 1 to ``GRID_FACTOR sigma_xi^2 d / eps`` (eps = target x null risk),
-    plus ``m_ref``."""
+    """``points`` geometric sizes from 1 to ``GRID_FACTOR sigma_xi^2 d / eps`` (eps = target x null risk;
+    at least 16), rounded to integers (duplicates dropped), plus ``m_ref``."""
     points = positive_int("points", points, low=4)
     eps = target_risk(design, target)
     top = GRID_FACTOR * design.sigma_xi ** 2 * design.d / eps
