@@ -24,6 +24,7 @@ BUGS = {
                                         ["G10"]),
     "summary 1 / Lambda*_C halved": (SIM_LADDER, '"inv_Lambda_star_C_true": 1.0 /', '"inv_Lambda_star_C_true": 0.5 /',
                                      ["G10"]),
+    "default grid floored at 32": (SIM_LADDER, "max(top, 16.0)", "max(top, 32.0)", ["G10"]),
     "unresolved efficiencies ranked as 1": (SIM_LADDER, "np.where(np.isnan(eff), 0.0, eff)",
                                             "np.where(np.isnan(eff), 1.0, eff)", ["G10"]),
 }
