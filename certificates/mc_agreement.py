@@ -99,10 +99,12 @@ def _first_crossing_check() -> float:
     of [0, 2 pi] (up through 1/2 near 0.52, down near 2.62): its root against scipy's monotone cubic (PCHIP)
     interpolant solved by brentq in the first upward cell found here, also with the curve and level scaled by
     2^1000 (same root); NaN (infinite error) expected when the curve starts at or above the level (0.2), never reaches
-    it (0.75), or holds a NaN. Returns the worst abs root error (inf when a NaN case is not NaN)."""
+    it (0.75), or holds a NaN; two points give the linear root; a repeated g, one point, a missing mass value or a 2-D
+    grid raise ParameterError. Returns the worst abs root error (inf when a NaN or refusal case fails)."""
     from scipy.interpolate import PchipInterpolator
     from scipy.optimize import brentq
 
+    from theorylab import ParameterError
     from theorylab.sim.competition import first_crossing
 
     g = np.linspace(0.0, 2 * np.pi, 25)
@@ -113,7 +115,15 @@ def _first_crossing_check() -> float:
     holed = m.copy()
     holed[-1] = np.nan
     nan_ok = all(np.isnan(first_crossing(g, c, lv)) for c, lv in ((m, 0.2), (m, 0.75), (holed, 0.5)))
-    return float(err) if nan_ok and np.isfinite(err) else math.inf
+    err = max(err, abs(first_crossing([0.0, 1.0], [0.25, 0.75]) - 0.5))        # two points: the linear root
+    refused = 0
+    bad = (([0.0, 1.0, 1.0, 2.0], [0.1, 0.2, 0.6, 0.7]), ([0.0], [0.1]), (g, m[:-1]), ([[0.0, 1.0]], [[0.1, 0.9]]))
+    for gg, mm in bad:
+        try:
+            first_crossing(gg, mm)
+        except ParameterError:
+            refused += 1
+    return float(err) if nan_ok and refused == 4 and np.isfinite(err) else math.inf
 
 
 SCAN_END = ("t4-only", 9.9, 64.0, 1024, 11.0)
@@ -228,8 +238,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         computed("level above the coarse curve: gamma_c, CI and batch roots NaN (at the default 95 % confidence)",
                  brk["nan_ok"]),
         computed("the coarse curve records T, samples, seed and the default sigma0 = 0", brk["record_ok"]),
-        computed("first_crossing (default level 1/2, and scaled by 2^1000) of 0.3 + 0.4 sin g vs scipy PCHIP + brentq, "
-                 "abs error (inf if a start-above / never-reached / NaN curve is not NaN)", cross_err,
+        computed("first_crossing (default level 1/2, and scaled by 2^1000) of 0.3 + 0.4 sin g vs scipy PCHIP + "
+                 "brentq, abs error (inf if a start-above / never-reached / NaN curve is not NaN or a bad grid not "
+                 "refused)", cross_err,
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("2001 samples requested, level 0.9 above the curve (t4-only, dk 4, T 5): the returned coarse curve "
                  "holds 2000 samples (the documented coarse cap), the result records 2001", brk["cap_ok"]),
@@ -515,7 +526,8 @@ def counter_normals(seed=None) -> Outcome:
             want = np.array([[rref.per_sample_mass(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s,
                                                    sigma0) for x in gammas] for s in range(n)])
             for dtype in kernel_err:
-                got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
+                noise = {"sigma0": sigma0} if sigma0 else {}                # sigma0 = 0: the documented default
+                got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype, **noise)
                 kernel_err[dtype] = _worse(kernel_err[dtype], np.abs(got / want - 1))
     # per-sample row statistics (mass, entropy, distractor entropy, sum p^2) of the row-statistics kernels
     from theorylab.sim.row_stats_mc import per_sample_row_stats

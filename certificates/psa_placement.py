@@ -80,7 +80,7 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
 
 
 def _envelope_known_answers(slope) -> bool:
-    """``envelope_slope`` on sequences whose dyadic envelope is known in closed form (start 16, 128 = 8 x 16 entries:
+    """``envelope_slope`` on sequences whose dyadic envelope is known in closed form (default start 16; 128 entries:
     blocks [16, 32), [32, 64), [64, 128)): |a(N')| = N' with alternating signs (each block's maximum at its LAST entry,
     2N - 1), a(N') = 16 / N' (maximum at its FIRST entry, 16 / N: slope exactly -1, first envelope exactly 1), the same
     with the last block zero (slope -inf, the envelope kept), and 127 entries (two blocks: ParameterError)."""
@@ -88,7 +88,7 @@ def _envelope_known_answers(slope) -> bool:
 
     n = np.arange(1.0, 129.0)
     blocks = np.array([16.0, 32.0, 64.0])
-    up = slope((-1.0) ** n * n, 16)
+    up = slope((-1.0) ** n * n)                                        # the default start, 16
     up_ok = bool(np.array_equal(up[1], blocks) and np.array_equal(up[2], 2 * blocks - 1)
                  and abs(up[0] - np.polyfit(np.log(blocks), np.log(2 * blocks - 1), 1)[0]) <= 1e-12)
     down = slope(16.0 / n, 16)
