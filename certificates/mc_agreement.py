@@ -94,6 +94,38 @@ def _bracket_check(simulate=mc_gamma_c) -> dict:
     return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok, "cap_ok": cap_ok}
 
 
+def _first_crossing_check() -> float:
+    """The public ``first_crossing`` at its documented default level 1/2 on ``0.3 + 0.4 sin g`` sampled on 25 points
+    of [0, 2 pi] (up through 1/2 near 0.52, down near 2.62): its root against scipy's monotone cubic (PCHIP)
+    interpolant solved by brentq in the first upward cell found here, also with the curve and level scaled by
+    2^1000 (same root); NaN (infinite error) expected when the curve starts at or above the level (0.2), never reaches
+    it (0.75), or holds a NaN; two points give the linear root; a repeated g, one point, a missing mass value or a 2-D
+    grid raise ParameterError. Returns the worst abs root error (inf when a NaN or refusal case fails)."""
+    from scipy.interpolate import PchipInterpolator
+    from scipy.optimize import brentq
+
+    from theorylab import ParameterError
+    from theorylab.sim.competition import first_crossing
+
+    g = np.linspace(0.0, 2 * np.pi, 25)
+    m = 0.3 + 0.4 * np.sin(g)
+    i = int(np.flatnonzero((m[:-1] < 0.5) & (m[1:] >= 0.5))[0])
+    want = brentq(PchipInterpolator(g, m - 0.5), g[i], g[i + 1], xtol=1e-15)
+    err = max(abs(first_crossing(g, m) - want), abs(first_crossing(g, m * 2.0**1000, 2.0**999) - want))
+    holed = m.copy()
+    holed[-1] = np.nan
+    nan_ok = all(np.isnan(first_crossing(g, c, lv)) for c, lv in ((m, 0.2), (m, 0.75), (holed, 0.5)))
+    err = max(err, abs(first_crossing([0.0, 1.0], [0.25, 0.75]) - 0.5))        # two points: the linear root
+    refused = 0
+    bad = (([0.0, 1.0, 1.0, 2.0], [0.1, 0.2, 0.6, 0.7]), ([0.0], [0.1]), (g, m[:-1]), ([[0.0, 1.0]], [[0.1, 0.9]]))
+    for gg, mm in bad:
+        try:
+            first_crossing(gg, mm)
+        except ParameterError:
+            refused += 1
+    return float(err) if nan_ok and refused == 4 and np.isfinite(err) else math.inf
+
+
 SCAN_END = ("t4-only", 9.9, 64.0, 1024, 11.0)
 """(variant, g in the last scan cell, dk, T, g beyond the scan) of the scan-end check of exact_gamma_c (M rises on
 [0, 11]: plateau 0.968)."""
@@ -181,8 +213,10 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
     end_err, beyond = _scan_end_check(exact)
     brk = _bracket_check(simulate)
+    cross_err = _first_crossing_check()
     passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9 and end_err <= 1e-9 and beyond
                   and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"] and brk["cap_ok"]
+                  and cross_err <= 1e-12
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
@@ -204,6 +238,10 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         computed("level above the coarse curve: gamma_c, CI and batch roots NaN (at the default 95 % confidence)",
                  brk["nan_ok"]),
         computed("the coarse curve records T, samples, seed and the default sigma0 = 0", brk["record_ok"]),
+        computed("first_crossing (default level 1/2, and scaled by 2^1000) of 0.3 + 0.4 sin g vs scipy PCHIP + "
+                 "brentq, abs error (inf if a start-above / never-reached / NaN curve is not NaN or a bad grid not "
+                 "refused)", cross_err,
+                 tolerance=1e-12, formula="<= 1e-12"),
         computed("2001 samples requested, level 0.9 above the curve (t4-only, dk 4, T 5): the returned coarse curve "
                  "holds 2000 samples (the documented coarse cap), the result records 2001", brk["cap_ok"]),
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
@@ -352,6 +390,9 @@ RNG_DIST = (1750, 64, 4096)
 """(seed, samples, indices) of the distribution check: 2 x 262,144 normals per kernel."""
 LOG32_REL, NORMAL32_ULPS, EXP32_REL, EXP64_REL = 2.0**-23, 4.0, 3.0e-7, 3.0e-15
 LOG64_REL = 4.0e-16
+EXP64_WIDE_REL, EXP64_CLIP, EXP32_CLIP = 4.0e-17, (-700.0, 600.0), (-80.0, 60.0)
+"""exp64's documented relative error beyond [-80, 60] (~3e-17 |x|; attained ~3.5e-17 |x|) and the documented clips of
+exp64 and exp32: past them both return exp of the clipped argument (at their accuracy there)."""
 """Relative accuracy of log64 on the kernel's uniforms (0, 1) (documented ~1e-16; attained ~2.9e-16)."""
 DERIV_STEP, DERIV_TOL = 2e-3, 1e-7
 """Step of the reference's five-point differences in g and the tolerance of the kernel's exact derivatives against
@@ -420,8 +461,9 @@ def counter_normals(seed=None) -> Outcome:
     ``fill_normals64`` to 4 float64 ulps of max(1, |z|); ``fill_normals32`` to
     :data:`NORMAL32_ULPS` float32 ulps against the reference fed the float32-rounded halves (the
     kernel's documented uniforms); ``log32``, ``exp32``, ``exp64`` against mpmath on dense grids,
-    each within its documented accuracy and attaining at least half of it; ``per_sample_mass``
-    (both kernels, every variant, target noise) against the reference sum over reference draws
+    each within its documented accuracy and attaining at least half of it (exp64 also beyond [-80, 60] at
+    its documented ~3e-17 |x|; past their documented clips both give exp of the clipped argument);
+    ``per_sample_mass`` (both kernels, every variant, target noise) against the reference sum over reference draws
     (1e-12 float64, 1e-5 float32), and ``per_sample_row_stats`` (mass, entropy, distractor entropy,
     sum p^2) against the reference softmax rows likewise. Statistical: Kolmogorov-Smirnov distance of 2 x 262,144
     normals per kernel (libm, float64, float32) from the exact N(0, 1) CDF, and the correlation of
@@ -463,11 +505,19 @@ def counter_normals(seed=None) -> Outcome:
     exp32_rel = float(np.max(rref.exp_relative_error(x32, np.array([exp32(x) for x in x32]))))
     x64 = np.linspace(-80, 60, 2001)
     exp64_rel = float(np.max(rref.exp_relative_error(x64, np.array([exp64(x) for x in x64]))))
+    # beyond [-80, 60] up to the clips and past them (both ends): exp of the clipped argument
+    xw = np.concatenate([np.linspace(-1000, -80, 461), np.linspace(60, 1000, 471)])
+    cw = np.clip(xw, *EXP64_CLIP)
+    exp64_wide = float(np.max(rref.exp_relative_error(cw, np.array([exp64(x) for x in xw])) / np.abs(cw)))
+    xw32 = np.concatenate([np.linspace(-300, -80, 111), np.linspace(60, 300, 121)]).astype(np.float32)
+    exp32_clip = float(np.max(rref.exp_relative_error(np.clip(xw32, *EXP32_CLIP),
+                                                      np.array([exp32(x) for x in xw32]))))
     u64 = np.unique(np.concatenate([2.0 ** np.linspace(-53, 0, 1001), 1 - np.arange(1, 401) * 2.0**-53]))
     u64 = u64[u64 < 1]
     log64_rel = float(np.max(rref.log_error(u64, np.array([lib.log64(x) for x in u64])) / np.abs(np.log(u64))))
     acc_ok = all(b / 2 <= e <= b for e, b in ((log_rel, LOG32_REL), (exp32_rel, EXP32_REL), (exp64_rel, EXP64_REL),
-                                              (log64_rel, LOG64_REL)))
+                                              (log64_rel, LOG64_REL), (exp64_wide, EXP64_WIDE_REL))) \
+        and exp32_clip <= EXP32_REL
     # per-sample target mass, every variant and kernel, against the reference sum
     dk, T, gammas, n = KERNEL_POINT
     kernel_err = {"float64": 0.0, "float32": 0.0}
@@ -476,7 +526,8 @@ def counter_normals(seed=None) -> Outcome:
             want = np.array([[rref.per_sample_mass(variant, ref.gap(variant, x, dk), x, ref.distractors(T), 3, s,
                                                    sigma0) for x in gammas] for s in range(n)])
             for dtype in kernel_err:
-                got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
+                noise = {"sigma0": sigma0} if sigma0 else {}                # sigma0 = 0: the documented default
+                got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype, **noise)
                 kernel_err[dtype] = _worse(kernel_err[dtype], np.abs(got / want - 1))
     # per-sample row statistics (mass, entropy, distractor entropy, sum p^2) of the row-statistics kernels
     from theorylab.sim.row_stats_mc import per_sample_row_stats
@@ -538,6 +589,11 @@ def counter_normals(seed=None) -> Outcome:
                  formula=f"in [{EXP32_REL / 2:.3g}, {EXP32_REL:.3g}] (documented, attained)"),
         computed("exp64: max relative error on [-80, 60]", exp64_rel, tolerance=EXP64_REL / 2,
                  formula=f"in [{EXP64_REL / 2:.3g}, {EXP64_REL:.3g}] (documented, attained)"),
+        computed(f"exp64 on [-1000, -80] and [60, 1000]: max relative error vs exp(clip(x, {EXP64_CLIP})) / |clip|",
+                 exp64_wide, tolerance=EXP64_WIDE_REL / 2,
+                 formula=f"in [{EXP64_WIDE_REL / 2:.3g}, {EXP64_WIDE_REL:.3g}] (documented ~3e-17 |x|, attained)"),
+        computed(f"exp32 on [-300, -80] and [60, 300]: max relative error vs exp(clip(x, {EXP32_CLIP}))", exp32_clip,
+                 tolerance=EXP32_REL, formula=f"<= {EXP32_REL:.3g}"),
         computed("log64: max relative error on the uniforms [2^-53, 1)", log64_rel, tolerance=LOG64_REL / 2,
                  formula=f"in [{LOG64_REL / 2:.3g}, {LOG64_REL:.3g}] (documented ~1e-16, attained)"),
         computed("per_sample_row_stats float64 g-derivatives vs reference five-point differences (h = "
@@ -561,7 +617,8 @@ def counter_normals(seed=None) -> Outcome:
                  formula=f"|.| <= {z_max:.3f} (normal, share {alpha / 2:g})")),
         arrays={"first_normals": np.stack([v[:4096] for v in pairs.values()]),
                 "ks_corr": np.array([[ks[k], corr[k]] for k in pairs]),
-                "accuracy": np.array([e_libm, e_vec64, e_vec32, log_rel, exp32_rel, exp64_rel, log64_rel]),
+                "accuracy": np.array([e_libm, e_vec64, e_vec32, log_rel, exp32_rel, exp64_rel, log64_rel, exp64_wide,
+                                      exp32_clip]),
                 "kernel_errors": np.array([kernel_err["float64"], kernel_err["float32"], row_err["float64"],
                                            row_err["float32"]])},
         seeds={"known": 0, "distribution": sd, "kernel": 3},

@@ -79,6 +79,33 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
                    arrays={"ratios": r, "library_difference": lib_diff}, seeds={"streams": 1, "monochromatic": 2})
 
 
+def _envelope_known_answers(slope) -> bool:
+    """``envelope_slope`` on sequences whose dyadic envelope is known in closed form (default start 16; 128 entries:
+    blocks [16, 32), [32, 64), [64, 128)): |a(N')| = N' with alternating signs (each block's maximum at its LAST entry,
+    2N - 1), a(N') = 16 / N' (maximum at its FIRST entry, 16 / N: slope exactly -1, first envelope exactly 1), the same
+    with the last block zero (slope -inf, the envelope kept), and 127 entries (two blocks: ParameterError)."""
+    from theorylab import ParameterError
+
+    n = np.arange(1.0, 129.0)
+    blocks = np.array([16.0, 32.0, 64.0])
+    up = slope((-1.0) ** n * n)                                        # the default start, 16
+    up_ok = bool(np.array_equal(up[1], blocks) and np.array_equal(up[2], 2 * blocks - 1)
+                 and abs(up[0] - np.polyfit(np.log(blocks), np.log(2 * blocks - 1), 1)[0]) <= 1e-12)
+    down = slope(16.0 / n, 16)
+    down_ok = bool(np.array_equal(down[1], blocks) and np.allclose(down[2], 16.0 / blocks, rtol=1e-15, atol=0)
+                   and abs(down[0] + 1.0) <= 1e-12)
+    cut = np.where(n < 64, 16.0 / n, 0.0)
+    zero = slope(cut, 16)
+    zero_ok = bool(zero[0] == -np.inf and np.array_equal(zero[1], blocks)
+                   and np.allclose(zero[2], [1.0, 0.5, 0.0], rtol=1e-15, atol=0))
+    try:
+        slope(16.0 / n[:-1], 16)
+        short_ok = False
+    except ParameterError:
+        short_ok = True
+    return up_ok and down_ok and zero_ok and short_ok
+
+
 @certificate("P13", title="Cesaro cancellation of the positional g-linear channels at O(1/N)",
              paper="PSA §6.5",
              claim="Pure positional parts of the T2/T3 channels average away at O(1/N) under RoPE: dyadic-envelope "
@@ -86,7 +113,8 @@ def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratio
                    "frequency (telescoping; attained at theta N = pi), unlike the undifferenced (T1-type) positional "
                    "mean.", method="numeric")
 def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shear.momentum) -> Outcome:
-    """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE."""
+    """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE;
+    ``envelope_slope`` also on sequences with closed-form envelopes (:func:`_envelope_known_answers`)."""
     N, start = 4096, 128
     cases = {"theta=0.1": np.full(8, 0.1), "theta=1": np.full(8, 1.0),
              "bands base 100": shear.rope_frequencies(16, 100.0)}
@@ -117,10 +145,14 @@ def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shea
     attained = float(abs(np.sum(np.asarray(momentum(stream))[1:] @ q)) / (np.linalg.norm(q) * np.linalg.norm(x)))
     ok = all(-1.15 <= v <= -0.85 for v in slopes.values()) and worst <= 2.0 + 1e-9 and abs(attained - 2) <= 1e-12 \
         and float(np.max(np.abs(nope))) == 0.0 and contrast > 2.0 and envelope_ok
+    known_ok = _envelope_known_answers(slope)
+    ok = ok and known_ok
     return Outcome(ok, (computed("envelope slopes of |positional mean| (T2 = T3 up to the query/key exchange), "
                                  "fitted on N = 128..4096", slopes),
                         computed("envelope blocks [N, 2N) (N = 128 .. 2048), their maxima and the fitted slope "
                                  "recomputed", envelope_ok, formula="blocks and maxima equal, slope to 1e-12"),
+                        computed("envelope_slope known answers: |a| = N' (block maxima at the last entry), 16/N' (at "
+                                 "the first; slope -1), a zero block (-inf), too short (ParameterError)", known_ok),
                         bound("max over N and frequencies of N |mean| / (|q||x|/sqrt(dk))", worst,
                               formula="telescoping: sum_n (R_n - R_{n-1}) x = (R_N - R_0) x, norm <= 2|x|"),
                         computed("the bound attained: theta N = pi, q along (R_N - R_0) x, N = 64: N |mean| / (|q||x|)",

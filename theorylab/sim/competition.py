@@ -32,7 +32,7 @@ reproduce the marginal variance but not the channel structure).
 Numerics: float32 by default (float64 on request); a branch-free polynomial exp with
 clipped argument (``[-80, 60]`` in float32, so no result is subnormal, ``[-700, 600]`` in float64) that LLVM
 vectorises (the PyPI Numba has no SVML). Clipping at the top only matters when one
-term alone exceeds e^60, where the mass is below 1e-26 either way.
+term alone exceeds e^60, where the mass is below 1e-26 either way. Kernel indices are checked (``boundscheck``).
 """
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def exp64(x):
 
 # --- kernels ------------------------------------------------------------------------
 
-@nb.njit(parallel=True, cache=True, fastmath=True)
+@nb.njit(parallel=True, cache=True, fastmath=True, boundscheck=True)
 def _kernel32(seed, start, out, m, a, b, delta, sigma0):
     n, G = out.shape
     for i in nb.prange(n):
@@ -147,7 +147,7 @@ def _kernel32(seed, start, out, m, a, b, delta, sigma0):
             out[i, k] = 1.0 / (1.0 + np.float64(acc))
 
 
-@nb.njit(parallel=True, cache=True, fastmath=True)
+@nb.njit(parallel=True, cache=True, fastmath=True, boundscheck=True)
 def _kernel64(seed, start, out, m, a, b, delta, sigma0):
     n, G = out.shape
     for i in nb.prange(n):

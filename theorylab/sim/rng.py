@@ -162,9 +162,9 @@ def normal_pair32(key, j):
     return -r * c, -r * s
 
 
-@nb.njit(cache=True, fastmath=True)
+@nb.njit(cache=True, fastmath=True, boundscheck=True)
 def fill_normals32(key, za, zb):
-    """``za[j], zb[j] = normal_pair32(key, j)`` for every j (a vectorised loop)."""
+    """``za[j], zb[j] = normal_pair32(key, j)`` for every j (a vectorised loop; indices checked)."""
     for j in range(za.size):
         a, b = normal_pair32(key, j)
         za[j] = a
@@ -223,16 +223,16 @@ def normal_pair64(key, j):
     return -r * c, -r * s
 
 
-@nb.njit(cache=True, fastmath=True, error_model="numpy")
+@nb.njit(cache=True, fastmath=True, error_model="numpy", boundscheck=True)
 def fill_normals64(key, za, zb):
-    """``za[j], zb[j] = normal_pair64(key, j)`` for every j (a vectorised loop)."""
+    """``za[j], zb[j] = normal_pair64(key, j)`` for every j (a vectorised loop; indices checked)."""
     for j in range(za.size):
         a, b = normal_pair64(key, j)
         za[j] = a
         zb[j] = b
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, boundscheck=True)
 def _normals(seed, samples, indices, out):
     for a in range(samples.size):
         key = sample_key(seed, samples[a])
