@@ -591,7 +591,7 @@ def _walk_terms(M: np.ndarray, kmax: int) -> np.ndarray:
     B, log_scale = np.eye(M.shape[0]), 0.0                              # M^k/k! = B * exp(log_scale)
     for k in range(1, kmax + 1):
         B = B @ M / k
-        s = np.max(np.abs(B))
+        s = np.max(B)                                                   # M = W o W >= 0 entrywise, so B >= 0
         if s == 0:
             out[k - 1:] = -np.inf
             break
@@ -618,7 +618,7 @@ def notears_h(W) -> NotearsValue:
     top = np.frexp(np.max(M))[1]                                          # rho(M) = 2^top rho(M / 2^top), exactly
     rho = float(np.ldexp(np.max(np.abs(np.linalg.eigvals(np.ldexp(M, -top)))), top))
     if rho <= _SERIES_RHO:
-        kmax = 60
+        kmax = d + 60               # every simple cycle (length <= d) is reached, then its multiples fall as 8^k / k!
         logs = _walk_terms(M, kmax)
         finite = logs[np.isfinite(logs)]
         if finite.size == 0:
@@ -713,7 +713,7 @@ def off_commutant_residual(G) -> np.ndarray:
     G = np.ldexp(G, -np.frexp(np.max(np.abs(G), axis=(-2, -1), keepdims=True))[1])   # scale invariant: exact rescale
     num = np.linalg.norm(G - commutant_projection(G), axis=(-2, -1))
     den = np.linalg.norm(G, axis=(-2, -1))
-    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def plane_rotations(freqs, positions) -> np.ndarray:
@@ -786,8 +786,7 @@ def twirl_multiplier(omega, S: int) -> np.ndarray:
     omega = np.remainder(real_array("omega", omega), 2 * np.pi)          # 2 pi-periodic: no overflow in S omega
     S = positive_int("S", S)
     den = S * np.abs(np.sin(omega / 2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, np.abs(np.sin(S * omega / 2)) / np.where(den > 0, den, 1.0), 1.0)
+    return np.divide(np.abs(np.sin(S * omega / 2)), den, out=np.ones_like(den), where=den > 0)
 
 
 @dataclass(frozen=True)
