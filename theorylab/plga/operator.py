@@ -587,17 +587,16 @@ def _squared(name: str, W) -> np.ndarray:
 
 
 def _walk_terms(M: np.ndarray, kmax: int) -> np.ndarray:
-    out = np.empty(kmax)
-    B, log_scale = np.eye(M.shape[0]), 0.0                              # M^k/k! = B * exp(log_scale)
+    out = np.full(kmax, -np.inf)                                        # -inf: a zero walk count
+    B, log_scale = np.eye(len(M)), 0.0                                  # M^k/k! = B * exp(log_scale)
     for k in range(1, kmax + 1):
         B = B @ M / k
         s = np.max(B)                                                   # M = W o W >= 0 entrywise, so B >= 0
         if s == 0:
-            out[k - 1:] = -np.inf
-            break
+            break                                                       # M^k = 0: every later term is -inf too
         B, log_scale = B / s, log_scale + np.log(s)
-        tr = np.trace(B)
-        out[k - 1] = np.log(tr) + log_scale if tr > 0 else -np.inf
+        with np.errstate(divide="ignore"):
+            out[k - 1] = np.log(np.trace(B)) + log_scale                # trace >= 0; log 0 = -inf
     return out
 
 
@@ -914,8 +913,8 @@ def ln_scale_proxy(D, S, eps: float = EPS_LN) -> np.ndarray:
     e = np.frexp(np.max(np.abs(D), axis=-1))[1]                             # rows D = 2^e y, |y| <= 1
     v = np.var(np.ldexp(D, -e[..., None]), axis=-1)
     s_mant, s_exp = np.frexp(S)
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        out = np.ldexp(eps * s_mant ** 2 / (2 * np.where(v > 0, v, 1.0)), 2 * s_exp - 2 * e)
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        out = np.ldexp(eps * s_mant ** 2 / (2 * v), 2 * s_exp - 2 * e)                # constant rows: replaced below
     if np.any((v > 0) & ~np.isfinite(out)):
         raise ParameterError("D, S, eps out of range: the proxy eps S^2 / (2 var D) overflows the float range")
     return np.where(v > 0, out, np.inf)
