@@ -708,9 +708,11 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
                                         "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
     unit_err = float(np.max(np.abs(gated(rows, unit) - unit_ref)))
-    g0 = unit.glus[0]                                                   # width hidden = 24 != dk = 32
+    g0 = dataclasses.replace(unit.glus[0], **{b: 0.1 * rng.normal(size=np.shape(getattr(unit.glus[0], b)))
+                                              for b in ("b1", "b2", "b3")})   # hidden = 24 != dk = 32, biases != 0
     glu_err = float(np.max(np.abs(glu(rows, g0) - ref.glu(rows, g0.W1, g0.b1, g0.W2, g0.b2, g0.W3, g0.b3))))
-    ok = structure and dense_default \
+    flat_zero = bool(np.all(layer_norm(np.array([[3.0] * 4, [1e-300] * 4, [-1e300] * 4]), eps=0.0) == 0))
+    ok = structure and dense_default and flat_zero \
         and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
         and errs[1] > 1e-3 and lam_min <= 1e-10 and default_ln <= 1e-14 and extreme_ln <= 1e-14 \
         and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13 and glu_err <= 1e-15
@@ -735,7 +737,10 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                         computed("max |reference LN(1e-160 D)| (~ |x - mean| / sqrt(eps))", extreme_scale),
                         computed("max |gated_unit (default eps_ln) - reference LN(GLU(GLU(r)) + r) at eps = 1e-6|",
                                  unit_err, tolerance=1e-13),
-                        computed("max |glu(r) - reference GLU(r)| (dk = 32, hidden = 24)", glu_err, tolerance=1e-15)),
+                        computed("max |glu(r) - reference GLU(r)| (dk = 32, hidden = 24, random biases)", glu_err,
+                                 tolerance=1e-15),
+                        computed("float LayerNorm at eps = 0 of constant rows (3.0, 1e-300, -1e300): 0, not 0/0",
+                                 flat_zero)),
                    arrays={"D": D}, seeds={"queries": 400, "affine": 411})
 
 

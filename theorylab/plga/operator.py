@@ -613,7 +613,7 @@ def notears_h(W) -> NotearsValue:
     that float64 cannot determine ``log h`` to a relative 1e-8.
     """
     M = _squared("W", W)
-    d = M.shape[0]
+    d = len(M)
     top = np.frexp(np.max(M))[1]                                          # rho(M) = 2^top rho(M / 2^top), exactly
     rho = float(np.ldexp(np.max(np.abs(np.linalg.eigvals(np.ldexp(M, -top)))), top))
     if rho <= _SERIES_RHO:
@@ -696,9 +696,8 @@ def commutant_projection(G) -> np.ndarray:
         raise ParameterError(f"G must have an even size dk (got {dk})")
     out = np.zeros_like(G)
     for j in range(0, dk, 2):
-        B = G[..., j:j + 2, j:j + 2]
-        c = 0.5 * B[..., 0, 0] + 0.5 * B[..., 1, 1]          # = 0.5 (a + b), exactly, and no overflow
-        s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]
+        c = 0.5 * G[..., j, j] + 0.5 * G[..., j + 1, j + 1]          # = 0.5 (a + b), exactly, and no overflow
+        s = 0.5 * G[..., j + 1, j] - 0.5 * G[..., j, j + 1]
         out[..., j, j] = out[..., j + 1, j + 1] = c
         out[..., j + 1, j], out[..., j, j + 1] = s, -s
     return out
