@@ -443,6 +443,8 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
     three_np = [np.array(M.tolist(), dtype=float) for M in three]
     three_res = max((float(np.max(np.abs(M @ R3 - R3 @ M))) for M in three_np), default=float("inf"))
     three_rank = int(np.linalg.matrix_rank(np.array([M.ravel() for M in three_np]), tol=1e-9)) if three_np else 0
+    # theta_2 = pi - theta_1 (u = 1/2, 2): cos theta_2 = -cos theta_1 but no resonance: only the 2 diagonal blocks
+    supplementary = len(solutions((sp.Rational(1, 2), sp.Integer(2))))
     G = sy.symbol_matrix("g", 4, 4, real=True)
     gens = tuple(G.flat) + (sy.u1, sy.u2)
     PG = ex.matrix(projection(G))
@@ -455,7 +457,7 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
                     + abs(float(s_.subs(sy.u1, math.tan(t / 2))) - math.sin(t)) for t in (0.3, 1.1, 2.9, -2.0))
     ok = same and commutes and fixes and resonant > 4 and unit and plane_err <= 1e-15 \
         and len(opposite) == opp_rank == null_dim and opp_res <= 1e-14 \
-        and len(three) == three_rank == null3 == 10 and three_res <= 1e-14
+        and len(three) == three_rank == null3 == 10 and three_res <= 1e-14 and supplementary == 4
     return Outcome(ok, (computed("dim {G : G R = R G} (nonresonant) and equals span{E_aa (x) I, E_aa (x) J}",
                                  [len(generic), same]),
                         computed("dim of the solution space when theta_1 = theta_2 (resonant)", resonant),
@@ -465,6 +467,8 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
                                  tolerance=1e-14),
                         computed("dk = 6, u = (1/2, 1/3, 1/2): dim of the exact solutions, their rank, NumPy null space "
                                  "dim (10), max |M R - R M|", [len(three), three_rank, int(null3), three_res]),
+                        computed("u = (1/2, 2) (theta_2 = pi - theta_1, not resonant): dim of the solutions (4)",
+                                 supplementary),
                         computed("Pi(G) commutes with R for symbolic G", commutes),
                         computed("Pi fixes every commutant basis element", fixes),
                         computed("rational plane: cos^2 + sin^2 == 1 exactly", unit),

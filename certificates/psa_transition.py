@@ -197,6 +197,10 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     ev.append(computed("crossing_root of (g - a)^2 + delta^2 (0 Newton steps): a if delta <= 1e-6 max(1, a), else NaN",
                        near))
     ok &= all(near_ok)
+    at_zero = float(np.asarray(transition.crossing_root(ScoreModel("t4-only", (L, -1.0, 1.0), (0.0,), "g (g - 1)"),
+                                                        1.0, 512)))
+    ev.append(computed("crossing_root of g^2 - g (roots 0 and 1): the smallest POSITIVE root, 1", at_zero))
+    ok &= at_zero == 1.0
     # T3 gap (t3-inclusive minus t4-only) exceeds the T4 gap exactly on 0 < g < 1: exact real roots
     x = sp.Symbol("x", real=True)
     t3 = [a - b for a, b in zip(model.gap_poly, list(t4_model.gap_poly) + [0] * 9)]

@@ -23,6 +23,19 @@ BUGS = {
         OP, "out=np.ones_like(den), where=den > 0)", "out=np.ones_like(den), where=den >= 0)", ["A12.standard"]),
     "eps-LN proxy scales rows by their largest entry, not |entry|": (
         OP, "e = np.frexp(np.max(np.abs(D), axis=-1))[1]", "e = np.frexp(np.max(D, axis=-1))[1]", ["A15.numeric"]),
+    "glu subtracts its output bias": (
+        OP, "@ g.W3 + g.b3", "@ g.W3 - g.b3", ["A11.numeric"]),
+    "float LayerNorm of a constant row at eps = 0 divides 0 by 0": (
+        OP, "out=np.zeros_like(centred), where=den > 0)", "out=np.zeros_like(centred), where=den >= 0)",
+        ["A11.numeric"]),
+    "twirl multiplier reduces omega mod pi": (
+        OP, "np.remainder(real_array(\"omega\", omega), 2 * np.pi)", "np.remainder(real_array(\"omega\", omega), np.pi)",
+        ["A12.standard"]),
+    "walk series switches route below rho = 8": (
+        OP, "if rho <= _SERIES_RHO:", "if rho < _SERIES_RHO:", ["A5.numeric"]),
+    "crossing_root's near-real floor max(2, |g|)": (
+        "theorylab/psa/transition.py", "1e-6 * np.maximum(1.0, np.abs(roots))", "1e-6 * np.maximum(2.0, np.abs(roots))",
+        ["P15"]),
     "alternating stream repeated along positions": (
         DEPLOY, "np.repeat(signs[:, None], d, axis=1)", "np.repeat(signs[:, None], d, axis=0)", ["P20.exact"]),
     "commutant solution placed in a 3-row block": (
