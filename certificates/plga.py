@@ -370,7 +370,18 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
         except ParameterError:
             far[k] = "refused"
     far_ok = isinstance(far[27], float) and 1e-10 <= far[27] <= 1e-8 and far[28] == "refused"
-    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 \
+    # a directed 64-cycle (dk = 64, the authors' head size): tr((W o W)^k) = 0 for k < 64, so all of
+    # h = 64 sum_m 1/(64 m)! (mpmath) comes from closed walks longer than 60 steps
+    cycle = np.roll(np.eye(64), 1, axis=1)
+    with mp.workdps(40):
+        cycle_ref = float(64 * mp.nsum(lambda m: 1 / mp.factorial(64 * m), [1, mp.inf]))
+    cycle_rel = abs(notears(cycle).h / cycle_ref - 1)
+    # rho = 8 exactly (W o W = 4 ones(2, 2), eigenvalues 8 and 0, exact in dyadic arithmetic): still the series,
+    # h = e^8 - 1 (mpmath); W = 0: every walk term -inf (M^1 = 0), h = 0
+    at8 = notears(np.full((2, 2), 2.0))
+    at8_rel = abs(at8.h / float(mp.expm1(8)) - 1)
+    zero_ok = bool(np.all(walk_terms(np.zeros((3, 3)), 4) == -np.inf)) and notears(np.zeros((3, 3))).h == 0
+    ok = cycle_rel <= 1e-13 and at8.method == "walk-series" and at8_rel <= 1e-13 and zero_ok and edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 \
         and log_err <= 1e-9 and tri_err <= 1e-13 and bool(np.all(nilpotent_terms == -np.inf)) and far_ok
     return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
                                  tolerance=1e-10),
@@ -385,7 +396,11 @@ def notears_numeric(notears=op.notears_h, walk_terms=op.walk_terms) -> Outcome:
                         computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h),
                         computed("W o W = [[100, 2^k, 0], [0, 100, 0], [0, 0, 0]]: |log h / mpmath - 1| at k = 27 "
                                  "(answered, in [1e-10, 1e-8]); k = 28 refused (bound 2^(k+3) 3 eps > 1e-8 log h)",
-                                 {str(k): v for k, v in far.items()})),
+                                 {str(k): v for k, v in far.items()}),
+                        computed("directed 64-cycle W (unit weights): rel |h - 64 sum_m 1/(64 m)!| (mpmath)", cycle_rel,
+                                 tolerance=1e-13),
+                        computed("rho = 8 exactly (W o W = 4 ones(2, 2)): route, rel |h - (e^8 - 1)|", [at8.method, at8_rel]),
+                        computed("W = 0: walk_terms all -inf and h = 0", zero_ok)),
                    arrays={"W": base, "relative_errors": np.array(rels)}, seeds={"W": 11})
 
 
@@ -416,6 +431,20 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
     at_half = [np.array(M.subs(sy.u1, sp.Rational(1, 2)).tolist(), dtype=float) for M in opposite]
     opp_res = max((float(np.max(np.abs(M @ R_np - R_np @ M))) for M in at_half), default=float("inf"))
     opp_rank = int(np.linalg.matrix_rank(np.array([M.ravel() for M in at_half]), tol=1e-9)) if at_half else 0
+    # dk = 6, u = (1/2, 1/3, 1/2): planes 0 and 2 resonant, so 3 diagonal blocks + 2 off-diagonal ones = 10 solutions;
+    # second route as above: NumPy null space of G -> G R - R G with R from cos/sin of theta = 2 atan(u)
+    us3 = (0.5, 1 / 3, 0.5)
+    three = solutions(tuple(sp.Rational(1, 2) if u == 0.5 else sp.Rational(1, 3) for u in us3))
+    R3 = np.zeros((6, 6))
+    for k, u in enumerate(us3):
+        t = 2 * math.atan(u)
+        R3[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]]
+    null3 = 36 - np.linalg.matrix_rank(np.kron(R3.T, np.eye(6)) - np.kron(np.eye(6), R3), tol=1e-9)
+    three_np = [np.array(M.tolist(), dtype=float) for M in three]
+    three_res = max((float(np.max(np.abs(M @ R3 - R3 @ M))) for M in three_np), default=float("inf"))
+    three_rank = int(np.linalg.matrix_rank(np.array([M.ravel() for M in three_np]), tol=1e-9)) if three_np else 0
+    # theta_2 = pi - theta_1 (u = 1/2, 2): cos theta_2 = -cos theta_1 but no resonance: only the 2 diagonal blocks
+    supplementary = len(solutions((sp.Rational(1, 2), sp.Integer(2))))
     G = sy.symbol_matrix("g", 4, 4, real=True)
     gens = tuple(G.flat) + (sy.u1, sy.u2)
     PG = ex.matrix(projection(G))
@@ -427,7 +456,8 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
     plane_err = max(abs(float(c.subs(sy.u1, math.tan(t / 2))) - math.cos(t))
                     + abs(float(s_.subs(sy.u1, math.tan(t / 2))) - math.sin(t)) for t in (0.3, 1.1, 2.9, -2.0))
     ok = same and commutes and fixes and resonant > 4 and unit and plane_err <= 1e-15 \
-        and len(opposite) == opp_rank == null_dim and opp_res <= 1e-14
+        and len(opposite) == opp_rank == null_dim and opp_res <= 1e-14 \
+        and len(three) == three_rank == null3 == 10 and three_res <= 1e-14 and supplementary == 4
     return Outcome(ok, (computed("dim {G : G R = R G} (nonresonant) and equals span{E_aa (x) I, E_aa (x) J}",
                                  [len(generic), same]),
                         computed("dim of the solution space when theta_1 = theta_2 (resonant)", resonant),
@@ -435,6 +465,10 @@ def commutant(projection=op.commutant_projection, solutions=_exact_route("commut
                                  "space dim of G -> GR - RG", [len(opposite), opp_rank, int(null_dim)]),
                         computed("theta_2 = -theta_1, u_1 = 1/2: max |M R - R M| over the exact solutions", opp_res,
                                  tolerance=1e-14),
+                        computed("dk = 6, u = (1/2, 1/3, 1/2): dim of the exact solutions, their rank, NumPy null space "
+                                 "dim (10), max |M R - R M|", [len(three), three_rank, int(null3), three_res]),
+                        computed("u = (1/2, 2) (theta_2 = pi - theta_1, not resonant): dim of the solutions (4)",
+                                 supplementary),
                         computed("Pi(G) commutes with R for symbolic G", commutes),
                         computed("Pi fixes every commutant basis element", fixes),
                         computed("rational plane: cos^2 + sin^2 == 1 exactly", unit),
@@ -639,7 +673,7 @@ def density_symbolic(density=op.density_operator) -> Outcome:
                    "LN_eps(D) - LN_eps(D/S), computed directly, agree with a 40-digit reference LayerNorm.",
              method="numeric")
 def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error=op.ln_scale_error,
-                    gated=op.gated_unit) -> Outcome:
+                    gated=op.gated_unit, glu=op.glu) -> Outcome:
     """(S, dk) = (8, 32), (32, 32), (64, 32) against numpy's rank of Q; LN at c = 1e-6, 1/64, 1e6; the library's
     LayerNorm and eps error against the reference LayerNorm evaluated row by row in mpmath at 40 digits."""
     queries = {S_: _queries(400 + S_, S_, 32) for S_ in (8, 32, 64)}
@@ -678,10 +712,14 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
     unit_ref = ref.residual_unit(rows, {"glus": [(g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in unit.glus],
                                         "gamma": unit.ln_gamma, "beta": unit.ln_beta}, EPS_LN_REFERENCE_CODE)
     unit_err = float(np.max(np.abs(gated(rows, unit) - unit_ref)))
-    ok = structure and dense_default \
+    g0 = dataclasses.replace(unit.glus[0], **{b: 0.1 * rng.normal(size=np.shape(getattr(unit.glus[0], b)))
+                                              for b in ("b1", "b2", "b3")})   # hidden = 24 != dk = 32, biases != 0
+    glu_err = float(np.max(np.abs(glu(rows, g0) - ref.glu(rows, g0.W1, g0.b1, g0.W2, g0.b2, g0.W3, g0.b3))))
+    flat_zero = bool(np.all(layer_norm(np.array([[3.0] * 4, [1e-300] * 4, [-1e300] * 4]), eps=0.0) == 0))
+    ok = structure and dense_default and flat_zero \
         and inv <= 1e-12 and ln_float <= 1e-13 and ln_40 <= 1e-13 and np.max(deviations) <= 1e-12 \
         and errs[1] > 1e-3 and lam_min <= 1e-10 and default_ln <= 1e-14 and extreme_ln <= 1e-14 \
-        and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13
+        and 0 < extreme_scale < 1e-150 and unit_err <= 1e-13 and glu_err <= 1e-15
     return Outcome(ok, (computed("(S, dk) = (8|32|64, 32): [min eigenvalue, rank, bound]",
                                  [[r.min_eigenvalue, r.rank, r.rank_bound] for r in reports.values()]),
                         computed("rank == bound == numpy rank of Q, symmetric, PSD", structure),
@@ -702,7 +740,11 @@ def density_numeric(report=op.density_report, layer_norm=op.layer_norm, ln_error
                                  extreme_ln, tolerance=1e-14),
                         computed("max |reference LN(1e-160 D)| (~ |x - mean| / sqrt(eps))", extreme_scale),
                         computed("max |gated_unit (default eps_ln) - reference LN(GLU(GLU(r)) + r) at eps = 1e-6|",
-                                 unit_err, tolerance=1e-13)),
+                                 unit_err, tolerance=1e-13),
+                        computed("max |glu(r) - reference GLU(r)| (dk = 32, hidden = 24, random biases)", glu_err,
+                                 tolerance=1e-15),
+                        computed("float LayerNorm at eps = 0 of constant rows (3.0, 1e-300, -1e300): 0, not 0/0",
+                                 flat_zero)),
                    arrays={"D": D}, seeds={"queries": 400, "affine": 411})
 
 
@@ -789,6 +831,7 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
     stack_ref = [float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if X.any() else 0.0
                  for X in stack]
     stack_err = float(np.max(np.abs(stack_lib - stack_ref)))
+    stack_err = max(stack_err, float(np.max(np.abs(residual(stack.reshape(2, 2, 8, 8)).ravel() - stack_ref))))  # 4-d
     negative = -np.abs(G) * 1e300                                       # all entries < 0, one of them tiny: the
     negative[0, 0] = -1e-300                                            # rescale must use the largest |entry|
     for X, e in ((G, 900), (G, -900), (negative, 0)):                   # residual is scale invariant: reference
@@ -819,7 +862,7 @@ def twirl_numeric(twirl=op.position_twirl, projection=op.commutant_projection, c
                         computed("residual of the stack [G_LM, E_03, Pi(G_LM) + E_03/2, 0]: library (E_03 attains 1)",
                                  [float(x) for x in stack_lib]),
                         computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack and G_LM 2^(+-900), "
-                                 "an all-negative G with entries 1e-300 .. 1e300 (reference)", stack_err,
+                                 "an all-negative G with entries 1e-300 .. 1e300 (reference); the stack as (2, 2, 8, 8)", stack_err,
                                  tolerance=1e-14)),
                    arrays={"M": M, "errors": np.array(errs)}, seeds={"M": 12, "queries": 500})
 

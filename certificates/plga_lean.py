@@ -275,7 +275,8 @@ def signed_order_parameter(m=op.order_parameter) -> Outcome:
                    "176, 43.9 at S = 64, 256, 1024 exceeds the trivial bound 1 on the relative residual (vacuous).",
              method="numeric")
 def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequencies, twirl=op.position_twirl,
-                   projection=op.commutant_projection, constant=op.twirl_constant) -> Outcome:
+                   projection=op.commutant_projection, constant=op.twirl_constant,
+                   multiplier=op.twirl_multiplier) -> Outcome:
     """Library statistics vs ``reference.plga_lean.multiplier_statistics`` (explicit sums of e^{i omega n}); the
     ordered table vs the authors' published values; the library twirl vs ``twirl_residual_eigenbasis``."""
     fr = rope_frequencies(64, 1e4)
@@ -297,6 +298,8 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
         resonant[pairs] = [lib.worst, reference["worst"], lib.median, reference["median"], lib.bound]
     resonance_ok = all(v[0] == v[1] == 1.0 and abs(v[2] - v[3]) <= 1e-12 and v[4] == np.inf for v in resonant.values())
     golden = max(max(abs(a - b) for a, b in zip(table[f"ordered S={S}"][2:5], TWIRL_GOLDEN[S])) for S in Ss)
+    wrapped = np.array([-1.0, 4.0, 10.0, 19.0, 2 * np.pi])            # outside [0, pi) and [0, 2 pi): 2 pi-periodic
+    wrap_err = float(np.max(np.abs(multiplier(wrapped, 64) - np.abs(lref.ergodic_averages(wrapped, 64)))))
     entries = np.array(lref.off_commutant_entry_frequencies(fr))
     ordered = np.sort(frequencies(fr, "ordered"))
     weighting = (float(np.max(np.abs(entries[::2] - ordered)) + np.max(np.abs(entries[1::2] - ordered)))
@@ -308,12 +311,14 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
     off = float(np.linalg.norm(M - projection(M))) / norm
     bounds = [constant(fr) / S for S in Ss]
     route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
-    ok = (stats_err <= 1e-12 and counts_ok and resonance_ok and golden <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
+    ok = (stats_err <= 1e-12 and counts_ok and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
           and all(r <= off for r in residual) and all(b > 1 for b in bounds))
     return Outcome(ok, (
         computed("[n, worst, median, frac < 0.1, frac < 0.01, slowest in-plane] per pair set and S", table),
         computed("max |library - reference| of worst, median, slowest (fractions and n equal exactly)", stats_err,
                  tolerance=1e-12),
+        computed("twirl_multiplier at omega = -1, 4, 10, 19, 2 pi (S = 64) vs |(1/S) sum e^(i omega n)| (explicit sums)",
+                 wrap_err, tolerance=1e-12),
         computed("resonant theta = (0.7, 0.7, 0.3), S = 64: [worst, worst_ref, median, median_ref, C_Theta/S] "
                  "(omega = 0 is not averaged: multiplier 1, C_Theta infinite)", resonant),
         computed("max |library ordered - authors' recorded (median, fractions)|", golden, tolerance=1e-12),
@@ -530,7 +535,11 @@ def layer_norm_exact(layer_norm=op.layer_norm) -> Outcome:
     rowwise = np.shape(out) == (2, 3) and all(
         ex.is_zero(ex.exact(out[i][j]) - (v - sp.Rational(sum(r), 3)) * sp.Rational(3, 4), ())
         for i, r in enumerate(rows) for j, v in enumerate(r))
-    ok = formula and shift and ball and below and scale0 and witness and rowwise
+    # eps = 0: a constant row (var = 0) is 0, not 0/0; a row with var = 1 is x - mean
+    flat = layer_norm(_obj([[sp.Integer(5)] * 2, [sp.Integer(0), sp.Integer(2)]]), eps=0)
+    eps0 = np.shape(flat) == (2, 2) and all(ex.is_zero(ex.exact(v) - t, ())
+                                            for v, t in zip(np.ravel(flat), (0, 0, -1, 1)))
+    ok = formula and shift and ball and below and scale0 and witness and rowwise and eps0
     return Outcome(ok, (computed("LN_eps(x) == beta + gamma (x - mean)/sqrt(var + eps) (gamma, beta, eps symbolic)",
                                  formula),
                         computed("LN_eps(x + c) == LN_eps(x) (gamma, beta, eps symbolic)", shift),
@@ -540,7 +549,8 @@ def layer_norm_exact(layer_norm=op.layer_norm) -> Outcome:
                         computed("eps = 1/4, x = (0, 1, 3): LN(2x)_0^2 != LN(x)_0^2 (scale invariance fails)",
                                  witness),
                         computed("2x3 rational matrix [[0, 1, 3], [8, 6, 5]], eps = 2/9: each row normalised by its "
-                                 "own mean and variance, == 3 (x - mean_row)/4 exactly", rowwise)))
+                                 "own mean and variance, == 3 (x - mean_row)/4 exactly", rowwise),
+                        computed("eps = 0: LN([5, 5]) == [0, 0] (constant row), LN([0, 2]) == [-1, 1] exactly", eps0)))
 
 
 @certificate("A15.numeric", title="eps-LayerNorm in float64: ball identity, shift invariance, and the labelled proxy "
@@ -577,8 +587,14 @@ def layer_norm_numeric(layer_norm=op.layer_norm, ln_error=op.ln_scale_error, pro
                                                                                          eps=eps))
                    / proxy_(rows[5], S, eps))
     constant = proxy_(np.full((1, 8), 3.14), S, eps)
+    constant0 = proxy_(np.full((1, 8), 3.14), S, 0.0)                  # eps = 0 too: inf, not 0/0
+    # rows spanning 2^-1000 .. 2^100 whose largest |x| is negative (sets the row scale), and their negation
+    wide = np.array([[-2.0 ** 100, -2.0 ** 99, 2.0 ** -1000, 0.0, -1.0, -3.0]])
+    wide = np.concatenate([wide, -wide])
+    wide_err = float(np.max(np.abs(proxy_(wide, S, eps) / [lref.ln_scale_proxy_mp(r, S, eps) for r in wide] - 1)))
     ok = (ball_err <= 1e-12 and bool(np.all(ball < d)) and shift <= 1e-14 and direct_err <= 1e-8 and proxy_err <= 1e-15
-          and bool(np.all(ratio <= 1 + 1e-9)) and 1 - 1e-3 <= ratio[-1] <= 1 and affine > 1 and np.isinf(constant[0]))
+          and bool(np.all(ratio <= 1 + 1e-9)) and 1 - 1e-3 <= ratio[-1] <= 1 and affine > 1 and np.isinf(constant[0])
+          and wide_err <= 1e-15 and np.isposinf(constant0[0]))
     return Outcome(ok, (computed("max rel |sum LN^2 - d v/(v + eps)| (mpmath), 7 rows", ball_err, tolerance=1e-12),
                         computed("sum LN^2 per row (d = 64; < d: ball)", ball),
                         computed("max |LN(r + 3) - LN(r)| sqrt(v + eps) / (3 + max|r|) (rounding of r + 3: ~ulps)",
@@ -591,7 +607,10 @@ def layer_norm_numeric(layer_norm=op.layer_norm, ln_error=op.ln_scale_error, pro
                                  authors_ratio),
                         proxy("with beta ~ -LN(r/S): direct / proxy (> 1: not a bound with affine parameters)", affine,
                               formula="eps / (2 var(r/S))"),
-                        computed("proxy on a constant row (the direct error is 0 there)", float(constant[0]))),
+                        computed("proxy on a constant row (the direct error is 0 there), eps = 1e-6 and eps = 0",
+                                 [float(constant[0]), float(constant0[0])]),
+                        computed("rows spanning 2^-1000 .. 2^100, largest |x| negative / positive: max rel |proxy - "
+                                 "eps/(2 var(r/S))| (mpmath)", wide_err, tolerance=1e-15)),
                    arrays={"rows": rows, "direct": direct, "proxy": prox}, seeds={"rows": 15, "authors_row": 1})
 
 

@@ -15,7 +15,7 @@ from certificates.reference import score_model as sref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import log_count, score_model
+from theorylab.psa.scoremodel import ScoreModel, log_count, score_model
 
 SLACK = 1e-13  # relative: a library float may differ from the enclosure by this much (a few ulp of 1)
 
@@ -186,6 +186,21 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     ev.append(bound("sqrt(dk) |gamma_c / (L/sqrt(dk)) - 1| at dk = 1e4, 1e6, 1e8", scaled,
                     "bounded by 2L and converging (shrinking steps) => ratio -> 1 like 1/sqrt(dk)", tolerance=1e-6))
     ok &= asym_ok
+    # the near-real test: a pair a +- i delta with delta <= 1e-6 max(1, a) is taken as the (tangent) real root a, a
+    # wider one is no root (NaN); crossing polynomial (g - a)^2 + delta^2 built with dk = 1, sigma^2 = 0, before Newton
+    near = {}
+    for a_, d_ in ((0.5, 0.9e-6), (0.5, 1.1e-6), (4.0, 3.6e-6), (4.0, 4.4e-6)):
+        pair = ScoreModel("t4-only", (L + a_ * a_ + d_ * d_, -2 * a_, 1.0), (0.0,), "a +- i delta")
+        near[f"{a_} +- {d_:g} i"] = float(np.asarray(transition.crossing_root(pair, 1.0, 512, newton_steps=0)))
+    near_ok = [abs(v / a_ - 1) <= 1e-12 if d_ < 1e-6 * max(1.0, a_) else bool(np.isnan(v))
+               for (a_, d_), v in zip(((0.5, 0.9e-6), (0.5, 1.1e-6), (4.0, 3.6e-6), (4.0, 4.4e-6)), near.values())]
+    ev.append(computed("crossing_root of (g - a)^2 + delta^2 (0 Newton steps): a if delta <= 1e-6 max(1, a), else NaN",
+                       near))
+    ok &= all(near_ok)
+    at_zero = float(np.asarray(transition.crossing_root(ScoreModel("t4-only", (L, -1.0, 1.0), (0.0,), "g (g - 1)"),
+                                                        1.0, 512)))
+    ev.append(computed("crossing_root of g^2 - g (roots 0 and 1): the smallest POSITIVE root, 1", at_zero))
+    ok &= at_zero == 1.0
     # T3 gap (t3-inclusive minus t4-only) exceeds the T4 gap exactly on 0 < g < 1: exact real roots
     x = sp.Symbol("x", real=True)
     t3 = [a - b for a, b in zip(model.gap_poly, list(t4_model.gap_poly) + [0] * 9)]

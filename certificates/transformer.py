@@ -310,6 +310,8 @@ def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroo
     tight, below, bits_ok, exact = [], True, True, True
     default_width = deploy.alternating_stream(5)                  # d = 1: the column (+1, -1, +1, -1, +1)
     shape_ok = default_width.shape == (5, 1) and all(default_width[t, 0] == (-1) ** t for t in range(5))
+    wide = deploy.alternating_stream(8, 3, dtype=object)          # d = 3: every row (-1)^t (1, 1, 1)
+    shape_ok &= wide.shape == (8, 3) and all(wide[t, j] == (-1) ** t for t in range(8) for j in range(3))
     for g in couplings:
         alt = deploy.alternating_stream(8, 3, dtype=object) * Fraction(1)
         tight.append(range_growth(alt, g))
@@ -328,6 +330,8 @@ def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroo
     return Outcome(bool(passed), (
         computed("alternating-stream range growth (exact)", [str(t) for t in tight]),
         computed("1 + 2g", [str(1 + 2 * g) for g in couplings]),
+        computed("alternating_stream(5) is the column (-1)^t, alternating_stream(8, 3) the rows (-1)^t (1, 1, 1)",
+                 bool(shape_ok)),
         computed("random rational streams within bound", bool(below)),
         computed("range growth == max |y| / max |x| of the shear written out here (80 random streams; "
                  "(0, -1, -1/2) at g = 1/2: 3/2)", bool(exact)),

@@ -77,6 +77,11 @@ def silu(u):
     return np.asarray(u, dtype=float) * expit(u)
 
 
+def glu(A, W1, b1, W2, b2, W3, b3) -> np.ndarray:
+    """The gated linear unit ``GLU(x) = W3(silu(W1 x + b1) * (W2 x + b2)) + b3`` on the rows of ``A``."""
+    return (silu(A @ W1 + b1) * (A @ W2 + b2)) @ W3 + b3
+
+
 def residual_unit(A, unit, eps_ln: float) -> np.ndarray:
     """One residual unit of Phi_res on the rows of ``A``.
 
@@ -87,9 +92,8 @@ def residual_unit(A, unit, eps_ln: float) -> np.ndarray:
     """
     if isinstance(unit, dict):
         h = A
-        for W1, b1, W2, b2, W3, b3 in unit["glus"]:
-            gate = silu(h @ W1 + b1)
-            h = (gate * (h @ W2 + b2)) @ W3 + b3
+        for weights in unit["glus"]:
+            h = glu(h, *weights)
         return layer_norm_rows(h + A, unit["gamma"], unit["beta"], eps_ln)
     W1, b1, W2, b2 = unit
     return A + silu(A @ W1 + b1) @ W2 + b2

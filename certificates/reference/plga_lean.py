@@ -130,6 +130,14 @@ def ln_relative_scale_error(row, S: float, eps: float, dps: int = 40) -> float:
         return float(mp.sqrt((v + eps) / (v + mp.mpf(eps) / mp.mpf(S) ** 2)) - 1)
 
 
+def ln_scale_proxy_mp(row, S: float, eps: float, dps: int = 40) -> float:
+    """The proxy ``eps / (2 v)``, ``v = var(r/S)`` (mpmath: no float range limits)."""
+    with mp.workdps(dps):
+        x = [mp.mpf(float(t)) / mp.mpf(S) for t in row]
+        mean = mp.fsum(x) / len(x)
+        return float(mp.mpf(eps) / (2 * mp.fsum((t - mean) ** 2 for t in x) / len(x)))
+
+
 def ln_ball_value(row, eps: float, dps: int = 40) -> float:
     """``d var / (var + eps)`` of one row (the norm^2 of its eps-normalised vector, LayerNorm.lean)."""
     with mp.workdps(dps):

@@ -587,17 +587,16 @@ def _squared(name: str, W) -> np.ndarray:
 
 
 def _walk_terms(M: np.ndarray, kmax: int) -> np.ndarray:
-    out = np.empty(kmax)
-    B, log_scale = np.eye(M.shape[0]), 0.0                              # M^k/k! = B * exp(log_scale)
+    out = np.full(kmax, -np.inf)                                        # -inf: a zero walk count
+    B, log_scale = np.eye(len(M)), 0.0                                  # M^k/k! = B * exp(log_scale)
     for k in range(1, kmax + 1):
         B = B @ M / k
-        s = np.max(np.abs(B))
+        s = np.max(B)                                                   # M = W o W >= 0 entrywise, so B >= 0
         if s == 0:
-            out[k - 1:] = -np.inf
-            break
+            break                                                       # M^k = 0: every later term is -inf too
         B, log_scale = B / s, log_scale + np.log(s)
-        tr = np.trace(B)
-        out[k - 1] = np.log(tr) + log_scale if tr > 0 else -np.inf
+        with np.errstate(divide="ignore"):
+            out[k - 1] = np.log(np.trace(B)) + log_scale                # trace >= 0; log 0 = -inf
     return out
 
 
@@ -614,11 +613,11 @@ def notears_h(W) -> NotearsValue:
     that float64 cannot determine ``log h`` to a relative 1e-8.
     """
     M = _squared("W", W)
-    d = M.shape[0]
+    d = len(M)
     top = np.frexp(np.max(M))[1]                                          # rho(M) = 2^top rho(M / 2^top), exactly
     rho = float(np.ldexp(np.max(np.abs(np.linalg.eigvals(np.ldexp(M, -top)))), top))
     if rho <= _SERIES_RHO:
-        kmax = 60
+        kmax = d + 60               # every simple cycle (length <= d) is reached, then its multiples fall as 8^k / k!
         logs = _walk_terms(M, kmax)
         finite = logs[np.isfinite(logs)]
         if finite.size == 0:
@@ -697,9 +696,8 @@ def commutant_projection(G) -> np.ndarray:
         raise ParameterError(f"G must have an even size dk (got {dk})")
     out = np.zeros_like(G)
     for j in range(0, dk, 2):
-        B = G[..., j:j + 2, j:j + 2]
-        c = 0.5 * B[..., 0, 0] + 0.5 * B[..., 1, 1]          # = 0.5 (a + b), exactly, and no overflow
-        s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]
+        c = 0.5 * G[..., j, j] + 0.5 * G[..., j + 1, j + 1]          # = 0.5 (a + b), exactly, and no overflow
+        s = 0.5 * G[..., j + 1, j] - 0.5 * G[..., j, j + 1]
         out[..., j, j] = out[..., j + 1, j + 1] = c
         out[..., j + 1, j], out[..., j, j + 1] = s, -s
     return out
@@ -713,7 +711,7 @@ def off_commutant_residual(G) -> np.ndarray:
     G = np.ldexp(G, -np.frexp(np.max(np.abs(G), axis=(-2, -1), keepdims=True))[1])   # scale invariant: exact rescale
     num = np.linalg.norm(G - commutant_projection(G), axis=(-2, -1))
     den = np.linalg.norm(G, axis=(-2, -1))
-    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def plane_rotations(freqs, positions) -> np.ndarray:
@@ -786,8 +784,7 @@ def twirl_multiplier(omega, S: int) -> np.ndarray:
     omega = np.remainder(real_array("omega", omega), 2 * np.pi)          # 2 pi-periodic: no overflow in S omega
     S = positive_int("S", S)
     den = S * np.abs(np.sin(omega / 2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, np.abs(np.sin(S * omega / 2)) / np.where(den > 0, den, 1.0), 1.0)
+    return np.divide(np.abs(np.sin(S * omega / 2)), den, out=np.ones_like(den), where=den > 0)
 
 
 @dataclass(frozen=True)
@@ -915,8 +912,8 @@ def ln_scale_proxy(D, S, eps: float = EPS_LN) -> np.ndarray:
     e = np.frexp(np.max(np.abs(D), axis=-1))[1]                             # rows D = 2^e y, |y| <= 1
     v = np.var(np.ldexp(D, -e[..., None]), axis=-1)
     s_mant, s_exp = np.frexp(S)
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        out = np.ldexp(eps * s_mant ** 2 / (2 * np.where(v > 0, v, 1.0)), 2 * s_exp - 2 * e)
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        out = np.ldexp(eps * s_mant ** 2 / (2 * v), 2 * s_exp - 2 * e)                # constant rows: replaced below
     if np.any((v > 0) & ~np.isfinite(out)):
         raise ParameterError("D, S, eps out of range: the proxy eps S^2 / (2 var D) overflows the float range")
     return np.where(v > 0, out, np.inf)

@@ -106,8 +106,7 @@ def momentum(stream, axis: int = -2) -> np.ndarray:
 
 def _momentum(x: np.ndarray, axis: int) -> np.ndarray:
     x = np.moveaxis(x, axis, 0)
-    p = np.empty_like(x)
-    p[:1] = x[:1] - x[:1]
+    p = x - x                                                   # p_0 = 0 in x's own type (exact zero if object)
     p[1:] = x[1:] - x[:-1]
     return np.moveaxis(p, 0, axis)
 
@@ -332,7 +331,7 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
         raise ParameterError(f"d must be an even integer >= 2 (got {d})")
     check_memory("d", 4 * d)
     base = real_scalar("base", base, low=1, low_inclusive=False)
-    return base ** (-2.0 * np.arange(d // 2) / d)
+    return base ** (-np.arange(0, d, 2) / d)                    # base^(-2j/d), j = 0 .. d/2 - 1
 
 
 def rope_tables(T: int, freqs, positions=None) -> tuple[np.ndarray, np.ndarray]:

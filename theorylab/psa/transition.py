@@ -150,7 +150,8 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     """Smallest positive real root of the crossing polynomial, by eigenvalues then Newton.
 
     The roots of every grid point's polynomial are the eigenvalues of its companion
-    matrix (one batched ``eigvals`` call); the smallest positive near-real one is then
+    matrix (one batched ``eigvals`` call); the smallest positive near-real one
+    (``|Im g| <= 1e-6 max(1, |g|)``: a tangent double root splits into such a pair) is then
     polished by Newton steps on the polynomial itself. NaN where no positive real root
     exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
     ``newton_steps`` (an integer in [0, 100]) is the number of polishing steps.
