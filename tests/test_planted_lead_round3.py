@@ -1,5 +1,5 @@
 """Planted library bugs caught by the lead's round-3/4 checks (channel moments, deploy defaults, diameter
-rescaling, mc_gamma_c's record and confidence, the RoPE match factor)."""
+rescaling, mc_gamma_c's record and confidence, the RoPE match factor) and round 5 (crossing_root's Newton safeguard)."""
 import pytest
 
 from planted import assert_caught
@@ -11,6 +11,9 @@ BUGS = {
                                        "def kv_cache_floats(T, d, layers=2):", "P20.numeric"),
     "diameter scaled by max X, not max |X|": ("theorylab/plga/contraction.py", "np.frexp(np.max(np.abs(X)))",
                                               "np.frexp(np.max(X))", "A18"),
+    "unsafeguarded Newton polish of crossing_root": ("theorylab/psa/transition.py",
+                                                     "found & (np.abs(_polyval_rows(flat, trial)) < np.abs(f))",
+                                                     "found", "P15"),
 }
 SLOW = {
     "channel means ignore the distractor mask": (IND, "mean = (C * w).sum(-1) / cnt", "mean = C.sum(-1) / cnt",

@@ -152,8 +152,9 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     The roots of every grid point's polynomial are the eigenvalues of its companion
     matrix (one batched ``eigvals`` call); the smallest positive near-real one
     (``|Im g| <= 1e-6 max(1, |g|)``: a tangent double root splits into such a pair) is then
-    polished by Newton steps on the polynomial itself. NaN where no positive real root
-    exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
+    polished by Newton steps on the polynomial itself, each kept only where it lowers ``|f|``
+    (so a tangent double root, where ``f' ~ 0``, keeps its eigenvalue). NaN where no positive
+    real root exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
     ``newton_steps`` (an integer in [0, 100]) is the number of polishing steps.
     """
     newton_steps = positive_int("newton_steps", newton_steps, low=0, high=100)
@@ -170,11 +171,11 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     found = np.isfinite(g)
     g = np.where(found, g, 0.0)
     deriv = flat[:, 1:] * np.arange(1, n + 1)
-    for _ in range(newton_steps):
-        f = _polyval_rows(flat, g)
+    for _ in range(newton_steps):  # safeguarded: a step is kept only where it lowers |f| (at a tangent double
+        f = _polyval_rows(flat, g)    # root f' ~ 0 and a plain step would jump away from it)
         fp = _polyval_rows(deriv, g)
-        step = np.divide(f, fp, out=np.zeros_like(f), where=fp != 0)
-        g = np.where(found, g - step, 0.0)
+        trial = g - np.divide(f, fp, out=np.zeros_like(f), where=fp != 0)
+        g = np.where(found & (np.abs(_polyval_rows(flat, trial)) < np.abs(f)), trial, g)
     return np.where(found & (g > 0), g, np.nan).reshape(shape)
 
 
