@@ -99,15 +99,26 @@ SCAN_END = ("t4-only", 9.9, 64.0, 1024, 11.0)
 [0, 11]: plateau 0.968)."""
 
 
-def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool]:
-    """``exact_gamma_c`` at the end of its documented scan [0, 10]: a root in the last cell (9.75, 10] is found
-    (abs error against the reference's g), and a level first reached at g = 11 gives NaN (the reference mass
-    rises on the scan: M(10) below that level)."""
+HUMP = ScoreModel("t4-only", (0.0, 200.0, -1000.0), (0.0, 0.0), "probe: noiseless gap hump on [0, 0.2]")
+"""Probe model of the first-cell check: ``Delta = 200 g - 1000 g^2`` (dk = 1), no distractor noise, so
+``M = 1/(1 + m e^-Delta)`` in closed form: M crosses 1/2 upwards at ``g* = (1 - sqrt(1 - ln(m)/10))/10`` (0.0234 for
+T = 64), inside the scan's first cell (0, 0.1], and falls back below 1/2 before the scan's third point 0.2 (Delta(0.2)
+= 0), never to return (Delta < 0 beyond)."""
+
+
+def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool, float]:
+    """``exact_gamma_c`` at both ends of its documented scan [0, 10]: a root in the last cell (9.75, 10] is found
+    (abs error against the reference's g), a level first reached at g = 11 gives NaN (the reference mass
+    rises on the scan: M(10) below that level), and the smallest up-crossing of the :data:`HUMP` probe, in the
+    first cell (0, 0.1] of a mass that is back below the level at g = 0.2, is found (abs error against the
+    closed-form root)."""
     variant, g_in, dk, T, g_out = SCAN_END
     level_in, level_out = ref.mass(variant, g_in, dk, T), ref.mass(variant, g_out, dk, T)
     err = abs(float(exact(variant, dk, T, level=level_in)) - g_in)
     beyond = bool(ref.mass(variant, 10.0, dk, T) < level_out and np.isnan(exact(variant, dk, T, level=level_out)))
-    return err, beyond
+    m = ref.distractors(64)
+    first = abs(float(exact("t4-only", 1.0, 64, model=HUMP)) - (1.0 - math.sqrt(1.0 - math.log(m) / 10.0)) / 10.0)
+    return err, beyond, first
 
 
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
@@ -179,9 +190,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     low_level = ref.mass("t3-inclusive", 0.0, 16.0, 3) + 0.02
     low_want = brentq(lambda g: ref.mass("t3-inclusive", g, 16.0, 3) - low_level, 0.0, 0.1, xtol=1e-14)
     low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
-    end_err, beyond = _scan_end_check(exact)
+    end_err, beyond, first_err = _scan_end_check(exact)
     brk = _bracket_check(simulate)
-    passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9 and end_err <= 1e-9 and beyond
+    passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9 and end_err <= 1e-9 and beyond and first_err <= 1e-9
                   and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"] and brk["cap_ok"]
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
@@ -193,6 +204,9 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
         computed("exact gamma_c with its root in the first scan cell (t3-inclusive, dk 16, T 3, level M(0) + 0.02) "
                  "vs the reference's root, abs error", low_err, tolerance=1e-9, formula="<= 1e-9"),
+        computed("exact gamma_c of the HUMP probe (noiseless gap 200 g - 1000 g^2, dk 1, T 64): the smallest "
+                 "up-crossing, in the first scan cell, of a mass back below 1/2 at g = 0.2, vs the closed-form root, "
+                 "abs error", first_err, tolerance=1e-9, formula="<= 1e-9 (NaN if the first cell is skipped)"),
         computed(f"exact gamma_c at level = reference M({SCAN_END[1]:g}) (last scan cell) vs {SCAN_END[1]:g}, abs error "
                  f"({SCAN_END[0]}, dk {SCAN_END[2]:g}, T {SCAN_END[3]})", end_err, tolerance=1e-9, formula="<= 1e-9"),
         computed(f"... at level = reference M({SCAN_END[4]:g}) > max M on [0, 10]: NaN (documented scan [0, 10])", beyond),
