@@ -260,6 +260,9 @@ VARIANT_POINT = (16.0, 64, (0.5, 1.0, 2.0), 20000)
 FROZEN_POINT = ("t4-only", 4.0, 64, 2.0, 100_000)
 """(variant, dk, T, g, samples): deep in the frozen phase (mass 6.6e-4, single distractors above
 the target by e^6 and more), where the float32 kernel's exp clipping would show."""
+LARGE_NOISE = ("t4-only", 0.3, 3.0)
+"""(variant, g, sigma0) of the large-target-noise check of the quadrature (dk, T of VARIANT_POINT): sigma0 = 3 against
+a distractor spread sigma = 0.18, where a fixed 40-node Gauss-Hermite average erred by 1.8e-6."""
 PHI_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
               (2.0, 1.0, 30.0))
 """(t, Delta, sigma) of the relative-precision check of ``1 - phi`` (values 1e-23 to 0.6)."""
@@ -317,6 +320,8 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     ratio = float(np.sum(ratio_terms) / dof)
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 2, dof)
     quad_err = float(np.max(np.abs(lib - refm)))
+    nv, ng, ns0 = LARGE_NOISE
+    noise_err = abs(float(exact(nv, dk, T, [ng], sigma0=ns0)[0]) - ref.mass(nv, ng, dk, T, ns0))
     dev = np.abs(mc - refm) / half
     # aggregation: simulate_mass == numpy statistics of the per-sample masses (2500 samples: two chunks)
     variant, dtype, sigma0 = VARIANT_RUNS[1]
@@ -327,7 +332,7 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
     passed = bool(same_variants and m_ok and phi_err <= 1e-12 and model_err <= 1e-13 and var_err <= 1e-13
                   and load_err <= 1e-13
-                  and quad_err <= REF_TOL and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
+                  and quad_err <= REF_TOL and noise_err <= 1e-11 and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
                   and ratio_lo <= ratio <= ratio_hi)
     return Outcome(passed, (
         computed("simulator variants == reference variants, all simulated", same_variants),
@@ -338,6 +343,8 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
         computed("max rel |library variance - reference variance|", var_err, formula="<= 1e-13"),
         computed("max rel |a(g)^2 + b(g)^2 (simulator loadings) - reference variance|", load_err, formula="<= 1e-13"),
         computed("max |library quadrature - reference integral|", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
+        computed(f"large target noise {LARGE_NOISE} (variant, g, sigma0): |library quadrature - reference integral|",
+                 noise_err, tolerance=1e-12, formula="<= 1e-11 (the reference's accuracy; the library's adapted rule)"),
         computed("max |simulate_mass - numpy over per_sample_mass| (mean, SE, batch means)", agg_err,
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("max |MC - reference| / empirical Bernstein half-width", float(np.max(dev)), tolerance=0.5,
