@@ -258,10 +258,10 @@ def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0
     """
     g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
     sigma0 = real_scalar("sigma0", sigma0, low=0)
+    z, wz = _target_rule(sigma0)                       # the target-noise nodes of exact_mass
     out = np.empty((delta.size, 4))
     for i, (d, s) in enumerate(zip(delta, sigma)):
         hd = _distractor_entropy(float(s), m, refine) if distractor else float("nan")
-        z, wz = _target_rule(sigma0)                # the target-noise nodes of exact_mass
         rows = [_row_moments(float(d + sigma0 * zi), float(s), m, refine, hd) for zi in z]
         out[i] = [sum(wi * getattr(r, k) for r, wi in zip(rows, wz)) for k in STATISTICS]
     return RowStatistics(variant, dk, T, sigma0, g, *(out[:, j].reshape(g.shape) for j in range(4)))
