@@ -195,7 +195,7 @@ _TARGET_NODES = 40
 
 def exact_mass_cost(n_gamma, sigma0: float = 0.0) -> Cost:
     """Peak memory and run time of :func:`exact_mass` for ``n_gamma`` couplings (one mass per target-noise node
-    of ``_target_rule`` for each: 1 at sigma0 = 0, 40 up to sigma0 = 1, 8 ceil(9 sigma0) beyond)."""
+    of ``_target_rule`` for each: 1 at sigma0 = 0, 40 up to sigma0 = 1, 10 ceil(9 sigma0) beyond)."""
     evals = count("n_gamma", n_gamma) * _target_rule(real_scalar("sigma0", sigma0, low=0))[0].size
     return Cost(_QUADRATURE_BYTES + bytes_of(4, n_gamma), MASS_CALL_SECONDS + evals * QUADRATURE_SECONDS,
                 f"{evals:.3g} quadrature masses")
@@ -245,7 +245,7 @@ def _target_rule(sigma0: float) -> tuple[np.ndarray, np.ndarray]:
     The mass is a step of width about 1 in the gap (smoothed, not widened much, by the distractor spread), i.e. of
     width ``1 / sigma0`` in z. ``sigma0 = 0``: the single node z = 0. ``0 < sigma0 <= 1``: 40-node Gauss-Hermite.
     ``sigma0 > 1`` (where a fixed Gauss-Hermite rule converges slowly: 1.8e-6 off at sigma0 = 3, sigma = 0.18):
-    composite 8-node Gauss-Legendre in z on [-9, 9] with ``ceil(9 sigma0)`` panels (width <= 2 / sigma0), so the
+    composite 10-node Gauss-Legendre in z on [-9, 9] with ``ceil(9 sigma0)`` panels (width <= 2 / sigma0), so the
     nodes grow linearly with sigma0 (docs/simulation.md, "Target noise").
     """
     if sigma0 == 0.0:
@@ -253,8 +253,8 @@ def _target_rule(sigma0: float) -> tuple[np.ndarray, np.ndarray]:
     if sigma0 <= 1.0:
         return _gauss_hermite(_TARGET_NODES)
     panels = int(np.ceil(_TARGET_Z * sigma0))
-    check_memory("sigma0", 128.0 * panels)             # two float64 arrays of 8 panels nodes
-    z, w = _gauss_legendre(-_TARGET_Z, _TARGET_Z, panels, 8)
+    check_memory("sigma0", 160.0 * panels)             # two float64 arrays of 10 panels nodes
+    z, w = _gauss_legendre(-_TARGET_Z, _TARGET_Z, panels, 10)
     return z, w * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
 
