@@ -131,9 +131,12 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
 PEAK_KNOWN = (0.05, 0.4, 2.5, 6.0)
 """Peak couplings of the closed-form curves read by the exact peak search (inside the scan, both ends)."""
 BUMP_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
-               (2.0, 1.0, 30.0), (0.0, 0.0, 0.5), (-20.0, 5.0, 0.2), (1.5, 0.0, 0.05))
-"""(t, Delta, sigma) of the relative-precision check of the row-entropy moments (values down to 1e-40; the last
-three on the Gauss-Hermite side of the quadrature's switch, sigma <= 0.5)."""
+               (2.0, 1.0, 30.0), (0.0, 0.0, 0.5), (-20.0, 5.0, 0.2), (1.5, 0.0, 0.05), (4.0, 0.0, 0.26),
+               (4.0, 0.0, 0.5), (4.0, 0.0, 0.7))
+"""(t, Delta, sigma) of the relative-precision check of the row-entropy moments (values down to 1e-40; sigma 0.05 to
+0.5 on the Gauss-Hermite side of the quadrature's switch). At t = 4 (K2 down to 1e-20, the bump's steep right
+flank) each side of the switch is needed: Gauss-Legendre in y at sigma = 0.26 errs by 3e-10, Gauss-Hermite at
+sigma = 0.7 by 8e-10, each rule on its own side by < 4e-13."""
 PEAK_OUTSIDE = (0.015, 12.0)
 """Peak couplings of closed-form curves just outside the scan (0.02, 10]: the peak search must return NaN."""
 HD_POINTS = ((0.5, 16), (1.0, 64), (0.3, 2048), (1.2, 4))

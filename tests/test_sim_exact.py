@@ -45,8 +45,9 @@ def test_limits():
 
 
 def test_target_noise_is_an_average_over_the_gap():
-    from theorylab.sim.exact import _gauss_hermite
-    z, w = _gauss_hermite(40)
+    from theorylab.sim.exact import _target_rule
+    z, w = _target_rule(1.5)                      # composite Gauss-Legendre beyond sigma0 = 1
+    assert z.size == 10 * 14 and abs(w.sum() - 1) < 1e-14 and abs(w @ z**2 - 1) < 1e-13
     g, s0 = 0.8, 1.5
     delta, sigma = g * g * np.sqrt(128), 2 * g * g
     want = sum(wi * mass_given(delta + s0 * zi, sigma, 510) for zi, wi in zip(z, w))

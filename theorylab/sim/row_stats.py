@@ -36,7 +36,7 @@ composite Gauss-Legendre on [-45, 5] (region B), extended to the left (region A,
 ``exp(-e^t) = 1`` and the integrands live while ``ln S`` is large: down to
 ``-45 - ln m - max(0, 10 sigma - Delta)``) and, for ``E ln S``, to the right (region C, up to
 ``5 + 10 sigma``), with panels of width ``max(1, sigma/4)``. Target noise ``sigma0`` is an
-outer Gauss-Hermite average over ``Delta + sigma0 z``, as in :func:`~theorylab.sim.exact.exact_mass`.
+outer average over ``Delta + sigma0 z`` on the nodes of :func:`~theorylab.sim.exact.exact_mass`.
 
 Accuracy (tests/test_row_stats.py): against direct adaptive integration over the m-fold
 Gaussian (m = 1, 2) and mpmath; node doubling changes nothing above 1e-10.
@@ -52,7 +52,7 @@ from scipy.special import log_ndtr
 from theorylab.errors import ParameterError, check_memory, choice, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
 from theorylab.sim.exact import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
-                                 _refine, integer_context_length, one_minus_phi)
+                                 _refine, _target_rule, integer_context_length, one_minus_phi)
 
 SIGMA_MAX = 1e4
 """Largest distractor spread sigma of the quadrature: up to it, doubling the nodes changes E H and E H_d by less
@@ -258,7 +258,7 @@ def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0
     """
     g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
     sigma0 = real_scalar("sigma0", sigma0, low=0)
-    z, wz = _gauss_hermite(40) if sigma0 > 0 else (np.zeros(1), np.ones(1))
+    z, wz = _target_rule(sigma0)                       # the target-noise nodes of exact_mass
     out = np.empty((delta.size, 4))
     for i, (d, s) in enumerate(zip(delta, sigma)):
         hd = _distractor_entropy(float(s), m, refine) if distractor else float("nan")
