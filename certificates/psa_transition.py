@@ -189,15 +189,17 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     # the near-real test: a pair a +- i delta with delta <= 1e-6 max(1, a) is taken as the (tangent) real root a, a
     # wider one is no root (NaN); crossing polynomial (g - a)^2 + delta^2 built with dk = 1, sigma^2 = 0, before and
     # after the (default 4) Newton steps, which must not move a tangent root (delta = 0: f' = 0 there)
-    pairs = ((0.5, 0.0), (0.5, 0.9e-6), (0.5, 1.1e-6), (4.0, 0.0), (4.0, 3.6e-6), (4.0, 4.4e-6))
+    # (and its negative, whose Newton trials have f < 0)
+    pairs = ((0.5, 0.0, 1), (0.5, 0.0, -1), (0.5, 0.9e-6, 1), (0.5, 1.1e-6, 1), (4.0, 0.0, 1), (4.0, 3.6e-6, -1),
+             (4.0, 4.4e-6, 1))
     near, near_ok = {}, []
-    for a_, d_ in pairs:
-        pair = ScoreModel("t4-only", (L + a_ * a_ + d_ * d_, -2 * a_, 1.0), (0.0,), "a +- i delta")
+    for a_, d_, s_ in pairs:
+        pair = ScoreModel("t4-only", (L + s_ * (a_ * a_ + d_ * d_), -2 * s_ * a_, s_ * 1.0), (0.0,), "a +- i delta")
         for k in (0, 4):
             v = float(np.asarray(transition.crossing_root(pair, 1.0, 512, newton_steps=k)))
-            near[f"{a_} +- {d_:g} i, {k} Newton steps"] = v
+            near[f"{'-' if s_ < 0 else ''}(g - {a_})^2 + {d_:g}^2, {k} Newton steps"] = v
             near_ok.append(abs(v / a_ - 1) <= 1e-12 if d_ < 1e-6 * max(1.0, a_) else bool(np.isnan(v)))
-    ev.append(computed("crossing_root of (g - a)^2 + delta^2: a if delta <= 1e-6 max(1, a) (to 1e-12 relative), else "
+    ev.append(computed("crossing_root of +-((g - a)^2 + delta^2): a if delta <= 1e-6 max(1, a) (to 1e-12 relative), else "
                        "NaN", near, tolerance=1e-12))
     ok &= all(near_ok)
     at_zero = float(np.asarray(transition.crossing_root(ScoreModel("t4-only", (L, -1.0, 1.0), (0.0,), "g (g - 1)"),
