@@ -268,15 +268,8 @@ def _exact_peak_search(spec: _Peak, variant, dk, T, model) -> float:
         h = _REL_STEP * x
         return spec.sign * float(_SECOND @ F(x + h * _STENCIL)) / (h * h)
 
-    # first try a narrow bracket around the vertex of the parabola through the three scan values
-    # (saves Brent steps), then the scan cells either side of the maximum
-    (a, b, c), (da, db, dc) = u[i - 1:i + 2], D[i - 1:i + 2]
-    den = (b - a) * (db - dc) - (b - c) * (db - da)
-    vertex = b - 0.5 * ((b - a) ** 2 * (db - dc) - (b - c) ** 2 * (db - da)) / den if den != 0 else b
-    w = 0.05 * (c - a)
-    brackets = [(vertex - w, vertex + w)] if a < vertex - w and vertex + w < c else []
-    brackets += [(a, c), (u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])]
-    for lo, hi in brackets:
+    # the scan cells either side of the maximum, then two cells either side
+    for lo, hi in ((u[i - 1], u[i + 1]), (u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])):
         if second(lo) > 0 > second(hi):
             root = brentq(second, lo, hi, xtol=1e-10 * hi, rtol=1e-10)
             return float(np.sqrt(root) if spec.squared else root)
