@@ -62,7 +62,7 @@ class Measurement:
     observable, variant, dk, T, method : what was measured, and how ("exact" or "mc").
     gamma_c : the coupling (NaN where the observable does not exist).
     ci_low, ci_high : Monte Carlo batch-means confidence interval (NaN for exact).
-    confidence : the interval's nominal coverage.
+    confidence : the interval's nominal coverage (NaN where no interval is computed: exact measurements).
     samples, seed : Monte Carlo draws and stream (0 for exact).
     level : the mass level for level observables (NaN for peaks).
     batch_gamma_c : per-batch values (Monte Carlo; empty for exact).
@@ -77,7 +77,7 @@ class Measurement:
     gamma_c: float
     ci_low: float = float("nan")
     ci_high: float = float("nan")
-    confidence: float = 0.95
+    confidence: float = float("nan")
     samples: int = 0
     seed: int = 0
     level: float = float("nan")
