@@ -93,16 +93,20 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
     peak_err, bump_err, row_err = _closed_form_peaks(), _bump_precision(), _row_stats_mass()
     at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15) for v in ("t4-only", "symmetric-key-convention")
                 for o in ("mass-half", "inflection", observable)}
-    cross_err, exact_record = _crossing_reader(), _exact_record(at_64_15.values())
+    cross_err, exact_record, skew_err = _crossing_reader(), _exact_record(at_64_15.values()), _skewed_peaks()
     hd_err, single_err = _distractor_entropy_error(), _single_distractor_error()
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
                   and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12
                   and row_err <= 1e-9 and hd_err <= 1e-10
-                  and single_err <= 1e-12 and cross_err <= 1e-9 and exact_record)
+                  and single_err <= 1e-12 and cross_err <= 1e-9 and exact_record
+                  and skew_err <= 1e-5)
     return Outcome(passed, (
         computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
                  formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %); "
                          f"NaN at g0 in {PEAK_OUTSIDE} (outside the scan), else inf"),
+        computed("peak reader on right-skewed curves (peak two scan cells from the discrete maximum), max rel error",
+                 skew_err, formula=f"<= 1e-5 (the stencil's h^2 error on a sharp fall; F' = r^{SKEW[0] - 1:g} "
+                                   f"exp(-c r^{SKEW[1]:g}), r = g / g0, g0 = SCAN[{SKEW[2]}] x {SKEW[3]})"),
         computed("Monte Carlo crossing reader on sin(g) (upward zeros 2 pi, 4 pi), max abs error", cross_err,
                  formula=f"<= 1e-9: the crossing nearest g = {CROSS_NEAR} on a {CROSS_POINTS}-point grid of "
                          "[0.5, 13]; NaN without an upward crossing or with a non-finite value, else inf"),
@@ -167,6 +171,30 @@ def _closed_form_peaks() -> float:
                for sq in (False, True)]
     err = max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
     return err if not np.any(np.isfinite(outside)) else np.inf
+
+
+SKEW = (2.0, 60.0, 20, (0.9, 1.03))
+"""(a, b, k, factors) of the skewed curves F = P(a/b, (a-1)/b (g/g0)^b) (regularised lower incomplete gamma), whose
+slope F' ~ r^(a-1) exp(-(a-1)/b r^b) peaks at r = g/g0 = 1 and falls sharply: g0 = SCAN[k] * factor puts the peak
+beyond the scan cells either side of the scan's maximum slope, on the left (0.9) and on the right (1.03)."""
+
+
+def _skewed_peaks() -> float:
+    """The library's exact peak search on the skewed curves of :data:`SKEW`: max relative error (inf for NaN)."""
+    from scipy.special import gammainc
+
+    from theorylab.sim import observables as obs
+
+    a, b, k, factors = SKEW
+
+    def spec(g0):
+        def F(variant, dk, T, g, model):
+            return gammainc(a / b, (a - 1) / b * (np.asarray(g, float) / g0) ** b)
+        return obs._Peak("skewed", False, 1.0, F, None, None)
+    with np.errstate(over="ignore"):
+        got = [(obs._exact_peak_search(spec(obs.SCAN[k] * f), "t4-only", 16.0, 64, None), obs.SCAN[k] * f)
+               for f in factors]
+    return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
 
 
 CROSS_NEAR = (5.0, 7.0, 10.0, 12.5)
