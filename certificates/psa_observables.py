@@ -109,7 +109,7 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
                                    f"exp(-c r^{SKEW[1]:g}), r = g / g0, g0 = SCAN[{SKEW[2]}] x {SKEW[3]})"),
         computed("Monte Carlo crossing reader on sin(g) (upward zeros 2 pi, 4 pi), max abs error", cross_err,
                  formula=f"<= 1e-9: the crossing nearest g = {CROSS_NEAR} on a {CROSS_POINTS}-point grid of "
-                         "[0.5, 13]; NaN without an upward crossing or with a non-finite value, else inf"),
+                         "[0.5, 13]; g - 3 sampled at 3 gives 3; NaN without an upward crossing or with a non-finite value, else inf"),
         computed("exact measurements carry no interval: CI, confidence NaN; samples, seed 0; no batches, no curve",
                  exact_record),
         computed("exact_row_stats mass vs the reference integral (sigma0 = 0, 0.7), max abs", row_err,
@@ -204,13 +204,15 @@ CROSS_POINTS = 400
 
 def _crossing_reader() -> float:
     """The Monte Carlo peak reader's crossing (``_crossing_near``: the upward zero crossing of a sampled curve
-    nearest a given g, on its cubic spline) on ``sin(g)``, whose upward zeros 2 pi and 4 pi are known: max abs
-    error; inf unless a falling-only curve (``-sin`` on (pi/2, 3 pi/2)) and a curve with a NaN give NaN."""
+    nearest a given g, on its cubic spline) on ``sin(g)``, whose upward zeros 2 pi and 4 pi are known, and on
+    ``g - 3`` sampled at 3 itself (a crossing that reaches 0 on the grid): max abs error; inf unless a falling-only curve (``-sin`` on (pi/2, 3 pi/2)) and a curve with a NaN give NaN."""
     from theorylab.sim import observables as obs
 
     g = np.linspace(0.5, 13.0, CROSS_POINTS)
     want = [2 * np.pi if near < 3 * np.pi else 4 * np.pi for near in CROSS_NEAR]
     err = max(abs(obs._crossing_near(g, np.sin(g), near) - w) for near, w in zip(CROSS_NEAR, want))
+    grid = np.linspace(1.0, 5.0, 9)                     # holds 3.0 exactly: a line reaching zero AT a grid point
+    err = max(err, abs(obs._crossing_near(grid, grid - 3.0, 4.0) - 3.0))
     falling = np.linspace(2.0, 4.5, 50)
     holed = np.where(np.arange(g.size) == 7, np.nan, np.sin(g))
     none = [obs._crossing_near(falling, np.sin(falling), 3.0), obs._crossing_near(g, holed, 2 * np.pi)]
