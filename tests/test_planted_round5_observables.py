@@ -16,8 +16,8 @@ BUGS = {
         "i = hits[np.argmin(np.abs(g[hits] - near))]", "i = hits[np.argmin(np.abs(g[hits]))]", ["P24.interval"]),
     "exact measurements record a 95 % confidence": (
         'confidence: float = float("nan")', "confidence: float = 0.95", ["P24.interval"]),
-    "exact peak's wide bracket one scan cell narrower on the left": (
-        "(u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])", "(u[max(i - 1, 0)], u[min(i + 2, u.size - 1)])",
+    "exact peak's wide bracket one scan cell narrower on the right": (
+        "(u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])", "(u[max(i - 2, 0)], u[min(i + 1, u.size - 1)])",
         ["P24.interval"]),
     "Monte Carlo peak's fine grid one scan cell narrower on the left": (
         "lo, hi = SCAN[max(i - 2, 0)], SCAN[min(i + 2, SCAN.size - 1)]",

@@ -264,9 +264,8 @@ def _exact_peak_search(spec: _Peak, variant, dk, T, model) -> float:
     if i < 0:
         return float("nan")
 
-    def second(x):  # sign * F''(u) by a central second difference: + before the maximum of sign * F', - after
-        h = _REL_STEP * x
-        return spec.sign * float(_SECOND @ F(x + h * _STENCIL)) / (h * h)
+    def second(x):  # sign * h^2 F''(u), central second difference (its sign and zero only): + before the peak, - after
+        return spec.sign * float(_SECOND @ F(x + _REL_STEP * x * _STENCIL))
 
     # the scan cells either side of the maximum, then two cells either side
     for lo, hi in ((u[i - 1], u[i + 1]), (u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])):
