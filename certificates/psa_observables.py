@@ -210,9 +210,9 @@ def _crossing_reader() -> float:
 
     g = np.linspace(0.5, 13.0, CROSS_POINTS)
     want = [2 * np.pi if near < 3 * np.pi else 4 * np.pi for near in CROSS_NEAR]
-    err = max(abs(obs._crossing_near(g, np.sin(g), near) - w) for near, w in zip(CROSS_NEAR, want))
     grid = np.linspace(1.0, 5.0, 9)                     # holds 3.0 exactly: a line reaching zero AT a grid point
-    err = max(err, abs(obs._crossing_near(grid, grid - 3.0, 4.0) - 3.0))
+    err = np.max(np.abs([obs._crossing_near(g, np.sin(g), near) - w for near, w in zip(CROSS_NEAR, want)]
+                        + [obs._crossing_near(grid, grid - 3.0, 4.0) - 3.0]))     # np.max: a NaN propagates
     falling = np.linspace(2.0, 4.5, 50)
     holed = np.where(np.arange(g.size) == 7, np.nan, np.sin(g))
     none = [obs._crossing_near(falling, np.sin(falling), 3.0), obs._crossing_near(g, holed, 2 * np.pi)]
