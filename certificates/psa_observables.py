@@ -91,17 +91,27 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
     c_ok = paper_c - 0.015 <= float(c_iv.a) and float(c_iv.b) <= paper_c + 0.015
     constant_ok = float(c_iv.a) - 5e-4 <= c <= float(c_iv.b) + 5e-4          # the constant's three digits
     peak_err, bump_err, row_err = _closed_form_peaks(), _bump_precision(), _row_stats_mass()
+    at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15) for v in ("t4-only", "symmetric-key-convention")
+                for o in ("mass-half", "inflection", observable)}
+    cross_err, exact_record, skew_err = _crossing_reader(), _exact_record(at_64_15.values()), _skewed_peaks()
     hd_err, single_err = _distractor_entropy_error(), _single_distractor_error()
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
                   and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12
                   and row_err <= 1e-9 and hd_err <= 1e-10
-                  and single_err <= 1e-12)
-    at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15).gamma_c for v in ("t4-only", "symmetric-key-convention")
-                for o in ("mass-half", "inflection", observable)}
+                  and single_err <= 1e-12 and cross_err <= 1e-9 and exact_record
+                  and skew_err <= 1e-5)
     return Outcome(passed, (
         computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
                  formula=f"<= 1e-8 at g0 in {PEAK_KNOWN} (dF/dg and -dF/d(g^2) peaks, width 3 %); "
                          f"NaN at g0 in {PEAK_OUTSIDE} (outside the scan), else inf"),
+        computed("peak reader on right-skewed curves (peak two scan cells from the discrete maximum), max rel error",
+                 skew_err, formula=f"<= 1e-5 (the stencil's h^2 error on a sharp fall; F' = r^{SKEW[0] - 1:g} "
+                                   f"exp(-c r^{SKEW[1]:g}), r = g / g0, g0 = SCAN[{SKEW[2]}] x {SKEW[3]})"),
+        computed("Monte Carlo crossing reader on sin(g) (upward zeros 2 pi, 4 pi), max abs error", cross_err,
+                 formula=f"<= 1e-9: the crossing nearest g = {CROSS_NEAR} on a {CROSS_POINTS}-point grid of "
+                         "[0.5, 13]; g - 3 sampled at 3 gives 3; NaN without an upward crossing or with a non-finite value, else inf"),
+        computed("exact measurements carry no interval: CI, confidence NaN; samples, seed 0; no batches, no curve",
+                 exact_record),
         computed("exact_row_stats mass vs the reference integral (sigma0 = 0, 0.7), max abs", row_err,
                  formula="<= 1e-9 (t4-only, dk = 16, T = 64, g = 0.5, 1)"),
         computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel (left tail to centre)", bump_err,
@@ -122,7 +132,7 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
         computed("scan max relative error, enclosure", list(worst), tolerance=1e-6, formula="<= 0.052"),
         computed("scan Pearson r (law vs exact peak)", r, tolerance=1e-6),
         bound("paper", {"c": paper_c, **PAPER_SCAN}, formula="c 0.741 +/- 0.015; scan r / median / max"),
-        computed("(64, 15) by observable", at_64_15, tolerance=1e-6),
+        computed("(64, 15) by observable", {k: m.gamma_c for k, m in at_64_15.items()}, tolerance=1e-6),
         bound("paper (64, 15)", MEASURED_64_15, formula="the paper's 'measured' value (protocol not in the summary)")),
         arrays={"scan_T": np.array([T for _, T in CONDENSED_SCAN]), "scan_peak": np.array([p[0] for p in scan]),
                 "scan_law": np.array(laws), "grid_peak": np.array([p[0] for p in grid])})
@@ -164,6 +174,59 @@ def _closed_form_peaks() -> float:
                for sq in (False, True)]
     err = max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
     return err if not np.any(np.isfinite(outside)) else np.inf
+
+
+SKEW = (2.0, 60.0, 20, (0.9, 1.03))
+"""(a, b, k, factors) of the skewed curves F = P(a/b, (a-1)/b (g/g0)^b) (regularised lower incomplete gamma), whose
+slope F' ~ r^(a-1) exp(-(a-1)/b r^b) peaks at r = g/g0 = 1 and falls sharply: g0 = SCAN[k] * factor puts the peak
+beyond the scan cells either side of the scan's maximum slope, on the left (0.9) and on the right (1.03)."""
+
+
+def _skewed_peaks() -> float:
+    """The library's exact peak search on the skewed curves of :data:`SKEW`: max relative error (inf for NaN)."""
+    from scipy.special import gammainc
+
+    from theorylab.sim import observables as obs
+
+    a, b, k, factors = SKEW
+
+    def spec(g0):
+        def F(variant, dk, T, g, model):
+            return gammainc(a / b, (a - 1) / b * (np.asarray(g, float) / g0) ** b)
+        return obs._Peak("skewed", False, 1.0, F, None, None)
+    with np.errstate(over="ignore"):
+        got = [(obs._exact_peak_search(spec(obs.SCAN[k] * f), "t4-only", 16.0, 64, None), obs.SCAN[k] * f)
+               for f in factors]
+    return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
+
+
+CROSS_NEAR = (5.0, 7.0, 10.0, 12.5)
+"""Points near which the Monte Carlo crossing reader must pick 2 pi (the first two) or 4 pi (the last two)."""
+CROSS_POINTS = 400
+
+
+def _crossing_reader() -> float:
+    """The Monte Carlo peak reader's crossing (``_crossing_near``: the upward zero crossing of a sampled curve
+    nearest a given g, on its cubic spline) on ``sin(g)``, whose upward zeros 2 pi and 4 pi are known, and on
+    ``g - 3`` sampled at 3 itself (a crossing that reaches 0 on the grid): max abs error; inf unless a falling-only curve (``-sin`` on (pi/2, 3 pi/2)) and a curve with a NaN give NaN."""
+    from theorylab.sim import observables as obs
+
+    g = np.linspace(0.5, 13.0, CROSS_POINTS)
+    want = [2 * np.pi if near < 3 * np.pi else 4 * np.pi for near in CROSS_NEAR]
+    grid = np.linspace(1.0, 5.0, 9)                     # holds 3.0 exactly: a line reaching zero AT a grid point
+    err = np.max(np.abs([obs._crossing_near(g, np.sin(g), near) - w for near, w in zip(CROSS_NEAR, want)]
+                        + [obs._crossing_near(grid, grid - 3.0, 4.0) - 3.0]))     # np.max: a NaN propagates
+    falling = np.linspace(2.0, 4.5, 50)
+    holed = np.where(np.arange(g.size) == 7, np.nan, np.sin(g))
+    none = [obs._crossing_near(falling, np.sin(falling), 3.0), obs._crossing_near(g, holed, 2 * np.pi)]
+    return float(err) if np.all(np.isnan(none)) else np.inf        # NaN err propagates (and fails)
+
+
+def _exact_record(ms) -> bool:
+    """Exact measurements (peak and level observables) record no interval: CI and confidence NaN, samples and
+    seed 0, no batch values and no curve."""
+    return all(np.isnan([m.ci_low, m.ci_high, m.confidence]).all() and m.samples == 0 and m.seed == 0
+               and m.batch_gamma_c.size == 0 and m.curve is None and m.method == "exact" for m in ms)
 
 
 def _row_stats_mass() -> float:
@@ -247,13 +310,79 @@ def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcom
         rows.append((name, T, ex, mc.gamma_c, se, ci_err))
     t_stat = np.array([abs(m - e) / se for _, _, e, m, se, _ in rows])
     ci_err = max(r[5] for r in rows)
-    passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and ci_err <= 1e-9)
+    reader = _mc_peak_reader()
+    passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and ci_err <= 1e-9
+                  and reader["grid_err"] == 0 and reader["root_err"] <= 1e-12 and reader["record_ok"])
     return Outcome(passed, (
         computed("max |MC - exact| / SE", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(cases)}, share {alpha:g})"),
         computed("CI check: max rel |library CI - t-interval of the raw batch values|", ci_err, tolerance=1e-9,
                  formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch) / sqrt(B), <= 1e-9"),
-        computed("points", [f"{n} T={t}" for n, t, *_ in rows])),
+        computed("points", [f"{n} T={t}" for n, t, *_ in rows]),
+        computed("two-pass reader rebuilt from its documentation: max |fine grid - linspace(SCAN[i-2], SCAN[i+2])|",
+                 reader["grid_err"], formula=f"== 0 at {MC_READER_POINTS} (coarse argmax i of the documented height)"),
+        computed("reader's root and batch roots vs the rebuilt spline crossings, max abs", reader["root_err"],
+                 formula="<= 1e-12 (upward zero of the documented condition nearest the fine-grid height maximum; "
+                         "batch roots nearest the root)"),
+        computed("Monte Carlo record: samples, seed, confidence as requested; CI finite", reader["record_ok"])),
         arrays={"exact": np.array([r[2] for r in rows]), "mc": np.array([r[3] for r in rows]),
                 "se": np.array([r[4] for r in rows])},
         seeds={f"point{i}": base + i for i in range(len(rows))})
+
+
+MC_READER_POINTS = ((("inflection", "entropy-peak", "distractor-entropy-peak"), 64, 300, 2451, 12, 0.9),
+                    (("inflection",), 8, 200, 77, 9, 0.8))
+"""(observables, T, samples, seed, fine_points, confidence) of the two-pass check of the Monte Carlo peak reader
+(t4-only, dk = 16; few samples: the reader, not the simulation, is checked)."""
+
+
+def _mc_peak_reader() -> dict:
+    """The documented two-pass Monte Carlo peak search rebuilt from its documentation on the library's own draws.
+
+    The scan g_k = 0.02 * 1.15^k (k < 45) and 10; the coarse pass (``min(samples, 2000)`` samples, same seed)
+    gives the height (``d_mass``; ``-d_H / (2 g)`` for the entropies) whose interior argmax i sets the fine grid
+    ``linspace(g_(i-2), g_(i+2), fine_points)``; on it the root is the upward zero of the condition (``-d2_mass``;
+    ``g d2_H - d_H``) nearest the height's grid maximum, on the not-a-knot cubic spline, and each batch root the
+    upward zero of its batch curve nearest the root.
+    """
+    from scipy.interpolate import CubicSpline
+    from scipy.optimize import brentq
+
+    from theorylab.sim.row_stats_mc import STATS, simulate_row_stats
+
+    col = {s: k for k, s in enumerate(STATS)}
+    stat = {"inflection": "mass", "entropy-peak": "entropy", "distractor-entropy-peak": "distractor_entropy"}
+
+    def height(name, m, g):
+        d = m[..., col["d_" + stat[name]]]
+        return d if name == "inflection" else -d / (2.0 * g)
+
+    def condition(name, m, g):
+        d, d2 = m[..., col["d_" + stat[name]]], m[..., col["d2_" + stat[name]]]
+        return -d2 if name == "inflection" else g * d2 - d
+
+    def crossing(g, c, near):
+        hits = [j for j in range(g.size - 1) if c[j] < 0 <= c[j + 1]]
+        if not hits or not np.all(np.isfinite(c)):
+            return np.nan
+        j = min(hits, key=lambda h: abs(g[h] - near))
+        return brentq(CubicSpline(g, c), g[j], g[j + 1], xtol=1e-14)
+
+    scan = np.append(0.02 * 1.15 ** np.arange(45), 10.0)
+    grid_err, root_err, record_ok = 0.0, 0.0, True
+    for names, T, n, seed, fine, conf in MC_READER_POINTS:
+        coarse = simulate_row_stats("t4-only", 16.0, T, scan, samples=min(n, 2000), seed=seed).mean
+        for name in names:
+            i = int(np.argmax(height(name, coarse, scan)))
+            mc = measure(name, "t4-only", 16.0, T, method="mc", samples=n, seed=seed, fine_points=fine,
+                         confidence=conf)
+            want = np.linspace(scan[i - 2], scan[i + 2], fine)
+            g = mc.curve.gamma
+            grid_err = max(grid_err, float(np.max(np.abs(g - want))) if g.shape == want.shape else np.inf)
+            root = crossing(g, condition(name, mc.curve.mean, g), g[int(np.argmax(height(name, mc.curve.mean, g)))])
+            batch = np.array([crossing(g, condition(name, b, g), root) for b in mc.curve.batch_mean])
+            errs = np.abs(np.append(batch, root) - np.append(mc.batch_gamma_c, mc.gamma_c))
+            root_err = max(root_err, float(np.max(errs)) if np.all(np.isfinite(errs)) else np.inf)
+            record_ok &= bool((mc.samples, mc.seed, mc.confidence, mc.curve.samples) == (n, seed, conf, n)
+                              and 1 < i < scan.size - 2 and mc.ci_low < mc.gamma_c < mc.ci_high)
+    return {"grid_err": grid_err, "root_err": root_err, "record_ok": record_ok}

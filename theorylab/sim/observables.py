@@ -62,7 +62,7 @@ class Measurement:
     observable, variant, dk, T, method : what was measured, and how ("exact" or "mc").
     gamma_c : the coupling (NaN where the observable does not exist).
     ci_low, ci_high : Monte Carlo batch-means confidence interval (NaN for exact).
-    confidence : the interval's nominal coverage.
+    confidence : the interval's nominal coverage (NaN where no interval is computed: exact measurements).
     samples, seed : Monte Carlo draws and stream (0 for exact).
     level : the mass level for level observables (NaN for peaks).
     batch_gamma_c : per-batch values (Monte Carlo; empty for exact).
@@ -77,7 +77,7 @@ class Measurement:
     gamma_c: float
     ci_low: float = float("nan")
     ci_high: float = float("nan")
-    confidence: float = 0.95
+    confidence: float = float("nan")
     samples: int = 0
     seed: int = 0
     level: float = float("nan")
@@ -264,19 +264,11 @@ def _exact_peak_search(spec: _Peak, variant, dk, T, model) -> float:
     if i < 0:
         return float("nan")
 
-    def second(x):  # sign * F''(u) by a central second difference: + before the maximum of sign * F', - after
-        h = _REL_STEP * x
-        return spec.sign * float(_SECOND @ F(x + h * _STENCIL)) / (h * h)
+    def second(x):  # sign * h^2 F''(u), central second difference (its sign and zero only): + before the peak, - after
+        return spec.sign * float(_SECOND @ F(x + _REL_STEP * x * _STENCIL))
 
-    # first try a narrow bracket around the vertex of the parabola through the three scan values
-    # (saves Brent steps), then the scan cells either side of the maximum
-    (a, b, c), (da, db, dc) = u[i - 1:i + 2], D[i - 1:i + 2]
-    den = (b - a) * (db - dc) - (b - c) * (db - da)
-    vertex = b - 0.5 * ((b - a) ** 2 * (db - dc) - (b - c) ** 2 * (db - da)) / den if den != 0 else b
-    w = 0.05 * (c - a)
-    brackets = [(vertex - w, vertex + w)] if a < vertex - w and vertex + w < c else []
-    brackets += [(a, c), (u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])]
-    for lo, hi in brackets:
+    # the scan cells either side of the maximum, then two cells either side
+    for lo, hi in ((u[i - 1], u[i + 1]), (u[max(i - 2, 0)], u[min(i + 2, u.size - 1)])):
         if second(lo) > 0 > second(hi):
             root = brentq(second, lo, hi, xtol=1e-10 * hi, rtol=1e-10)
             return float(np.sqrt(root) if spec.squared else root)
