@@ -21,7 +21,7 @@ BUGS = {
     "decoder MLP drops its hidden bias": (
         DECODER, "gelu(x @ layer.w_fc + layer.b_fc)", "gelu(x @ layer.w_fc)", (), ["P20.numeric", "G1.numeric"]),
     "RoPE frequencies base^(-i/d)": (
-        SHEAR, "base ** (-2.0 * np.arange(d // 2) / d)", "base ** (-1.0 * np.arange(d // 2) / d)", (),
+        SHEAR, "base ** (-np.arange(0, d, 2) / d)", "base ** (-np.arange(0, d // 2) / d)", (),
         ["A9", "P20.numeric", "G1.numeric", "A12.numeric", "P9.numeric"]),
     "score scale dk instead of sqrt(dk), SDPA and PLGA alike": (
         NN, "/ np.sqrt(qs.shape[-1])", "/ qs.shape[-1]",

@@ -35,9 +35,10 @@ BUGS = {
     "density report eigenvalues of D + D^T": (
         OPERATOR, "np.linalg.eigvalsh(0.5 * (D + D.T))", "np.linalg.eigvalsh(D + D.T)", ["A11.numeric"]),
     "off-commutant residual not normalised below ||G|| = 1": (
-        OPERATOR, "num / np.where(den > 0, den, 1.0)", "num / np.where(den > 1, den, 1.0)", ["A12.numeric"]),
+        OPERATOR, "np.divide(num, den,", "np.divide(num, np.maximum(den, 1.0),", ["A12.numeric"]),
     "twirl multiplier 2 at a resonance": (
-        OPERATOR, "np.where(den > 0, den, 1.0), 1.0)", "np.where(den > 0, den, 1.0), 2.0)", ["A12.standard"]),
+        OPERATOR, "den, out=np.ones_like(den), where=den > 0)", "den, out=np.full_like(den, 2.0), where=den > 0)",
+        ["A12.standard"]),
     "exact LayerNorm centred by column means": (
         OPERATOR, "centred = x - x.mean(axis=-1, keepdims=True)", "centred = x - x.mean(axis=0, keepdims=True)",
         ["A15.symbolic"]),

@@ -246,8 +246,9 @@ def check_memory(names: str, nbytes: float) -> None:
 
     limit = resources.limits()
     if not nbytes <= limit.memory:
+        need = resources.format_bytes(nbytes)
         raise resources.ResourceError(
-            f"{names} too large: the call needs {resources.format_bytes(nbytes)} of memory, over the limit "
+            f"{names} too large: the call needs {need + ' of' if need[-1] == 'B' else need} memory, over the limit "
             f"{resources.format_bytes(limit.memory)} ({limit.memory_source}; set {resources.MEMORY_ENV} or "
             f"--max-memory to change it)")
 

@@ -252,9 +252,9 @@ def _target_rule(sigma0: float) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(1), np.ones(1)
     if sigma0 <= 1.0:
         return _gauss_hermite(_TARGET_NODES)
-    panels = int(np.ceil(_TARGET_Z * sigma0))
-    check_memory("sigma0", 160.0 * panels)             # two float64 arrays of 10 panels nodes
-    z, w = _gauss_legendre(-_TARGET_Z, _TARGET_Z, panels, 10)
+    panels = np.ceil(_TARGET_Z * sigma0)
+    check_memory("sigma0", 160.0 * panels)             # two float64 arrays of 10 panels nodes (inf refused too)
+    z, w = _gauss_legendre(-_TARGET_Z, _TARGET_Z, int(panels), 10)
     return z, w * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
 
