@@ -438,6 +438,9 @@ def _row_stats_record() -> tuple[bool, bool]:
     <= 4), so the top reaches the limit at sqrt(dk) = limit / 2; with dk = 16 (top 8) 40 sigma0 reaches it at
     sigma0 = limit / 40."""
     from theorylab import ParameterError
+    import dataclasses
+
+    from theorylab.psa.scoremodel import score_model
     from theorylab.sim.row_stats_mc import per_sample_row_stats, simulate_row_stats
 
     g = np.array([0.5, 1.5])
@@ -447,15 +450,17 @@ def _row_stats_record() -> tuple[bool, bool]:
                      == ("t4-only", 16.0, 10, 40, 7, 0.3, "float64") and np.array_equal(c.gamma, g)
                      and np.allclose(c.mean, raw.mean(0), rtol=1e-12, atol=1e-12))
 
-    def raises(dk, sigma0):
+    def raises(dk, sigma0, sign=1.0):
+        base = score_model("t4-only")                 # sign -1: the gap negated (a deliberately altered model)
+        model = dataclasses.replace(base, gap_poly=tuple(sign * c for c in base.gap_poly))
         try:
-            simulate_row_stats("t4-only", dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64")
+            simulate_row_stats("t4-only", dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64", model=model)
         except ParameterError:
             return True
         return False
     lim = _ROW_SCORE_LIMIT
     dk_at = (lim / 2 / ref.gap("t4-only", 1.0, 1.0)) ** 2                # 2 Delta(1, dk) = limit
-    limit_ok = raises(1.02 * dk_at, 0.0) and not raises(0.98 * dk_at, 0.0) \
+    limit_ok = all(raises(1.02 * dk_at, 0.0, sign) and not raises(0.98 * dk_at, 0.0, sign) for sign in (1.0, -1.0)) \
         and raises(16.0, 1.01 * lim / 40) and not raises(16.0, 0.99 * lim / 40)
     return record_ok, limit_ok
 
@@ -634,8 +639,8 @@ def counter_normals(seed=None) -> Outcome:
                  formula=f"<= {DERIV32_TOL:g} (float32 scores)"),
         computed("simulate_row_stats records (variant, dk, T, samples, seed, sigma0, g, dtype) and its mean is the "
                  "numpy mean of per_sample_row_stats", record_ok),
-        computed(f"row-statistics score limit {_ROW_SCORE_LIMIT:g}: scores (dk) or 40 sigma0 1 % past it raise "
-                 "ParameterError, 1 % below it run", limit_ok),
+        computed(f"row-statistics score limit {_ROW_SCORE_LIMIT:g}: scores (dk, gap of either sign) or 40 sigma0 1 % "
+                 "past it raise ParameterError, 1 % below it run", limit_ok),
         computed("per_sample_mass float64 vs reference sum: max relative error", kernel_err["float64"],
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("per_sample_mass float32 vs reference sum: max relative error", kernel_err["float32"],
