@@ -415,9 +415,10 @@ EXP64_WIDE_REL, EXP64_CLIP, EXP32_CLIP = 4.0e-17, (-700.0, 600.0), (-80.0, 60.0)
 """exp64's documented relative error beyond [-80, 60] (~3e-17 |x|; attained ~3.5e-17 |x|) and the documented clips of
 exp64 and exp32: past them both return exp of the clipped argument (at their accuracy there)."""
 """Relative accuracy of log64 on the kernel's uniforms (0, 1) (documented ~1e-16; attained ~2.9e-16)."""
-DERIV_STEP, DERIV_TOL = 2e-3, 1e-7
+DERIV_STEP, DERIV_TOL, DERIV32_TOL = 2e-3, 1e-7, 2e-6
 """Step of the reference's five-point differences in g and the tolerance of the kernel's exact derivatives against
-them (truncation h^4, measured <= 5e-9 at the kernel point)."""
+them (truncation h^4, measured <= 5e-9 at the kernel point); the float32 kernel's (its scores and weights are float32:
+measured <= 8.5e-7 against the rows of its own float32-rounded draws, every variant)."""
 """Documented accuracies: log32 relative error (u1 in [2^-33, 1)); float32 draws against the
 reference (float32 ulps of max(1, |z|)); exp32 / exp64 relative error on [-80, 60]."""
 KERNEL_POINT = (16.0, 10, (0.3, 1.0, 2.0), 6)
@@ -432,9 +433,14 @@ _ROW_SCORE_LIMIT = 1e30
 
 def _row_stats_record() -> tuple[bool, bool]:
     """``simulate_row_stats``'s record against its arguments (T = 10: 8 distractors) and its mean against the
-    per-sample rows; the documented score limit: t4-only gap sqrt(dk) g^2 / 4 ... at g = 1 passes 1e30 for
-    dk = 1e62, 40 sigma0 passes it for sigma0 = 2.6e28, while dk = 1e56 (scores ~1e28) is accepted."""
+    per-sample rows; the documented score limit, enforced at its value on both sides (1 % either way): at g = 1 the
+    t4-only gap sqrt(dk) g^2 has the largest g-derivatives, Delta' = Delta'' = 2 sqrt(dk) (the loadings 2 g^2 stay
+    <= 4), so the top reaches the limit at sqrt(dk) = limit / 2; with dk = 16 (top 8) 40 sigma0 reaches it at
+    sigma0 = limit / 40."""
     from theorylab import ParameterError
+    import dataclasses
+
+    from theorylab.psa.scoremodel import score_model
     from theorylab.sim.row_stats_mc import per_sample_row_stats, simulate_row_stats
 
     g = np.array([0.5, 1.5])
@@ -444,13 +450,18 @@ def _row_stats_record() -> tuple[bool, bool]:
                      == ("t4-only", 16.0, 10, 40, 7, 0.3, "float64") and np.array_equal(c.gamma, g)
                      and np.allclose(c.mean, raw.mean(0), rtol=1e-12, atol=1e-12))
 
-    def raises(dk, sigma0):
+    def raises(dk, sigma0, sign=1.0):
+        base = score_model("t4-only")                 # sign -1: the gap negated (a deliberately altered model)
+        model = dataclasses.replace(base, gap_poly=tuple(sign * c for c in base.gap_poly))
         try:
-            simulate_row_stats("t4-only", dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64")
+            simulate_row_stats("t4-only", dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64", model=model)
         except ParameterError:
             return True
         return False
-    limit_ok = raises(1e62, 0.0) and raises(16.0, 2.6e28) and not raises(1e56, 0.0)
+    lim = _ROW_SCORE_LIMIT
+    dk_at = (lim / 2 / ref.gap("t4-only", 1.0, 1.0)) ** 2                # 2 Delta(1, dk) = limit
+    limit_ok = all(raises(1.02 * dk_at, 0.0, sign) and not raises(0.98 * dk_at, 0.0, sign) for sign in (1.0, -1.0)) \
+        and raises(16.0, 1.01 * lim / 40) and not raises(16.0, 0.99 * lim / 40)
     return record_ok, limit_ok
 
 
@@ -562,19 +573,21 @@ def counter_normals(seed=None) -> Outcome:
             for dtype in row_err:
                 got = per_sample_row_stats(variant, dk, T_row, gammas, 0, n, seed=3, sigma0=sigma0, dtype=dtype)
                 row_err[dtype] = _worse(row_err[dtype], np.abs(got[..., :4] - want) / np.maximum(1.0, np.abs(want)))
-    # the exact g-derivatives (p0', p0'', H', H'', H_d', H_d'') of the float64 kernel against five-point differences
-    # of the reference rows in g (the draws are fixed; the scores are polynomials in g)
-    h, deriv_err = DERIV_STEP, 0.0
+    # the exact g-derivatives (p0', p0'', H', H'', H_d', H_d'') of both kernels against five-point differences
+    # of the reference rows in g (the draws are fixed; the scores are polynomials in g); the float32 kernel against
+    # the rows of its own draws (float32-rounded halves), every variant (b', b'' != 0 in three of them)
+    h, deriv_err = DERIV_STEP, {"float64": 0.0, "float32": 0.0}
     for variant in ref.VARIANTS:
-        def rows(x, s):
+        def rows(x, s, f32):
             f = np.array([rref.per_sample_row(variant, ref.gap(variant, x + k * h, dk), x + k * h, ref.distractors(T),
-                                              3, s)[:3] for k in (-2, -1, 0, 1, 2)])
+                                              3, s, round_to_float32=f32)[:3] for k in (-2, -1, 0, 1, 2)])
             d1 = (f[0] - 8 * f[1] + 8 * f[3] - f[4]) / (12 * h)
             d2 = (-f[0] + 16 * f[1] - 30 * f[2] + 16 * f[3] - f[4]) / (12 * h * h)
             return np.stack([d1, d2], 1).ravel()
-        want = np.array([[rows(x, s) for x in gammas] for s in range(n)])
-        got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype="float64")[..., 4:]
-        deriv_err = _worse(deriv_err, np.abs(got - want) / np.maximum(1.0, np.abs(want)))
+        for dtype in deriv_err:
+            want = np.array([[rows(x, s, dtype == "float32") for x in gammas] for s in range(n)])
+            got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype)[..., 4:]
+            deriv_err[dtype] = _worse(deriv_err[dtype], np.abs(got - want) / np.maximum(1.0, np.abs(want)))
     record_ok, limit_ok = _row_stats_record()
     # the law of the draws
     sd, S, J = RNG_DIST
@@ -594,7 +607,8 @@ def counter_normals(seed=None) -> Outcome:
     z_max = mcs.z_threshold(alpha / 2, len(pairs))
     passed = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS and acc_ok
                   and kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
-                  and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5 and deriv_err <= DERIV_TOL
+                  and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5 and deriv_err["float64"] <= DERIV_TOL
+                  and deriv_err["float32"] <= DERIV32_TOL
                   and record_ok and limit_ok
                   and max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
     return Outcome(passed, (
@@ -618,12 +632,15 @@ def counter_normals(seed=None) -> Outcome:
         computed("log64: max relative error on the uniforms [2^-53, 1)", log64_rel, tolerance=LOG64_REL / 2,
                  formula=f"in [{LOG64_REL / 2:.3g}, {LOG64_REL:.3g}] (documented ~1e-16, attained)"),
         computed("per_sample_row_stats float64 g-derivatives vs reference five-point differences (h = "
-                 f"{DERIV_STEP:g}): max rel of max(1, |.|)", deriv_err, tolerance=DERIV_TOL,
+                 f"{DERIV_STEP:g}): max rel of max(1, |.|)", deriv_err["float64"], tolerance=DERIV_TOL,
                  formula=f"<= {DERIV_TOL:g}"),
+        computed("per_sample_row_stats float32 g-derivatives vs five-point differences of the reference rows of its "
+                 "float32 draws: max rel of max(1, |.|)", deriv_err["float32"], tolerance=DERIV32_TOL,
+                 formula=f"<= {DERIV32_TOL:g} (float32 scores)"),
         computed("simulate_row_stats records (variant, dk, T, samples, seed, sigma0, g, dtype) and its mean is the "
                  "numpy mean of per_sample_row_stats", record_ok),
-        computed(f"row-statistics score limit {_ROW_SCORE_LIMIT:g}: scores (dk = 1e62) or target noise (sigma0 = "
-                 "2.6e28) past it raise ParameterError; 1e56 (scores ~1e28) runs", limit_ok),
+        computed(f"row-statistics score limit {_ROW_SCORE_LIMIT:g}: scores (dk, gap of either sign) or 40 sigma0 1 % "
+                 "past it raise ParameterError, 1 % below it run", limit_ok),
         computed("per_sample_mass float64 vs reference sum: max relative error", kernel_err["float64"],
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("per_sample_mass float32 vs reference sum: max relative error", kernel_err["float32"],

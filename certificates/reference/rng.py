@@ -17,6 +17,8 @@ Construction (all words 64-bit, arithmetic mod 2^64):
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import mpmath
 import numpy as np
 
@@ -62,6 +64,7 @@ def box_muller(hi, lo) -> tuple[mpmath.mpf, mpmath.mpf]:
         return r * mpmath.cos(t), r * mpmath.sin(t)
 
 
+@lru_cache(maxsize=65536)
 def normal_pair(seed: int, s: int, j: int, *, round_to_float32: bool = False) -> tuple[float, float]:
     """The normal pair of index ``j`` of sample ``s`` under ``seed``, rounded to float64.
 
@@ -117,14 +120,16 @@ def per_sample_mass(variant: str, delta: float, g: float, m: int, seed: int, s: 
 
 
 def per_sample_row(variant: str, delta: float, g: float, m: int, seed: int, s: int,
-                   sigma0: float = 0.0) -> tuple[float, ...]:
+                   sigma0: float = 0.0, *, round_to_float32: bool = False) -> tuple[float, ...]:
     """Row statistics of sample ``s``: the softmax row of the target (score 0) and the m distractors
     (``a z0_j + b z1_j - Delta - sigma0 z_t``, reference draws, ``z_t`` the target noise of
     :func:`per_sample_mass`): target mass, entropy, the distractors' entropy among themselves, and
-    ``sum p^2`` (NumPy float64)."""
+    ``sum p^2`` (NumPy float64). ``round_to_float32``: the distractors' draws of the float32 kernel
+    (:func:`normal_pair`'s option; the target noise stays float64)."""
     a, b = loadings(variant, g)
     zt = normal_pair(seed, s, TARGET_INDEX)[0] if sigma0 else 0.0
-    x = np.array([a * z0 + b * z1 - delta - sigma0 * zt for z0, z1 in (normal_pair(seed, s, j) for j in range(m))])
+    x = np.array([a * z0 + b * z1 - delta - sigma0 * zt
+                  for z0, z1 in (normal_pair(seed, s, j, round_to_float32=round_to_float32) for j in range(m))])
     y = np.concatenate([[0.0], x])
     p = np.exp(y - y.max())
     p /= p.sum()

@@ -60,9 +60,6 @@ than 1e-8 and ``sigma E H`` follows its large-sigma limit; beyond, the t panels 
 integrand's features (at sigma = 1e6 E H is ten times too large, E H_d can come out negative; NaN from 1e10)."""
 _TAIL_Z = 10.0
 """Standard deviations of y covered beyond the mean (P(z > 10) = 7.6e-24)."""
-_Y_NODES = 4 * (18 + 3) * 16
-"""Array entries per t node (at refine = 1) of :func:`bump_expectations`: about four (y nodes, t nodes) grids
-of 336 y nodes each (the memory check of the quadrature)."""
 
 
 def bump_expectations(t, delta: float, sigma: float, *, refine: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -85,12 +82,14 @@ def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int) -
     with np.errstate(over="ignore"):
         if sigma <= _SWITCH:
             z, w = _gauss_hermite(64 * refine)
+            check_memory("t, delta, sigma", 8.0 * 3 * w.size * t.size)     # three (y nodes, t nodes) grids
             y = sigma * z[:, None] + mu[None, :]
             e = np.exp(y)
             return w @ np.exp(y - e), w @ np.exp(2.0 * y - e)
         yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
         yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
         y, w = np.concatenate([yA, yB]), np.concatenate([wA, wB])
+        check_memory("t, delta, sigma", 8.0 * 4 * w.size * t.size)         # four (y nodes, t nodes) grids
         e = np.exp(y)
         density = np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
         s2 = sigma * sigma
@@ -100,23 +99,17 @@ def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int) -
         return (w * np.exp(y - e)) @ density + tail1, (w * np.exp(2.0 * y - e)) @ density + tail2
 
 
-def _panels(lo: float, hi: float, width: float, refine: int) -> tuple[np.ndarray, np.ndarray]:
-    """Composite 12-node Gauss-Legendre on [lo, hi] with panels of about ``width`` (empty if lo >= hi)."""
-    if hi <= lo:
-        return np.empty(0), np.empty(0)
-    return _gauss_legendre(float(lo), float(hi), int(np.ceil((hi - lo) / width)) * refine, 12)
-
-
 def _t_nodes(delta: float, sigma: float, m: float, refine: int, right: bool) -> tuple[np.ndarray, np.ndarray]:
-    """t nodes: region A (left extension), B = [-45, 5], and C (right extension) if ``right``."""
+    """t nodes: region A (left extension), B = [-45, 5], and C (right extension) if ``right``: composite
+    12-node Gauss-Legendre, panels of about ``width`` in A and C (an empty region has no panel, so no node)."""
     width = max(1.0, sigma / 4.0)
     t_a = _T_LO + min(0.0, delta - _TAIL_Z * sigma - np.log(max(m, 1.0)))
     t_c = _T_HI + max(0.0, _TAIL_Z * sigma - delta) if right else _T_HI
-    nodes = 12 * refine * (np.ceil((_T_LO - t_a) / width) + 50 + np.ceil((t_c - _T_HI) / width))
-    check_memory("delta, sigma", 8.0 * nodes * _Y_NODES * refine)   # the bump expectations' (y, t) node grids
-    parts = [_panels(t_a, _T_LO, width, refine), _gauss_legendre(_T_LO, _T_HI, 50 * refine, 12)]
-    if right:
-        parts.append(_panels(_T_HI, t_c, width, refine))
+    regions = [(t_a, _T_LO, int(np.ceil((_T_LO - t_a) / width)) * refine), (_T_LO, _T_HI, 50 * refine),
+               (_T_HI, t_c, int(np.ceil((t_c - _T_HI) / width)) * refine)]
+    # the (y, t) grids of the bump expectations and one_minus_phi: <= 4 x 16 x 21 refine y nodes per t node
+    check_memory("delta, sigma", 8.0 * 12 * sum(panels for *_, panels in regions) * 4 * 16 * 21 * refine)
+    parts = [_gauss_legendre(float(lo), float(hi), panels, 12) for lo, hi, panels in regions]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
