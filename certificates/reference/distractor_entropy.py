@@ -38,15 +38,15 @@ def distractor_entropy(sigma: float, m: int, *, scale: float = 1.0) -> float:
 
 
 def distractor_entropy_pair(sigma: float) -> float:
-    """``E[H_d]`` for m = 2 (a one-dimensional integral over the difference d ~ N(0, 2 sigma^2))."""
+    """``E[H_d]`` for m = 2: a one-dimensional integral over the difference ``d ~ N(0, 2 sigma^2)``, taken in d
+    itself (``h(d) <= (1 + d) e^(-d)`` is below 1e-24 past d = 60), so it stays accurate at any sigma."""
     s = math.sqrt(2.0) * sigma
 
-    def f(z):
-        d = s * z
-        p = 1.0 / (1.0 + math.exp(-abs(d)))           # the larger weight's share
+    def f(d):
+        p = 1.0 / (1.0 + math.exp(-d))                  # the larger weight's share (d >= 0)
         h = -p * math.log(p) - (1.0 - p) * math.log1p(-p) if p < 1.0 else 0.0
-        return math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) * h
-    return 2.0 * integrate.quad(f, 0.0, 40.0, epsabs=0.0, epsrel=1e-13, limit=500)[0]
+        return math.exp(-0.5 * (d / s) ** 2) / (s * math.sqrt(2.0 * math.pi)) * h
+    return 2.0 * integrate.quad(f, 0.0, min(60.0, 40.0 * s), epsabs=0.0, epsrel=1e-13, limit=500)[0]
 
 
 
