@@ -1,5 +1,5 @@
 """Planted library bugs caught by the lead's round-3/4 checks (channel moments, deploy defaults, diameter
-rescaling, mc_gamma_c's record and confidence, the RoPE match factor) and round 5 (crossing_root's Newton safeguard)."""
+rescaling, mc_gamma_c's record and confidence, the RoPE match factor) round 5 (crossing_root's Newton safeguard) and round 6 (large-sigma distractor entropy)."""
 import pytest
 
 from planted import assert_caught
@@ -22,6 +22,8 @@ SLOW = {
     "mass curve records m + 1 keys": (COMP, "int(m + 2), samples", "int(m + 1), samples", "P17"),
     "mc_gamma_c's default confidence 0.9": (COMP, "confidence: float = 0.95, fine_points",
                                             "confidence: float = 0.9, fine_points", "P17"),
+    "t panels of width sigma/2": ("theorylab/sim/row_stats.py", "width = max(1.0, sigma / 4.0)",
+                                  "width = max(1.0, sigma / 2.0)", "P24.interval"),
 }
 
 
