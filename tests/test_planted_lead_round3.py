@@ -1,5 +1,6 @@
-"""Planted library bugs caught by the lead's round-3/4 checks (channel moments, deploy defaults, diameter
-rescaling, mc_gamma_c's record and confidence, the RoPE match factor) round 5 (crossing_root's Newton safeguard) and round 6 (large-sigma distractor entropy)."""
+"""Planted library bugs caught by the lead's checks: rounds 3-4 (channel moments, deploy defaults, diameter
+rescaling, mc_gamma_c's record and confidence, the RoPE match factor), round 5 (crossing_root's Newton
+safeguard) and round 6 (large-sigma distractor entropy)."""
 import pytest
 
 from planted import assert_caught
