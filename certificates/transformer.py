@@ -133,7 +133,19 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
     err_head = float(np.max(np.abs(tasks.query_scores(kh, E, few) - want)) / np.max(np.abs(want)))
     evidence.append(computed("key-only g=2 head (default base) query scores vs reference streams at base 10000, max "
                              "relative error (50 sequences)", err_head, tolerance=1e-12))
-    passed &= err_head <= 1e-12
+    # predecessor_sensitivity at its documented default i = 1 (token 1 replaced by the next token, mod vocab): the
+    # move of key 2's reference score
+    moved = few.tokens.copy()
+    moved[:, 1] = (moved[:, 1] + 1) % vocab
+    want_moved = np.array([ref.psa_stream(x @ kh.w_k, 2.0, base=10000.0) @ ref.psa_stream(x @ kh.w_q, 0.0,
+                                                                                           base=10000.0)[-1]
+                           for x in E[moved]]) / np.sqrt(dk)
+    want_sens = float(np.max(np.abs(want_moved[:, 2] - want[:, 2])))
+    err_sens = abs(tasks.predecessor_sensitivity(kh, E, few) - want_sens) / want_sens
+    evidence.append(computed("key-only g=2: predecessor_sensitivity at the default i = 1 (token 1 -> next token mod "
+                             "vocab) vs the reference move of key 2's score, relative error", err_sens,
+                             tolerance=1e-12))
+    passed &= err_head <= 1e-12 and err_sens <= 1e-12
     planes_ok, planes_rows = _slow_planes_vs_exact()
     evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
                              "plane's last T and the T after it (refused when no plane is left)", planes_rows))
