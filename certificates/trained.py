@@ -624,12 +624,23 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                                                   for j in range(4)])) for m in combinations_with_replacement(range(3), 3)}
     boot_ok = bool(len(multisets) == 9 and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
                    and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
-    one = summary([0.7], 7, 10)                          # one seed: no sd, no t interval (documented None)
+    import warnings
+
+    with warnings.catch_warnings():                      # one seed: no sd, no t interval (documented None), and
+        warnings.simplefilter("error")                   # no degrees-of-freedom warning on the way
+        one = summary([0.7], 7, 10)
+    # two seeds (the smallest sample with an sd): the t interval inside [0, 1], and clipped at both ends (attained)
+    two_ok = True
+    for pair in ([0.6, 0.65], [0.05, 0.95]):
+        got2, want2 = summary(pair, 10, 20), ref_stats.seed_summary(pair)
+        two_ok &= got2["seeds"] == 2 and max(abs(got2[k] - w) for k, w in zip(("mean", "sd", "t_low", "t_high"),
+                                                                               want2)) <= 1e-13
+    two_ok &= (summary([0.05, 0.95], 10, 20)["t_low"], summary([0.05, 0.95], 10, 20)["t_high"]) == (0.0, 1.0)
     one_ok = (one["seeds"] == 1 and one["mean"] == 0.7 and np.isnan(one["sd"]) and one["t_low"] is None
               and one["t_high"] is None and max(abs(one["wilson_low"] - ref_optim.wilson(7, 10, 1.959964)[0]),
                                                 abs(one["wilson_high"] - ref_optim.wilson(7, 10, 1.959964)[1])) <= 1e-13)
     passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
-        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok and one_ok
+        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok and one_ok and two_ok
     return Outcome(bool(passed), (
         computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
         computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
@@ -641,6 +652,8 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
                  tolerance=1e-13),
         computed("seed summary of one seed: sd NaN, t interval None, Wilson = reference", bool(one_ok)),
+        computed("seed summary of two seeds (t interval inside [0, 1]; clipped to exactly 0 and 1): mean, sd, t interval "
+                 "= reference; one seed without a warning", bool(two_ok)),
         computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
                  "(9 distinct), each attained", boot_ok)),
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
