@@ -476,7 +476,11 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         rows_ok &= (set(row) == set(want_row) | {"ci_low", "ci_high"} and all(row[k] == v for k, v in want_row.items())
                     and max(abs(row["ci_low"] - lo), abs(row["ci_high"] - hi)) <= 1e-12
                     and len(r.history) == 4 and r.history[1]["loss"] != last["loss"])
-    rows_ok &= free.evaluation.attention is not None and free.history[1]["q_b1"] != free.history[-1]["q_b1"]
+    once = train(dataclasses.replace(tiny, variant="free-two-tap", steps=1, warmup=0), seed=5)   # one logged row
+    rows_ok &= (free.evaluation.attention is not None and free.history[1]["q_b1"] != free.history[-1]["q_b1"]
+                and len(once.history) == 1 and {k: once.row()[k] for k in ("final_train_loss", "q_b0", "k_b1")}
+                == {"final_train_loss": once.history[0]["loss"], "q_b0": once.history[0]["q_b0"],
+                    "k_b1": once.history[0]["k_b1"]})
     here_ticks = [ticks.get_nowait() for _ in range(ticks.qsize())]
     split = [runner.TICK, longer.steps - runner.TICK]
     worker_ok = (sorted(reported) == sorted([tiny.steps] + split) and here_ticks == split
@@ -558,7 +562,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         computed("recorded seconds and CPU seconds of runs: in (0, wall-clock / CPU time measured around train()] "
                  "(in workers: <= run_many wall time, CPU <= that x CPUs)",
                  [quiet.seconds, wall, quiet.cpu_seconds, cpu, bool(timing_ok)]),
-        computed("TrainResult.row (two-layer and free two-tap runs): every field = its definition (last logged loss and "
+        computed("TrainResult.row (two-layer and free two-tap runs, and a one-step free two-tap run): every field = its definition (last logged loss and "
                  "taps = the trained taps, mean credits, reference Wilson interval at z = 1.96)", bool(rows_ok)),
         computed("training loop replayed (library gradient, reference AdamW at betas 0.9, 0.999, eps 1e-8, decay "
                  "on matrices, clipping, schedule): max relative |trained - replay| over the parameters",
