@@ -352,6 +352,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     import dataclasses
     import os
     import queue
+    import time
 
     from certificates.reference import optim as ref_optim
     from theorylab.nn import runner
@@ -445,8 +446,41 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     # checked for any TICK in 7..11); no jobs, no runs
     longer = dataclasses.replace(tiny, steps=12)
     reported, blas, ticks = [], {k: os.environ.get(k) for k in runner.BLAS_THREAD_VARIABLES}, queue.Queue()
+    wall_many = time.perf_counter()
     run, other = runner.run_many([(tiny, 3), (longer, 4)], workers=2, progress=reported.append, keep_model=True)
-    quiet, here = train(tiny, seed=3), runner._job(longer, 4, ticks, False)
+    wall_many = time.perf_counter() - wall_many
+    wall, cpu = time.perf_counter(), time.process_time()
+    quiet = train(tiny, seed=3)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    here = runner._job(longer, 4, ticks, False)
+    # the recorded wall-clock and CPU seconds of a run: positive and at most the durations measured around the call
+    # (in the workers: at most the run_many wall time, and the CPU time at most that times the CPUs)
+    cpus = os.cpu_count() or 1
+    timing_ok = (0 < quiet.seconds <= wall and 0 < quiet.cpu_seconds <= cpu
+                 and all(0 < r.seconds <= wall_many and 0 < r.cpu_seconds <= wall_many * cpus for r in (run, other)))
+    # the summary row of a run (free two-tap, 1 layer: attention credit and taps) against its parts: the last logged
+    # loss and taps (= the trained model's taps), the mean credits, the reference Wilson interval at z = 1.96
+    free = train(dataclasses.replace(tiny, variant="free-two-tap"), seed=5, keep_model=True)
+    rows_ok = True
+    for r in (run, free):
+        row, last, pred = r.row(), r.history[-1], r.evaluation.prediction
+        want_row = {"variant": r.config.variant, "gamma": 0.0, "task": "canonical", "dk": 4, "seed": r.seed, "steps": 6,
+                    "accuracy": float(np.mean(pred)), "eval_loss": r.evaluation.loss, "final_train_loss": last["loss"],
+                    "seconds": r.seconds, "cpu_seconds": r.cpu_seconds,
+                    "attention_accuracy": None if r.evaluation.attention is None else float(np.mean(r.evaluation.attention))}
+        if r is free:
+            spec = r.model.layers[0].heads[0]
+            want_row.update(q_b0=float(spec.q_taps[0]), q_b1=float(spec.q_taps[1]), k_b0=float(spec.k_taps[0]),
+                            k_b1=float(spec.k_taps[1]))
+        lo, hi = ref_optim.wilson(float(np.sum(pred)), len(pred), 1.96)
+        rows_ok &= (set(row) == set(want_row) | {"ci_low", "ci_high"} and all(row[k] == v for k, v in want_row.items())
+                    and max(abs(row["ci_low"] - lo), abs(row["ci_high"] - hi)) <= 1e-12
+                    and len(r.history) == 4 and r.history[1]["loss"] != last["loss"])
+    once = train(dataclasses.replace(tiny, variant="free-two-tap", steps=1, warmup=0), seed=5)   # one logged row
+    rows_ok = (rows_ok and free.evaluation.attention is not None and free.history[1]["q_b1"] != free.history[-1]["q_b1"]
+                and len(once.history) == 1 and {k: once.row()[k] for k in ("final_train_loss", "q_b0", "k_b1")}
+                == {"final_train_loss": once.history[0]["loss"], "q_b0": once.history[0]["q_b0"],
+                    "k_b1": once.history[0]["k_b1"]})
     here_ticks = [ticks.get_nowait() for _ in range(ticks.qsize())]
     split = [runner.TICK, longer.steps - runner.TICK]
     worker_ok = (sorted(reported) == sorted([tiny.steps] + split) and here_ticks == split
@@ -492,7 +526,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                and (TrainConfig().task, TrainConfig().pairs, TrainConfig().seq_len, TrainConfig().chance)
                == ("recall", PAPER_PAIRS, 2 * PAPER_PAIRS + 3 + 1, 1 / 64)
                and (canonical.T, canonical.vocab_size, round(canonical.ceiling, 3)) == (15, 64, PAPER_CEILING))
-    passed = (worker_ok and err_replay <= 1e-12 and protocol_ok and init_law_ok
+    passed = (worker_ok and timing_ok and rows_ok and err_replay <= 1e-12 and protocol_ok and init_law_ok
               and err_adam <= 1e-13 and moved > 1e-3 and err_clip <= 1e-14 and abs(clipped_norms[0] - 1) <= 1e-14
               and clipped_norms[1] == 0.5 and err_lr <= 1e-14 and abs(lib_lr[9] / 0.02 - 1) <= 1e-15
               and abs(lib_lr[40] / 0.02 - 0.1) <= 1e-15 and err_wilson <= 1e-12 and err_scipy <= 1e-12
@@ -525,6 +559,11 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         computed("runner.run_many (2 workers; 6 and 12 steps): progress ticks; results in job order = the runs in "
                  "this process; BLAS variables restored; no jobs -> no runs; default workers = min(2, CPUs) (here, and with 1 and 3 CPUs)",
                  [sorted(reported), here_ticks, bool(worker_ok)]),
+        computed("recorded seconds and CPU seconds of runs: in (0, wall-clock / CPU time measured around train()] "
+                 "(in workers: <= run_many wall time, CPU <= that x CPUs)",
+                 [quiet.seconds, wall, quiet.cpu_seconds, cpu, bool(timing_ok)]),
+        computed("TrainResult.row (two-layer and free two-tap runs, and a one-step free two-tap run): every field = its definition (last logged loss and "
+                 "taps = the trained taps, mean credits, reference Wilson interval at z = 1.96)", bool(rows_ok)),
         computed("training loop replayed (library gradient, reference AdamW at betas 0.9, 0.999, eps 1e-8, decay "
                  "on matrices, clipping, schedule): max relative |trained - replay| over the parameters",
                  err_replay, tolerance=1e-12),
@@ -589,12 +628,23 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                                                   for j in range(4)])) for m in combinations_with_replacement(range(3), 3)}
     boot_ok = bool(len(multisets) == 9 and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
                    and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
-    one = summary([0.7], 7, 10)                          # one seed: no sd, no t interval (documented None)
+    import warnings
+
+    with warnings.catch_warnings():                      # one seed: no sd, no t interval (documented None), and
+        warnings.simplefilter("error")                   # no degrees-of-freedom warning on the way
+        one = summary([0.7], 7, 10)
+    # two seeds (the smallest sample with an sd): the t interval inside [0, 1], and clipped at both ends (attained)
+    two_ok = True
+    for pair in ([0.6, 0.65], [0.05, 0.95]):
+        got2, want2 = summary(pair, 10, 20), ref_stats.seed_summary(pair)
+        vals = [got2[k] for k in ("mean", "sd", "t_low", "t_high")]
+        two_ok &= got2["seeds"] == 2 and None not in vals and max(abs(v - w) for v, w in zip(vals, want2)) <= 1e-13
+    two_ok &= (summary([0.05, 0.95], 10, 20)["t_low"], summary([0.05, 0.95], 10, 20)["t_high"]) == (0.0, 1.0)
     one_ok = (one["seeds"] == 1 and one["mean"] == 0.7 and np.isnan(one["sd"]) and one["t_low"] is None
               and one["t_high"] is None and max(abs(one["wilson_low"] - ref_optim.wilson(7, 10, 1.959964)[0]),
                                                 abs(one["wilson_high"] - ref_optim.wilson(7, 10, 1.959964)[1])) <= 1e-13)
     passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
-        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok and one_ok
+        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok and one_ok and two_ok
     return Outcome(bool(passed), (
         computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
         computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
@@ -606,6 +656,8 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
                  tolerance=1e-13),
         computed("seed summary of one seed: sd NaN, t interval None, Wilson = reference", bool(one_ok)),
+        computed("seed summary of two seeds (t interval inside [0, 1]; clipped to exactly 0 and 1): mean, sd, t interval "
+                 "= reference; one seed without a warning", bool(two_ok)),
         computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
                  "(9 distinct), each attained", boot_ok)),
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),

@@ -133,7 +133,19 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
     err_head = float(np.max(np.abs(tasks.query_scores(kh, E, few) - want)) / np.max(np.abs(want)))
     evidence.append(computed("key-only g=2 head (default base) query scores vs reference streams at base 10000, max "
                              "relative error (50 sequences)", err_head, tolerance=1e-12))
-    passed &= err_head <= 1e-12
+    # predecessor_sensitivity at its documented default i = 1 (token 1 replaced by the next token, mod vocab): the
+    # move of key 2's reference score
+    moved = few.tokens.copy()
+    moved[:, 1] = (moved[:, 1] + 1) % vocab
+    want_moved = np.array([ref.psa_stream(x @ kh.w_k, 2.0, base=10000.0) @ ref.psa_stream(x @ kh.w_q, 0.0,
+                                                                                           base=10000.0)[-1]
+                           for x in E[moved]]) / np.sqrt(dk)
+    want_sens = float(np.max(np.abs(want_moved[:, 2] - want[:, 2])))
+    err_sens = abs(tasks.predecessor_sensitivity(kh, E, few) - want_sens) / want_sens
+    evidence.append(computed("key-only g=2: predecessor_sensitivity at the default i = 1 (token 1 -> next token mod "
+                             "vocab) vs the reference move of key 2's score, relative error", err_sens,
+                             tolerance=1e-12))
+    passed &= err_head <= 1e-12 and err_sens <= 1e-12
     planes_ok, planes_rows = _slow_planes_vs_exact()
     evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
                              "plane's last T and the T after it (refused when no plane is left)", planes_rows))
@@ -181,6 +193,26 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
 
 
 # ------------------------------------------------------------------------------ P20
+def _batched_block_streams(streams) -> float:
+    """``streams`` on the rows 4..8 of sequences of 9 rows with leading batch axes (2, 3), given the raw (q, k) of
+    position 3, for PSA (post- and pre-RoPE) and TwoTap heads, against the reference streams of each whole sequence
+    sliced to the block: max relative error over the query, key and value streams."""
+    rng = np.random.default_rng(20)
+    Q, K, V = rng.normal(size=(3, 2, 3, 9, DK))
+    start, err = 4, 0.0
+    heads = [(attention.PSA(g_q=0.7, g_k=1.3, placement=p), lambda x, p=p: ref.psa_stream(x, 0.7, p),
+              lambda x, p=p: ref.psa_stream(x, 1.3, p)) for p in ("post-rope", "pre-rope")]
+    heads.append((attention.TwoTap(q_taps=(1.5, -0.5), k_taps=(0.3, 0.9)), lambda x: ref.two_tap_stream(x, (1.5, -0.5)),
+                  lambda x: ref.two_tap_stream(x, (0.3, 0.9))))
+    for spec, ref_q, ref_k in heads:
+        got = streams(spec, Q[..., start:, :], K[..., start:, :], V[..., start:, :], start,
+                      (Q[..., start - 1, :], K[..., start - 1, :]))
+        want = [np.array([[f(x) for x in b] for b in X])[..., start:, :] for f, X in ((ref_q, Q), (ref_k, K))]
+        want.append(V[..., start:, :])
+        err = max(err, *(_max_error(g, w) if g.shape == w.shape else np.inf for g, w in zip(got, want)))
+    return err
+
+
 @certificate("P20.numeric", title="Cached sheared keys equal recomputation; 2 raw vectors/layer; 6d FLOPs",
              paper="PSA §8.3-8.5", method="numeric",
              claim="Caching sheared keys at insertion (with two retained raw vectors per layer, prefix reuse, "
@@ -265,7 +297,8 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
-    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults]) <= TOL
+    err_batched = _batched_block_streams(streams)
+    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched]) <= TOL
               and err_plga_default <= TOL_PLGA and block_extra == [2 * dl, 3 * dl]
               and extra_rolled == 2 * model.d * len(model.layers) and empty_after_undo
               and all(m == f for m, f in fractions)
@@ -282,6 +315,9 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
         computed("a block opened at position 0, rolled back to 0: cache floats 0 (kv and extra)", empty_after_undo),
         computed("default couplings (g_k = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear, TwoTap, Graded "
                  "(no clip), SDPA vs reference heads written with those values", err_defaults, tolerance=TOL),
+        computed("streams of a block (start 4, retained raw q, k of position 3) with two leading batch axes, PSA "
+                 "(g_q 0.7, g_k 1.3; post- and pre-RoPE) and TwoTap: max relative |library - reference streams of the "
+                 "whole sequences, sliced| (queries, keys, values)", err_batched, tolerance=TOL),
         computed("default RoPE base (10000) of a cumulative-Gram PLGA head vs a reference head written with it",
                  err_plga_default, tolerance=TOL_PLGA),
         computed("extra floats after a 5-token block (committed, open)", block_extra,

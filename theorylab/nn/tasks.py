@@ -216,7 +216,8 @@ def induction_accuracy(head: InductionHead, E: np.ndarray, batch: InductionBatch
 
 def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: InductionBatch, i: int = 1,
                             streams=attention.streams) -> float:
-    """``max |Delta s_{i+1}|``: how much the score of key ``i+1`` moves when the token at ``i`` changes.
+    """``max |Delta s_{i+1}|``: how much the score of key ``i+1`` moves when the token at ``i`` changes
+    (to the next token, ``(t_i + 1) mod vocab``).
 
     Zero exactly for a key-side order-zero score (key ``i+1`` sees only its own token);
     positive once the key stream carries its predecessor (key-only, symmetric). Requires

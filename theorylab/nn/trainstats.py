@@ -25,11 +25,14 @@ def seed_summary(accuracies: Sequence[float], hits: float, n: int) -> dict:
     """Mean, sd and 95 % t interval over per-seed ``accuracies``; pooled Wilson interval of ``hits / n``."""
     a = real_array("accuracies", accuracies, low=0, high=1)
     mean = float(a.mean())
-    sd = float(a.std(ddof=1)) if a.size > 1 else float("nan")
-    half = float(stats.t.ppf(0.975, a.size - 1) * sd / math.sqrt(a.size)) if a.size > 1 else float("nan")
+    sd, t_low, t_high = float("nan"), None, None                          # one seed: no spread
+    if a.size > 1:
+        sd = float(a.std(ddof=1))
+        half = float(stats.t.ppf(0.975, a.size - 1) * sd / math.sqrt(a.size))
+        t_low, t_high = max(0.0, mean - half), min(1.0, mean + half)
     lo, hi = wilson_interval(hits, n, z=1.959964)
-    return {"seeds": int(a.size), "mean": mean, "sd": sd, "t_low": max(0.0, mean - half) if a.size > 1 else None,
-            "t_high": min(1.0, mean + half) if a.size > 1 else None, "wilson_low": lo, "wilson_high": hi}
+    return {"seeds": int(a.size), "mean": mean, "sd": sd, "t_low": t_low, "t_high": t_high, "wilson_low": lo,
+            "wilson_high": hi}
 
 
 def gamma_c(gammas: Sequence[float], accuracy: Sequence[float]) -> float | None:
