@@ -737,11 +737,14 @@ G8_GRADE_CONDITION = {(1.0, 2.0, 4.0): True, (1.0, 1.0, 1.0): True, (0.5, 1.0, 2
                       (1.0, 0.5, 1.0): False, (1.0, 1.5, 1.25): False, (1.0, 2.0, 4.5): False,
                       (1 - 2 ** -40, 1 - 2 ** -40, 1 - 2 ** -40): True, (1 - 2 ** -39, 1.0, 1.0): False,
                       (1.0, 1 - 2 ** -41, 1 - 2 ** -40): True, (1.0, 1 - 2 ** -39, 1 - 2 ** -39): False,
-                      (1.0, 2 + 2 ** -41, 4 + 2 ** -40): True, (1.0, 1.0, 2 + 2 ** -39): False}
+                      (1.0, 2 + 2 ** -41, 4 + 2 ** -40): True, (1.0, 1.0, 2 + 2 ** -39): False,
+                      (1 - 1e-12, 1 - 1e-12, 1 - 1e-12): True, (1.0, 1 - 1e-12, 2 - 2e-12): True,
+                      (1.0, 1.0, 2 + 1e-12): True}
 """Level grades at (nu, mu) = (1/2, 1/8) and whether Lem. 4's condition holds: g_0 = 1 and ratios 1 and 2 attain
 the bounds; g_0 = 1/2, a ratio 1/2 or 5/6 below 1 and a ratio 2.25 above 2 cross them.  The rounding slack 1e-12 of
 each bound is attained and crossed: g_0 and ratios 2^-40 (9.1e-13) or 2^-41 below 1 and a ratio 2^-41 above 2
-pass; 2^-39 (1.8e-12) past any of the three bounds fails."""
+pass; 2^-39 (1.8e-12) past any of the three bounds fails; each bound moved by exactly the float slack (g_0 = 1 - 1e-12,
+a ratio 1 - 1e-12, a ratio 2 + 1e-12) still passes: the slack is inclusive."""
 
 
 def _best_subsets(caps, dims, var):
