@@ -134,8 +134,8 @@ def cap_ratio(g, a) -> float:
 
 
 def grade_condition(g, nu: float, mu: float) -> bool:
-    """Lem. 4's grade condition: ``1 <= g_0 <= ... <= g_(L-1)`` and ``g_(l+1)/g_l <= (nu mu)^(-1/4)``;
-    ``0 < nu, mu < 1`` (Cor. 3's geometric profiles, :func:`grades.geometric_parameters`)."""
+    """Lem. 4's grade condition: ``1 <= g_0 <= ... <= g_(L-1)``, ``g_(l+1)/g_l <= (nu mu)^(-1/4)``, each up to a
+    rounding slack 1e-12; ``0 < nu, mu < 1`` (Cor. 3's geometric profiles, :func:`grades.geometric_parameters`)."""
     nu, mu = grades.geometric_parameters(nu, mu)
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.ndim != 1:

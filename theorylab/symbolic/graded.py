@@ -109,20 +109,20 @@ def unit_residual(d: int) -> sp.Expr:
 
 # ----------------------------------------------------------------- Prop. 8: Hessian, gradient
 def hessian_residual(d: int) -> sp.Matrix:
-    """``Hess_u (log A + log T) - (C(alpha^(-u)) + C(tau^(u)))`` with ``C(p) = diag p - p p^T``."""
+    """``Hess_u (log A + log T) - (C(alpha^(-u)) + C(tau^(u)))`` with ``C(p) = diag p - p p^T``, written in the
+    positive symbols ``e_j = exp(u_j)`` (``d/du_j = e_j d/de_j``): every entry is a rational function,
+    put over a common denominator."""
     d = positive_int("d", d)
-    a, t, u = symbols("a", d), symbols("t", d), sp.symbols(f"u0:{d}", real=True)
-    A = sum(ai * sp.exp(-ui) for ai, ui in zip(a, u))
-    T = sum(ti * sp.exp(ui) for ti, ui in zip(t, u))
+    a, t, e = symbols("a", d), symbols("t", d), symbols("e", d)
+    A = sum(ai / ei for ai, ei in zip(a, e))
+    T = sum(ti * ei for ti, ei in zip(t, e))
     phi = sp.log(A) + sp.log(T)
-    pa = sp.Matrix([ai * sp.exp(-ui) / A for ai, ui in zip(a, u)])
-    pt = sp.Matrix([ti * sp.exp(ui) / T for ti, ui in zip(t, u)])
+    pa = sp.Matrix([ai / ei / A for ai, ei in zip(a, e)])
+    pt = sp.Matrix([ti * ei / T for ti, ei in zip(t, e)])
     cov = sp.diag(*pa) - pa * pa.T + sp.diag(*pt) - pt * pt.T
-    H = sp.hessian(phi, u)
-    # exponentials become independent positive symbols e_j = exp(u_j): a rational identity in them
-    e = symbols("e", d)
-    sub = {sp.exp(ui): ei for ui, ei in zip(u, e)} | {sp.exp(-ui): 1 / ei for ui, ei in zip(u, e)}
-    return (H - cov).applyfunc(lambda z: sp.expand(z).subs(sub))
+    du = lambda f, j: e[j] * sp.diff(f, e[j])            # d/du_j = e_j d/de_j
+    H = sp.Matrix(d, d, lambda j, k: du(du(phi, j), k))
+    return (H - cov).applyfunc(sp.together)
 
 
 def variance_residual(d: int) -> sp.Expr:
