@@ -696,8 +696,8 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
-                 "variant, g in 1e-200..1e200 and the large-g limit, and 5 probe models (subleading gap term at "
-                 "g = 2^102, zero gap, gap -> -inf from either sign at g = 0, Delta/sigma -> 0)", argmax_err,
+                 "variant, g in 1e-200..1e200 and the large-g limit, and 6 probe models (subleading gap term at "
+                 "g = 2^102, zero gap, gap -> -inf from either sign at g = 0, Delta/sigma -> 0, constant)", argmax_err,
                  formula="<= 1e-12"),
         computed(f"half-plateau observable at (t4-only, {HALF_POINT[0]:g}, {HALF_POINT[1]}), exact, default options: "
                  "rel |level - reference plateau / 2|", half_level_err, formula="<= 1e-13"),
@@ -773,6 +773,8 @@ _PROBE_MODELS = (    # score models that are not the paper's, built to expose ev
     ScoreModel("t4-only", (2.0, 0.0, -1.0), (1.0, 0.0, 1.0), "probe: gap -> -inf, positive at g = 0"),
     # 2 deg(gap) < deg(var): Delta/sigma -> 0, P -> 2^-m in the limit.
     ScoreModel("t4-only", (0.0, 1.0), (1.0, 0.0, 0.0, 1.0), "probe: Delta/sigma -> 0"),
+    # constant gap and variance: Delta/sigma = sqrt(dk)/2 at every g and in the limit.
+    ScoreModel("t4-only", (1.0,), (4.0,), "probe: constant gap and variance"),
 )
 
 

@@ -12,7 +12,7 @@ BUGS = {
     "nonlinear shear drops q: (q, p) -> (f(p), p)": (
         SHEAR, "    return q + fp, p", "    return fp, p", ["P8"]),
     "large-g limit takes the sign of the constant gap term": (
-        TRANSITION, "np.sign(gap[-1]) * np.inf", "np.sign(gap[0]) * np.inf", ["P18.plateau"]),
+        TRANSITION, "np.copysign(np.inf, gap[-1])", "np.copysign(np.inf, gap[0])", ["P18.plateau"]),
     "large-g limit of a vanishing SNR is 1, not 0": (
         TRANSITION, "if 2 * p == q else 0.0", "if 2 * p == q else 1.0", ["P18.plateau"]),
     "Glorot-uniform limit sqrt(3 / (m + n))": (
