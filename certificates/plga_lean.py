@@ -341,7 +341,15 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
         reached[S] = [lib.worst, lib.bound, 1.0 / (S * abs(math.sin(np.pi / (2 * S))))]
     route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
     reached_err = max(max(abs(v[0] / v[2] - 1), abs(v[1] / v[2] - 1)) for v in reached.values())
-    ok = (stats_err <= 1e-12 and bound_err <= 1e-12 and reached_err <= 1e-12 and counts_ok and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
+    spread = {}                     # unsorted, theta_b > theta_a (negative differences), 2 theta past 2 pi (sin < 0)
+    for th in (np.array([0.3, 4.0, 0.9, 5.5, 2.0]), np.array([np.pi / 2])):      # pi/2: omega = pi, |sin| = 1
+        listed = {pairs: np.array(lref.twirl_frequency_list(th, pairs)) for pairs in op.PAIR_SETS}
+        spread[f"theta = {np.round(th, 3).tolist()}"] = [
+            max(float(np.max(np.abs(np.sort(frequencies(th, pairs)) - np.sort(listed[pairs])))) if
+                frequencies(th, pairs).size == listed[pairs].size else np.inf for pairs in op.PAIR_SETS),
+            abs(constant(th) * float(np.min(np.abs(np.sin(listed["unordered"] / 2)))) - 1)]
+    spread_err = max(max(v) for v in spread.values())
+    ok = (stats_err <= 1e-12 and bound_err <= 1e-12 and reached_err <= 1e-12 and spread_err <= 1e-14 and counts_ok and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
           and all(r <= off for r in residual) and all(b > 1 for b in bounds))
     return Outcome(ok, (
         computed("[n, worst, median, frac < 0.1, frac < 0.01, slowest in-plane] per pair set and S", table),
@@ -360,6 +368,9 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
         bound("trivial bound ||M - Pi M|| / ||M||", off, formula="the twirl and Pi are contractions fixing Pi M"),
         computed("max rel |library C_Theta / S (twirl_constant, statistics.bound, both pair sets) - reference "
                  "1 / (S min |sin(omega/2)|)|", bound_err, tolerance=1e-12),
+        computed("off-standard spectra (unsorted, theta past pi, one plane at pi/2): [max |sorted library frequencies "
+                 "- sorted reference list| over both pair sets, rel |C_Theta - 1 / min |sin(omega/2)||]", spread,
+                 tolerance=1e-14),
         bound("Lemma 5.9 bound attained: one plane theta = pi/(2S), S = 3, 64, 1024: [library worst multiplier, "
               "library C_Theta / S, reference 1 / (S sin(pi/(2S)))]", reached,
               formula="all three equal (rel 1e-12): |sin(S omega/2)| = 1 at omega = pi/S"),

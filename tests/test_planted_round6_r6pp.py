@@ -19,6 +19,8 @@ BUGS = {
         OP, "lim = np.sqrt(6.0 / (m + n))", "lim = np.sqrt(3.0 / (m + n))", ["A2.metric"]),
     "twirl statistics report C_Theta * S as the bound": (
         OP, "twirl_constant(th) / S)", "twirl_constant(th) * S)", ["A12.standard"]),
+    "twirl frequencies keep the sign of theta_a - theta_b": (
+        OP, "return np.abs(np.concatenate(diffs))", "return np.concatenate(diffs)", ["A12.standard"]),
 }
 
 
