@@ -696,8 +696,9 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
-                 "variant, g in 1e-200..1e200 and the large-g limit, and 3 probe models (subleading gap term at "
-                 "g = 2^102, zero gap, gap -> -inf)", argmax_err, formula="<= 1e-12"),
+                 "variant, g in 1e-200..1e200 and the large-g limit, and 6 probe models (subleading gap term at "
+                 "g = 2^102, zero gap, gap -> -inf from either sign at g = 0, Delta/sigma -> 0, constant)", argmax_err,
+                 formula="<= 1e-12"),
         computed(f"half-plateau observable at (t4-only, {HALF_POINT[0]:g}, {HALF_POINT[1]}), exact, default options: "
                  "rel |level - reference plateau / 2|", half_level_err, formula="<= 1e-13"),
         computed("... and mass-half: |reference M(gamma_c) - level| (and M below the level 0.01 before: the first "
@@ -740,7 +741,7 @@ def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
     large-g limit (the reference ratio at g = 1e100)."""
     import mpmath as mp
 
-    worst = 0.0
+    errors = []                                                   # np.max propagates a NaN (max() would drop it)
     with mp.workdps(50):
         for variant in ref.VARIANTS:
             for g in (1e-200, 1e-50, 0.3, 1.7, 1e50, 1e200, None):
@@ -748,7 +749,7 @@ def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
                 r = ref.gap(variant, gm, dk) / mp.sqrt(ref.variance(variant, gm))
                 exact = mp.exp(ref.distractors(T) * mp.log(mp.ncdf(r)))
                 got = float(transition.argmax_probability(variant, dk, T, g))
-                worst = max(worst, float(abs(got - exact) / exact))
+                errors.append(float(abs(got - exact) / exact))
         for model in _PROBE_MODELS:                   # the factored route's every term, the limit's every branch
             for g in (2.0 ** 102, 1e200, 1e-200, None):
                 gm = mp.mpf(10) ** 100 if g is None else mp.mpf(g)      # limit: terms below 1e-70 relative
@@ -757,8 +758,8 @@ def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
                 r = min(max(r, -40), 40)              # Phi(-40)^m and 1 - Phi(40) are below the float range
                 exact = float(mp.exp(ref.distractors(T) * mp.log(mp.ncdf(r))))
                 got = float(transition.argmax_probability(model.variant, dk, T, g, model=model))
-                worst = max(worst, abs(got - exact) / max(exact, 1e-300))
-    return worst
+                errors.append(abs(got - exact) / max(exact, 1e-300))
+    return float(np.max(errors))
 
 
 _PROBE_MODELS = (    # score models that are not the paper's, built to expose every term of the overflow-safe route:
@@ -768,6 +769,12 @@ _PROBE_MODELS = (    # score models that are not the paper's, built to expose ev
     ScoreModel("t4-only", (0.0,), (1.0, 0.0, 1.0), "probe: zero gap"),
     # 2 deg(gap) > deg(var), negative leading gap coefficient beside a positive one: P -> 0 in the limit.
     ScoreModel("t4-only", (0.0, 1.0, -1.0), (1.0, 0.0, 1.0), "probe: gap -> -inf"),
+    # ... and with a constant gap term of the other sign (the limit's sign is the leading coefficient's): P -> 0;
+    ScoreModel("t4-only", (2.0, 0.0, -1.0), (1.0, 0.0, 1.0), "probe: gap -> -inf, positive at g = 0"),
+    # 2 deg(gap) < deg(var): Delta/sigma -> 0, P -> 2^-m in the limit.
+    ScoreModel("t4-only", (0.0, 1.0), (1.0, 0.0, 0.0, 1.0), "probe: Delta/sigma -> 0"),
+    # constant gap and variance: Delta/sigma = sqrt(dk)/2 at every g and in the limit.
+    ScoreModel("t4-only", (1.0,), (4.0,), "probe: constant gap and variance"),
 )
 
 

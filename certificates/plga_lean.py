@@ -103,11 +103,12 @@ def metric_learner(stages=op.stages_from_density, init=op.init_params) -> Outcom
         lib, reference = stages(D, params), ref.stages(D, view.psi(params))
         biased[residual] = max(_rel(lib.A, reference["A"]), _rel(lib.G, reference["G"]))
     layout, variance, tail = _init_layout(init)
+    uniform = _glorot_uniform_reach(init)
     worst = max(max(e.values()) for e in errors.values())
     ok = (worst <= STAGE_RTOL and max(big.values()) <= STAGE_RTOL and ranks == {"glu-ln": 63, "additive": 64}
           and floors["glu-ln"] <= 1e-12 and floors["additive"] > 10 * RANK_RTOL and means["glu-ln"] <= 1e-14
           and contrast > 1e-2 and max(biased.values()) <= STAGE_RTOL and all(layout.values())
-          and abs(variance - 1) <= INIT_VARIANCE_TOL)
+          and abs(variance - 1) <= INIT_VARIANCE_TOL and 1 - INIT_UNIFORM_REACH <= min(uniform) <= max(uniform) <= 1)
     return Outcome(ok, (computed("max rel |library - reference| of A, A_LM, G (dk = 16, 3 units, 3 heads)", errors,
                                  tolerance=STAGE_RTOL),
                         computed("authors' configuration (dk = 64, 8 x 2 gated, width 180): max rel |A - A_ref|", big,
@@ -122,8 +123,29 @@ def metric_learner(stages=op.stages_from_density, init=op.init_params) -> Outcom
                                  "zero biases, unit gammas)", layout),
                         computed("Glorot-normal W, P, a: sample variance / (2 / (fan_in + fan_out)), 5 heads dk = 16 "
                                  f"(chi-square: P(|ratio - 1| > {INIT_VARIANCE_TOL}) = {tail:.1e} for any seed)",
-                                 variance, tolerance=INIT_VARIANCE_TOL)),
+                                 variance, tolerance=INIT_VARIANCE_TOL),
+                        bound("Glorot-uniform dense layers (dk = 16, width 40, both conventions): [min, max] over the "
+                              "16 matrices of max|w| / sqrt(6 / (fan_in + fan_out))",
+                              [min(uniform), max(uniform)],
+                              formula=f"in [1 - {INIT_UNIFORM_REACH}, 1]: the bound holds and is reached (P(a 640-entry "
+                                      f"matrix stays below) = {(1 - INIT_UNIFORM_REACH) ** 640:.1e} for any seed)")),
                    arrays=arrays, seeds={"heads": 0, "queries": 700, "authors_config": 11, "biases": 720})
+
+
+INIT_UNIFORM_REACH = 0.03
+"""How far below its Glorot-uniform limit ``sqrt(6 / (m + n))`` the largest |entry| of a 16 x 40 dense matrix may stay:
+``0.97^640 = 3.4e-9`` per matrix for any seed, while a wrong scale (3 for 6, m or n for m + n) is >= 0.29 away."""
+
+
+def _glorot_uniform_reach(init) -> list[float]:
+    """``max |w| / sqrt(6 / (fan_in + fan_out))`` of every dense matrix of ``Phi_res`` (dk = 16, width 40, two units
+    in each convention): at most 1 (the support of U(-lim, lim)) and, with 640 entries, above 1 - INIT_UNIFORM_REACH."""
+    out = []
+    for residual, n_dense in (("glu-ln", 2), ("additive", 1)):
+        for unit in init(16, 3, n_res=2, n_dense=n_dense, hidden=40, residual=residual).units:
+            dense = [w for g in unit.glus for w in (g.W1, g.W2, g.W3)] if residual == "glu-ln" else [unit.W1, unit.W2]
+            out += [float(np.max(np.abs(w)) / np.sqrt(6.0 / sum(w.shape))) for w in dense]
+    return out
 
 
 INIT_VARIANCE_TOL = 0.25
@@ -310,8 +332,24 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
     residual_ref = [lref.twirl_residual_eigenbasis(M, fr, S) / norm for S in Ss[:2]]
     off = float(np.linalg.norm(M - projection(M))) / norm
     bounds = [constant(fr) / S for S in Ss]
+    c_ref = 1.0 / float(np.min(np.abs(np.sin(np.array(lref.twirl_frequency_list(fr, "unordered")) / 2))))
+    bound_err = max(max(abs(statistics(fr, S, pairs).bound * S / c_ref - 1) for pairs in op.PAIR_SETS for S in Ss),
+                    max(abs(b * S / c_ref - 1) for b, S in zip(bounds, Ss)))
+    reached = {}                                    # one plane theta = pi/(2S): omega = pi/S, |sin(S omega/2)| = 1
+    for S in (3, 64, 1024):
+        lib = statistics(np.array([np.pi / (2 * S)]), S)
+        reached[S] = [lib.worst, lib.bound, 1.0 / (S * abs(math.sin(np.pi / (2 * S))))]
     route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
-    ok = (stats_err <= 1e-12 and counts_ok and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
+    reached_err = max(max(abs(v[0] / v[2] - 1), abs(v[1] / v[2] - 1)) for v in reached.values())
+    spread = {}                     # unsorted, theta_b > theta_a (negative differences), 2 theta past 2 pi (sin < 0)
+    for th in (np.array([0.3, 4.0, 0.9, 5.5, 2.0]), np.array([np.pi / 2])):      # pi/2: omega = pi, |sin| = 1
+        listed = {pairs: np.array(lref.twirl_frequency_list(th, pairs)) for pairs in op.PAIR_SETS}
+        spread[f"theta = {np.round(th, 3).tolist()}"] = [
+            max(float(np.max(np.abs(np.sort(frequencies(th, pairs)) - np.sort(listed[pairs])))) if
+                frequencies(th, pairs).size == listed[pairs].size else np.inf for pairs in op.PAIR_SETS),
+            abs(constant(th) * float(np.min(np.abs(np.sin(listed["unordered"] / 2)))) - 1)]
+    spread_err = max(max(v) for v in spread.values())
+    ok = (stats_err <= 1e-12 and bound_err <= 1e-12 and reached_err <= 1e-12 and spread_err <= 1e-14 and counts_ok and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
           and all(r <= off for r in residual) and all(b > 1 for b in bounds))
     return Outcome(ok, (
         computed("[n, worst, median, frac < 0.1, frac < 0.01, slowest in-plane] per pair set and S", table),
@@ -328,6 +366,14 @@ def twirl_standard(statistics=op.twirl_statistics, frequencies=op.twirl_frequenc
                  residual),
         computed("max rel |library residual / eigenbasis residual - 1|", route, tolerance=1e-10),
         bound("trivial bound ||M - Pi M|| / ||M||", off, formula="the twirl and Pi are contractions fixing Pi M"),
+        computed("max rel |library C_Theta / S (twirl_constant, statistics.bound, both pair sets) - reference "
+                 "1 / (S min |sin(omega/2)|)|", bound_err, tolerance=1e-12),
+        computed("off-standard spectra (unsorted, theta past pi, one plane at pi/2): [max |sorted library frequencies "
+                 "- sorted reference list| over both pair sets, rel |C_Theta - 1 / min |sin(omega/2)||]", spread,
+                 tolerance=1e-14),
+        bound("Lemma 5.9 bound attained: one plane theta = pi/(2S), S = 3, 64, 1024: [library worst multiplier, "
+              "library C_Theta / S, reference 1 / (S sin(pi/(2S)))]", reached,
+              formula="all three equal (rel 1e-12): |sin(S omega/2)| = 1 at omega = pi/S"),
         bound("Lemma 5.9 relative bound C_Theta / S at S = 64, 256, 1024", bounds,
               formula="C_Theta = 44968.28; vacuous: > 1 >= any relative residual")),
         arrays={"M": M, "residual": np.array(residual)}, seeds={"M": 64},

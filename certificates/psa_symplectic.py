@@ -238,6 +238,11 @@ def nonlinear_shear(jac=shear.shear_jacobian, form=shear.symplectic_form,
         rank = sp.Matrix([[sp.diff(r, s) for s in gens] for r in R]).rank()
         ok &= sym and rank == codim(d)
         evidence.append(computed(f"d={d}: residual = [[0,0],[0,Df^T-Df]], rank", rank))
+    map_ok = _shear_map_matches(op, jac)
+    ok &= map_ok
+    evidence.append(computed("the library map at d = 2, 3 (symbolic q, p, polynomial f): value (q + f(p), p) and "
+                             "SymPy Jacobian [[I, Df], [0, I]] == library jac(Df), symplectic exactly when Df is "
+                             "symmetric (f = grad V vs a non-gradient f)", map_ok))
     rank64 = _residual_rank(jac, form, 64)
     ok &= rank64 == codim(64) == 2016
     evidence.append(computed("d=64: rank of the symplecticity constraints on Df", rank64))
@@ -255,6 +260,33 @@ def nonlinear_shear(jac=shear.shear_jacobian, form=shear.symplectic_form,
     ok &= only_linear
     evidence.append(computed("amplitude-independent gain forces f(p) = a1 p", only_linear))
     return Outcome(ok, tuple(evidence))
+
+
+def _shear_map_matches(op, jac) -> bool:
+    """The library map ``op(q, p, f)`` itself on symbolic ``q, p`` (d = 2, 3): its value is ``(q + f(p), p)`` and its
+    SymPy Jacobian is ``[[I, Df], [0, I]]`` (built here) == ``jac(Df)``; ``M^T J M = J`` (J built here) holds for
+    ``f = grad V`` (V a cubic, Df its Hessian: symmetric) and fails for a non-gradient ``f``."""
+    import sympy as sp
+
+    ok = True
+    for d in (2, 3):
+        q, p = sp.symbols(f"q0:{d}"), sp.symbols(f"p0:{d}")
+        V = sum((i + 2) * p[i] ** 3 + (i + 1) * p[i] * p[(i + 1) % d] ** 2 for i in range(d))
+        gradient = [sp.diff(V, s) for s in p]
+        skew = [p[(i + 1) % d] ** 2 - 3 * p[i] * p[(i + 1) % d] for i in range(d)]     # Df not symmetric
+        J = sp.Matrix(sp.BlockMatrix([[sp.zeros(d), sp.eye(d)], [-sp.eye(d), sp.zeros(d)]]))
+        for fs, symplectic in ((gradient, True), (skew, False)):
+            f = sp.lambdify([p], fs, "sympy")
+            Q, P = op(np.array(q, dtype=object), np.array(p, dtype=object), lambda x: np.array(f(list(x)), dtype=object))
+            image = sp.Matrix(list(Q) + list(P))
+            ok &= (image - sp.Matrix([q[i] + fs[i] for i in range(d)] + list(p))).expand() == sp.zeros(2 * d, 1)
+            M = image.jacobian(list(q) + list(p))
+            Df = sp.Matrix(fs).jacobian(list(p))
+            ok &= (M - sp.Matrix(sp.BlockMatrix([[sp.eye(d), Df], [sp.zeros(d), sp.eye(d)]]))).expand() == sp.zeros(2 * d)
+            ok &= (M - sp.Matrix(np.asarray(jac(np.array(Df.tolist(), dtype=object)), dtype=object))).expand() \
+                == sp.zeros(2 * d)
+            ok &= ((M.T * J * M - J).expand() == sp.zeros(2 * d)) == symplectic
+    return bool(ok)
 
 
 def _residual_rank(jac, form, d: int) -> int:

@@ -768,10 +768,8 @@ def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
     """
     th = _frequencies(freqs)
     choice("pairs", pairs, PAIR_SETS)
-    diffs = [2 * th]
-    if th.size > 1:
-        iu = np.triu_indices(th.size, 1)
-        diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]
+    iu = np.triu_indices(th.size, 1)                                     # empty for one plane
+    diffs = [2 * th, th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]
     if pairs == "ordered":
         diffs += diffs[1:]
     return np.abs(np.concatenate(diffs))

@@ -348,11 +348,9 @@ def _leading_snr(model: ScoreModel) -> float:
     """``lim_{g->inf} Delta / (sigma sqrt(dk))`` from the leading coefficients of the model."""
     gap = np.trim_zeros(np.asarray(model.gap_poly, float), "b")
     var = np.trim_zeros(np.asarray(model.var_poly, float), "b")
-    if len(gap) == 0:
-        return 0.0
-    p, q = len(gap) - 1, len(var) - 1
+    p, q = len(gap) - 1, len(var) - 1                            # a zero gap: p = -1 < q / 2, limit 0
     if 2 * p > q:
-        return float(np.sign(gap[-1]) * np.inf)
+        return float(np.copysign(np.inf, gap[-1]))
     return float(gap[-1] / np.sqrt(var[-1])) if 2 * p == q else 0.0
 
 
