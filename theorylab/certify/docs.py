@@ -101,7 +101,8 @@ NOTES = """\
 """
 
 
-MUTATION_RESULTS = (("results/mutation.json", "current"), ("results/mutation-baseline.json", "baseline"))
+MUTATION_RESULTS = (("results/mutation.json", "current"), ("results/mutation-recheck.json", "survivors re-run"),
+                    ("results/mutation-baseline.json", "baseline"))
 """Committed results of ``theorylab mutate`` shown on the page (path relative to the checkout, label)."""
 
 
