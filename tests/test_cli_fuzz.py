@@ -235,6 +235,12 @@ def test_fuzz_subprocess_sample(arena):
                               cwd=cwd, env=env, timeout=60)
         _check(argv, proc.returncode, proc.stdout, proc.stderr, before, cwd)
 
+def _terminal_sigint() -> None:
+    """Give the child SIGINT's default disposition, as a terminal's foreground job has: a test run started in the
+    background of a script (``pytest &``) inherits SIGINT *ignored*, which a child Python keeps, so Ctrl-C would
+    never reach the command under test."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 
 def test_interrupt_mid_run_exits_130_without_partial_file(tmp_path):
     """SIGINT during a Monte Carlo run that would write a figure: one line, 130, no figure, no temporary."""
@@ -242,7 +248,7 @@ def test_interrupt_mid_run_exits_130_without_partial_file(tmp_path):
         pytest.skip("POSIX signals")
     proc = subprocess.Popen([sys.executable, "-m", "theorylab", "compare", "--samples", "2000000", "--plot",
                              "fig.png", "--max-time", "2h"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_sigint)
     time.sleep(4.0)                  # imports done, the Monte Carlo running
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

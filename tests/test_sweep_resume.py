@@ -115,13 +115,20 @@ def test_killed_process_pool_leaves_no_workers_and_resumes(tmp_path):
     rows = sweep.export_rows(store)
     assert len(rows) % 2 == 0 and all(r["finished_at"] and r["law_gamma_c"] is not None for r in rows)
 
+def _terminal_sigint() -> None:
+    """Give the child SIGINT's default disposition, as a terminal's foreground job has: a test run started in the
+    background of a script (``pytest &``) inherits SIGINT *ignored*, which a child Python keeps, so Ctrl-C would
+    never reach the command under test."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 
 def test_ctrl_c_stops_with_one_line_and_exit_130(tmp_path):
     spec_path = tmp_path / "spec.toml"
     spec_path.write_text(small_spec_text())
     store = str(tmp_path / "interrupted.db")
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(spec_path), store], start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_terminal_sigint)
     deadline = time.monotonic() + 120
     while _count(store) < 2 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
