@@ -103,7 +103,7 @@ def build_design(args):
     sigma = 1.0 if args.sigma_xi is None else args.sigma_xi
     C = 2.0 if args.clip is None else args.clip
     if args.a is not None:
-        return lad.profile_design(read_vector("a", args.a), read_vector("s", args.s), d, sigma, C)
+        return lad.profile_design(read_vector("--a", args.a), read_vector("--s", args.s), d, sigma, C)
     nu, mu = (0.6, 0.3) if args.nu is None else (args.nu, args.mu)
     return lad.geometric_design(nu, mu, positive_int("levels", 4 if args.levels is None else args.levels), d, sigma, C)
 
@@ -116,6 +116,7 @@ def run(args) -> int:
 
     from theorylab._io import check_output_path
     from theorylab.errors import positive_int, real_array
+    from theorylab.graded import ladder as lad
     from theorylab.graded import prereg as pr
     from theorylab.sim import ladder as sl
 
@@ -134,11 +135,11 @@ def run(args) -> int:
         return _run_degradation(args, seed, reps, target, ms, progress)
     bootstrap = positive_int("bootstrap", 1000 if args.bootstrap is None else args.bootstrap, low=2)
     if args.from_prereg is not None:
-        prereg, sha = pr.read(args.from_prereg)
+        prereg, sha = _read_prereg(args.from_prereg)
         path, design = args.from_prereg, prereg.design
     else:
         design = build_design(args)
-        n_pilot = positive_int("n_pilot", 65536 if args.n_pilot is None else args.n_pilot, low=design.d + 1)
+        n_pilot = lad.pilot_size(design, 65536 if args.n_pilot is None else args.n_pilot)
         pilot_boot = positive_int("pilot_bootstrap", 200 if args.pilot_bootstrap is None else args.pilot_bootstrap,
                                   low=2)
     grid = ms if ms is not None else sl.default_grid(design, target, points)
@@ -168,6 +169,17 @@ def run(args) -> int:
     else:
         emit(result.rows, args.format, summary=summary if args.format == "json" else None)
     return 0
+
+
+def _read_prereg(path: str):
+    """:func:`theorylab.graded.prereg.read` of the ``--from-prereg`` file, its refusal naming the option."""
+    from theorylab.errors import ParameterError
+    from theorylab.graded import prereg as pr
+
+    try:
+        return pr.read(path)
+    except ParameterError as exc:
+        raise ParameterError(f"--from-prereg: {exc}") from None
 
 
 def _round_lists(summary, np):
