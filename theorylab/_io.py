@@ -110,7 +110,7 @@ def parse_json(text: str, where: str) -> object:
     except RecursionError:
         raise ParameterError(f"{where} is not valid JSON (nested too deeply)") from None
     except ValueError as exc:
-        line = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        line = f"; line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise ParameterError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)}{line})") from None
 
 

@@ -72,7 +72,7 @@ def run(args) -> int:
         args.certificates = [s.id for s in select(args.certificates)]
     root = library_root()
     eq_path = args.equivalent or str(root / mutation.DEFAULT_EQUIVALENT)
-    if args.equivalent and not os.path.isfile(args.equivalent):
+    if args.equivalent and not os.path.lexists(args.equivalent):
         raise ParameterError(f"--equivalent must name an existing TOML file (no file {args.equivalent})")
     equivalent = mutation.load_equivalent(eq_path)
     packages = args.package or mutation.PACKAGES
@@ -84,7 +84,7 @@ def run(args) -> int:
     journal = args.json and args.json + ".partial.jsonl"
     prior, prior_seconds, session = [], 0.0, 0
     if args.resume:
-        if not journal or not os.path.exists(journal):
+        if not journal or not os.path.lexists(journal):
             raise ParameterError("--resume needs --json PATH of an interrupted run (no PATH.partial.jsonl found)")
         rows, prior_seconds, session = mutation.read_journal(journal)
         prior = [mutation.from_record(m, rows[m.id], equivalent) for m in mutants if m.id in rows]
