@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab.cli._args import path, reads_file
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -48,8 +49,10 @@ def register(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nu", type=float, help="geometric target concentration, 0 < nu < 1 (default 0.6)")
     p.add_argument("--mu", type=float, help="geometric data decay, 0 < mu < 1 (default 0.3)")
-    p.add_argument("--a", metavar="SRC", help="level target profile a (file or inline numbers; with --s)")
-    p.add_argument("--s", metavar="SRC", help="level data profile s (file or inline numbers; with --a)")
+    reads_file(p.add_argument("--a", metavar="SRC", type=path,
+                              help="level target profile a (file or inline numbers; with --s)"), "numbers", inline=True)
+    reads_file(p.add_argument("--s", metavar="SRC", type=path,
+                              help="level data profile s (file or inline numbers; with --a)"), "numbers", inline=True)
     p.add_argument("--levels", type=float, help="levels L with --nu/--mu (default 4)")
     p.add_argument("--d", type=float, help="design width d, a multiple of L (default 32)")
     p.add_argument("--sigma-xi", type=float, help="noise standard deviation > 0 (default 1)")
@@ -58,7 +61,8 @@ def register(sub) -> None:
     p.add_argument("--pilot-bootstrap", type=float, help="bootstrap resamples of the pilot (default 200)")
     p.add_argument("--seed", type=float, default=0, help="seed of the pilot, random arm and Monte Carlo (default 0)")
     p.add_argument("--prereg", metavar="JSON", help="write the pre-registration here (a .json file)")
-    p.add_argument("--from-prereg", metavar="JSON", help="measure this pre-registration file (no offline step)")
+    reads_file(p.add_argument("--from-prereg", metavar="JSON", type=path,
+                              help="measure this pre-registration file (no offline step)"), "prereg")
     p.add_argument("--reps", type=float, default=400, help="Monte Carlo repetitions >= 2 (default 400)")
     p.add_argument("--target", type=float, default=0.5,
                    help="target risk as a fraction of the null risk, > 0 (default 0.5)")
@@ -96,6 +100,7 @@ def _check_modes(args) -> None:
 def build_design(args):
     """The design of the options (defaults: geometric nu = 0.6, mu = 0.3, L = 4, d = 32, sigma_xi = 1, C = 2)."""
     from theorylab.errors import positive_int
+    from theorylab.graded import grades
     from theorylab.graded import ladder as lad
     from theorylab.graded.io import read_vector
 
@@ -103,7 +108,10 @@ def build_design(args):
     sigma = 1.0 if args.sigma_xi is None else args.sigma_xi
     C = 2.0 if args.clip is None else args.clip
     if args.a is not None:
-        return lad.profile_design(read_vector("--a", args.a), read_vector("--s", args.s), d, sigma, C)
+        a, s = read_vector("--a", args.a), read_vector("--s", args.s)
+        for option, profile in (("--a", a), ("--s", s)):          # refused naming the option, not alpha/tau
+            grades.profile(option, profile)
+        return lad.profile_design(a, s, d, sigma, C)
     nu, mu = (0.6, 0.3) if args.nu is None else (args.nu, args.mu)
     return lad.geometric_design(nu, mu, positive_int("levels", 4 if args.levels is None else args.levels), d, sigma, C)
 
