@@ -55,7 +55,8 @@ def register(sub) -> None:
                               help="level data profile s (file or inline numbers; with --a)"), "numbers", inline=True)
     p.add_argument("--levels", type=float, help="levels L with --nu/--mu (default 4)")
     p.add_argument("--d", type=float, help="design width d, a multiple of L (default 32)")
-    p.add_argument("--sigma-xi", type=float, help="noise standard deviation > 0 (default 1)")
+    p.add_argument("--sigma-xi", type=float, help="noise standard deviation in (0, 1.34e8] (default 1; above 2^27, "
+                                                  "Lem. 4's m_sat/2 exceeds 2^53 samples for every design)")
     p.add_argument("--clip", type=float, help="grade clip C >= 1 shared by every arm (default 2)")
     p.add_argument("--n-pilot", type=float, help="pilot sample size, > d (default 65536)")
     p.add_argument("--pilot-bootstrap", type=float, help="bootstrap resamples of the pilot (default 200)")
@@ -150,6 +151,7 @@ def run(args) -> int:
         n_pilot = lad.pilot_size(design, 65536 if args.n_pilot is None else args.n_pilot)
         pilot_boot = positive_int("pilot_bootstrap", 200 if args.pilot_bootstrap is None else args.pilot_bootstrap,
                                   low=2)
+    sl.reference_size(design)          # a design whose m_ref is not a sample size: refused before the offline step
     grid = ms if ms is not None else sl.default_grid(design, target, points)
     _refuse_if_too_big(design, grid, reps, bootstrap, len(prereg.arms) if args.from_prereg else 6)
     if args.from_prereg is None:        # the offline step: written first, then read back
