@@ -109,6 +109,11 @@ def build_design(args):
     sigma = 1.0 if args.sigma_xi is None else args.sigma_xi
     C = 2.0 if args.clip is None else args.clip
     if args.a is not None:
+        from theorylab import resources
+        from theorylab.graded.io import read_vector_cost
+
+        for source in (args.a, args.s):          # a profile file's parse is refused up front if it cannot fit
+            resources.check(read_vector_cost(source), resources.limits())
         a, s = read_vector("--a", args.a), read_vector("--s", args.s)
         for option, profile in (("--a", a), ("--s", s)):          # refused naming the option, not alpha/tau
             grades.profile(option, profile)
