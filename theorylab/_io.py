@@ -110,8 +110,10 @@ def parse_json(text: str, where: str) -> object:
     except RecursionError:
         raise ParameterError(f"{where} is not valid JSON (nested too deeply)") from None
     except ValueError as exc:
-        line = f"; line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ParameterError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)}{line})") from None
+        msg = str(getattr(exc, "msg", exc))
+        if isinstance(exc, json.JSONDecodeError):     # "Expecting value at ...", "... starting at line 1, column 8"
+            msg += f"{'' if msg.endswith(' at') else ' at'} line {exc.lineno}, column {exc.colno}"
+        raise ParameterError(f"{where} is not valid JSON ({msg})") from None
 
 
 def input_cost(path: str, bytes_per_byte: float, seconds_per_byte: float = 2e-7) -> Cost:
