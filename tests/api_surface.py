@@ -284,6 +284,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(design.coords, "theorylab.graded.ladder.LadderDesign.coords", level_grades=np.array([1.0, 1.5]))
     case(lad.draw_pilot, design=design, n=8, seed=0, blocks=4, fixed=("design",), shape_free=("n", "blocks"),
          work={"blocks": 64})
+    case(lad.pilot_size, design=design, n=8, fixed=("design",), shape_free=("n",))
     case(lad.estimate_levels, XtX=pilot.XtX.sum(axis=0), Xty=pilot.Xty.sum(axis=0), dims=design.dims,
          shape_free=("dims",))
     case(lad.pilot_estimates, pilot=pilot, dims=design.dims, weights=np.array([1.0, 2.0, 0.0, 1.0]),

@@ -127,3 +127,23 @@ def test_exact_selection_is_recorded_and_respected(tmp_path, capsys):
     report["selection"]["exact"] = False            # now A10 names the row: A10.stability is due
     code, out = _verify(tmp_path, report, capsys)
     assert code == 1 and "missing from the report:" in out and "A10.stability" in out
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda r: {**r, "selection": {"only": [1, 2], "exact": False, "fail_fast": False}}, "selection must be null or"),
+    (lambda r: {**r, "selection": {"only": [None], "exact": False, "fail_fast": False}}, "selection must be null or"),
+    (lambda r: {**r, "selection": {"only": ["P11"], "exact": 3}}, "selection must be null or"),
+    (lambda r: {**r, "selection": [1]}, "selection must be null or"),
+    (lambda r: {**r, "certificates": [{**r["certificates"][0], "seconds": float("inf")}]}, "finite non-negative seconds"),
+    (lambda r: {**r, "certificates": [{**r["certificates"][0], "evidence": [
+        {**r["certificates"][0]["evidence"][0], "tolerance": float("nan")}]}]}, "finite non-negative tolerance"),
+])
+def test_malformed_report_fields_are_one_line_before_any_rerun(tmp_path, report, capsys, edit, fragment):
+    """A selection of integers or nulls (was a TypeError traceback), inf seconds, a nan tolerance: exit 2."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(edit(report)))
+    capsys.readouterr()
+    assert main(["certify", "--verify", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and fragment in captured.err
+    assert "--verify report" in captured.err and "Traceback" not in captured.err

@@ -92,3 +92,38 @@ def test_malformed_prereg_file(tmp_path, capsys):
     assert main(["ladder", "--from-prereg", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "missing or malformed" in err
+
+
+@pytest.mark.parametrize("sigma", ["1e200", "1e308", "2e8"])
+def test_sigma_xi_beyond_its_range_names_the_bound(capsys, sigma):
+    """sigma_xi above 1.34e8 (2^27 rounded down) can be measured for no design (was an OverflowError from 1e154)."""
+    assert main(["ladder", "--sigma-xi", sigma]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "sigma_xi must be a finite real number > 0 and <= 1.34e+08" in err
+
+
+def test_sigma_xi_too_large_for_the_design_is_refused_before_the_prereg_is_written(tmp_path, capsys):
+    """In range, but this design's m_sat/2 = (8^2 / s_0) sigma_xi^2 / 2 is beyond 2^53: refused with the sigma_xi it
+    allows, before the offline step writes --prereg."""
+    path = tmp_path / "p.json"
+    assert main(["ladder", "--sigma-xi", "1.5e7", "--m", "1", "10", "100", "--n-pilot", "100", "--prereg",
+                 str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "too large for this design" in err and "at most 1.408e+07 here" in err
+    assert not path.exists()
+
+
+def test_prereg_field_out_of_range_names_the_option_and_field(tmp_path, capsys):
+    path = str(tmp_path / "p.json")
+    assert main(["ladder", "--prereg", path, *SMALL, "--format", "csv"]) == 0
+    body = json.load(open(path))
+    for field, value, fragment in (("n_pilot", float("inf"), "n_pilot must be an integer"),
+                                   ("BC_hat", 1e308, "BC_hat is 1e+308 but the recorded inputs give"),
+                                   ("bootstrap", 1e308, "bootstrap must be an integer in [2, ")):
+        bad = tmp_path / f"{field}.json"
+        bad.write_text(json.dumps({**body, field: value}))
+        capsys.readouterr()
+        assert main(["ladder", "--from-prereg", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"theorylab ladder: error: --from-prereg: {str(bad)!r}: ")
+        assert fragment in err

@@ -1,6 +1,7 @@
 """``theorylab mutate``: mutant generation, skipping rules, selection by coverage, scoring, a 3-mutant run."""
 import ast
 import json
+import re
 import textwrap
 
 import pytest
@@ -260,3 +261,33 @@ def test_sampled_scores_weight_the_total_by_package_population():
     assert lo < 90.0 < hi and hi < 100.0
     lo, hi = out["total"]["score_ci95"]
     assert lo < 60.0 < hi
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('[equivalent]\n"../../etc/passwd:1:1:x" = "r"\n', "keys must be mutant ids"),
+    ('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = 5\n', "reason string"),
+    ('equivalent = 5\n', "exactly one table"),
+    ('[other]\nx = 1\n', "exactly one table"),
+    ('[equivalent\n', "must be a TOML file"),
+])
+def test_equivalent_file_of_the_wrong_shape_is_one_parameter_error(tmp_path, text, fragment):
+    path = tmp_path / "eq.toml"
+    path.write_text(text)
+    with pytest.raises(mutation.ParameterError, match=re.escape(fragment)) as info:
+        mutation.load_equivalent(path)
+    assert "--equivalent" in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('{"id": "a", "status": "killed", "seconds": 1.0}\n{"id": "b", "sta', "line 2 is not valid JSON"),
+    ('[1, 2]\n', "line 1: must be a verdict record"),
+    ('{"id": "a", "status": "dead"}\n', "status must be one of"),
+    ('{"id": "a", "status": "killed", "elapsed": 1e308}\n', "elapsed must be a finite real number >= 0 and <= 1e+09"),
+    ('{"id": "a", "status": "killed", "certificates": "P1"}\n', "certificates must be a list"),
+])
+def test_journal_of_the_wrong_shape_is_one_parameter_error(tmp_path, text, fragment):
+    path = tmp_path / "m.json.partial.jsonl"
+    path.write_text(text)
+    with pytest.raises(mutation.ParameterError, match=re.escape(fragment)) as info:
+        mutation.read_journal(path)
+    assert str(info.value).startswith("--resume") and "\n" not in str(info.value)

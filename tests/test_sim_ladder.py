@@ -175,3 +175,24 @@ def test_degradation_small():
     assert np.isfinite(res.summary["slope_excess_vs_error"])
     with pytest.raises(ParameterError, match="at least 3"):
         sl.degradation(DESIGN, [200, 2000])
+
+
+def test_sigma_xi_range_and_the_default_grid_without_overflow():
+    """profile_design bounds sigma_xi by 1.34e8; default_grid of a hand-built design with a larger one refuses
+    (was OverflowError: sigma_xi ** 2), and reference_size names the sigma_xi a design allows."""
+    for sigma in (1e200, 1e308, 2e8):
+        with pytest.raises(ParameterError, match=r"sigma_xi must be a finite real number > 0 and <= 1.34e\+08"):
+            lad.profile_design(DESIGN.a, DESIGN.s, 16, sigma, 2.0)
+    huge = lad.LadderDesign("hand-built", DESIGN.a, DESIGN.s, DESIGN.dims, 1e200, 2.0)
+    with pytest.raises(ParameterError, match="the grid would run to inf samples"):
+        sl.default_grid(huge)
+    noisy = lad.profile_design(DESIGN.a, DESIGN.s, 16, 3e7, 2.0)
+    msat = sl.window_end(noisy)[0]
+    assert msat / 2 > sl.MAX_SIZE
+    allowed = 3e7 * np.sqrt(sl.MAX_SIZE / (msat / 2))
+    with pytest.raises(ParameterError, match="too large for this design") as info:
+        sl.reference_size(noisy)
+    most = float(str(info.value).split("at most ")[1].split(" ")[0])
+    assert allowed * (1 - 2e-3) < most <= allowed            # shown rounded down to 4 digits
+    ok = lad.profile_design(DESIGN.a, DESIGN.s, 16, most, 2.0)
+    assert sl.reference_size(ok) <= sl.MAX_SIZE

@@ -7,9 +7,10 @@ file gets the permissions of an ordinary new file (``0o666 & ~umask``), not the 
 of the temporary file it was written to. An interrupted write (Ctrl-C) leaves neither the
 file nor its temporary.
 
-Input: :func:`read_text` reads a user-named text file (grid, profile, report) or says in
-one line, naming the option, why it cannot: empty path, missing, a directory or another
-non-regular file (a pipe is never waited on), unreadable, binary, not UTF-8.
+Input: every file the library or the CLI reads from a user-given path goes through
+:func:`read_bytes` (and :func:`read_text` for text), which reads it or says in one line, naming
+the option, why it cannot: empty path, missing, a directory or another non-regular file (a pipe
+is never waited on), unreadable, too large, binary, not UTF-8; :func:`parse_json` then parses.
 """
 from __future__ import annotations
 
@@ -24,17 +25,25 @@ from theorylab.errors import ParameterError
 from theorylab.resources import Cost
 
 
-def read_text(name: str, path: str) -> str:
-    """The UTF-8 text of the regular file ``path`` (a leading byte-order mark is dropped).
+def read_bytes(name: str, path: str, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, checked before any byte is read.
+
+    Parameters
+    ----------
+    name : the option or parameter named in the error message (e.g. ``"--grid"``).
+    path : the file to read.
+    max_bytes : the largest size accepted (None: any); a larger file is refused from its size,
+        unread.
 
     Raises
     ------
     ParameterError
-        Naming ``name`` (the option, e.g. ``"--grid"``): empty path, no such file, a directory,
-        a pipe/device/socket, unreadable, binary (NUL bytes), or not UTF-8 text.
+        Naming ``name``: empty path, no such file, a directory, a pipe/device/socket (never
+        waited on: the file is opened non-blocking and its type checked before reading),
+        unreadable, or larger than ``max_bytes``.
     """
-    if not path:
-        raise ParameterError(f"{name} must name a file (got an empty path)")
+    if not isinstance(path, str) or not path:
+        raise ParameterError(f"{name} must name a file (got {'an empty path' if path == '' else repr(path)})")
     try:    # O_NONBLOCK: opening a FIFO returns at once (and is refused below) instead of waiting
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
@@ -42,17 +51,32 @@ def read_text(name: str, path: str) -> str:
             raise ParameterError(f"{name} must name a file, not a directory (got {path!r})") from None
         raise ParameterError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
             raise ParameterError(f"{name} must name a file, not a directory (got {path!r})")
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(st.st_mode):
             raise ParameterError(f"{name} must name a regular file, not a pipe, device or socket (got {path!r})")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise ParameterError(f"{name}: {path!r} is larger than {max_bytes} bytes ({st.st_size} bytes)")
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read()
+            data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
     except OSError as exc:
         raise ParameterError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+    if max_bytes is not None and len(data) > max_bytes:      # grew while being read
+        raise ParameterError(f"{name}: {path!r} is larger than {max_bytes} bytes")
+    return data
+
+
+def decode_text(name: str, path: str, data: bytes) -> str:
+    """``data`` (the bytes of the file ``path``) as UTF-8 text, a leading byte-order mark dropped.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name`` and ``path``: binary (NUL bytes) or not UTF-8 text.
+    """
     if b"\x00" in data:
         raise ParameterError(f"{name}: {path!r} is a binary file, not text")
     try:
@@ -60,6 +84,20 @@ def read_text(name: str, path: str) -> str:
     except UnicodeDecodeError as exc:
         raise ParameterError(f"{name}: {path!r} is not UTF-8 text (byte {exc.start}: "
                              f"{data[exc.start:exc.start + 1]!r})") from None
+
+
+def read_text(name: str, path: str, max_bytes: int | None = None) -> str:
+    """The UTF-8 text of the regular file ``path`` (a leading byte-order mark is dropped):
+    :func:`read_bytes` then :func:`decode_text`.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name`` (the option, e.g. ``"--grid"``): empty path, no such file, a directory,
+        a pipe/device/socket, unreadable, larger than ``max_bytes``, binary (NUL bytes), or not
+        UTF-8 text.
+    """
+    return decode_text(name, path, read_bytes(name, path, max_bytes))
 
 
 def parse_json(text: str, where: str) -> object:
@@ -72,8 +110,10 @@ def parse_json(text: str, where: str) -> object:
     except RecursionError:
         raise ParameterError(f"{where} is not valid JSON (nested too deeply)") from None
     except ValueError as exc:
-        line = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ParameterError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)}{line})") from None
+        msg = str(getattr(exc, "msg", exc))
+        if isinstance(exc, json.JSONDecodeError):     # "Expecting value at ...", "... starting at line 1, column 8"
+            msg += f"{'' if msg.endswith(' at') else ' at'} line {exc.lineno}, column {exc.colno}"
+        raise ParameterError(f"{where} is not valid JSON ({msg})") from None
 
 
 def input_cost(path: str, bytes_per_byte: float, seconds_per_byte: float = 2e-7) -> Cost:

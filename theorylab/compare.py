@@ -186,7 +186,10 @@ def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
             pts.append(tuple(values))
     if not pts:
         raise ParameterError(f"{where} holds no (dk, T) points")
-    return validate_grid(pts)
+    try:
+        return validate_grid(pts)
+    except ParameterError as exc:        # the same class (a ResourceError stays one), naming the file
+        raise type(exc)(f"{where}: {exc}") from None
 
 
 def _grid_number(x, text: bool = True) -> float | None:

@@ -184,7 +184,7 @@ def positive_int(name: str, value, *, low: int = 1, high: int | None = None) -> 
             raise ParameterError(f"{name} must be an integer {where} (got {describe(value)})")
     v = int(value)
     if v < low or (high is not None and v > high):
-        raise ParameterError(f"{name} must be an integer {where} (got {v})")
+        raise ParameterError(f"{name} must be an integer {where} (got {v if abs(v) < 10 ** 16 else _g(v)})")
     return v
 
 

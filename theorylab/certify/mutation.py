@@ -52,6 +52,7 @@ from pathlib import Path
 
 from theorylab.certify.callgraph import Analysis, analyse, importers, is_numba
 from theorylab.certify.mutants import Mutant, generate
+from theorylab.certify.mutation_files import STATUSES, load_equivalent, read_journal  # noqa: F401 (the module's API)
 from theorylab.certify.planting import Worker, child_environment, library_root, runner_code
 from theorylab.certify.runner import git_state
 from theorylab.errors import ParameterError
@@ -64,7 +65,6 @@ EXCLUDED = {
     "theorylab/graded/io.py": "file input (grade vectors from .json/.csv/.txt): I/O, checked by tests/test_graded_cli.py",
 }
 """Files of the six packages left out, with the reason."""
-STATUSES = ("killed", "timeout", "survived", "not-covered", "equivalent")
 DEFAULT_EQUIVALENT = "results/mutation-equivalent.toml"
 
 
@@ -116,25 +116,6 @@ def collect(root: Path, packages=PACKAGES, files=None, ids=None, max_mutants=Non
         groups = [[m for m in mutants if m.package == p] for p in PACKAGES]
         mutants = [m for g in groups for m in rng.sample(g, min(per_package, len(g)))]
     return sorted(mutants, key=lambda m: (m.file, m.line, m.col, m.operator))
-
-
-def load_equivalent(path) -> dict[str, str]:
-    """``{mutant id: reason}`` from the equivalent file (missing file: none)."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    if not path or not os.path.exists(path):
-        return {}
-    with open(path, "rb") as fh:
-        try:
-            table = tomllib.load(fh).get("equivalent", {})
-        except tomllib.TOMLDecodeError as exc:
-            raise ParameterError(f"--equivalent must be a TOML file with an [equivalent] table ({path}: {exc})") from None
-    bad = [k for k, v in table.items() if not isinstance(v, str) or not v.strip()]
-    if bad:
-        raise ParameterError(f"--equivalent: every mutant needs a reason string ({path}: {', '.join(bad[:3])})")
-    return dict(table)
 
 
 # ----------------------------------------------------------------------------------- coverage
@@ -382,17 +363,6 @@ def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
         bar.close()
-
-
-def read_journal(path) -> tuple[dict[str, dict], float, int]:
-    """Verdicts of a journal (``{id: record}``), the wall seconds of its sessions, the next session number."""
-    rows, sessions = {}, {}
-    with open(path) as fh:
-        for line in fh:
-            d = json.loads(line)
-            rows[d["id"]] = d
-            sessions[d.get("session", 0)] = max(sessions.get(d.get("session", 0), 0.0), d.get("elapsed", 0.0))
-    return rows, sum(sessions.values()), max(sessions, default=-1) + 1
 
 
 def from_record(m: Mutant, d: dict, equivalent: dict[str, str]) -> MutantResult:

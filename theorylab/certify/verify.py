@@ -24,7 +24,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, describe
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,10 @@ def load_report(path: str) -> dict:
     """Read and shape-check a report written by ``theorylab certify --json``.
 
     Everything :func:`verify` reads is checked here, so a malformed report (not a regular file,
-    binary, not UTF-8, not JSON, or a field of the wrong type) is one :class:`ParameterError`
-    naming ``--verify``, the file and the first problem -- never an exception later."""
+    binary, not UTF-8, not JSON, or a field of the wrong type: the selection, ids, statuses,
+    evidence, tolerances and seconds -- finite and >= 0 -- and the seed) is one
+    :class:`ParameterError` naming ``--verify``, the file and the first problem -- never an
+    exception later."""
     from theorylab._io import parse_json, read_text
 
     report = parse_json(read_text("--verify", path), f"--verify report {path!r}")
@@ -71,6 +73,9 @@ def load_report(path: str) -> dict:
     seed = report.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
         raise ParameterError(f"--verify report's 'seed' must be null or an integer in [0, 2^64) ({path})")
+    problem = _selection_problem(report.get("selection"))
+    if problem:
+        raise ParameterError(f"--verify report's selection {problem} ({path})")
     for i, entry in enumerate(report["certificates"]):
         problem = _entry_problem(entry)
         if problem:
@@ -78,8 +83,24 @@ def load_report(path: str) -> dict:
     return report
 
 
-def _number_or_null(x) -> bool:
-    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
+def _finite_or_null(x) -> bool:
+    """None, or a finite number >= 0 (a tolerance, a time)."""
+    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x < math.inf)
+
+
+SELECTION = 'must be null or {"only": null or a list of id strings, "exact": true/false, "fail_fast": true/false}'
+
+
+def _selection_problem(sel) -> str | None:
+    """What is wrong with a report's ``selection`` block (None: nothing; a missing block is the whole registry)."""
+    if sel is None:
+        return None
+    only = sel.get("only") if isinstance(sel, dict) else None
+    if not isinstance(sel, dict) or not (only is None or (isinstance(only, list) and all(isinstance(i, str)
+                                                                                          for i in only))) \
+            or not all(isinstance(sel.get(k, False), bool) for k in ("exact", "fail_fast")):
+        return f"{SELECTION} (got {describe(sel)})"
+    return None
 
 
 def _entry_problem(entry) -> str | None:
@@ -93,8 +114,10 @@ def _entry_problem(entry) -> str | None:
     for j, e in enumerate(entry["evidence"]):
         if not isinstance(e, dict) or not isinstance(e.get("name"), str):
             return f"evidence {j} must be an object with a string name"
-        if not _number_or_null(e.get("tolerance")):
-            return f"evidence {j} must have a numeric or null tolerance"
+        if not _finite_or_null(e.get("tolerance")):
+            return f"evidence {j} must have a null or finite non-negative tolerance (got {describe(e.get('tolerance'))})"
+    if not _finite_or_null(entry.get("seconds")):
+        return f"must have null or finite non-negative seconds (got {describe(entry.get('seconds'))})"
     if not isinstance(entry.get("array_sha256", {}), dict):
         return "must have an object array_sha256"
     return None
@@ -176,12 +199,12 @@ def environment_differences(recorded: dict | None, current: dict) -> tuple[str, 
 def selection(report: dict) -> tuple[list[str] | None, bool, bool]:
     """``(only, exact, fail_fast)`` the report was made with (a report without the block: the whole registry)."""
     sel = report.get("selection")
+    problem = _selection_problem(sel)
+    if problem:
+        raise ParameterError(f"--verify report's selection {problem}")
     if sel is None:
         return None, False, False
-    if not isinstance(sel, dict) or not (sel.get("only") is None or isinstance(sel.get("only"), list)):
-        raise ParameterError("--verify report's selection must be {\"only\": null or a list of ids, "
-                             "\"exact\": bool, \"fail_fast\": bool}")
-    return sel.get("only"), bool(sel.get("exact")), bool(sel.get("fail_fast"))
+    return sel.get("only"), sel.get("exact", False), sel.get("fail_fast", False)
 
 
 def completeness_problems(report: dict, registry_ids: list[str], selected_ids: list[str] | None = None

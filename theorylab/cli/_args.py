@@ -1,6 +1,6 @@
 """Argument types and options shared by the commands: integers with documented ranges, seeds,
-non-empty paths, the resource limits (``--max-memory``, ``--max-time``) and options a mode
-does not read.
+non-empty paths, the marker of options that name a file to read (:func:`reads_file`), the resource
+limits (``--max-memory``, ``--max-time``) and options a mode does not read.
 
 Integer options accept decimal integers and exact integral values in scientific notation
 (``20000``, ``2e4``); anything else (``1.5``, ``nan``, ``inf``, an out-of-range value) is a
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from theorylab import resources
@@ -80,6 +81,44 @@ def path(text: str) -> str:
     if text == "":
         raise argparse.ArgumentTypeError("must name a file (got an empty path)")
     return text
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """What an option reads (see :func:`reads_file`)."""
+
+    format: str
+    """The kind of file, e.g. ``"report"``, ``"prereg"``, ``"spec"``, ``"store"``, ``"numbers"``."""
+    inline: bool = False
+    """The option also takes text that names no file (inline numbers, a keyword such as ``paper``)."""
+    beside: tuple[str, str] | None = None
+    """``(option, suffix)``: the file read is the value of that other option plus ``suffix`` (a journal)."""
+
+
+def reads_file(action: argparse.Action, format: str, *, inline: bool = False,
+               beside: tuple[str, str] | None = None) -> argparse.Action:
+    """Mark ``action`` (what ``add_argument`` returned) as naming a file the command reads.
+
+    Every such file is read through :func:`theorylab._io.read_bytes` / ``read_text`` (or, for a sweep
+    store, checked to be a regular file before SQLite opens it); the mark lets the adversarial suite
+    (``tests/test_cli_hostile_files.py``) find every input option of every command and feed it hostile
+    files, so a new option inherits those checks by being marked.
+
+    Parameters
+    ----------
+    action : the option (or positional argument) as returned by ``add_argument``.
+    format : the kind of file it names (see :class:`InputFile`).
+    inline : whether a value that names no existing file is read as inline text.
+    beside : ``(option, suffix)`` when the file is not named by this option's value but is the value
+        of ``option`` plus ``suffix`` (``mutate --resume`` reads ``--json PATH`` + ``.partial.jsonl``).
+
+    Returns
+    -------
+    argparse.Action
+        ``action``, with the attribute ``input_file`` (an :class:`InputFile`).
+    """
+    action.input_file = InputFile(format, inline, beside)
+    return action
 
 
 def _size(text: str) -> float:

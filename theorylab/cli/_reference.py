@@ -29,9 +29,12 @@ prints as `-` in tables and `null` in JSON.
 
 Bad input includes: a value out of its range; an option the chosen mode does not read
 (given, it is refused, never ignored); an empty path (`--json ''`); a file that cannot be
-used -- missing, a directory, a pipe or device, unreadable, binary, not UTF-8, not JSON/CSV,
-or of the wrong shape or types (grid files, profile files, `--verify` reports); a `--title`
-matplotlib cannot draw; and a request over the resource limits (below). Output files are
+used -- missing, a directory, a pipe or device (refused before any read, never waited on),
+unreadable, binary, not UTF-8, not JSON/CSV/TOML, or of the wrong shape or types, or with a
+numeric field outside the range its option has (grid and profile files, `--verify` reports,
+`ladder --from-prereg` pre-registrations, `sweep run` specs, `mutate --equivalent` files and
+`--resume` journals); a `--title` matplotlib cannot draw;
+and a request over the resource limits (below). Output files are
 checked before any work and written through a temporary file renamed into place, so an
 error or an interrupt leaves neither a partial file nor the temporary.
 

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import add_resource_options, check_cost, path, refuse_unread, seed
+from theorylab.cli._args import add_resource_options, check_cost, path, reads_file, refuse_unread, seed
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -43,7 +43,8 @@ def register(sub) -> None:
     p.add_argument("--exact", action="store_true", help="--only names certificate ids only (A1 without A1.symbolic)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
     p.add_argument("--json", metavar="PATH", type=path, help="write the machine-readable report to PATH")
-    p.add_argument("--verify", metavar="REPORT", type=path, help="re-run the certificates of a JSON report and compare")
+    reads_file(p.add_argument("--verify", metavar="REPORT", type=path,
+                              help="re-run the certificates of a JSON report and compare"), "report")
     p.add_argument("--docs", metavar="PATH", type=path,
                    help="write the generated certificates page (Markdown) to PATH")
     p.add_argument("--seed", metavar="N", type=seed, help="re-run the Monte Carlo certificates with other draws "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import SEED_HELP, SEED_HIGH, add_resource_options, check_cost, integer, path, seed
+from theorylab.cli._args import SEED_HELP, SEED_HIGH, add_resource_options, check_cost, integer, path, reads_file, seed
 from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
@@ -25,8 +25,8 @@ def register(sub) -> None:
     p = sub.add_parser("compare", help="predicted vs simulated gamma_c over a grid (PSA)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", default="t4-only", choices=VARIANTS, help="score-model variant (default t4-only)")
-    p.add_argument("--grid", default="paper", type=path,
-                   help="'paper' (default) or a CSV/JSON file of (dk, T) points")
+    reads_file(p.add_argument("--grid", default="paper", type=path,
+                              help="'paper' (default) or a CSV/JSON file of (dk, T) points"), "grid", inline=True)
     p.add_argument("--samples", type=integer(1), default=20000,
                    help="Monte Carlo samples per point, an integer >= 1 (default 20000)")
     p.add_argument("--seed", type=seed, default=0, help=f"base seed, {SEED_HELP} (default 0)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import add_resource_options, check_cost, integer, path
+from theorylab.cli._args import add_resource_options, check_cost, integer, path, reads_file
 from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
@@ -36,9 +36,10 @@ def register(sub) -> None:
     p.add_argument("--clip", type=float, default=None,
                    help="grade clip C >= 1: g in [1, C] with --nu/--mu or --alpha/--tau (default 2)")
     p.add_argument("--table3", action="store_true", help="print the four rows of Table 3 (L = 4, C = 2)")
-    p.add_argument("--alpha", metavar="SRC", type=path, help="target-energy profile alpha (file or inline numbers)")
-    p.add_argument("--tau", metavar="SRC", type=path, help="data-variance profile tau (file or inline numbers)")
-    p.add_argument("--q", metavar="SRC", type=path, help="candidate grades q to certify (file or inline numbers)")
+    for option, what in (("--alpha", "target-energy profile alpha"), ("--tau", "data-variance profile tau"),
+                         ("--q", "candidate grades q to certify")):
+        reads_file(p.add_argument(option, metavar="SRC", type=path, help=f"{what} (file or inline numbers)"),
+                   "numbers", inline=True)
     p.add_argument("--dims", type=integer(1), nargs="+", metavar="D",
                    help="level sizes d_l: solve the L-variable level program (Prop. 11; profiles must be "
                         "constant on levels)")

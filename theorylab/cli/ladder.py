@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from theorylab.cli._args import path, reads_file
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -48,17 +49,21 @@ def register(sub) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nu", type=float, help="geometric target concentration, 0 < nu < 1 (default 0.6)")
     p.add_argument("--mu", type=float, help="geometric data decay, 0 < mu < 1 (default 0.3)")
-    p.add_argument("--a", metavar="SRC", help="level target profile a (file or inline numbers; with --s)")
-    p.add_argument("--s", metavar="SRC", help="level data profile s (file or inline numbers; with --a)")
+    reads_file(p.add_argument("--a", metavar="SRC", type=path,
+                              help="level target profile a (file or inline numbers; with --s)"), "numbers", inline=True)
+    reads_file(p.add_argument("--s", metavar="SRC", type=path,
+                              help="level data profile s (file or inline numbers; with --a)"), "numbers", inline=True)
     p.add_argument("--levels", type=float, help="levels L with --nu/--mu (default 4)")
     p.add_argument("--d", type=float, help="design width d, a multiple of L (default 32)")
-    p.add_argument("--sigma-xi", type=float, help="noise standard deviation > 0 (default 1)")
+    p.add_argument("--sigma-xi", type=float, help="noise standard deviation in (0, 1.34e8] (default 1; above 2^27, "
+                                                  "Lem. 4's m_sat/2 exceeds 2^53 samples for every design)")
     p.add_argument("--clip", type=float, help="grade clip C >= 1 shared by every arm (default 2)")
     p.add_argument("--n-pilot", type=float, help="pilot sample size, > d (default 65536)")
     p.add_argument("--pilot-bootstrap", type=float, help="bootstrap resamples of the pilot (default 200)")
     p.add_argument("--seed", type=float, default=0, help="seed of the pilot, random arm and Monte Carlo (default 0)")
     p.add_argument("--prereg", metavar="JSON", help="write the pre-registration here (a .json file)")
-    p.add_argument("--from-prereg", metavar="JSON", help="measure this pre-registration file (no offline step)")
+    reads_file(p.add_argument("--from-prereg", metavar="JSON", type=path,
+                              help="measure this pre-registration file (no offline step)"), "prereg")
     p.add_argument("--reps", type=float, default=400, help="Monte Carlo repetitions >= 2 (default 400)")
     p.add_argument("--target", type=float, default=0.5,
                    help="target risk as a fraction of the null risk, > 0 (default 0.5)")
@@ -96,6 +101,7 @@ def _check_modes(args) -> None:
 def build_design(args):
     """The design of the options (defaults: geometric nu = 0.6, mu = 0.3, L = 4, d = 32, sigma_xi = 1, C = 2)."""
     from theorylab.errors import positive_int
+    from theorylab.graded import grades
     from theorylab.graded import ladder as lad
     from theorylab.graded.io import read_vector
 
@@ -103,7 +109,15 @@ def build_design(args):
     sigma = 1.0 if args.sigma_xi is None else args.sigma_xi
     C = 2.0 if args.clip is None else args.clip
     if args.a is not None:
-        return lad.profile_design(read_vector("a", args.a), read_vector("s", args.s), d, sigma, C)
+        from theorylab import resources
+        from theorylab.graded.io import read_vector_cost
+
+        for source in (args.a, args.s):          # a profile file's parse is refused up front if it cannot fit
+            resources.check(read_vector_cost(source), resources.limits())
+        a, s = read_vector("--a", args.a), read_vector("--s", args.s)
+        for option, profile in (("--a", a), ("--s", s)):          # refused naming the option, not alpha/tau
+            grades.profile(option, profile)
+        return lad.profile_design(a, s, d, sigma, C)
     nu, mu = (0.6, 0.3) if args.nu is None else (args.nu, args.mu)
     return lad.geometric_design(nu, mu, positive_int("levels", 4 if args.levels is None else args.levels), d, sigma, C)
 
@@ -116,6 +130,7 @@ def run(args) -> int:
 
     from theorylab._io import check_output_path
     from theorylab.errors import positive_int, real_array
+    from theorylab.graded import ladder as lad
     from theorylab.graded import prereg as pr
     from theorylab.sim import ladder as sl
 
@@ -134,13 +149,14 @@ def run(args) -> int:
         return _run_degradation(args, seed, reps, target, ms, progress)
     bootstrap = positive_int("bootstrap", 1000 if args.bootstrap is None else args.bootstrap, low=2)
     if args.from_prereg is not None:
-        prereg, sha = pr.read(args.from_prereg)
+        prereg, sha = _read_prereg(args.from_prereg)
         path, design = args.from_prereg, prereg.design
     else:
         design = build_design(args)
-        n_pilot = positive_int("n_pilot", 65536 if args.n_pilot is None else args.n_pilot, low=design.d + 1)
+        n_pilot = lad.pilot_size(design, 65536 if args.n_pilot is None else args.n_pilot)
         pilot_boot = positive_int("pilot_bootstrap", 200 if args.pilot_bootstrap is None else args.pilot_bootstrap,
                                   low=2)
+    sl.reference_size(design)          # a design whose m_ref is not a sample size: refused before the offline step
     grid = ms if ms is not None else sl.default_grid(design, target, points)
     _refuse_if_too_big(design, grid, reps, bootstrap, len(prereg.arms) if args.from_prereg else 6)
     if args.from_prereg is None:        # the offline step: written first, then read back
@@ -168,6 +184,17 @@ def run(args) -> int:
     else:
         emit(result.rows, args.format, summary=summary if args.format == "json" else None)
     return 0
+
+
+def _read_prereg(path: str):
+    """:func:`theorylab.graded.prereg.read` of the ``--from-prereg`` file, its refusal naming the option."""
+    from theorylab.errors import ParameterError
+    from theorylab.graded import prereg as pr
+
+    try:
+        return pr.read(path)
+    except ParameterError as exc:
+        raise ParameterError(f"--from-prereg: {exc}") from None
 
 
 def _round_lists(summary, np):

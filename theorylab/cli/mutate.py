@@ -6,6 +6,7 @@ import os
 from collections import Counter
 
 from theorylab._io import check_output_path, write_text_atomic
+from theorylab.cli._args import reads_file
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -40,14 +41,16 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, default=2, help="parallel workers (default 2)")
     p.add_argument("--certificates", nargs="+", metavar="ID",
                    help="consider only these certificates (quick runs; the score is then partial)")
-    p.add_argument("--equivalent", default=None, metavar="PATH",
-                   help="equivalent-mutant file (default: results/mutation-equivalent.toml of the checkout)")
+    reads_file(p.add_argument("--equivalent", default=None, metavar="PATH",
+                              help="equivalent-mutant file (default: results/mutation-equivalent.toml of the "
+                                   "checkout)"), "equivalent")
     p.add_argument("--isolation", choices=("fork", "exec"), default="fork",
                    help="fork each run from a pre-imported interpreter (default) or exec a new one")
     p.add_argument("--json", metavar="PATH", help="write the full result (every mutant) to PATH; verdicts are "
                                                   "journalled to PATH.partial.jsonl while the run goes on")
-    p.add_argument("--resume", action="store_true",
-                   help="keep the verdicts of PATH.partial.jsonl (an interrupted --json run) and run the rest")
+    reads_file(p.add_argument("--resume", action="store_true",
+                              help="keep the verdicts of PATH.partial.jsonl (an interrupted --json run) and run "
+                                   "the rest"), "journal", beside=("--json", ".partial.jsonl"))
     p.add_argument("--list", action="store_true", help="list the mutants that would run and exit")
     p.add_argument("--show-survivors", action="store_true", help="print every survivor (default: counts by file)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -72,7 +75,7 @@ def run(args) -> int:
         args.certificates = [s.id for s in select(args.certificates)]
     root = library_root()
     eq_path = args.equivalent or str(root / mutation.DEFAULT_EQUIVALENT)
-    if args.equivalent and not os.path.isfile(args.equivalent):
+    if args.equivalent and not os.path.lexists(args.equivalent):
         raise ParameterError(f"--equivalent must name an existing TOML file (no file {args.equivalent})")
     equivalent = mutation.load_equivalent(eq_path)
     packages = args.package or mutation.PACKAGES
@@ -84,7 +87,7 @@ def run(args) -> int:
     journal = args.json and args.json + ".partial.jsonl"
     prior, prior_seconds, session = [], 0.0, 0
     if args.resume:
-        if not journal or not os.path.exists(journal):
+        if not journal or not os.path.lexists(journal):
             raise ParameterError("--resume needs --json PATH of an interrupted run (no PATH.partial.jsonl found)")
         rows, prior_seconds, session = mutation.read_journal(journal)
         prior = [mutation.from_record(m, rows[m.id], equivalent) for m in mutants if m.id in rows]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import path
+from theorylab.cli._args import path, reads_file
 from theorylab.cli._output import add_format_option, emit
 
 KINDS = ("compare", "gamma-c", "mass")
@@ -20,7 +20,7 @@ def register(sub) -> None:
     p = sub.add_parser("plot", help="standard figures of a sweep store (PNG)", description=HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=KINDS, help="which figure")
-    p.add_argument("--store", required=True, help="SQLite sweep store")
+    reads_file(p.add_argument("--store", required=True, help="SQLite sweep store"), "store")
     p.add_argument("--out", "-o", required=True, type=path, help="output PNG path in an existing folder (written atomically)")
     p.add_argument("--variant", nargs="+", help="only these variants")
     p.add_argument("--predicted", choices=("law", "exact"), help="compare only: predicted route (default law)")

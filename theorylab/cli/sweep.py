@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from theorylab._io import check_output_path, write_text_atomic
+from theorylab.cli._args import reads_file
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -32,10 +33,10 @@ def register(sub) -> None:
     ss.required = True
 
     r = ss.add_parser("run", help="compute every missing point of a spec")
-    r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (TOML)")
-    r.add_argument("--store", required=True,
-                   help="SQLite result store: created if the path does not exist (in an existing folder), "
-                        "else resumed; several runs of one spec may share it")
+    reads_file(r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (TOML)"), "spec")
+    reads_file(r.add_argument("--store", required=True,
+                              help="SQLite result store: created if the path does not exist (in an existing "
+                                   "folder), else resumed; several runs of one spec may share it"), "store")
     where = r.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=None,
                        help="local process pool size, 0 to 4 x CPU count (default: CPU count; 0 = run in this "
@@ -48,12 +49,12 @@ def register(sub) -> None:
     r.set_defaults(handler=run)
 
     s = ss.add_parser("status", help="points done / total and provenance of a store")
-    s.add_argument("--store", required=True)
+    reads_file(s.add_argument("--store", required=True, help="SQLite sweep store"), "store")
     add_format_option(s)
     s.set_defaults(handler=status)
 
     e = ss.add_parser("export", help="every stored point as CSV or JSON")
-    e.add_argument("--store", required=True)
+    reads_file(e.add_argument("--store", required=True, help="SQLite sweep store"), "store")
     e.add_argument("--output", "-o", metavar="FILE",
                    help="write to FILE (atomically; .csv/.json/.txt to match --format) instead of stdout")
     add_format_option(e, default="csv")

@@ -38,6 +38,17 @@ ARMS = ("uniform", "random", "taxonomic", "proxy", "educated", "oracle")
 Q_BASE = "e"
 PILOT_FIT = "least squares on the pilot; alpha_hat = w_hat^2/||w_hat||^2, tau_hat = diag(X^T X)/tr(X^T X); pooled on levels"
 PILOT_BLOCKS = 64
+PILOT_MAX = 2 ** 62
+"""Largest pilot sample size :func:`draw_pilot` draws (its block sizes are int64 counts)."""
+SIGMA_XI_MAX = 1.34e8
+"""Largest noise standard deviation ``sigma_xi`` of a ladder design (``2^27 = 1.342e8`` rounded down).
+
+The measurement (:mod:`theorylab.sim.ladder`) needs the end of Lem. 4's window, ``m_ref = m_sat/2`` with
+``m_sat = min_l d_l^2 sigma_xi^2 / s_l >= sigma_xi^2`` (``d_l >= 1``, ``s_l <= 1``), as a sample size of at
+most ``2^53`` (exact in float64, ``theorylab.sim.ladder.MAX_SIZE``): above ``2^27`` it is beyond that for
+every design, so no larger ``sigma_xi`` can be measured (``sigma_xi^2`` itself overflows the float range from
+1.3e154).  Below, a design whose own ``m_sat/2`` is beyond ``2^53`` is refused by
+:func:`theorylab.sim.ladder.reference_size`."""
 PEAKED = ((0.10, 0.60, 0.20, 0.10), (0.40, 0.30, 0.20, 0.10))
 """A non-geometric pair of level profiles ``(a, s)`` (L = 4): the target peaks on level 1 (syntax),
 the data variance decays linearly.  Here the taxonomic grading is first-order admissible
@@ -101,13 +112,14 @@ class LadderDesign:
 
 def profile_design(a, s, d: int = 32, sigma_xi: float = 1.0, C: float = 2.0, name: str | None = None) -> LadderDesign:
     """A design from level profiles ``(a, s)`` (positive, summing to 1) on ``L = len(a)`` equal levels of a
-    width-``d`` design (``d`` a multiple of L), noise ``sigma_xi > 0`` and clip ``C >= 1``."""
+    width-``d`` design (``d`` a multiple of L), noise ``0 < sigma_xi <= SIGMA_XI_MAX`` (1.34e8) and clip
+    ``C >= 1``."""
     a, s = grades.profiles(a, s)
     L = a.size
     d = positive_int("d", d)
     if d % L:
         raise ParameterError(f"d must be a multiple of the number of levels {L} (equal level sizes); got d={d}")
-    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False)
+    sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False, high=SIGMA_XI_MAX)
     C = grades.clip_bound(C)
     label = name or "a=(" + ", ".join(f"{x:.3g}" for x in a) + "), s=(" + ", ".join(f"{x:.3g}" for x in s) + ")"
     return LadderDesign(label, a, s, np.full(L, d // L), sigma_xi, C)
@@ -123,12 +135,16 @@ def geometric_design(nu: float, mu: float, levels: int = 4, d: int = 32, sigma_x
 def design_from_dict(data: dict) -> LadderDesign:
     """Rebuild (and re-validate) a design from :meth:`LadderDesign.as_dict`."""
     try:
-        a, s, dims = data["a"], data["s"], np.atleast_1d(integer_array("design dims", data["dims"], low=1))
+        a, s, dims = data["a"], data["s"], np.atleast_1d(integer_array("dims", data["dims"], low=1))
         if dims.ndim != 1:
-            raise ParameterError(f"design: dims must be a list of level sizes (got shape {dims.shape})")
-        design = profile_design(a, s, int(np.sum(dims)), data["sigma_xi"], data["C"], name=str(data["name"]))
+            raise ParameterError(f"dims must be a list of level sizes (got shape {dims.shape})")
+        if not isinstance(data["name"], str):
+            raise ParameterError(f"name must be a string (got {type(data['name']).__name__})")
+        design = profile_design(a, s, int(np.sum(dims)), data["sigma_xi"], data["C"], name=data["name"])
     except (KeyError, TypeError) as exc:
         raise ParameterError(f"design: missing or malformed field ({exc})") from None
+    except ParameterError as exc:
+        raise ParameterError(f"design: {exc}") from None
     if design.dims.tolist() != list(dims):
         raise ParameterError(f"design: dims must be equal level sizes (got {list(dims)})")
     # validated; keep the recorded numbers bit for bit (no renormalisation)
@@ -164,10 +180,23 @@ def _block_statistics(rng, design: LadderDesign, rows: int) -> tuple[np.ndarray,
     return XtX, XtX @ w + sd * Ztxi
 
 
+def pilot_size(design: LadderDesign, n) -> int:
+    """Validate a pilot sample size for ``design``: an integer in ``[d + 1, PILOT_MAX]`` (``PILOT_MAX = 2^62``).
+
+    The one check of ``n_pilot``, for the ``--n-pilot`` option and the field of a pre-registration file alike.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``n_pilot`` and the range.
+    """
+    return positive_int("n_pilot", n, low=design.d + 1, high=PILOT_MAX)
+
+
 def draw_pilot(design: LadderDesign, n: int, seed: int = 0, blocks: int = PILOT_BLOCKS) -> Pilot:
-    """Draw a pilot sample of ``n >= d + 1`` rows (at most 2^62) in ``blocks`` blocks (stream ``SeedSequence(seed)``,
-    ``seed`` in [0, 2^64))."""
-    n = positive_int("n_pilot", n, low=design.d + 1, high=2 ** 62)
+    """Draw a pilot sample of ``n`` rows (:func:`pilot_size`: ``d + 1`` to 2^62) in ``blocks`` blocks (stream
+    ``SeedSequence(seed)``, ``seed`` in [0, 2^64))."""
+    n = pilot_size(design, n)
     blocks = positive_int("blocks", blocks)
     seed = seed_int("seed", seed)
     check_memory("blocks", 8.0 * min(blocks, n) * (design.d + 2) * (design.d + 1))

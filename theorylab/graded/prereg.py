@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorylab._io import parse_json
-from theorylab.errors import ParameterError, check_memory, positive_int, real_array
+from theorylab.errors import (ParameterError, check_memory, describe, positive_int, real_array, real_scalar,
+                              seed_int)
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
 
@@ -107,9 +108,9 @@ def preregister(design: lad.LadderDesign, n_pilot: int, seed: int = 0, bootstrap
     """Draw the pilot, build the six arms, compute every offline quantity (see the module docstring).
 
     ``seed`` names the pilot stream (``SeedSequence(seed)``), the random arm (``spawn_key=(2,)``) and the
-    bootstrap (``spawn_key=(1,)``); ``bootstrap >= 2`` resamples of the pilot's blocks.
+    bootstrap (``spawn_key=(1,)``); ``bootstrap`` resamples of the pilot's blocks, an integer in [2, 2^63).
     """
-    bootstrap = positive_int("bootstrap", bootstrap, low=2)
+    bootstrap = _bootstrap(bootstrap)
     pilot = lad.draw_pilot(design, n_pilot, seed)
     arms = lad.build_arms(design, pilot, seed)
     a_hat, s_hat = lad.pilot_estimates(pilot, design.dims)
@@ -153,38 +154,151 @@ def to_json(prereg: Preregistration) -> str:
     return json.dumps(body, indent=2, allow_nan=False) + "\n"
 
 
+RECOMPUTED_RTOL = 1e-9
+"""Relative tolerance of a recorded field against its recomputation from the recorded inputs
+(:func:`from_json`): the same formulas on the same numbers agree to a few ulps (another platform's
+``log``/``sqrt`` may round differently; the clipped optimum stops within 4 ulps), far inside 1e-9, while
+an edited value (a changed digit among the first nine, an infinity, 1e308) is caught."""
+
+
 def from_json(text: str, source: str = "pre-registration") -> Preregistration:
-    """Parse and validate :func:`to_json` output; a malformed file is one ParameterError line."""
+    """Parse and validate :func:`to_json` output; a malformed file is one ParameterError line.
+
+    Every field is checked with the validator its parameter has (the design as
+    :func:`theorylab.graded.ladder.profile_design`, ``n_pilot`` as :func:`theorylab.graded.ladder.pilot_size`,
+    ``seed`` in [0, 2^64), ``bootstrap`` as :func:`preregister`), the estimates against their ranges
+    (profiles; BC in (0, 1]; Lambda in [C^-2, C^2]; inner products within ``2 ln C``; sign fractions in
+    [0, 1]; intervals ordered), and every field that is a function of the others -- the pilot's BC and
+    Lambda*_C, each arm's ``q``, inner products, Lambda and predicted rank, the true columns, the
+    predicted order -- against its recomputation (``RECOMPUTED_RTOL``).
+
+    Raises
+    ------
+    ParameterError
+        One line: ``SOURCE: what is wrong`` (not JSON, another format, a missing field, a field of the
+        wrong type, out of its range or inconsistent with the others).
+    """
     body = parse_json(text, source)
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise ParameterError(f"{source} is not a ladder pre-registration (expected format {FORMAT!r})")
     try:
-        design = lad.design_from_dict(body["design"])
-        arms = []
-        for a in body["arms"]:
-            g = np.asarray(a["g"], float)
-            if g.shape != (design.levels,) or not np.all(np.isfinite(g)) or np.any(g < 1 - 1e-12) \
-                    or np.any(g > design.C * (1 + 1e-12)):
-                raise ParameterError(f"{source}: arm {a.get('name')!r} must have {design.levels} grades in "
-                                     f"[1, C={design.C:g}] (got {a['g']})")
-            arms.append(ArmRecord(str(a["name"]), str(a["consults"]), str(a["rule"]), str(a["paper"]),
-                                  tuple(float(x) for x in g), float(a["ip_hat"]), tuple(map(float, a["ip_hat_ci"])),
-                                  float(a["sign_kept"]), float(a["Lambda_hat"]),
-                                  tuple(map(float, a["Lambda_hat_ci"])), float(a["predicted_rank"]),
-                                  float(a["ip_true"]), float(a["Lambda_true"])))
-        names = [a.name for a in arms]
-        if len(set(names)) != len(names) or "uniform" not in names or len(arms) < 2:
-            raise ParameterError(f"{source}: arms must have distinct names, include 'uniform' and number >= 2 "
-                                 f"(got {names})")
-        return Preregistration(design, int(body["n_pilot"]), int(body["seed"]), int(body["bootstrap"]),
-                               tuple(map(float, body["a_hat"])), tuple(map(float, body["s_hat"])),
-                               float(body["BC_hat"]), tuple(map(float, body["BC_hat_ci"])),
-                               float(body["Lambda_star_C_hat"]), tuple(map(float, body["Lambda_star_C_hat_ci"])),
-                               float(body["true"]["BC"]), float(body["true"]["Lambda_star_C"]), tuple(arms))
-    except ParameterError:
-        raise
+        return _from_body(body)
+    except ParameterError as exc:
+        raise ParameterError(f"{source}: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ParameterError(f"{source}: missing or malformed field ({type(exc).__name__}: {exc})") from None
+
+
+def _bootstrap(value) -> int:
+    """Bootstrap resamples of the pilot: an integer in [2, 2^63) (the one check, for :func:`preregister`
+    and the file)."""
+    return positive_int("bootstrap", value, low=2, high=2 ** 63 - 1)
+
+
+def _interval_field(name: str, value, **bounds) -> tuple:
+    if not isinstance(value, list) or len(value) != 2:
+        raise ParameterError(f"{name} must be an interval [low, high] (got {describe(value)})")
+    lo, hi = (real_scalar(name, v, **bounds) for v in value)
+    if lo > hi:
+        raise ParameterError(f"{name} must be an interval with low <= high (got [{lo:g}, {hi:g}])")
+    return lo, hi
+
+
+def _recorded(name: str, value, fresh: float, atol: float = 0.0) -> float:
+    """A recorded field that must equal its recomputation ``fresh`` (see ``RECOMPUTED_RTOL``)."""
+    x = real_scalar(name, value)
+    if not abs(x - fresh) <= RECOMPUTED_RTOL * abs(fresh) + atol:
+        raise ParameterError(f"{name} is {x:.10g} but the recorded inputs give {fresh:.10g} (the file was edited "
+                             f"or is inconsistent)")
+    return x
+
+
+def _text(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise ParameterError(f"{name} must be a string (got {describe(value)})")
+    return value
+
+
+def _from_body(body: dict) -> Preregistration:
+    """The checks of :func:`from_json` (messages without the source)."""
+    if not isinstance(body["design"], dict):
+        raise ParameterError(f"design must be an object (got {describe(body['design'])})")
+    design = lad.design_from_dict(body["design"])
+    n_pilot, seed, bootstrap = lad.pilot_size(design, body["n_pilot"]), seed_int("seed", body["seed"]), \
+        _bootstrap(body["bootstrap"])
+    if "pilot_blocks" in body:
+        positive_int("pilot_blocks", body["pilot_blocks"], high=2 ** 63 - 1)
+    if "ci_level" in body:
+        real_scalar("ci_level", body["ci_level"], low=0, high=1, low_inclusive=False, high_inclusive=False)
+    C, L = design.C, design.levels
+    qmax = float(np.log(C))
+    a_fit, s_fit = grades.profile("a_hat", body["a_hat"]), grades.profile("s_hat", body["s_hat"])
+    if a_fit.shape != (L,) or s_fit.shape != (L,):
+        raise ParameterError(f"a_hat and s_hat must hold one mass per level ({L}) (got {a_fit.size} and {s_fit.size})")
+    a_hat, s_hat = (tuple(float(x) for x in real_array(k, body[k])) for k in ("a_hat", "s_hat"))   # as recorded
+    bc_hat = _recorded("BC_hat", body["BC_hat"], grades.bhattacharyya(a_fit, s_fit))
+    lsc_hat = _recorded("Lambda_star_C_hat", body["Lambda_star_C_hat"], grades.clipped_grades(a_fit, s_fit, C).Lambda)
+    true = body["true"]
+    if not isinstance(true, dict):
+        raise ParameterError(f"true must be an object (got {describe(true)})")
+    bc_true = _recorded("true.BC", true["BC"], grades.bhattacharyya(design.a, design.s))
+    lsc_true = _recorded("true.Lambda_star_C", true["Lambda_star_C"],
+                         grades.clipped_grades(design.a, design.s, C).Lambda)
+    if not isinstance(body["arms"], list):
+        raise ParameterError(f"arms must be a list (got {describe(body['arms'])})")
+    arms = [_arm(a, design, a_fit, s_fit, qmax) for a in body["arms"]]
+    names = [a.name for a in arms]
+    if len(set(names)) != len(names) or "uniform" not in names or len(arms) < 2:
+        raise ParameterError(f"arms must have distinct names, include 'uniform' and number >= 2 (got {names})")
+    if len(set(arms[names.index("uniform")].g)) != 1:
+        raise ParameterError(f"the uniform arm's grades must all be equal (got {arms[names.index('uniform')].g})")
+    ranks = predicted_ranks([a.ip_hat for a in arms])
+    for a, rank in zip(arms, ranks):
+        if a.predicted_rank != rank:
+            raise ParameterError(f"arm {a.name!r}: predicted_rank is {a.predicted_rank:g} but its inner product "
+                                 f"ranks {rank:g} among the arms")
+    lsc_band = {"low": (1 - RECOMPUTED_RTOL) / C / C, "high": 1.0 + RECOMPUTED_RTOL}   # C^-2 <= Lambda*_C <= 1
+    prereg = Preregistration(design, n_pilot, seed, bootstrap, a_hat, s_hat, bc_hat,
+                             _interval_field("BC_hat_ci", body["BC_hat_ci"], low=0, high=1), lsc_hat,
+                             _interval_field("Lambda_star_C_hat_ci", body["Lambda_star_C_hat_ci"], **lsc_band),
+                             bc_true, lsc_true, tuple(arms))
+    if "predicted_order" in body and body["predicted_order"] != prereg.predicted_order:
+        raise ParameterError(f"predicted_order is {describe(body['predicted_order'])} but the arms' predicted ranks "
+                             f"give {prereg.predicted_order}")
+    return prereg
+
+
+def _arm(a, design: lad.LadderDesign, a_fit, s_fit, qmax: float) -> ArmRecord:
+    """One arm of the file, checked (see :func:`from_json`)."""
+    if not isinstance(a, dict):
+        raise ParameterError(f"every arm must be an object (got {describe(a)})")
+    name = _text("arm name", a["name"])
+    where = f"arm {name!r}"
+    g = real_array(f"{where}: g", a["g"])
+    if g.shape != (design.levels,) or np.any(g < 1 - 1e-12) or np.any(g > design.C * (1 + 1e-12)):
+        raise ParameterError(f"{where} must have {design.levels} grades in [1, C={design.C:g}] (got {a['g']})")
+    q = lad.q_of(g)
+    if "q" in a:
+        recorded = real_array(f"{where}: q", a["q"])
+        if recorded.shape != q.shape or not np.all(np.abs(recorded - q) <= RECOMPUTED_RTOL * np.abs(q) + 1e-15):
+            raise ParameterError(f"{where}: q must be ln g (got {describe(a['q'])} for g = {g.tolist()})")
+    atol = 1e-12 * (1.0 + qmax)                   # an inner product may be 0 (the uniform arm)
+    # the ranges of the bootstrap intervals, widened by the recomputation tolerance for rounding:
+    # |<q, a - s>| <= max|q| ||a - s||_1 <= 2 ln C, and g in [1, C] gives C^-2 <= Lambda <= C^2
+    ip_band = {"low": -2 * qmax - atol, "high": 2 * qmax + atol}
+    with np.errstate(over="ignore", under="ignore"):             # C^2 may be beyond the float range: no bound
+        c2 = float(np.float64(design.C) ** 2)
+    lam_band = {"low": (1 - RECOMPUTED_RTOL) / c2, "high": c2 * (1 + RECOMPUTED_RTOL)}
+    return ArmRecord(name, _text(f"{where}: consults", a["consults"]), _text(f"{where}: rule", a["rule"]),
+                     _text(f"{where}: paper", a["paper"]), tuple(float(x) for x in g),
+                     _recorded(f"{where}: ip_hat", a["ip_hat"], grades.admissibility(q, a_fit, s_fit), atol),
+                     _interval_field(f"{where}: ip_hat_ci", a["ip_hat_ci"], **ip_band),
+                     real_scalar(f"{where}: sign_kept", a["sign_kept"], low=0, high=1),
+                     _recorded(f"{where}: Lambda_hat", a["Lambda_hat"], float(grades.Lambda(g, a_fit, s_fit))),
+                     _interval_field(f"{where}: Lambda_hat_ci", a["Lambda_hat_ci"], **lam_band),
+                     real_scalar(f"{where}: predicted_rank", a["predicted_rank"]),
+                     _recorded(f"{where}: ip_true", a["ip_true"], grades.admissibility(q, design.a, design.s), atol),
+                     _recorded(f"{where}: Lambda_true", a["Lambda_true"], float(grades.Lambda(g, design.a, design.s))))
 
 
 def write(prereg: Preregistration, path: str) -> str:
@@ -196,17 +310,24 @@ def write(prereg: Preregistration, path: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+PREREG_MAX_BYTES = 1 << 24
+"""Largest pre-registration file read (one is a few kilobytes: six arms of L grades)."""
+
+
 def read(path: str) -> tuple[Preregistration, str]:
-    """Read a pre-registration file; return it and the SHA-256 of its bytes."""
-    if not isinstance(path, str) or not path:
-        raise ParameterError(f"the pre-registration must be named by a file path (got {path!r})")
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ParameterError(f"cannot read the pre-registration {path!r} ({exc.strerror})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ParameterError(f"{path!r} is not a UTF-8 text file") from None
+    """Read a pre-registration file; return it and the SHA-256 of its bytes.
+
+    The file goes through :func:`theorylab._io.read_bytes` (a regular file of at most ``PREREG_MAX_BYTES``,
+    checked before reading: a pipe is refused, never waited on) and must be UTF-8 JSON text
+    (:func:`from_json`).
+
+    Raises
+    ------
+    ParameterError
+        One line naming the file and what is wrong with it.
+    """
+    from theorylab._io import decode_text, read_bytes
+
+    data = read_bytes("pre-registration", path, PREREG_MAX_BYTES)
+    text = decode_text("pre-registration", path, data)
     return from_json(text, source=repr(path)), hashlib.sha256(data).hexdigest()

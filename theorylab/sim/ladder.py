@@ -173,22 +173,50 @@ def window_end(design: lad.LadderDesign) -> tuple[float, tuple[int, int] | None]
 
 
 def reference_size(design: lad.LadderDesign) -> int:
-    """``m_ref``: the last sample size of W (4 when W is empty)."""
-    W = window_end(design)[1]
+    """``m_ref``: the last sample size of W (4 when W is empty).
+
+    Raises
+    ------
+    ParameterError
+        When ``m_sat/2`` is beyond ``MAX_SIZE`` (2^53, the largest sample size computed exactly): the
+        noise ``sigma_xi`` is too large for this design (``m_sat`` scales as ``sigma_xi^2``); the message
+        gives the largest ``sigma_xi`` the design allows.
+    """
+    msat, W = window_end(design)
+    if not msat / 2 <= MAX_SIZE:
+        most = design.sigma_xi * np.sqrt(MAX_SIZE / (msat / 2)) * (1 - 1e-3)    # shown rounded down
+        raise ParameterError(f"sigma_xi = {design.sigma_xi:g} too large for this design: Lem. 4's window would end "
+                             f"at m_sat/2 = {msat / 2:.3g} samples, beyond {MAX_SIZE:g} (2^53); sigma_xi must be "
+                             f"at most {most:.4g} here (m_sat scales as sigma_xi^2)")
     return W[1] if W else env.WINDOW_LOW
 
 
 def default_grid(design: lad.LadderDesign, target: float = TARGET_FRACTION, points: int = 40) -> np.ndarray:
     """``points`` geometric sizes from 1 to ``GRID_FACTOR sigma_xi^2 d / eps`` (eps = target x null risk;
-    at least 16), rounded to integers (duplicates dropped), plus ``m_ref``."""
+    at least 16), rounded to integers (duplicates dropped), plus ``m_ref`` (:func:`reference_size`).
+
+    ``design`` as made by :func:`theorylab.graded.ladder.profile_design` (``sigma_xi <= 1.34e8``), ``target > 0``,
+    ``points >= 4``.
+
+    Raises
+    ------
+    ParameterError
+        When the top of the grid would be beyond ``MAX_SIZE`` (2^53) samples -- ``sigma_xi`` too large or
+        ``target`` too small for the design; the message gives the top and the limit -- or ``m_ref`` is
+        (:func:`reference_size`).
+    """
     points = positive_int("points", points, low=4)
     eps = target_risk(design, target)
-    top = GRID_FACTOR * design.sigma_xi ** 2 * design.d / eps
+    with np.errstate(over="ignore"):
+        top = float(GRID_FACTOR * np.float64(design.sigma_xi) ** 2 * design.d / eps)
     if not top <= MAX_SIZE:
-        raise ParameterError(f"target too small: the grid would run to {top:.3g} samples (at most {MAX_SIZE:g})")
+        raise ParameterError(f"sigma_xi = {design.sigma_xi:g}, target = {float(target):g}: the grid would run to "
+                             f"{top:.3g} samples (GRID_FACTOR sigma_xi^2 d / (target x null risk)), at most "
+                             f"{MAX_SIZE:g} (2^53); lower sigma_xi or raise target")
+    m_ref = reference_size(design)
     check_memory(memory_estimate(1, points, 1, 1, 0), "this grid")
     ms = np.unique(np.round(np.geomspace(1, max(top, 16.0), points)).astype(np.int64))
-    return np.union1d(ms, [reference_size(design)])
+    return np.union1d(ms, [m_ref])
 
 
 def target_risk(design: lad.LadderDesign, target: float) -> float:

@@ -29,6 +29,9 @@ MC_T_MAX = 2**31
 """Largest context length the Monte Carlo kernels accept (:mod:`theorylab.sim.competition`)."""
 FINE_POINTS_MAX = 4096
 """Largest ``mc.fine_points`` (the default is 32; each fine point costs a full Monte Carlo pass)."""
+COUNT_MAX = 2**63 - 1
+"""Largest ``sweep.samples``: a signed 64-bit count, the bound of every count option of the CLI
+(``theorylab.cli._args.COUNT_HIGH``); the memory check bounds it further when samples are drawn."""
 SEED_LIMIT = 2**64
 """Sweep seeds lie in ``[0, 2**64)``."""
 _SECTIONS = {
@@ -107,25 +110,18 @@ class SweepSpec:
 
 def load_spec(path: str) -> SweepSpec:
     """Read and validate a TOML sweep spec (one-line :class:`ParameterError` on any problem:
-    unreadable, larger than :data:`MAX_SPEC_BYTES`, not UTF-8, not TOML, or not a valid spec)."""
+    not a regular file -- a pipe is refused, never waited on --, unreadable, larger than
+    :data:`MAX_SPEC_BYTES`, binary, not UTF-8, not TOML, or not a valid spec). The file is read by
+    :func:`theorylab._io.read_text`, the one reader of user-named files."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
-    if not path:
-        raise ParameterError("spec must name a TOML file (got an empty path)")
+    from theorylab._io import read_text
+
+    text = read_text("spec", path, MAX_SPEC_BYTES)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SPEC_BYTES + 1)
-    except OSError as exc:
-        raise ParameterError(f"spec {path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_SPEC_BYTES:
-        raise ParameterError(f"spec {path}: larger than {MAX_SPEC_BYTES} bytes; a sweep spec is a short TOML file")
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ParameterError(f"spec {path}: not UTF-8 text (byte {exc.start}); a sweep spec is a UTF-8 TOML "
-                             f"file") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ParameterError(f"spec {path}: invalid TOML: {one_line(exc)}") from None
     return spec_from_dict(data, source=f"spec {path}")
@@ -170,7 +166,7 @@ def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
             T=T,
             gamma=gamma,
             compute=compute,
-            samples=positive_int("sweep.samples", sweep.get("samples", 20000)),
+            samples=positive_int("sweep.samples", sweep.get("samples", 20000), high=COUNT_MAX),
             seed=_seed(sweep.get("seed", 0)),
             c=_number("sweep.c", sweep.get("c", CONDENSATION_C), low=0, low_inclusive=False),
             level=_level_option(sweep.get("level", 0.5)),
@@ -228,15 +224,13 @@ def _name(value) -> str:
 def _seed(value) -> int:
     seed = positive_int("sweep.seed", value, low=0)
     if seed >= SEED_LIMIT:
-        raise ParameterError(f"sweep.seed must be an integer in [0, 2**64) (got {seed})")
+        got = seed if seed < 10**20 else f"{float(seed):g}"
+        raise ParameterError(f"sweep.seed must be an integer in [0, 2**64) (got {got})")
     return seed
 
 
 def _chunk_size(value) -> int:
-    size = positive_int("sweep.chunk_size", value)
-    if size > MAX_POINTS:
-        raise ParameterError(f"sweep.chunk_size must be an integer in [1, {MAX_POINTS}] (got {size})")
-    return size
+    return positive_int("sweep.chunk_size", value, high=MAX_POINTS)
 
 
 def _check_half_plateau(spec: SweepSpec) -> None:
@@ -341,9 +335,7 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool, observable: str = DEFAULT
     if extra:
         raise ParameterError(f"unknown key mc.{extra[0]} (expected one of {', '.join(sorted(accepted))})")
     if "fine_points" in options:
-        fine = positive_int("mc.fine_points", options["fine_points"], low=4)
-        if fine > FINE_POINTS_MAX:
-            raise ParameterError(f"mc.fine_points must be an integer in [4, {FINE_POINTS_MAX}] (got {fine})")
+        positive_int("mc.fine_points", options["fine_points"], low=4, high=FINE_POINTS_MAX)
     try:  # a tiny dry run (one distractor, two samples) checks the values before any worker starts
         if gamma_c_sweep and observable != DEFAULT_OBSERVABLE:
             fn("t4-only", 64.0, 3, method="mc", samples=2, seed=0, progress=False, **options)
