@@ -63,8 +63,8 @@ def iswiglu_exact(iswiglu=op.iswiglu, silu=op.silu) -> Outcome:
     u = sp.Symbol("u", real=True)
     y, eps, p = sp.Symbol("y", positive=True), sp.Symbol("epsilon", positive=True), sp.Symbol("p", real=True)
     to_y = {sp.exp(-u): y}
-    f = sp.sympify(iswiglu(_obj([u]))[0]).subs(to_y)
-    g = sp.sympify((silu(_obj([u])) * u)[0]).subs(to_y)
+    f = ex.exact(iswiglu(_obj([u]))[0]).subs(to_y)
+    g = ex.exact((silu(_obj([u])) * u)[0]).subs(to_y)
     is_u2_sigmoid = ex.is_zero(f - u**2 / (1 + y), (u, y))
     is_silu_u = ex.is_zero(f - g, (u, y))
     nonneg = f.is_nonnegative is True
