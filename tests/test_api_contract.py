@@ -373,3 +373,20 @@ def test_symbolic_helpers_still_decide_exactly():
     assert sy.trace_power(np.array([[1, 2], [3, 4]]), 2) == 29 and sy.closed_walk_sum([[x]], 3) == x**3
     assert sps.jacobian([x * y, 0.5 * x], [x, y]) == sp.Matrix([[y, x], [sp.Rational(1, 2), 0]])
 
+
+# ------------------------------------------------------------------ cost arithmetic
+@pytest.mark.parametrize("shape", [(float("nan"),), (-1, 10), ("1.5", 10), (1.5,), (True,), (None,), (-float("inf"),)])
+def test_bytes_of_refuses_sizes_that_are_not_counts(shape):
+    from theorylab.resources import bytes_of
+
+    with pytest.raises(ParameterError, match=r"^shape entries must be an integer >= 0"):
+        bytes_of(*shape)                                  # were nan, -80, 120, 12, 8, TypeError, -inf
+
+
+def test_bytes_of_counts():
+    from theorylab.resources import bytes_of
+
+    assert bytes_of(3, 4) == 96.0 and bytes_of(3.0, np.int64(2), itemsize=4) == 24.0 and bytes_of() == 8.0
+    assert bytes_of(float("inf"), 2) == float("inf") and bytes_of(10**400) == float("inf")   # hostile: refused later
+    with pytest.raises(ParameterError, match="^itemsize must be an integer >= 1"):
+        bytes_of(3, itemsize=0)
