@@ -743,7 +743,7 @@ def softmax_exact(probabilities=LazyFunction("theorylab.symbolic.softmax.probabi
     M = sp.Symbol("M", real=True)
     gens = tuple(u) + (w, M) + tuple(gaps[1:])
     p = probabilities(u)
-    positive = all(sp.sympify(pi).is_positive is True for pi in p)
+    positive = all(ex.exact(pi).is_positive is True for pi in p)
     total = ex.is_zero(sum(p) - 1, gens)
     shift = all(ex.is_zero(a - b, gens) for a, b in zip(probabilities(w * u), p))
     v = [M - g for g in gaps]

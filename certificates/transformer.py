@@ -605,7 +605,7 @@ def plga_contains_sdpa_exact(identity=plga.sdpa_params) -> Outcome:
     sym = attention.PLGA(dataclasses.replace(params, a=a, b_a=b))
     qs, ks, _ = attention.streams(sym, Q, K, V)
     G_sym = attention.plga_operator(sym, qs)
-    at_zero = np.vectorize(lambda e: sp.sympify(e).xreplace({s: 0 for s in a.flat}), otypes=[object])(G_sym)
+    at_zero = np.vectorize(lambda e: ex.exact(e).xreplace({s: 0 for s in a.flat}), otypes=[object])(G_sym)
     g_is_b = ex.equal(at_zero, b, list(b.flat))
     # (ii) the score map at G = b_a: equal to SDPA identically in Q, K iff b_a = I (exact linear solve)
     residual = attention.scores(qs, ks, b) - sdpa_scores

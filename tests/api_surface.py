@@ -77,6 +77,10 @@ class Case:
     nan_input : arguments documented to take NaN entries (missing values).
     none_input : arguments documented to take None (a default meaning, e.g. the large-g limit).
     mask_input : arguments documented to take boolean masks.
+    empty_input : arguments documented to take empty arrays (an empty grid, no values).
+    not_applicable : generic kinds of tests/test_api_adversarial.py (``nan``, ``inf``, ``-inf``, ``None``,
+        ``code``, ``empty``, ``mismatch``) that do not apply, as ``{"kind:argument": reason}`` (or
+        ``{"kind": reason}`` for every argument), each with the reason the value is valid input there.
     """
 
     fn: object
@@ -90,6 +94,8 @@ class Case:
     nan_input: tuple = ()
     none_input: tuple = ()
     mask_input: tuple = ()
+    empty_input: tuple = ()
+    not_applicable: dict = dataclasses.field(default_factory=dict)
 
 
 def _a(*shape, seed=0, low=None):
@@ -144,7 +150,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
 
     def case(fn, _key=None, **kw):
         opts = {k: kw.pop(k) for k in ("fixed", "nan_ok", "examples", "work", "shape_free", "exact", "nan_input",
-                                       "none_input", "mask_input") if k in kw}
+                                       "none_input", "mask_input", "empty_input", "not_applicable") if k in kw}
         C[_key or f"{fn.__module__}.{fn.__qualname__}"] = Case(fn, kw, **opts)
 
     # ------------------------------------------------------------------ psa.deploy
@@ -410,6 +416,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     # ------------------------------------------------------------------ nn.grad, optim, runner
     tok2 = np.array([[1, 2, 3], [4, 5, 6]])
     case(grad.cross_entropy, logits=_a(3, 5), answers=np.array([0, 4, 2]))
+    case(grad.gelu_vjp, x=_a(3, 8), dy=_a(3, 8, seed=1))
     case(grad.loss_and_grad, model=model, tokens=tok2, answers=np.array([3, 7]), fixed=("model",),
          shape_free=("tokens",))
     pdict, gdict = {"w": _a(3, 2), "b": _a(2, seed=1)}, {"w": _a(3, 2, seed=2), "b": _a(2, seed=3)}
@@ -617,10 +624,56 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(sps.rational_rotation, T=2, d=2, work={"T": 3, "d": 4}, shape_free=("T", "d"))
     case(sp_.commutant_basis, planes=2, work={"planes": 3}, shape_free=("planes",))
     case(ssm.symbols, n=3, work={"n": 5}, shape_free=("n",))
+    case(sx.exact, value=0.5, exact=("value",))
     C["theorylab.symbolic.exact.symbol_array"] = Case(lambda name, rows, cols: sx.symbol_array(name, rows, cols),
                                                      dict(name="x", rows=2, cols=3), fixed=("name",),
                                                      work={"rows": 4, "cols": 4}, shape_free=("rows", "cols"))
+    for key, args in EMPTY_INPUT.items():
+        C[key].empty_input += args
+    for key, entries in NOT_APPLICABLE.items():
+        C[key].not_applicable.update(entries)
     return C, SKIP
+
+
+EMPTY_INPUT: dict[str, tuple] = {
+    # elementwise and row-wise maps: an empty array gives an empty result (docs/api.md, 'Empty arrays')
+    **{k: ("x",) for k in ("theorylab.nn.decoder.gelu", "theorylab.nn.decoder.layer_norm",
+                           "theorylab.plga.operator.gated_unit", "theorylab.plga.operator.glu",
+                           "theorylab.plga.operator.layer_norm")},
+    **{k: ("u",) for k in ("theorylab.plga.operator.iswiglu", "theorylab.plga.operator.sigmoid",
+                           "theorylab.plga.operator.silu")},
+    "theorylab.plga.operator.ln_scale_error": ("D",), "theorylab.plga.operator.row_clone": ("alpha",),
+    "theorylab.plga.operator.absorb_operator": ("W",), "theorylab.sim.competition.loadings": ("g",),
+    "theorylab.sim.exact.one_minus_phi": ("t",), "theorylab.sim.rng.normals": ("samples", "indices"),
+    "theorylab.nn.attention.scores": ("qs", "ks"), "theorylab.plga.operator.scores": ("q_rot", "k_rot"),
+    "theorylab.nn.attention.plga_operator": ("qs",),
+    # empty sums and products with a defined value: D_Q of no queries is 0, the composition of no maps the identity
+    "theorylab.plga.operator.density_operator": ("q_rot",), "theorylab.plga.operator.g_lm": ("q_rot",),
+    "theorylab.plga.operator.plga_stages": ("q_rot",), "theorylab.plga.contraction.composition_bound": ("lipschitz",),
+}
+"""Arguments documented to take empty arrays, by driven call (merged into :attr:`Case.empty_input`)."""
+
+_FREE_M = "m is a grid of sample sizes: its length is free (one result per m), unrelated to the levels of cap, dims"
+NOT_APPLICABLE: dict[str, dict[str, str]] = {
+    "theorylab.graded.envelope.envelope": {"mismatch:m": _FREE_M},
+    "theorylab.graded.envelope.worth_estimating": {"mismatch:m": _FREE_M},
+    "theorylab.graded.envelope.upper_regime": {"mismatch:m": _FREE_M},
+    "theorylab.nn.attention.attend": {"mismatch:vs": "the value width (last axis of vs) is free"},
+    "theorylab.nn.attention.head": {"mismatch:v": "the value width (last axis of v) is free"},
+    "theorylab.nn.attention.streams": {"mismatch:v": "the value width (last axis of v) is free"},
+    "theorylab.nn.attention.two_tap": {"mismatch:x": "the width of x is free: the taps act along positions"},
+    "theorylab.nn.tasks.induction_hits": {"mismatch:s": "the number of keys (last axis of s) is free: target indexes "
+                                                        "it (out-of-range targets are refused)"},
+    "theorylab.plga.operator.cumulative_density_operators": {
+        "mismatch:q_rot": "dk (last axis of q_rot) is free; mask is tied to its rows (a mask of another length is "
+                          "refused)"},
+    "theorylab.plga.operator.plane_rotations": {"mismatch:freqs": "freqs and positions are independent grids",
+                                                "mismatch:positions": "freqs and positions are independent grids"},
+    "theorylab.psa.shear.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
+    "theorylab.sim.ladder.summarize": {"mismatch:risks": "the last axis of risks counts the repetitions (any number)"},
+}
+"""Generic kinds that do not apply, by driven call and argument, with the reason (merged into
+:attr:`Case.not_applicable`)."""
 
 
 SKIP: dict[str, str] = {}
@@ -700,7 +753,7 @@ _skip("Numba kernel or intrinsic: called from compiled code with machine words; 
 _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's intermediates (the trace of "
       "decoder.hidden_states / attention.head) and upstream gradients; the validated entry point is "
       "nn.grad.loss_and_grad (tokens, answers), which the suite drives",
-      "theorylab.nn.grad.layer_norm_vjp", "theorylab.nn.grad.gelu_vjp", "theorylab.nn.grad.mlp_vjp",
+      "theorylab.nn.grad.layer_norm_vjp", "theorylab.nn.grad.mlp_vjp",
       "theorylab.nn.grad.logits_vjp", "theorylab.nn.grad.embedding_vjp", "theorylab.nn.grad.rope_vjp",
       "theorylab.nn.grad.two_tap_vjp", "theorylab.nn.grad.stream_vjp", "theorylab.nn.grad.scores_vjp",
       "theorylab.nn.grad.weights_vjp", "theorylab.nn.grad.head_vjp", "theorylab.nn.grad.hidden_vjp")
@@ -721,7 +774,7 @@ _skip("long-running study (trains many models in spawned worker processes, minut
       "theorylab.nn.runner.run_many")
 _skip("symbolic certificate helper: its inputs are SymPy expressions and matrices built by the certificates "
       "(exact arithmetic decides identities; there is no numeric range to validate)",
-      "theorylab.symbolic.exact.exact", "theorylab.symbolic.exact.matrix", "theorylab.symbolic.exact.is_zero",
+      "theorylab.symbolic.exact.matrix", "theorylab.symbolic.exact.is_zero",
       "theorylab.symbolic.exact.matrix_is_zero", "theorylab.symbolic.exact.equal", "theorylab.symbolic.exact.positive",
       "theorylab.symbolic.exact.symbols_of", "theorylab.symbolic.graded.is_zero_rational",
       "theorylab.symbolic.graded.matrix_is_zero", "theorylab.symbolic.graded.symbol_matrix",

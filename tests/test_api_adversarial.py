@@ -16,6 +16,13 @@ outside the exact route, an invalid choice or seed) must be refused: accepting i
 even when the result looks finite (it would be a silent conversion).
 
 Any other exception (TypeError, IndexError, OverflowError, ZeroDivisionError, ...) fails.
+
+A second deterministic sweep (:func:`test_generic_kinds_are_refused`) gives every argument the
+generic kinds -- NaN, inf, -inf (as the value and as an entry of an array argument), None, a string
+of Python code (never evaluated: a probe module would be imported), an empty array, and for
+functions taking related arrays a mismatched shape -- and requires ParameterError (ResourceError
+included) in one line. Where a kind is valid input the surface says so per function
+(``nan_input``, ``none_input``, ``empty_input``, ``api_surface.NOT_APPLICABLE`` with the reason).
 Deterministic (``derandomize=True``); the default run uses ``EXAMPLES`` examples per
 function, the ``slow``-marked run ``DEEP_EXAMPLES``. Allocation sizes are bounded by
 ``THEORYLAB_MAX_MEMORY`` (set low here, so large valid sizes are refused at once).
@@ -27,6 +34,7 @@ import math
 import numbers
 import os
 import signal
+import sys
 import warnings
 
 import numpy as np
@@ -217,10 +225,12 @@ def leaves(x, path="result"):
             yield path, x
     elif isinstance(x, (int, float, complex, np.number)):
         yield path, np.asarray(x)
+    elif getattr(x, "is_finite", None) is True and getattr(x, "is_real", None) is True:
+        yield path, np.zeros(())               # an exact finite real SymPy number (may exceed the float range)
     else:
         try:                                   # SymPy / mpmath numbers: finite if convertible
             yield path, np.asarray(complex(x))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return
 
 
@@ -382,3 +392,133 @@ def test_adversarial_argument(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_adversarial_argument_deep(name):
     drive(name, 10 * (CASES[name].examples or EXAMPLES) if CASES[name].examples else DEEP_EXAMPLES)
+
+
+# ------------------------------------------------------------------------------ generic kinds
+CODE_STRING = "__import__('os').getpid()"
+"""A string that is Python code: a function that evaluated it would return this process's id."""
+PROBE_MODULE = "theorylab_eval_probe"
+PROBE_STRING = f"__import__({PROBE_MODULE!r})"
+"""Code whose evaluation is visible: it imports a module that nothing else imports (written by :func:`eval_probe`)."""
+GENERIC_KINDS = ("nan", "inf", "-inf", "None", "code", "empty", "mismatch")
+
+
+@pytest.fixture(scope="module")
+def eval_probe(tmp_path_factory):
+    """Put the probe module on sys.path: evaluating :data:`PROBE_STRING` would import it."""
+    folder = tmp_path_factory.mktemp("eval-probe")
+    (folder / f"{PROBE_MODULE}.py").write_text("EVALUATED = True\n")
+    sys.path.insert(0, str(folder))
+    yield
+    sys.path.remove(str(folder))
+    sys.modules.pop(PROBE_MODULE, None)
+
+
+def test_the_eval_probe_sees_an_evaluation(eval_probe):
+    """The probe can fail: SymPy's sympify (what symbolic.exact used) evaluates the string and imports it."""
+    import sympy
+
+    sys.modules.pop(PROBE_MODULE, None)
+    sympy.sympify(PROBE_STRING)
+    assert PROBE_MODULE in sys.modules
+    sys.modules.pop(PROBE_MODULE, None)
+
+
+def _numeric_array(value) -> np.ndarray | None:
+    """``value`` as an array if it is a numeric array argument of ndim >= 1 (not a list of arrays), else None."""
+    if isinstance(value, (list, tuple)) and (not value or _holds_objects(value)):
+        return None
+    if not isinstance(value, (np.ndarray, list, tuple)):
+        return None
+    arr = np.asarray(value)
+    return arr if arr.ndim and arr.dtype.kind in "fiu" else None
+
+
+def paired_arrays(case) -> list[str]:
+    """The arguments of the ``mismatch`` kind: numeric arrays whose shape the function relates to another's
+    (two or more non-fixed arrays that are not ``shape_free``)."""
+    names = [n for n in perturbable(case) if n not in case.shape_free and _numeric_array(case.args[n]) is not None]
+    return names if len(names) >= 2 else []
+
+
+def generic_values(case, name: str) -> list[tuple[str, object]]:
+    """``(kind, value)`` for argument ``name``: each must be refused with ParameterError."""
+    base = case.args[name]
+    arr = _numeric_array(base)
+    out = []
+    for kind, x in (("nan", math.nan), ("inf", math.inf), ("-inf", -math.inf)):
+        out.append((kind, x))
+        if arr is not None and arr.size:
+            one = arr.astype(float)
+            one.flat[0] = x
+            out.append((kind, one))
+    out += [("None", None), ("code", CODE_STRING), ("code", PROBE_STRING), ("empty", np.array([]))]
+    if arr is not None and arr.ndim >= 2:
+        out.append(("empty", np.zeros((0,) + arr.shape[1:])))
+    if name in paired_arrays(case):
+        other = arr[..., :-1] if arr.shape[-1] >= 3 else np.concatenate([arr, arr[..., :1]], axis=-1)   # not broadcastable (unless 1)
+        out.append(("mismatch", other))
+    return out
+
+
+def applies(case, name: str, kind: str) -> bool:
+    """Whether ``kind`` must be refused for argument ``name`` (documented inputs and the surface's
+    :attr:`Case.not_applicable` data say where not)."""
+    if kind in case.not_applicable or f"{kind}:{name}" in case.not_applicable:
+        return False
+    return not ((kind == "nan" and name in case.nan_input) or (kind == "None" and name in case.none_input)
+                or (kind == "empty" and name in case.empty_input))
+
+
+def test_not_applicable_entries_name_real_kinds_and_arguments():
+    """Every ``not_applicable`` entry of the surface names a generic kind and an argument of its call (with a
+    reason), and every ``empty_input`` an argument."""
+    stale = []
+    for name, case in CASES.items():
+        for key, reason in case.not_applicable.items():
+            kind, _, arg = key.partition(":")
+            if kind not in GENERIC_KINDS or (arg and arg not in case.args) or not reason.strip():
+                stale.append(f"{name}: {key!r}")
+        stale += [f"{name}: empty_input {arg!r}" for arg in case.empty_input if arg not in case.args]
+    assert not stale, f"not_applicable entries without a kind, argument or reason: {stale}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_generic_kinds_are_refused(name, eval_probe):
+    """Every argument of every driven call, the generic kinds: NaN, inf, -inf (as the value, and as an entry
+    of an array argument), None, a string of Python code, an empty array, and (where the function takes two
+    related arrays) a mismatched shape -> ParameterError (ResourceError included) in one line, the code never
+    evaluated. A return or any other exception is a finding, listed all at once."""
+    case = CASES[name]
+    findings = []
+    for param in perturbable(case):
+        for kind, value in generic_values(case, param):
+            if not applies(case, param, kind):
+                continue
+            args = dict(case.args)
+            args[param] = value
+            sys.modules.pop(PROBE_MODULE, None)
+            try:
+                result = call(case, args)
+                outcome = f"returned {describe_result(result)}"
+            except ParameterError as exc:
+                outcome = None if "\n" not in str(exc) else f"ParameterError message not one line: {exc!r}"
+            except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
+                outcome = f"raised {type(exc).__name__}: {exc}"
+            if PROBE_MODULE in sys.modules:
+                outcome = f"EVALUATED the string ({outcome or 'then refused it'})"
+            if outcome:
+                findings.append(f"[{kind}] {name}({param}={_short(value)}) {outcome}"[:300])
+    assert not findings, f"{len(findings)} generic-kind findings:\n" + "\n".join(findings)
+
+
+def _short(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array{value.shape}" + ("" if not value.size else f"[{value.flat[0]}...]")
+    return repr(value)
+
+
+def describe_result(result) -> str:
+    values = [a for _, a in leaves(result)]
+    flat = np.concatenate([np.ravel(a).astype(complex) for a in values]) if values else np.zeros(0)
+    return (f"{type(result).__name__}" + (f" with {flat.size} numbers, first {flat[0].real:g}" if flat.size else ""))

@@ -298,3 +298,95 @@ def test_file_cost_estimates_refuse_what_is_not_a_path(bad):
     for cost in (compare.read_grid_cost, read_vector_cost):
         with pytest.raises(ParameterError):
             cost(bad)
+
+
+# ------------------------------------------------------------------ strings are data, never code
+CODE = "__import__('os').getpid()"
+
+
+@pytest.mark.parametrize("value, match", [
+    (CODE, "^value must be a finite real number or a SymPy expression .got a string .*strings are not parsed"),
+    ("no-such-name", "got a string 'no-such-name'"),                 # was a SymPy Symbol
+    (float("nan"), r"\(got nan\)"), (float("inf"), r"\(got inf\)"), (float("-inf"), r"\(got -inf\)"),  # were 0
+    (None, r"\(got None\)"),                                         # was AttributeError
+    (True, r"\(got True\)"), (1 + 2j, "got"), ([1, 2], r"\(got \[1, 2\]\)"),
+])
+def test_exact_refuses_strings_and_non_finite_values(value, match):
+    from theorylab.symbolic.exact import exact
+
+    with pytest.raises(ParameterError, match=match):
+        exact(value)
+
+
+def test_exact_converts_numbers_by_type():
+    import fractions
+
+    import sympy as sp
+
+    from theorylab.symbolic.exact import exact
+
+    x = sp.Symbol("x")
+    assert exact(3) == sp.Integer(3) and exact(np.int64(-2)) == -2 and exact(10**400) == sp.Integer(10**400)
+    assert exact(0.1) == sp.Rational(3602879701896397, 2**55)         # the float's exact binary value
+    assert exact(fractions.Fraction(1, 3)) == sp.Rational(1, 3)       # was the float 1/3's rational
+    assert exact(np.array(0.5)) == sp.Rational(1, 2) and exact(0.5 * x) == x / 2
+    with pytest.raises(ParameterError, match="without infinities or NaN"):
+        exact(sp.oo * x)
+
+
+def test_symbolic_helpers_never_evaluate_a_string(tmp_path, monkeypatch):
+    """Each helper that handed its input to a SymPy function that sympifies (Matrix, expand, together, ...)."""
+    import sys
+
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex, graded as sg, plga as sy, psa as sps
+
+    (tmp_path / "theorylab_eval_probe_c.py").write_text("EVALUATED = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    probe, x = "__import__('theorylab_eval_probe_c')", sp.Symbol("x")
+    calls = [lambda: ex.exact(probe), lambda: ex.matrix([[probe, x]]), lambda: ex.is_zero(probe, [x]),
+             lambda: ex.is_zero(x - x, [probe]), lambda: ex.equal(probe, x, [x]), lambda: ex.positive(probe),
+             lambda: ex.matrix_is_zero([[probe]], [x]), lambda: ex.symbols_of([probe]),
+             lambda: sg.is_zero_rational(probe), lambda: sg.matrix_is_zero([[probe]]), lambda: sg.to_exact([probe]),
+             lambda: sy.plane_rotation(probe, x), lambda: sy.torus_rotation([(probe, x)]),
+             lambda: sy.torus_haar_average([[probe, x], [x, x]]), lambda: sy.span_equal([[[probe]]], [[[x]]]),
+             lambda: sy.closed_walk_sum([[probe]], 2), lambda: sy.trace_power([[probe]], 2),
+             lambda: sy.walk_series_value([[probe]], 2), lambda: sy.symmetric_part_eigenvalues([[probe]]),
+             lambda: sy.matrix_eigenvalues([[probe]]), lambda: sps.jacobian([probe], [x]),
+             lambda: sps.jacobian([x], [probe])]
+    for i, call in enumerate(calls):
+        sys.modules.pop("theorylab_eval_probe_c", None)
+        with pytest.raises(ParameterError):
+            call()
+        assert "theorylab_eval_probe_c" not in sys.modules, f"call {i} evaluated the string"
+
+
+def test_symbolic_helpers_still_decide_exactly():
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex, plga as sy, psa as sps
+
+    x, y = sp.symbols("x y")
+    assert ex.is_zero((x + y) ** 2 - x**2 - 2 * x * y - y**2, (x, y)) and not ex.is_zero(x - 0.5 * x, (x,))
+    assert ex.equal(np.array([x, 0.25]), sp.Matrix([x, sp.Rational(1, 4)]), (x,))
+    assert sy.trace_power(np.array([[1, 2], [3, 4]]), 2) == 29 and sy.closed_walk_sum([[x]], 3) == x**3
+    assert sps.jacobian([x * y, 0.5 * x], [x, y]) == sp.Matrix([[y, x], [sp.Rational(1, 2), 0]])
+
+
+# ------------------------------------------------------------------ cost arithmetic
+@pytest.mark.parametrize("shape", [(float("nan"),), (-1, 10), ("1.5", 10), (1.5,), (True,), (None,), (-float("inf"),)])
+def test_bytes_of_refuses_sizes_that_are_not_counts(shape):
+    from theorylab.resources import bytes_of
+
+    with pytest.raises(ParameterError, match=r"^shape entries must be an integer >= 0"):
+        bytes_of(*shape)                                  # were nan, -80, 120, 12, 8, TypeError, -inf
+
+
+def test_bytes_of_counts():
+    from theorylab.resources import bytes_of
+
+    assert bytes_of(3, 4) == 96.0 and bytes_of(3.0, np.int64(2), itemsize=4) == 24.0 and bytes_of() == 8.0
+    assert bytes_of(float("inf"), 2) == float("inf") and bytes_of(10**400) == float("inf")   # hostile: refused later
+    with pytest.raises(ParameterError, match="^itemsize must be an integer >= 1"):
+        bytes_of(3, itemsize=0)

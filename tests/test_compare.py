@@ -232,3 +232,30 @@ def test_condensation_constant_reproduces_at_full_samples():
     assert cal.observable == "entropy-peak" and cal.n == 9
     assert abs(cal.c - CONDENSATION_C) < 5e-4                    # the constant is the quadrature calibration
     assert cal.ci_low <= cal.c <= cal.ci_high                      # which the Monte Carlo confirms
+
+
+def test_relative_error_refuses_a_zero_simulated_value():
+    np.testing.assert_allclose(relative_error([1.1, np.nan], [1.0, 2.0]), [0.1, np.nan], rtol=1e-12)  # NaN: missing
+    with pytest.raises(ParameterError, match="^simulated must be nonzero"):
+        relative_error([1.0, 2.0], [1.0, 0.0])                                       # was inf, silently
+    with pytest.raises(ParameterError, match="^simulated must be nonzero"):
+        relative_error(0.0, 0.0)                                                     # was NaN (0/0)
+    with pytest.raises(ParameterError, match="overflows"):
+        relative_error(1e300, 1e-300)                                                # was inf
+
+
+def test_read_grid_refuses_a_quoted_field_spanning_lines(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text('dk,T\n"12\n8",64\n32,64\n')               # read line by line the field became dk = 128
+    with pytest.raises(ParameterError) as info:
+        read_grid(str(path))
+    assert str(info.value) == (f"grid file {str(path)!r}: line 2: field '12\\n8' spans lines (a quoted line "
+                               f"break); grid fields are single numbers")
+    path.write_text('dk,T\n"64,16\n')                            # an unterminated quote
+    with pytest.raises(ParameterError, match="is not a CSV grid .line 2: unexpected end of data"):
+        read_grid(str(path))
+    path.write_text('dk,T\n\n"64",16\n\n32,x\n')                  # quoted numbers are fine; lines count blanks
+    with pytest.raises(ParameterError, match=r": line 5 must hold 2 fields .*got '32,x'"):
+        read_grid(str(path))
+    path.write_text('dk,T\r\n"64",16\r\n')
+    assert read_grid(str(path)) == [(64.0, 16)]

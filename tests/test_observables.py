@@ -71,3 +71,16 @@ def test_measurement_row_and_bad_input():
         mass_half("t4-only", 16, 64.5)
     with pytest.raises(ParameterError, match="fine_points"):
         entropy_peak("t4-only", 16, 64, method="mc", fine_points=2)
+
+
+@pytest.mark.parametrize("key", ["level", "fine_points", "bogus"])
+def test_measure_refuses_a_keyword_the_observable_does_not_take(key):
+    from theorylab.sim.observables import measure
+
+    with pytest.raises(ParameterError, match=f"^{key} is not a parameter of observable mass-half"):
+        measure("mass-half", "t4-only", 64.0, 16, **{key: float("nan")})   # was: TypeError from the call
+    if key == "level":
+        with pytest.raises(ParameterError, match=r"take a level in \(0, 1\)"):
+            measure("half-plateau", "t4-only", 64.0, 16, level=0.3)
+    with pytest.raises(ParameterError, match="^fine_points must be an integer >= 4"):
+        measure("entropy-peak", "t4-only", 64.0, 16, method="mc", fine_points=float("nan"))

@@ -83,7 +83,7 @@ MORE_BUGS = {
     "twirl constant ignores the sum frequencies": (
         OPERATOR, "diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]", "diffs += [th[iu[0]] - th[iu[1]]]", (),
         ["A12.numeric"]),
-    "order parameter without the 1/2": (OPERATOR, "den = 0.5 * (rms(D1) + rms(D2))", "den = rms(D1) + rms(D2)", (),
+    "order parameter without the 1/2": (OPERATOR, "den = 0.5 * (_rms(D1) + _rms(D2))", "den = _rms(D1) + _rms(D2)", (),
                                         ["A10"]),
     "row bound with the Frobenius norm of K": (OPERATOR, "np.linalg.norm(K, 2) * np.linalg.norm(dG, 2)",
                                                "np.linalg.norm(K) * np.linalg.norm(dG, 2)", (), ["A10.stability"]),

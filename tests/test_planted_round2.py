@@ -24,8 +24,10 @@ BUGS = {
     "crossing scale without Delta": (TRANSITION, "delta + L + var / 2.0", "L + var / 2.0", ["P15"]),
     "companion degree from the batch axis": (TRANSITION, "coeffs.shape[-1] - 1", "coeffs.shape[0] - 1", ["P15"]),
     "exact() rounds SymPy rationals through float": (
-        EXACT, "isinstance(value, numbers.Real) and not isinstance(value, sp.Basic)",
-        "isinstance(value, numbers.Real) and isinstance(value, sp.Basic)", ["P1"]),
+        EXACT, "if value.has(sp.Float):\n            value = value.xreplace({f: sp.Rational(float(f)) for f in "
+               "value.atoms(sp.Float)})",
+        "if value.has(sp.Rational):\n            value = value.xreplace({f: sp.Rational(float(f)) for f in "
+        "value.atoms(sp.Rational)})", ["P1"]),
     "unit residual with one tau coordinate short": (
         GRADED, 'list(symbols("t", d - 1))\n    a.append(1 - sum(a))\n    t.append(1 - sum(t))\n    return Lambda_expr(',
         'list(symbols("t", d - 2))\n    a.append(1 - sum(a))\n    t.append(1 - sum(t))\n    return Lambda_expr(', ["G3"]),

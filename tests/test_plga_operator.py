@@ -195,3 +195,12 @@ def test_dag_floor_holds_for_entries_at_least_eps(seed, d, eps):
     rng = np.random.default_rng(seed)
     W = eps + rng.exponential(eps * 10, (d, d)) * (rng.random((d, d)) < 0.5)
     assert op.notears_h(W).h >= float(op.dag_floor(d, eps)) * (1 - 1e-12)
+
+
+def test_rms_refuses_an_empty_tensor():
+    for empty in ([], np.zeros((0, 3)), np.zeros((2, 0))):
+        with pytest.raises(ParameterError, match="^X must not be empty"):
+            op.rms(empty)                                   # was 0.0: the mean of no entries is 0/0
+    assert op.rms([3.0, -4.0]) == pytest.approx(np.sqrt(12.5), rel=1e-15)
+    assert op.rms(np.zeros(3)) == 0.0
+    assert op.rms([1e300, 1e300]) == pytest.approx(1e300, rel=1e-15)   # scaled: no overflow

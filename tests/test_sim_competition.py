@@ -149,3 +149,33 @@ def test_batch_means_interval_covers_the_exact_root():
     hits = [mc_gamma_c("t4-only", 128, 512, samples=2000, seed=1000 + s) for s in range(60)]
     coverage = np.mean([r.ci_low <= gc <= r.ci_high for r in hits])
     assert 0.85 <= coverage <= 1.0  # nominal 0.95; binomial sd 0.028 for 60 draws
+
+
+def test_mc_gamma_c_refuses_an_oversized_fine_grid_before_running(monkeypatch):
+    from theorylab.resources import ResourceError
+    from theorylab.sim import competition
+
+    def never(*args, **kwargs):
+        raise AssertionError("simulated before the size was checked")
+
+    monkeypatch.setattr(competition, "simulate_mass", never)
+    with pytest.raises(ResourceError, match=r"^samples, fine_points, T too large: the call needs 45\.2 TiB of memory"):
+        mc_gamma_c("t4-only", 64.0, 16, fine_points=10**9)           # was: allocate, then run out of memory
+    monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "1M")
+    need = competition.mc_gamma_c_cost(16, 20000, 4096).memory
+    assert need > 2**20
+    with pytest.raises(ResourceError, match="over the limit 1 MiB"):
+        mc_gamma_c("t4-only", 64.0, 16, fine_points=4096)
+    for bad, match in ((3, r"^fine_points must be an integer >= 4 \(got 3\)"), (2.5, "^fine_points must be an integer"),
+                       ("32", "^fine_points must be an integer"), (10**400, "^fine_points|too large")):
+        with pytest.raises(ParameterError, match=match):
+            mc_gamma_c("t4-only", 64.0, 16, fine_points=bad)
+
+
+def test_simulate_mass_counts_the_coupling_grid_in_its_memory_check(monkeypatch):
+    from theorylab.resources import ResourceError
+
+    monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "1M")
+    with pytest.raises(ResourceError, match="^samples, gammas, T too large"):
+        simulate_mass("t4-only", 64.0, 16, np.linspace(0, 1, 100), samples=4096)   # a (2048, 100) block x 3
+    assert simulate_mass("t4-only", 64.0, 16, [0.5, 1.0], samples=64).mass.shape == (2,)

@@ -104,10 +104,28 @@ def pearson_r(x, y) -> float:
 
 
 def relative_error(predicted, simulated) -> np.ndarray:
-    """``|predicted - simulated| / |simulated|`` (NaN where either is missing); same shapes."""
+    """``|predicted - simulated| / |simulated|`` elementwise.
+
+    Parameters
+    ----------
+    predicted, simulated : arrays of reals of one shape; NaN marks a missing value (its error is NaN).
+        ``simulated`` must be nonzero wherever it is not NaN: the error relative to 0 is undefined.
+
+    Raises
+    ------
+    ParameterError
+        On a zero ``simulated`` value, shapes that differ, values that are not real numbers or
+        infinite, or an error beyond the float range (a huge difference over a tiny ``simulated``).
+    """
     p, s = _paired(predicted, simulated, ("predicted", "simulated"))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.abs(p - s) / np.abs(s)
+    if np.any(s == 0):
+        raise ParameterError("simulated must be nonzero (or NaN for a missing value): the error relative to 0 is "
+                             "undefined (got 0)")
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.abs(p - s) / np.abs(s)
+    if np.any(np.isinf(out)):
+        raise ParameterError("predicted, simulated out of range: the relative error overflows the float range")
+    return out
 
 
 def _median(values) -> float:
@@ -168,20 +186,17 @@ def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
                                      f"numbers (got {json.dumps(entry)[:60]})")
             pts.append(tuple(values))
     else:
-        try:
-            rows = [r for r in csv.reader(text.splitlines()) if any(c.strip() for c in r)]
-        except csv.Error as exc:
-            raise ParameterError(f"{where} is not a CSV grid ({exc})") from None
-        header = [h.strip() for h in rows[0]] if rows else []
+        rows = _csv_rows(text, where)
+        header = [h.strip() for h in rows[0][1]] if rows else []
         if "dk" not in header or "T" not in header:
             raise ParameterError(f"{where} must be a CSV file whose header row names the columns dk and T "
                                  f"(or a .json file); got header {','.join(header)[:60]!r}")
         i_dk, i_T = header.index("dk"), header.index("T")
         pts = []
-        for line, row in enumerate(rows[1:], start=2):
+        for line, row in rows[1:]:
             values = [_grid_number(x) for x in (row[i_dk], row[i_T])] if len(row) == len(header) else None
             if values is None or None in values:
-                raise ParameterError(f"{where}: row {line} must hold {len(header)} fields with numbers dk and T "
+                raise ParameterError(f"{where}: line {line} must hold {len(header)} fields with numbers dk and T "
                                      f"(got {','.join(row)[:60]!r})")
             pts.append(tuple(values))
     if not pts:
@@ -190,6 +205,27 @@ def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
         return validate_grid(pts)
     except ParameterError as exc:        # the same class (a ResourceError stays one), naming the file
         raise type(exc)(f"{where}: {exc}") from None
+
+
+def _csv_rows(text: str, where: str) -> list[tuple[int, list[str]]]:
+    """The non-blank rows of a CSV text with the line each starts on; a field spanning lines is refused.
+
+    A quoted field may hold a line break (``"12\\n8"``); read line by line it would join into
+    ``128``. A grid's fields are numbers, so such a field is an error, named with its line."""
+    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    rows, start = [], 1
+    try:
+        for row in reader:
+            for field in row:
+                if "\n" in field or "\r" in field:
+                    raise ParameterError(f"{where}: line {start}: field {field[:40]!r} spans "
+                                         f"lines (a quoted line break); grid fields are single numbers")
+            if any(c.strip() for c in row):
+                rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ParameterError(f"{where} is not a CSV grid (line {reader.line_num}: {exc})") from None
+    return rows
 
 
 def _grid_number(x, text: bool = True) -> float | None:

@@ -26,6 +26,8 @@ import os
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from theorylab.errors import ParameterError, positive_int
 
 MEMORY_ENV = "THEORYLAB_MAX_MEMORY"
@@ -199,11 +201,30 @@ def _about(amount: str) -> str:
 
 
 def bytes_of(*shape: float, itemsize: int = 8) -> float:
-    """Bytes of an array of ``shape`` (as a float: never overflows)."""
-    n = float(itemsize)
+    """Bytes of an array of ``shape`` (as a float: never overflows).
+
+    Parameters
+    ----------
+    *shape : sizes: integers >= 0 (Python or NumPy ints, or integral floats), or ``inf`` for a size
+        beyond the float range (what :func:`count` returns for one; it costs ``inf``, which every limit refuses).
+    itemsize : bytes per entry, an integer >= 1.
+
+    Raises
+    ------
+    ParameterError
+        For a negative, fractional or NaN size, or one that is not a number (a string, a boolean, None).
+    """
+    n = float(positive_int("itemsize", itemsize))
     for s in shape:
-        n *= as_float(s)
+        n *= _size(s)
     return n
+
+
+def _size(s) -> float:
+    """One dimension of :func:`bytes_of`: an integer >= 0 or ``+inf``, as a float."""
+    if isinstance(s, (float, np.floating)) and s == math.inf:
+        return math.inf
+    return count("shape entries", s)
 
 
 def as_float(x) -> float:

@@ -77,6 +77,10 @@ class Preregistration:
         return [a.name for a in sorted(self.arms, key=lambda a: (a.predicted_rank, a.name))]
 
     def arm(self, name: str) -> ArmRecord:
+        """The arm called ``name`` (one of the pre-registered arms' names), else ParameterError."""
+        if not isinstance(name, str):
+            raise ParameterError(f"name must be the name of an arm ({', '.join(a.name for a in self.arms)}) "
+                                 f"(got {describe(name)})")
         for a in self.arms:
             if a.name == name:
                 return a

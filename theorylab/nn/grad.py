@@ -106,7 +106,36 @@ def layer_norm_vjp(x, affine, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def gelu_vjp(x, dy) -> np.ndarray:
-    """VJP of ``decoder.gelu`` (tanh form): ``dy * gelu'(x)``."""
+    """VJP of ``decoder.gelu`` (tanh form): ``dy * gelu'(x)``.
+
+    Parameters
+    ----------
+    x : the forward pass's input, an array of finite reals.
+    dy : the gradient with respect to ``gelu(x)``, finite reals of the same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``dy * gelu'(x)``, the shape of ``x``.
+
+    Raises
+    ------
+    ParameterError
+        On non-real or non-finite entries, empty arrays, shapes that differ, or a product beyond the float range.
+    """
+    x, dy = real_array("x", x), real_array("dy", dy)
+    if x.shape != dy.shape:
+        raise ParameterError(f"x and dy must have the same shape (got {x.shape} and {dy.shape})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return finite_result("x, dy", _gelu_vjp(x, dy))
+
+
+def _gelu_vjp(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """:func:`gelu_vjp` without the checks (the backward pass's kernel).
+
+    ``x`` is clipped to [-30, 30] first: beyond, tanh is exactly +-1 in float64 and gelu' is
+    exactly 1 or 0 either way, while ``x**3`` would overflow and give ``inf * 0 = NaN``."""
+    x = np.clip(x, -30.0, 30.0)
     c = np.sqrt(2 / np.pi)
     t = np.tanh(c * (x + 0.044715 * x**3))
     return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x))
@@ -119,7 +148,7 @@ def _flat(x) -> np.ndarray:
 def mlp_vjp(layer: decoder.Layer, u, dy) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """VJP of ``decoder.mlp(layer, u)``: ``(du, {w_fc, b_fc, w_proj, b_proj})``."""
     pre = u @ layer.w_fc + layer.b_fc                                   # [..., 4d]
-    dh = gelu_vjp(pre, dy @ layer.w_proj.T)                             # [..., 4d]
+    dh = _gelu_vjp(pre, dy @ layer.w_proj.T)                             # [..., 4d]
     grads = {"w_proj": _flat(decoder.gelu(pre)).T @ _flat(dy), "b_proj": _flat(dy).sum(axis=0),
              "w_fc": _flat(u).T @ _flat(dh), "b_fc": _flat(dh).sum(axis=0)}
     return dh @ layer.w_fc.T, grads

@@ -452,7 +452,9 @@ def row_perturbation_bound(q_t, K, dG) -> float:
     """``||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)``: bound on the l2 change of attention row t when G_LM moves
     by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score)."""
     q_t = real_array("q_t", q_t)
-    K, dG = _queries("K", K, exact=False), _square("dG", dG, single=True, exact=False)
+    K, dG = real_array("K", K), _square("dG", dG, single=True, exact=False)     # K: at least one key (a row)
+    if K.ndim != 2:
+        raise ParameterError(f"K must be a 2-d array of shape (S, dk), S >= 1 (got shape {K.shape})")
     if q_t.ndim != 1 or K.shape[1] != q_t.size or dG.shape[0] != q_t.size:
         raise ParameterError(f"q_t (dk,), K (S, dk) and dG (dk, dk) must share dk "
                              f"(got shapes {q_t.shape}, {K.shape}, {dG.shape})")
@@ -818,9 +820,22 @@ def twirl_constant(freqs) -> float:
 
 
 def rms(X) -> float:
-    """``||X||_rms = sqrt(mean(X^2))``, scaled by max|X| first so it neither under- nor overflows."""
-    X = real_array("X", X, allow_empty=True)
-    top = float(np.max(np.abs(X))) if X.size else 0.0
+    """``||X||_rms = sqrt(mean(X^2))``, scaled by max|X| first so it neither under- nor overflows.
+
+    Parameters
+    ----------
+    X : array-like of finite reals, not empty (the mean of no entries is 0/0).
+
+    Raises
+    ------
+    ParameterError
+        If ``X`` is empty or holds anything but finite real numbers.
+    """
+    return _rms(real_array("X", X))
+
+
+def _rms(X: np.ndarray) -> float:
+    top = float(np.max(np.abs(X)))
     return 0.0 if top == 0 else top * float(np.sqrt(np.mean((X / top) ** 2)))
 
 
@@ -851,10 +866,10 @@ def order_parameter(D1, D2, normalization: str = "rms") -> float:
     e = np.frexp(max(np.max(np.abs(D1)), np.max(np.abs(D2))))[1]         # m is scale invariant: scaling both
     D1, D2 = np.ldexp(D1, -e), np.ldexp(D2, -e)                        # by a power of two keeps D1 - D2 finite
     if choice("normalization", normalization, NORMALIZATIONS) == "signed":
-        num, mu = rms(D1 - D2), 0.5 * (abs(_mean(D1)) + abs(_mean(D2)))
+        num, mu = _rms(D1 - D2), 0.5 * (abs(_mean(D1)) + abs(_mean(D2)))
         return 0.0 if num == 0 else (num / mu if mu > 0 else float("inf"))
-    den = 0.5 * (rms(D1) + rms(D2))
-    return 0.0 if den == 0 else rms(D1 - D2) / den
+    den = 0.5 * (_rms(D1) + _rms(D2))
+    return 0.0 if den == 0 else _rms(D1 - D2) / den
 
 
 @dataclass(frozen=True)

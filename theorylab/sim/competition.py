@@ -279,7 +279,7 @@ def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 200
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     model = resolve_model(variant, model)
     samples = positive_int("samples", samples)
-    check_memory("samples", 16 * samples)
+    check_memory("samples, gammas, T", 16 * samples + simulate_cost(m + 2, g.size, samples, dtype).memory)
     if progress is None:
         progress = samples * m * g.size > 2.0 * _RATE_GUESS
     run = partial(_run_chunk, variant, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)
@@ -425,13 +425,18 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     ``samples``, gives the common-random-number curve whose monotone cubic interpolant
     is solved for the root. The confidence interval comes from batch means (the same
     root on each of :data:`BATCHES` contiguous sample batches; Student t quantile).
+
+    ``fine_points`` is an integer >= 4. A request whose arrays (:func:`mc_gamma_c_cost`) exceed the
+    memory limit is refused with :class:`~theorylab.resources.ResourceError` before anything runs.
     """
     from scipy.stats import t as student_t
 
+    T = integer_context_length(T)
     samples = positive_int("samples", samples)
     level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
     confidence = real_scalar("confidence", confidence, low=0, high=1, low_inclusive=False, high_inclusive=False)
     fine_points = positive_int("fine_points", fine_points, low=4)
+    check_memory("samples, fine_points, T", mc_gamma_c_cost(T, samples, fine_points).memory)   # before the grid
     kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
     coarse = simulate_mass(variant, dk, T, _COARSE, samples=min(samples, 2000), **kw)
     nan = float("nan")

@@ -73,11 +73,9 @@ def simulate_cost(model: env.StratifiedModel, m_values, reps) -> Cost:
     matrix ``X_S^T X_S`` and a solve, with ``D_S <= min(sum_{l in S} d_l, (m - 4) / 2)`` fitted
     coordinates (S of Lem. 3, before the estimator's trimming); the two-point lower bound per
     class. Memory: one draw with its copies, both classes' Gram matrices and a solve's copy,
-    the losses."""
+    the losses. ``m_values`` as for :func:`simulate`: a non-empty list of integers >= 1."""
     d, reps = float(model.d), count("reps", reps)
-    ms = [float(m) for m in integer_array("m_values", m_values, allow_empty=True).ravel()]
-    if not ms:
-        return Cost()
+    ms = [float(m) for m in integer_array("m_values", m_values, low=1).ravel()]
     b = min(reps, BLOCK)
     seconds, D_max = 0.0, 0.0
     for m in ms:

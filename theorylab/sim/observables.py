@@ -29,6 +29,7 @@ never reaches the level, or the maximum sits at an end of the scan).
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
@@ -397,8 +398,36 @@ def observable(name: str) -> Callable[..., Measurement]:
 
 
 def measure(name: str, variant: str, dk: float, T: int, **kwargs) -> Measurement:
-    """``observable(name)(variant, dk, T, **kwargs)``."""
-    return observable(name)(variant, dk, T, **kwargs)
+    """``observable(name)(variant, dk, T, **kwargs)``.
+
+    Parameters
+    ----------
+    name : one of :data:`OBSERVABLE_NAMES`.
+    variant, dk, T : the point (as for :func:`mass_half`).
+    **kwargs : keyword parameters of that observable's function (``method``, ``samples``, ``seed``, ...;
+        ``fine_points`` for the peaks). The level observables fix their level (``mass-half``: 1/2;
+        ``half-plateau``: half the plateau), so ``level`` is not one of them.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown observable, a keyword the observable does not take, or an invalid value.
+    """
+    fn = observable(name)
+    accepted = _keywords(fn)
+    for key in kwargs:
+        if key not in accepted:
+            hint = (" (its level is fixed; sim.competition.mc_gamma_c and sim.exact.exact_gamma_c take a level in "
+                    "(0, 1))" if key == "level" else "")
+            raise ParameterError(f"{key} is not a parameter of observable {name}{hint}; it takes "
+                                 f"{', '.join(accepted)}")
+    return fn(variant, dk, T, **kwargs)
+
+
+@lru_cache(maxsize=None)
+def _keywords(fn) -> tuple[str, ...]:
+    """The keyword-only parameters of an observable's function."""
+    return tuple(p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY)
 
 
 __all__ = ["METHODS", "SCAN", "Measurement", "mass_half", "half_plateau", "inflection", "entropy_peak",

@@ -9,12 +9,20 @@ import numpy as np
 import sympy as sp
 
 from theorylab.errors import ParameterError, integer_array, positive_int, real_array, real_scalar
+from theorylab.symbolic.exact import _to_exact, _to_matrix
 
 
 def is_zero_rational(expr) -> bool:
     """Decide ``expr == 0`` for a rational function of its symbols: the numerator of
     ``together(expr)`` must be the zero polynomial.  Raises if the numerator is not a polynomial
-    in the free symbols (undecidable here -> the certificate reports ERROR)."""
+    in the free symbols (undecidable here -> the certificate reports ERROR).
+
+    ``expr`` is a number or SymPy expression (:func:`theorylab.symbolic.exact.exact`: floats enter as
+    their exact binary value; strings, None and non-finite values raise :class:`ParameterError`)."""
+    return _is_zero_rational(_to_exact("expr", expr))
+
+
+def _is_zero_rational(expr: sp.Basic) -> bool:
     num, _ = sp.fraction(sp.together(sp.expand(expr)))
     num = sp.expand(num)
     if num == 0:
@@ -30,8 +38,9 @@ def _raise(expr):
 
 
 def matrix_is_zero(M: sp.Matrix) -> bool:
-    """Every entry of M is the zero rational function."""
-    return all(is_zero_rational(e) for e in M)
+    """Every entry of M (a SymPy matrix, or an array or nested list of numbers and expressions) is the zero
+    rational function."""
+    return all(_is_zero_rational(e) for e in _to_matrix("M", M))
 
 
 def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
@@ -41,9 +50,9 @@ def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
 
 def to_exact(A) -> sp.Matrix:
     """A float array as an exact rational SymPy matrix (floats are dyadic rationals, so exact)."""
-    import numpy as np
-
-    A = np.atleast_2d(np.asarray(A, float))
+    A = np.atleast_2d(real_array("A", A))
+    if A.ndim != 2:
+        raise ParameterError(f"A must be a vector or matrix (got shape {A.shape})")
     return sp.Matrix(A.shape[0], A.shape[1], lambda i, j: sp.Rational(float(A[i, j])))
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
-from theorylab.errors import positive_int
-from theorylab.symbolic.exact import matrix as exact_matrix
+from theorylab.errors import ParameterError, describe, positive_int
+from theorylab.symbolic.exact import _to_exact, _to_matrix
 
 
 def symbol_matrix(name: str, rows: int, cols: int, **assumptions) -> np.ndarray:
@@ -26,13 +26,19 @@ def symbol_matrix(name: str, rows: int, cols: int, **assumptions) -> np.ndarray:
 
 # ---------------------------------------------------------------- rotation torus (A6, A12)
 def plane_rotation(c, s) -> sp.Matrix:
-    """``[[c, -s], [s, c]]``: the library's pair rotation (theorylab.psa.shear.rotate_pairs)."""
+    """``[[c, -s], [s, c]]``: the library's pair rotation (theorylab.psa.shear.rotate_pairs).
+
+    ``c``, ``s``: numbers or SymPy expressions (:func:`theorylab.symbolic.exact.exact`; strings are refused)."""
+    c, s = _to_exact("c", c), _to_exact("s", s)
     return sp.Matrix([[c, -s], [s, c]])
 
 
 def torus_rotation(cs) -> sp.Matrix:
-    """Block-diagonal rotation from per-plane ``(c_a, s_a)`` pairs."""
-    return sp.diag(*[plane_rotation(c, s) for c, s in cs])
+    """Block-diagonal rotation from per-plane ``(c_a, s_a)`` pairs (numbers or SymPy expressions)."""
+    pairs = [tuple(p) for p in cs] if not isinstance(cs, (str, bytes)) and hasattr(cs, "__iter__") else None
+    if pairs is None or any(len(p) != 2 for p in pairs):
+        raise ParameterError(f"cs must be a list of (c, s) pairs (got {describe(cs)})")
+    return sp.diag(*[plane_rotation(c, s) for c, s in pairs])
 
 
 def _trig_moment(i: int, j: int) -> sp.Rational:
@@ -49,7 +55,7 @@ def torus_haar_average(G) -> sp.Matrix:
     ``R`` has symbolic ``(c_a, s_a)``; each entry of ``R^T G R`` is expanded as a polynomial in
     them, reduced by ``c_a^2 + s_a^2 = 1`` implicitly through the exact circle moments.
     """
-    G = sp.Matrix(G)
+    G = _to_matrix("G", G)
     planes = G.shape[0] // 2
     cs = [sp.symbols(f"c{a} s{a}", real=True) for a in range(planes)]
     gens = [v for pair in cs for v in pair]
@@ -118,9 +124,11 @@ def commutant_basis(planes: int) -> list[sp.Matrix]:
 
 
 def span_equal(A: list[sp.Matrix], B: list[sp.Matrix]) -> bool:
-    """Whether two lists of matrices span the same space (exact ranks of the stacked vectors)."""
-    va = sp.Matrix([list(M) for M in A])
-    vb = sp.Matrix([list(M) for M in B])
+    """Whether two lists of matrices span the same space (exact ranks of the stacked vectors).
+
+    Each matrix is a SymPy matrix or an array of numbers and expressions, converted by
+    :func:`theorylab.symbolic.exact.matrix` (strings are refused)."""
+    va, vb = (sp.Matrix([list(_to_matrix(name, M)) for M in _matrices(name, X)]) for name, X in (("A", A), ("B", B)))
     both = sp.Matrix.vstack(va, vb)
     ra, rb, rab = va.rank(simplify=True), vb.rank(simplify=True), both.rank(simplify=True)
     return ra == rb == rab
@@ -128,8 +136,10 @@ def span_equal(A: list[sp.Matrix], B: list[sp.Matrix]) -> bool:
 
 # ---------------------------------------------------------------- walks (A5, A13)
 def closed_walk_sum(M, k: int) -> sp.Expr:
-    """Sum over closed walks ``i_0 -> i_1 -> ... -> i_0`` of length k of the product of M's entries."""
-    M = sp.Matrix(M)
+    """Sum over closed walks ``i_0 -> i_1 -> ... -> i_0`` of length k (>= 1) of the product of M's entries.
+
+    ``M``: a square SymPy matrix or array of numbers and expressions (:func:`theorylab.symbolic.exact.matrix`)."""
+    M, k = _square("M", M), positive_int("k", k)
     d = M.shape[0]
     total = sp.Integer(0)
     for path in itertools.product(range(d), repeat=k):
@@ -141,25 +151,45 @@ def closed_walk_sum(M, k: int) -> sp.Expr:
 
 
 def trace_power(M, k: int) -> sp.Expr:
-    """``tr(M^k)`` expanded."""
-    return sp.expand((sp.Matrix(M) ** k).trace())
+    """``tr(M^k)`` expanded (``M`` square, as for :func:`closed_walk_sum`; ``k >= 0``)."""
+    return _trace_power(_square("M", M), positive_int("k", k, low=0))
+
+
+def _trace_power(M: sp.Matrix, k: int) -> sp.Expr:
+    return sp.expand((M ** k).trace())
 
 
 def walk_series_value(M, kmax: int) -> sp.Expr:
     """``sum_{k=1}^{kmax} tr(M^k)/k!`` (a truncation of ``tr exp(M) - d``)."""
-    return sum(trace_power(M, k) / math.factorial(k) for k in range(1, kmax + 1))
+    M, kmax = _square("M", M), positive_int("kmax", kmax)
+    return sum(_trace_power(M, k) / math.factorial(k) for k in range(1, kmax + 1))
+
+
+def _square(name: str, M) -> sp.Matrix:
+    """``M`` as an exact square SymPy matrix (:func:`theorylab.symbolic.exact.matrix`), else ParameterError."""
+    M = _to_matrix(name, M)
+    if M.rows != M.cols:
+        raise ParameterError(f"{name} must be a square matrix (got shape {M.shape})")
+    return M
+
+
+def _matrices(name: str, X) -> list:
+    """A list of matrices (not a string or a single number)."""
+    if isinstance(X, (str, bytes, sp.Basic, sp.MatrixBase)) or not hasattr(X, "__iter__"):
+        raise ParameterError(f"{name} must be a list of matrices (got {describe(X)})")
+    return list(X)
 
 
 # ---------------------------------------------------------------- spectra (A4)
 def symmetric_part_eigenvalues(M) -> dict:
     """Exact eigenvalues (with multiplicities) of ``(M + M^T)/2``; floats enter as their exact binary value."""
-    M = exact_matrix(M)
+    M = _to_matrix("M", M)
     return ((M + M.T) / 2).eigenvals()
 
 
 def matrix_eigenvalues(M) -> dict:
     """Exact eigenvalues of ``M`` itself (for contrast with its symmetric part)."""
-    return exact_matrix(M).eigenvals()
+    return _to_matrix("M", M).eigenvals()
 
 
 __all__ = ["symbol_matrix", "plane_rotation", "torus_rotation", "torus_haar_average", "u1", "u2", "rational_plane",

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from theorylab.errors import positive_int
+from theorylab.errors import ParameterError, describe, positive_int
 from theorylab.psa.scoremodel import ScoreModel
-from theorylab.symbolic.exact import exact, symbol_array
+from theorylab.symbolic.exact import _to_matrix, exact, symbol_array
 
 g, dk = sp.symbols("g d_k", positive=True)
 
@@ -34,9 +34,24 @@ tan_half = sp.Symbol("u", real=True)
 
 
 def jacobian(outputs, inputs) -> sp.Matrix:
-    """Jacobian matrix of a flat object array of expressions with respect to flat input symbols."""
-    outs = [sp.sympify(v) for v in np.asarray(outputs, dtype=object).flat]
-    ins = [sp.sympify(v) for v in np.asarray(inputs, dtype=object).flat]
+    """Jacobian matrix of a flat object array of expressions with respect to flat input symbols.
+
+    Parameters
+    ----------
+    outputs : array-like of numbers or SymPy expressions (entries converted by
+        :func:`theorylab.symbolic.exact.exact`: floats become their exact binary rational, strings are refused).
+    inputs : array-like of SymPy symbols.
+
+    Raises
+    ------
+    ParameterError
+        If an output is not a finite number or expression, or an input is not a SymPy symbol.
+    """
+    outs = list(_to_matrix("outputs", np.ravel(np.asarray(outputs, dtype=object))))
+    ins = list(np.ravel(np.asarray(inputs, dtype=object)))
+    bad = [v for v in ins if not isinstance(v, sp.Symbol)]
+    if bad or not ins:
+        raise ParameterError(f"inputs must be a non-empty array of SymPy symbols (got {describe(bad[0] if bad else ins)})")
     return sp.Matrix(outs).jacobian(ins)
 
 
