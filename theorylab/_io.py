@@ -42,8 +42,11 @@ def read_bytes(name: str, path: str, max_bytes: int | None = None) -> bytes:
         waited on: the file is opened non-blocking and its type checked before reading),
         unreadable, or larger than ``max_bytes``.
     """
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
     if not isinstance(path, str) or not path:
-        raise ParameterError(f"{name} must name a file (got {'an empty path' if path == '' else repr(path)})")
+        got = "an empty path" if isinstance(path, str) else f"a {type(path).__name__}"
+        raise ParameterError(f"{name} must name a file (got {got})")
     try:    # O_NONBLOCK: opening a FIFO returns at once (and is refused below) instead of waiting
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
