@@ -32,7 +32,6 @@ from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, score_model
 from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
 from theorylab.sim.exact import exact_gamma_c, exact_mass, one_minus_phi
-from theorylab.sim.observables import measure
 
 SLACK = 1e-13
 """Relative slack of a library float against a certified enclosure (a few ulp), as in P14."""
@@ -712,8 +711,9 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     dev = float(np.max(np.abs(col["mc_mass"] - col["reference_mass"]) / half))
     argmax_err = _argmax_probability_error()
     half_level_err, half_root_err = _half_plateau_check()
+    row_err = _plateau_row_error(rows, points, g, base)
     passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0 and argmax_err <= 1e-12
-                  and half_level_err <= 1e-13 and half_root_err <= 1e-9)
+                  and half_level_err <= 1e-13 and half_root_err <= 1e-9 and row_err <= 1e-15)
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
@@ -729,11 +729,30 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
         computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
         computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
                  formula=f"<= 1 (Bonferroni over {len(points)}, share {alpha:g})"),
+        computed("plateau_check rows: dk, T, gamma, seed as asked (point i: (base + i) mod 2^64); mc_minus_plateau, "
+                 "exact_minus_plateau and z = (MC - plateau) / SE from the row's own values, max abs", row_err,
+                 formula="<= 1e-15 (inf: a field missing or a label wrong)"),
         computed("max |MC - plateau| / SE", float(np.max(np.abs(col["mc_mass"] - col["plateau"]) / col["se"])),
                  tolerance=1.0),
         bound("paper", 9e-4, formula="|argmax limit - simulation| <= 9e-4 (paper §7.10)")),
         arrays=col, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
         note=f"points (dk, T) = {points}, g = {g}, {samples} samples each")
+
+
+def _plateau_row_error(rows, points, g: float, base: int) -> float:
+    """Every field of ``plateau_check``'s rows against its definition (docstring): the point, coupling and seed
+    asked for, ``mc_minus_plateau = MC - plateau``, ``exact_minus_plateau = exact - plateau`` and
+    ``z = (MC - plateau) / SE``, from the row's own plateau, masses and SE; inf when a field is missing or wrong."""
+    err = 0.0 if len(rows) == len(points) else math.inf
+    for i, (r, (dk, T)) in enumerate(zip(rows, points)):
+        try:
+            labels = (r["dk"], r["T"], r["gamma"], r["seed"]) == (dk, T, g, (base + i) % 2 ** 64)
+            p, mc, ex, se = r["plateau"], r["mc_mass"], r["exact_mass"], r["se"]
+            diffs = (r["mc_minus_plateau"] - (mc - p), r["exact_minus_plateau"] - (ex - p), r["z"] - (mc - p) / se)
+            err = max(err, max(map(abs, diffs)) if labels and se > 0 else math.inf)
+        except KeyError:
+            err = math.inf
+    return float(err)
 
 
 HALF_POINT = (16.0, 24)
@@ -799,6 +818,40 @@ _PROBE_MODELS = (    # score models that are not the paper's, built to expose ev
 )
 
 
+def _calibration_error(cal, mc_cal, base: int) -> float:
+    """``calibrate_condensation_c``'s readout against its definitions (compare.Calibration): ``cal`` without,
+    ``mc_cal`` with the Monte Carlo (seed ``base``); max relative error, inf when a field is missing, a NaN is
+    misplaced or a count or seed differs."""
+    def rel(got, want) -> float:
+        if np.isnan(want) or np.isnan(got):
+            return 0.0 if np.isnan(want) and np.isnan(got) else math.inf
+        return abs(got - want) / max(abs(want), 1e-300)
+
+    err = 0.0
+    for res, mc_on in ((cal, False), (mc_cal, True)):
+        try:
+            rows = res.rows
+            gf = np.array([(ref.log_count(r["T"]) / 2.0) ** 0.25 for r in rows])
+            c_i = np.array([r["exact_gamma_c"] for r in rows]) / gf
+            nan = np.full(len(rows), np.nan)
+            c_mc = np.array([r["mc_gamma_c"] for r in rows]) / gf if mc_on else nan
+            half = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 for r in rows]) / gf if mc_on else nan
+            ok = np.isfinite(c_i)
+            mc_c = float(np.mean(c_mc[ok])) if mc_on else math.nan
+            hw = float(np.sqrt(np.sum(half[ok] ** 2)) / ok.sum()) if mc_on else math.nan
+            pairs = [(r["g_freeze"], gf[i]) for i, r in enumerate(rows)] + \
+                    [(r["c_exact"], c_i[i]) for i, r in enumerate(rows)] + [(r["c_mc"], c_mc[i]) for i, r in enumerate(rows)]
+            pairs += [(res.c, float(np.mean(c_i[ok]))), (res.spread, float(np.std(c_i[ok], ddof=1))),
+                      (res.mc_c, mc_c), (res.ci_low, mc_c - hw), (res.ci_high, mc_c + hw)]
+            counts = (res.n == int(ok.sum()) and type(res.n) is int and res.samples == (8000 if mc_on else 0)
+                      and res.seed == (base if mc_on else 0)
+                      and [r["seed"] for r in rows] == [((base if mc_on else 0) + i) % 2 ** 64 for i in range(len(rows))])
+            err = max([err] + [rel(float(a), float(b)) for a, b in pairs]) if counts else math.inf
+        except (KeyError, TypeError):
+            err = math.inf
+    return float(err)
+
+
 CONDENSATION_FALSE_FAILURE = 1e-4
 
 
@@ -814,7 +867,8 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     Deterministic: at every point the reference fall (``certificates/reference/row_entropy``, its own
     integral) is lower at ``g^2 (1 -/+ 2e-3)`` than at the library's peak; the library constant equals c
     computed with the reference log-count L = ln(T - 1) to its three digits (5e-4), and c equals the
-    library calibration's (1e-12). Statistical: at the three T = 64 points the Monte Carlo peak (8000
+    library calibration's (1e-12); every field of the calibration (without and with its Monte Carlo) equals its
+    definition. Statistical: at the three T = 64 points the calibration's Monte Carlo peak (8000
     samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
     degrees of freedom, Bonferroni over the 3 points, the whole share.
     """
@@ -826,11 +880,11 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     verified = [verified_peak(r["exact_gamma_c"], r["dk"], r["T"])[0] for r in cal.rows]
     c_ref = float(np.mean([r["exact_gamma_c"] / (ref.log_count(r["T"]) / 2.0) ** 0.25 for r in cal.rows]))
     points = [(r["dk"], r["T"], r["exact_gamma_c"]) for r in cal.rows if r["T"] == 64]
-    mc = [measure(cal.observable, "t4-only", dk, T, method="mc", samples=8000, seed=base + i)
-          for i, (dk, T, _) in enumerate(points)]
+    mc_cal = calibrate_condensation_c([(dk, T) for dk, T, _ in points], samples=8000, seed=base)  # MC, seeds base + i
     exact = np.array([g for *_, g in points])
-    sim = np.array([x.gamma_c for x in mc])
-    se = np.array([(x.ci_high - x.ci_low) / 2.0 for x in mc]) / float(mcs.t_threshold(0.05, 19))
+    sim = np.array([r["mc_gamma_c"] for r in mc_cal.rows])
+    se = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 for r in mc_cal.rows]) / float(mcs.t_threshold(0.05, 19))
+    cal_err = _calibration_error(cal, mc_cal, base)
     t_max = mcs.t_threshold(alpha, 19, tests=len(points))
     t_stat = np.abs(sim - exact) / se
     # the row-statistics quadrature at a very long context (m = 10^7 distractors: its t nodes must grow like ln m)
@@ -839,7 +893,7 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     long_T, long_g = 10**7, (0.5, 1.0)
     long_err = float(np.max(np.abs(exact_row_stats("t4-only", 16.0, long_T, list(long_g)).mass
                                    / np.array([ref.mass("t4-only", x, 16.0, long_T) for x in long_g]) - 1)))
-    passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12
+    passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12 and cal_err <= 1e-14
                   and np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and long_err <= 1e-9)
     return Outcome(passed, (
         computed("peaks verified by the reference fall", f"{sum(verified)}/{len(verified)}",
@@ -848,6 +902,11 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
                  long_err, tolerance=1e-9, formula="<= 1e-9"),
         computed("c (quadrature peaks, reference freezing coupling)", c_ref, tolerance=1e-6),
         computed("spread of c across points", cal.spread, tolerance=1e-6),
+        computed("Calibration fields from their definitions (exact, and with Monte Carlo at the T = 64 points): per "
+                 "row g_freeze = (L/2)^(1/4) (reference L), c_exact, c_mc = gamma_c / g_freeze, seed base + i; "
+                 "spread = sample sd (n - 1) of the c_i, n, mc_c = mean c_mc, CI mc_c -/+ sqrt(sum h_i^2) / n "
+                 "(h_i the rows' CI half-widths / g_freeze; NaN without Monte Carlo), samples, seed: max rel",
+                 cal_err, formula="<= 1e-14 (inf: a field missing or of the wrong kind)"),
         computed("library CONDENSATION_C", c, formula="|c - c_quadrature| <= 5e-4 (three digits)"),
         computed("max |MC - exact| / SE (T = 64)", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(points)}, share {alpha:g})"),
@@ -891,10 +950,14 @@ def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact
     false_fail = float(np.sum(np.exp(-n * t**2 / (2 * refm * (1 - refm) + 2 * t / 3)))) if np.all(t > 0) else 1.0
     ann_err = float(np.max(np.abs(col["annealed_mass"] - ref_ann)))
     quad_err = float(np.max(np.abs(col["exact_mass"] - refm)))
+    root_ref, row_ok = _band_rows(rows, g, dk, T)
     passed = bool(np.all(col["mc_mass"] > 0.999) and np.all(refm > 0.999) and np.all(col["annealed_mass"] <= 0.5 + 1e-9)
-                  and ann_err <= 1e-12 and quad_err <= REF_TOL and dev <= 1.0 and false_fail <= alpha / 2)
+                  and ann_err <= 1e-12 and quad_err <= REF_TOL and dev <= 1.0 and false_fail <= alpha / 2 and row_ok)
     return Outcome(passed, (
         computed("annealed upper root", upper, tolerance=1e-12),
+        computed("band_edge_check rows: gamma as asked, upper_root = the reference root of Delta - sigma^2/2 = "
+                 "ln(T - 1) in [2, 3] (brentq, rel 1e-9), above_upper_root = gamma >= upper_root (True on [upper, 4], "
+                 "the root itself included)", [root_ref, bool(row_ok)]),
         computed("min simulated mass on [upper, 4]", float(col["mc_mass"].min()), tolerance=1e-5),
         computed("min reference mass on [upper, 4]", float(refm.min()), tolerance=1e-12),
         computed("max annealed mass on [upper, 4]", float(col["annealed_mass"].max()), tolerance=1e-9),
@@ -906,6 +969,35 @@ def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact
         bound("P(simulated mass <= 0.999 | correct library)", false_fail,
               formula=f"Bernstein at the reference mean, union over {g.size}: <= {alpha / 2:g}")),
         arrays={**col, "reference_mass": refm}, seeds={"mc": base})
+
+
+def _band_rows(rows, g, dk: float, T: int) -> tuple[float, bool]:
+    """``band_edge_check``'s labels in value: each row's gamma is the coupling asked for, its upper_root the
+    reference's annealed upper root (where ``Delta - sigma^2/2 = ln(T - 1)``, brentq on [2, 3] at (128, 512)) and
+    its above_upper_root flag ``gamma >= upper_root``."""
+    from scipy.optimize import brentq
+
+    f = lambda x: ref.gap("t4-only", x, dk) - ref.variance("t4-only", x) / 2 - ref.log_count(T)
+    root = float(brentq(f, 2.0, 3.0, xtol=1e-14))
+    ok = len(rows) == len(g)
+    for r, x in zip(rows, g):
+        ok &= (r.get("gamma") == float(x) and abs(r.get("upper_root", math.inf) / root - 1) <= 1e-9
+               and r.get("above_upper_root") is bool(r.get("gamma", math.inf) >= r.get("upper_root", math.inf)))
+    return root, bool(ok)
+
+
+def _crossover_batch_error(res, seed: int) -> float:
+    """The crossover's batch-means readout (docstring of ``compare.t3_t4_crossover``: batch means over 20 contiguous
+    batches, a 95 % Student-t interval) recomputed from its own batch arrays; inf if a count or label differs."""
+    from scipy.stats import t as student_t
+
+    b, c = np.asarray(res.batch_crossover, float), np.asarray(res.batch_cov34, float)
+    if not (b.shape == c.shape == (20,) and (res.dk, res.T, res.samples, res.seed) == (64, 512, 2000, seed)):
+        return math.inf
+    se, cse = float(np.std(b, ddof=1) / math.sqrt(b.size)), float(np.std(c, ddof=1) / math.sqrt(c.size))
+    half = float(student_t.ppf(0.975, b.size - 1)) * se
+    pairs = ((res.se, se), (res.cov34_se, cse), (res.ci_low, res.measured - half), (res.ci_high, res.measured + half))
+    return float(max(abs(a - w) / abs(w) for a, w in pairs))
 
 
 CROSSOVER_FALSE_FAILURE = 1e-4
@@ -934,6 +1026,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     dof = res.batch_crossover.size - 1
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
     ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
+    batch_err = _crossover_batch_error(res, base)
     # the per-channel model the vector-level simulation is compared with, against the reference's channel table
     from theorylab.sim.induction import reduced_channel_model
 
@@ -992,7 +1085,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
                    for p, o in offsets.items())
     passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
                   and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
-                  and all(ratio_lo <= r <= ratio_hi for r in ratios))
+                  and all(ratio_lo <= r <= ratio_hi for r in ratios) and batch_err <= 1e-12)
     return Outcome(passed, (
         computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
                  formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
@@ -1006,6 +1099,9 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
+        computed("batch-means readout from the batch arrays: se, cov34_se = sd (n - 1) / sqrt(20), CI = measured "
+                 "-/+ t_(0.975, 19) se (scipy), 20 batches, dk, T, samples, seed as asked: max rel", batch_err,
+                 formula="<= 1e-12 (inf: a count or label wrong)"),
         computed("(|closed - measured| - 1/(T-2)) / SE", z_root, tolerance=0.5,
                  formula=f"<= {z_max:.3f} (per-sample SE, two-sided normal, Bonferroni over 2, share {alpha / 2:g})"),
         computed("reduced-model Cov(T3, T4) / g^3", res.cov34_model, formula=f"reference {cov_ref:g} (1e-12)"),
