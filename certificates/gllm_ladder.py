@@ -241,19 +241,23 @@ def _iid_normal_tests(V, alpha: float) -> tuple[bool, list]:
 def _pilot_shape(draw_pilot, cfg) -> tuple[bool, list]:
     """The law of a pilot's blocks, not only its mean (step 7b): every block's X^T X is exactly symmetric (up to
     1e-12 of its largest entry), and its Bartlett factor's entries and whitened noise (:func:`_block_normals`)
-    pass :func:`_iid_normal_tests` (SHAPE_ALPHA split over SHAPE_PILOTS); a factorisation refused fails."""
+    pass :func:`_iid_normal_tests` (SHAPE_ALPHA split over SHAPE_PILOTS); blocks of the wrong shape, a
+    factorisation refused or a non-finite number fail."""
     rows_out, ok = [], True
     for name, (d, n, K) in SHAPE_PILOTS.items():
         design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
         pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
-        XtX, Xty, rows = pilot.XtX, pilot.Xty, n // K
-        asym = float(np.max(np.abs(XtX - np.swapaxes(XtX, 1, 2))) / np.max(np.abs(XtX)))
-        try:
-            V = _block_normals(XtX, Xty, rows, np.sqrt(design.tau), np.sqrt(design.alpha), SMALL_SIGMA)
-            case, stats = _iid_normal_tests(V, SHAPE_ALPHA / len(SHAPE_PILOTS))
-        except np.linalg.LinAlgError:                   # a block not positive definite: not a Gaussian X^T X
-            case, stats = False, "a block's X^T X is not positive definite"
-        case &= bool(asym <= 1e-12 and n % K == 0 and XtX.shape == (K, d, d))
+        XtX, Xty = pilot.XtX, pilot.Xty
+        case, asym, stats = XtX.shape == (K, d, d) and Xty.shape == (K, d) and n % K == 0, np.inf, "wrong shape"
+        if case:
+            asym = float(np.max(np.abs(XtX - np.swapaxes(XtX, 1, 2))) / np.max(np.abs(XtX)))
+            try:
+                V = _block_normals(XtX, Xty, n // K, np.sqrt(design.tau), np.sqrt(design.alpha), SMALL_SIGMA)
+                case, stats = _iid_normal_tests(V, SHAPE_ALPHA / len(SHAPE_PILOTS))
+                case &= bool(np.all(np.isfinite(V)))
+            except np.linalg.LinAlgError:               # a block not positive definite: not a Gaussian X^T X
+                case, stats = False, "a block's X^T X is not positive definite"
+        case = bool(case and asym <= 1e-12)
         ok &= case
         rows_out.append([name, asym, stats, case])
     return ok, rows_out

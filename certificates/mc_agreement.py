@@ -167,13 +167,16 @@ def _paper_statistics(law, mc, exact, dev) -> dict:
     grad_r = np.array([(_pearson(law, exact + h * e) - _pearson(law, exact - h * e)) / (2 * h)
                        for e in np.eye(len(law))])
     rel = {k: np.abs(law - y) / np.abs(y) for k, y in (("mc", mc), ("exact", exact))}
-    helper_err = max(max(abs(pearson_r(law, y) - _pearson(law, y)), float(np.max(np.abs(relative_error(law, y) - rel[k]))),
-                         abs(float(np.median(relative_error(law, y))) - float(np.median(rel[k]))))
-                     for k, y in (("mc", mc), ("exact", exact)))
+    helper_err = 0.0
+    for k, y in (("mc", mc), ("exact", exact)):
+        got = relative_error(law, y)
+        helper_err = _worse(helper_err, np.array([abs(pearson_r(law, y) - _pearson(law, y)),
+                                                  float(np.max(np.abs(got - rel[k]))),
+                                                  abs(float(np.median(got)) - float(np.median(rel[k])))]))
     return {"r_mc": pearson_r(law, mc), "r_ex": _pearson(law, exact),
             "med_mc": float(np.median(relative_error(law, mc))), "med_ex": float(np.median(rel["exact"])),
             "tol_r": float(np.sum(np.abs(grad_r) * dev)), "tol_med": float(np.max(law / exact ** 2 * dev)),
-            "helper_err": float(helper_err) if np.isfinite(helper_err) else math.inf}
+            "helper_err": helper_err}
 
 
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
@@ -748,8 +751,10 @@ def _plateau_row_error(rows, points, g: float, base: int) -> float:
         try:
             labels = (r["dk"], r["T"], r["gamma"], r["seed"]) == (dk, T, g, (base + i) % 2 ** 64)
             p, mc, ex, se = r["plateau"], r["mc_mass"], r["exact_mass"], r["se"]
+            if not (labels and se > 0):
+                return math.inf
             diffs = (r["mc_minus_plateau"] - (mc - p), r["exact_minus_plateau"] - (ex - p), r["z"] - (mc - p) / se)
-            err = max(err, max(map(abs, diffs)) if labels and se > 0 else math.inf)
+            err = _worse(err, np.abs(np.array(diffs, float)))
         except KeyError:
             err = math.inf
     return float(err)
@@ -839,13 +844,13 @@ def _calibration_error(cal, mc_cal, base: int) -> float:
             ok = np.isfinite(c_i)
             mc_c = float(np.mean(c_mc[ok])) if mc_on else math.nan
             hw = float(np.sqrt(np.sum(half[ok] ** 2)) / ok.sum()) if mc_on else math.nan
-            pairs = [(r["g_freeze"], gf[i]) for i, r in enumerate(rows)] + \
-                    [(r["c_exact"], c_i[i]) for i, r in enumerate(rows)] + [(r["c_mc"], c_mc[i]) for i, r in enumerate(rows)]
+            pairs = [pair for i, r in enumerate(rows)
+                     for pair in ((r["g_freeze"], gf[i]), (r["c_exact"], c_i[i]), (r["c_mc"], c_mc[i]))]
             pairs += [(res.c, float(np.mean(c_i[ok]))), (res.spread, float(np.std(c_i[ok], ddof=1))),
                       (res.mc_c, mc_c), (res.ci_low, mc_c - hw), (res.ci_high, mc_c + hw)]
+            start = base if mc_on else 0
             counts = (res.n == int(ok.sum()) and type(res.n) is int and res.samples == (8000 if mc_on else 0)
-                      and res.seed == (base if mc_on else 0)
-                      and [r["seed"] for r in rows] == [((base if mc_on else 0) + i) % 2 ** 64 for i in range(len(rows))])
+                      and res.seed == start and [r["seed"] for r in rows] == [(start + i) % 2 ** 64 for i in range(len(rows))])
             err = max([err] + [rel(float(a), float(b)) for a, b in pairs]) if counts else math.inf
         except (KeyError, TypeError):
             err = math.inf
@@ -997,7 +1002,7 @@ def _crossover_batch_error(res, seed: int) -> float:
     se, cse = float(np.std(b, ddof=1) / math.sqrt(b.size)), float(np.std(c, ddof=1) / math.sqrt(c.size))
     half = float(student_t.ppf(0.975, b.size - 1)) * se
     pairs = ((res.se, se), (res.cov34_se, cse), (res.ci_low, res.measured - half), (res.ci_high, res.measured + half))
-    return float(max(abs(a - w) / abs(w) for a, w in pairs))
+    return _worse(0.0, np.array([abs(a - w) / abs(w) for a, w in pairs], float))
 
 
 CROSSOVER_FALSE_FAILURE = 1e-4

@@ -638,7 +638,8 @@ def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
         want = ref_stats.bootstrap_gamma_c(BOOT_GRID, per_seed, draws, seed)
         same = got.shape == want.shape and np.array_equal(np.isnan(got), np.isnan(want))
         err = max(err, float(np.nanmax(np.abs(got - want))) if same else np.inf)
-        nan_counts[f"seed {seed}, {'falling' if per_seed is BOOT_FALLING else 'rising'} seed set"] = int(np.isnan(want).sum())
+        kind = "falling" if per_seed is BOOT_FALLING else "rising"
+        nan_counts[f"seed {seed}, {kind} seed set"] = int(np.isnan(want).sum())
     ok = attained and err <= 1e-13 and nan_counts["seed 0, falling seed set"] > 0
     return ok, err, nan_counts
 
