@@ -599,6 +599,7 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
     replay_err = max(_replay_error(small, simulate(small, [6, 19], reps=18, seed=11), (6, 19), 18, 11),
                      _replay_error(wide, simulate(wide, [150], reps=2, seed=12), (150,), 2, 12))
     row_err, flags_ok = _rows_vs_losses(res, reps, flags_ok)
+    labels_ok = _row_labels(res, model, ms)
     z_max = max((abs(r["risk_mc"] - r["risk_exact"]) / r["se"] for r in tested), default=0.0)
     lower_ok = all(r["risk_exact"] >= r["lower_bound"] and r["risk_mc"] + t_lb * r["se"] >= r["lower_bound"]
                    for r in lower)
@@ -634,7 +635,7 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                   and row_err <= 1e-13
                   and replay_err <= 1e-9
                   and msat_err < 1e-13 and all(thm) and TWO_POINT_RTOL / 4 <= tp_err <= TWO_POINT_RTOL and summary_ok
-                  and margin_err <= 1e-15 and tp_rule_err <= 1e-12)
+                  and margin_err <= 1e-15 and tp_rule_err <= 1e-12 and labels_ok)
     return Outcome(passed, (computed("exact risk <= 3 M where Lem. 3(ii) applies", bool(upper_ok)),
                             computed("rows' margins 3 M - exact, 3 M - (MC - 3 se), exact - LB, MC + 3 se - LB "
                                      "recomputed from their fields, max error / largest term", margin_err,
@@ -643,6 +644,10 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                                      "documented (both upper margins >= 0); in_window flags vs W = [4, m_sat/2]; "
                                      "trimmed S at m = 1..200 (two classes of the model, one of unequal level sizes) "
                                      "vs reference.ladder_streams", bool(layout_ok and flags_ok)),
+                            computed("rows' labels in value: class and target in the documented order, S_levels = "
+                                     "the trimmed S of reference.ladder_streams, upper_applies = Lem. 3(ii)'s "
+                                     "m >= 2 D_S + 4 with S = {l : d_l sigma^2 / m <= cap_l} (written here)",
+                                     bool(labels_ok)),
                             computed("losses of a run (L = 2, d = 4, sigma 0.7, m = 6, 19, 18 reps: two blocks; "
                                      "L = 64, d = 4096, sigma 0.01, m = 150, 2 reps: three row draws) replayed from "
                                      "the stream by lstsq, max relative error", replay_err, tolerance=1e-9),
@@ -674,6 +679,23 @@ def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) 
                             computed("m_sat two routes, relative difference", msat_err),
                             computed("grade condition and (1-r) <= cap ratio/Lambda <= 1/(1-mu), Table 3 rows", thm)),
                    arrays=res.losses, seeds={"graded_risk": seed})
+
+
+def _row_labels(res, model, ms) -> bool:
+    """The labels the verdict selects rows by, in value: per m the rows (uniform, graded) x (profile,
+    least-favourable) in that order; ``S_levels`` the digits of the levels the estimator fits (the trimmed S of
+    ``reference.ladder_streams.trimmed_levels``, "-" when empty); ``upper_applies`` Lem. 3(ii)'s condition
+    ``m >= 2 D_S + 4``, ``S = {l : d_l sigma^2 / m <= cap_l}`` (untrimmed)."""
+    order = [(c, t) for c in ("uniform", "graded") for t in ("profile", "least-favourable")]
+    ok = [(r.get("class"), r.get("target")) for r in res.rows] == order * len(ms)
+    for r in res.rows if ok else ():
+        cls = model.uniform if r["class"] == "uniform" else model.graded
+        m, sx2 = r["m"], model.sigma_xi ** 2
+        trimmed = ref_streams.trimmed_levels(cls.caps, cls.dims, model.sigma_xi, m)
+        worth = cls.dims * sx2 / m <= cls.caps
+        ok &= r.get("S_levels") == ("".join(str(l) for l in range(cls.caps.size) if trimmed[l]) or "-")
+        ok &= r.get("upper_applies") is bool(m >= 2 * int(np.sum(cls.dims[worth])) + 4)
+    return bool(ok)
 
 
 def _replay_error(small, run, sizes, reps: int, seed: int) -> float:

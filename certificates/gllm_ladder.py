@@ -20,6 +20,11 @@ against routes that share no library code (NumPy/SciPy only):
    rows adding up to n), two pilots replayed from the stream (``REPLAYED_PILOTS``, one of 2^60 + 3 rows: integer
    block sizes), the bootstrap's equal-probability block resampling (Pearson),
    and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property);
+7b. the law of the Bartlett draw's blocks, not only its mean (``SHAPE_PILOTS``): each block's X^T X symmetric; its
+   Bartlett factor (normals below the diagonal, chi-square diagonal) and its whitened noise, 14 numbers a block that
+   are independent N(0, 1) exactly, tested as 1000 iid N(0, I) vectors by the Bartlett decomposition of their
+   Wishart matrix (every variance two-sided, the correlations by one chi-square): a draw with the right means and
+   marginal variances but the wrong covariance (noise correlated within a block, a transposed scaling) fails;
 8. the file's 95 % bootstrap intervals (inner products, Lambda) rebuilt from the bootstrap's block counts, and its
    predicted ranks (1 = largest inner product, ties averaged) recomputed by SciPy.
 
@@ -35,7 +40,8 @@ adjacent certified arms (oracle > taxonomic > random > uniform) have z = 132, 13
 non-normality the normal tail is below 1e-200.  Step 7 adds five tests at 1e-7 each: the moment test on two
 small pilots (``SMALL_PILOTS``, one per block draw; asymptotically exact, n >= 3000 rows), the two-sided noise test
 on the same pilots (exact: 5e-8 per tail) and Pearson's test of the bootstrap's block counts (expected count 400
-per block).  So FALSE_FAILURE = 7e-7 (rounded up).
+per block).  Step 7b: the shape tests at ``SHAPE_ALPHA`` = 2e-7 in all (exact laws: Bartlett's theorem; the
+whitened noise is exactly Gaussian).  So FALSE_FAILURE = 1e-6 (8e-7 rounded up).
 """
 from __future__ import annotations
 
@@ -58,8 +64,8 @@ MARGIN = 0.05
 SCALED_GRADES = (-1000, 600, 1000, 1020)
 """Powers of two multiplying level grades in G10's gauge check."""
 """Smallest gap between the pre-registered inner products of two certified arms."""
-FALSE_FAILURE = 7e-7
-"""Probability that a correct library FAILs G10 (module docstring): the chi-square checks of steps 1 and 7."""
+FALSE_FAILURE = 1e-6
+"""Probability that a correct library FAILs G10 (module docstring): the chi-square checks of steps 1, 7 and 7b."""
 PILOT_ALPHA = 1e-7
 """Tail probability of the pilot-moment chi-square threshold (step 1)."""
 RTOL = 1e-9
@@ -183,6 +189,78 @@ def _small_pilots(draw_pilot, cfg) -> tuple[bool, list]:
         ok &= case
         rows.append([name, d, n, K, T, T_max, N, [N_lo, N_hi], case])
     return ok, rows
+
+
+SHAPE_PILOTS = {"4 rows a block (rows = d)": (4, 4000, 1000), "7 rows a block (rows > d)": (4, 7000, 1000)}
+"""Pilots (d, n, K) of the Bartlett draw whose per-block statistics are tested for their whole law (step 7b)."""
+SHAPE_ALPHA = 2e-7
+"""False-failure share of the shape tests (step 7b), split over SHAPE_PILOTS and each pilot's tests."""
+
+
+def _block_normals(XtX, Xty, rows: int, sd, w, sigma: float) -> np.ndarray:
+    """Per block, the numbers that are independent N(0, 1) when the block holds ``rows`` Gaussian rows of
+    covariance diag(sd^2) and noise N(0, sigma^2): with W = X^T X / (sd sd^T) ~ Wishart(rows, I) and its
+    Cholesky factor L (Bartlett's theorem: L_ij ~ N(0, 1) below the diagonal, L_ii^2 ~ chi2(rows - i), all
+    independent), the L_ij, the normal scores of the L_ii^2, and the whitened noise
+    chol(X^T X)^-1 (X^T y - X^T X w*) / sigma ~ N(0, I_d) (independent of X^T X).  (K, d(d+1)/2 + d)."""
+    from scipy.stats import chi2, norm
+
+    d = sd.size
+    low = np.tril_indices(d, -1)
+    W = XtX / np.outer(sd, sd)
+    L = np.linalg.cholesky(W)                                           # (K, d, d)
+    q = np.diagonal(L, axis1=1, axis2=2) ** 2
+    dof = rows - np.arange(d)
+    cdf, sf = chi2.cdf(q, dof), chi2.sf(q, dof)
+    diag_z = np.where(cdf < 0.5, norm.ppf(cdf), norm.isf(sf))            # accurate in both tails
+    r = Xty - np.einsum("kij,j->ki", XtX, w)
+    e = np.linalg.solve(np.linalg.cholesky(XtX), r[..., None])[..., 0] / sigma
+    return np.concatenate([L[:, low[0], low[1]], diag_z, e], axis=1)
+
+
+def _iid_normal_tests(V, alpha: float) -> tuple[bool, list]:
+    """Do the rows of V (K, p) look like K independent N(0, I_p) vectors?  S = V^T V ~ Wishart_p(K, I), whose
+    Cholesky factor T has (Bartlett) T_ii^2 ~ chi2(K - i) and T_ij ~ N(0, 1) below the diagonal, independent:
+    each T_ii^2 two-sided (a variance, given the earlier components) and sum_(i>j) T_ij^2 ~ chi2(p(p-1)/2) upper
+    tail (the correlations), Bonferroni over the p + 1 tests at ``alpha``.  Returns the verdict and
+    [min, max] of the T_ii^2 / (K - i) with their bounds, and the off-diagonal sum with its bound."""
+    from scipy.stats import chi2
+
+    K, p = V.shape
+    T = np.linalg.cholesky(V.T @ V)
+    diag, dof = np.diag(T) ** 2, K - np.arange(p)
+    a = alpha / (p + 1)
+    lo, hi = chi2.ppf(a / 2, dof), chi2.isf(a / 2, dof)
+    off, off_max = float(np.sum(np.tril(T, -1) ** 2)), float(chi2.isf(a, p * (p - 1) // 2))
+    ok = bool(np.all((lo <= diag) & (diag <= hi)) and off <= off_max)
+    ratio = diag / dof
+    return ok, [[float(ratio.min()), float(ratio.max())], [float(np.max(lo / dof)), float(np.min(hi / dof))],
+                off, off_max]
+
+
+def _pilot_shape(draw_pilot, cfg) -> tuple[bool, list]:
+    """The law of a pilot's blocks, not only its mean (step 7b): every block's X^T X is exactly symmetric (up to
+    1e-12 of its largest entry), and its Bartlett factor's entries and whitened noise (:func:`_block_normals`)
+    pass :func:`_iid_normal_tests` (SHAPE_ALPHA split over SHAPE_PILOTS); blocks of the wrong shape, a
+    factorisation refused or a non-finite number fail."""
+    rows_out, ok = [], True
+    for name, (d, n, K) in SHAPE_PILOTS.items():
+        design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
+        pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
+        XtX, Xty = pilot.XtX, pilot.Xty
+        case, asym, stats = XtX.shape == (K, d, d) and Xty.shape == (K, d) and n % K == 0, np.inf, "wrong shape"
+        if case:
+            asym = float(np.max(np.abs(XtX - np.swapaxes(XtX, 1, 2))) / np.max(np.abs(XtX)))
+            try:
+                V = _block_normals(XtX, Xty, n // K, np.sqrt(design.tau), np.sqrt(design.alpha), SMALL_SIGMA)
+                case, stats = _iid_normal_tests(V, SHAPE_ALPHA / len(SHAPE_PILOTS))
+                case &= bool(np.all(np.isfinite(V)))
+            except np.linalg.LinAlgError:               # a block not positive definite: not a Gaussian X^T X
+                case, stats = False, "a block's X^T X is not positive definite"
+        case = bool(case and asym <= 1e-12)
+        ok &= case
+        rows_out.append([name, asym, stats, case])
+    return ok, rows_out
 
 
 def _replayed_pilots(draw_pilot, cfg) -> tuple[float, list]:
@@ -605,6 +683,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     rr = {r["arm"]: r["risk_ratio_ref"] for r in res.rows}
     # 7. both block draws, the bootstrap's resampling law, the arm rules on other designs
     small_ok, small_rows = _small_pilots(draw_pilot, cfg)
+    shape_ok, shape_rows = _pilot_shape(draw_pilot, cfg)
     boot_rows_ok, boot_stat, boot_max = _bootstrap_statistic(
         lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["pilot_seed"]), pilot.XtX.shape[0])
     other = _designs_by_rule(C)
@@ -617,7 +696,7 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
     passed = bool(unchanged and T <= T_max and est_err <= RTOL and max(rule_err.values()) <= G_ATOL and random_ok
                   and ip_err <= RTOL and lam_err <= RTOL and m_ref == m_ref_indep and mc_err <= RTOL
                   and gaps.min() >= MARGIN and by_ip == published == by_risk
-                  and small_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
+                  and small_ok and shape_ok and boot_rows_ok and boot_stat <= boot_max and all(other.values())
                   and ci_err <= RTOL and ranks_ok
                   and grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and rank_ok and far_ok
                   and labels_ok and rr_loss_err <= RTOL and deg_rows_err <= 1e-15 and cross_ok and rr_err <= RTOL and replay_err <= RTOL
@@ -674,6 +753,10 @@ def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilo
         bound("small pilots, sigma_xi = 1/4 [draw, d, n, blocks, Mahalanobis statistic, chi2(2d) quantile at 1e-7, "
               "noise statistic, its chi2(d) quantiles at 5e-8 and 1 - 5e-8, rows add up to n (ranks) and both "
               "statistics within]", small_rows, tolerance=1e-6),
+        bound(f"pilot blocks' law (Bartlett draw, sigma_xi = 1/4) [pilot, max |X^T X - X^T X^T| / max |X^T X|, "
+              "[min, max] T_ii^2 / (K - i) of the 14 per-block normals' Wishart factor, [their strictest lower, upper "
+              f"bound]], off-diagonal chi-square and its bound, passed] (SHAPE_ALPHA = {SHAPE_ALPHA:g})", shape_rows,
+              tolerance=1e-6),
         bound(f"bootstrap block counts, {BOOTSTRAP_RESAMPLES} resamples: every resample draws K blocks; Pearson "
               "statistic of the per-block totals vs chi2(K-1) quantile at 1e-7", [boot_rows_ok, boot_stat, boot_max],
               tolerance=1e-6),

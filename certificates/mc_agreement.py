@@ -32,7 +32,6 @@ from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, score_model
 from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
 from theorylab.sim.exact import exact_gamma_c, exact_mass, one_minus_phi
-from theorylab.sim.observables import measure
 
 SLACK = 1e-13
 """Relative slack of a library float against a certified enclosure (a few ulp), as in P14."""
@@ -153,6 +152,33 @@ def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool, float]:
     return err, beyond, first
 
 
+def _pearson(x, y) -> float:
+    """Pearson's r from its definition: sum dx dy / sqrt(sum dx^2 sum dy^2), deviations from the means."""
+    dx, dy = np.asarray(x, float) - np.mean(x), np.asarray(y, float) - np.mean(y)
+    return float(np.sum(dx * dy) / math.sqrt(float(np.sum(dx * dx)) * float(np.sum(dy * dy))))
+
+
+def _paper_statistics(law, mc, exact, dev) -> dict:
+    """The paper's r and median relative error of the law: on the MC roots by the library's helpers
+    (``compare.pearson_r``, ``compare.relative_error``), on the exact roots from their definitions (never the
+    helpers), with tolerances propagated from the MC deviations ``dev`` (dr/dy of the closed form by central
+    differences); ``helper_err``: the helpers against the closed forms on both pairs, per point and in the median."""
+    h = 1e-7
+    grad_r = np.array([(_pearson(law, exact + h * e) - _pearson(law, exact - h * e)) / (2 * h)
+                       for e in np.eye(len(law))])
+    rel = {k: np.abs(law - y) / np.abs(y) for k, y in (("mc", mc), ("exact", exact))}
+    helper_err = 0.0
+    for k, y in (("mc", mc), ("exact", exact)):
+        got = relative_error(law, y)
+        helper_err = _worse(helper_err, np.array([abs(pearson_r(law, y) - _pearson(law, y)),
+                                                  float(np.max(np.abs(got - rel[k]))),
+                                                  abs(float(np.median(got)) - float(np.median(rel[k])))]))
+    return {"r_mc": pearson_r(law, mc), "r_ex": _pearson(law, exact),
+            "med_mc": float(np.median(relative_error(law, mc))), "med_ex": float(np.median(rel["exact"])),
+            "tol_r": float(np.sum(np.abs(grad_r) * dev)), "tol_med": float(np.max(law / exact ** 2 * dev)),
+            "helper_err": helper_err}
+
+
 @certificate("P17", title="Two-branch law vs Monte Carlo on nine mean-field points", paper="PSA §7.9",
              claim="On nine mean-field points the t4-only law predicts the simulated gamma_c with Pearson r >= 0.9876 "
                    "and median relative error <= 2.6 % (zero fitted parameters).", method="monte-carlo",
@@ -205,16 +231,10 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
     covered = int(np.sum((col["lo"] <= col["exact"]) & (col["exact"] <= col["hi"])))
     min_covered = mcs.binomial_min_hits(n_pts, CI_LEVEL, alpha / 4)
-    # the paper's statistics, on the MC roots and on the exact roots, with tolerances from the CIs
-    r_mc, r_ex = pearson_r(col["law"], col["mc"]), pearson_r(col["law"], col["exact"])
-    med_mc = float(np.median(relative_error(col["law"], col["mc"])))
-    med_ex = float(np.median(relative_error(col["law"], col["exact"])))
-    dev = z_max * col["se_delta"]
-    h = 1e-7
-    grad_r = np.array([(pearson_r(col["law"], col["exact"] + h * e) - pearson_r(col["law"], col["exact"] - h * e))
-                       / (2 * h) for e in np.eye(n_pts)])
-    tol_r = float(np.sum(np.abs(grad_r) * dev))
-    tol_med = float(np.max(col["law"] / col["exact"] ** 2 * dev))
+    # the paper's statistics, on the MC roots (library helpers) and on the exact roots (first principles)
+    stats = _paper_statistics(col["law"], col["mc"], col["exact"], z_max * col["se_delta"])
+    r_mc, r_ex, med_mc, med_ex, tol_r, tol_med = (stats[k] for k in ("r_mc", "r_ex", "med_mc", "med_ex", "tol_r",
+                                                                     "tol_med"))
     ci_err = float(np.max(col["ci_err"]))
     # a root in the scan's first cell (0, 0.1]: T = 3, level just above M(0) = 1/2, against the reference's brentq
     from scipy.optimize import brentq
@@ -231,7 +251,8 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                   and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
                   and ci_err <= 1e-9
                   and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
-                  and abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med)
+                  and abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med
+                  and stats["helper_err"] <= 1e-12)
     paper = PAPER_STATISTICS
     return Outcome(passed, (
         computed("points where the law lies in the certified root enclosure", f"{sum(inside)}/{len(inside)}",
@@ -268,12 +289,14 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g})"),
         computed("CI check: 95 % CIs holding the exact root", f"{covered}/{n_pts}",
                  formula=f">= {min_covered} (binomial({n_pts}, {CI_LEVEL}) lower tail, share {alpha / 4:g})"),
-        computed("pearson_r (law vs MC)", r_mc, tolerance=5e-3),
-        computed("pearson_r (law vs exact)", r_ex, tolerance=1e-9,
-                 formula=f"|r_MC - r_exact| <= {tol_r:.2e} (CI-propagated: sum_i |dr/dy_i| z SE_i)"),
-        computed("median_rel_err (law vs MC)", med_mc, tolerance=2e-3),
-        computed("median_rel_err (law vs exact)", med_ex, tolerance=1e-9,
+        computed("pearson_r (law vs MC; library compare.pearson_r)", r_mc, tolerance=5e-3),
+        computed("Pearson r (law vs exact; closed form sum dx dy / sqrt(sum dx^2 sum dy^2))", r_ex, tolerance=1e-9,
+                 formula=f"|r_MC - r_exact| <= {tol_r:.2e} (CI-propagated: sum_i |dr/dy_i| z SE_i, closed-form dr/dy)"),
+        computed("median_rel_err (law vs MC; library compare.relative_error)", med_mc, tolerance=2e-3),
+        computed("median relative error (law vs exact; median of |law - exact| / exact)", med_ex, tolerance=1e-9,
                  formula=f"|median_MC - median_exact| <= {tol_med:.2e} (CI-propagated: max_i law_i z SE_i / g_i^2)"),
+        computed("library pearson_r and relative_error (per point, and its median) on (law, exact) and (law, MC) vs "
+                 "the closed forms, max abs", stats["helper_err"], tolerance=1e-12, formula="<= 1e-12"),
         bound("paper", paper._asdict(), formula=f"r >= {paper.pearson_r}, median <= {paper.median_rel_err} "
               f"(the paper's statistics: reported, not the verdict)"),
         computed("points (dk, T)", [list(p) for p in PAPER_GRID])),
@@ -691,8 +714,9 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     dev = float(np.max(np.abs(col["mc_mass"] - col["reference_mass"]) / half))
     argmax_err = _argmax_probability_error()
     half_level_err, half_root_err = _half_plateau_check()
+    row_err = _plateau_row_error(rows, points, g, base)
     passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0 and argmax_err <= 1e-12
-                  and half_level_err <= 1e-13 and half_root_err <= 1e-9)
+                  and half_level_err <= 1e-13 and half_root_err <= 1e-9 and row_err <= 1e-15)
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
@@ -708,11 +732,32 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
         computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
         computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
                  formula=f"<= 1 (Bonferroni over {len(points)}, share {alpha:g})"),
+        computed("plateau_check rows: dk, T, gamma, seed as asked (point i: (base + i) mod 2^64); mc_minus_plateau, "
+                 "exact_minus_plateau and z = (MC - plateau) / SE from the row's own values, max abs", row_err,
+                 formula="<= 1e-15 (inf: a field missing or a label wrong)"),
         computed("max |MC - plateau| / SE", float(np.max(np.abs(col["mc_mass"] - col["plateau"]) / col["se"])),
                  tolerance=1.0),
         bound("paper", 9e-4, formula="|argmax limit - simulation| <= 9e-4 (paper §7.10)")),
         arrays=col, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
         note=f"points (dk, T) = {points}, g = {g}, {samples} samples each")
+
+
+def _plateau_row_error(rows, points, g: float, base: int) -> float:
+    """Every field of ``plateau_check``'s rows against its definition (docstring): the point, coupling and seed
+    asked for, ``mc_minus_plateau = MC - plateau``, ``exact_minus_plateau = exact - plateau`` and
+    ``z = (MC - plateau) / SE``, from the row's own plateau, masses and SE; inf when a field is missing or wrong."""
+    err = 0.0 if len(rows) == len(points) else math.inf
+    for i, (r, (dk, T)) in enumerate(zip(rows, points)):
+        try:
+            labels = (r["dk"], r["T"], r["gamma"], r["seed"]) == (dk, T, g, (base + i) % 2 ** 64)
+            p, mc, ex, se = r["plateau"], r["mc_mass"], r["exact_mass"], r["se"]
+            if not (labels and se > 0):
+                return math.inf
+            diffs = (r["mc_minus_plateau"] - (mc - p), r["exact_minus_plateau"] - (ex - p), r["z"] - (mc - p) / se)
+            err = _worse(err, np.abs(np.array(diffs, float)))
+        except KeyError:
+            err = math.inf
+    return float(err)
 
 
 HALF_POINT = (16.0, 24)
@@ -778,6 +823,40 @@ _PROBE_MODELS = (    # score models that are not the paper's, built to expose ev
 )
 
 
+def _calibration_error(cal, mc_cal, base: int) -> float:
+    """``calibrate_condensation_c``'s readout against its definitions (compare.Calibration): ``cal`` without,
+    ``mc_cal`` with the Monte Carlo (seed ``base``); max relative error, inf when a field is missing, a NaN is
+    misplaced or a count or seed differs."""
+    def rel(got, want) -> float:
+        if np.isnan(want) or np.isnan(got):
+            return 0.0 if np.isnan(want) and np.isnan(got) else math.inf
+        return abs(got - want) / max(abs(want), 1e-300)
+
+    err = 0.0
+    for res, mc_on in ((cal, False), (mc_cal, True)):
+        try:
+            rows = res.rows
+            gf = np.array([(ref.log_count(r["T"]) / 2.0) ** 0.25 for r in rows])
+            c_i = np.array([r["exact_gamma_c"] for r in rows]) / gf
+            nan = np.full(len(rows), np.nan)
+            c_mc = np.array([r["mc_gamma_c"] for r in rows]) / gf if mc_on else nan
+            half = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 for r in rows]) / gf if mc_on else nan
+            ok = np.isfinite(c_i)
+            mc_c = float(np.mean(c_mc[ok])) if mc_on else math.nan
+            hw = float(np.sqrt(np.sum(half[ok] ** 2)) / ok.sum()) if mc_on else math.nan
+            pairs = [pair for i, r in enumerate(rows)
+                     for pair in ((r["g_freeze"], gf[i]), (r["c_exact"], c_i[i]), (r["c_mc"], c_mc[i]))]
+            pairs += [(res.c, float(np.mean(c_i[ok]))), (res.spread, float(np.std(c_i[ok], ddof=1))),
+                      (res.mc_c, mc_c), (res.ci_low, mc_c - hw), (res.ci_high, mc_c + hw)]
+            start = base if mc_on else 0
+            counts = (res.n == int(ok.sum()) and type(res.n) is int and res.samples == (8000 if mc_on else 0)
+                      and res.seed == start and [r["seed"] for r in rows] == [(start + i) % 2 ** 64 for i in range(len(rows))])
+            err = max([err] + [rel(float(a), float(b)) for a, b in pairs]) if counts else math.inf
+        except (KeyError, TypeError):
+            err = math.inf
+    return float(err)
+
+
 CONDENSATION_FALSE_FAILURE = 1e-4
 
 
@@ -793,7 +872,8 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     Deterministic: at every point the reference fall (``certificates/reference/row_entropy``, its own
     integral) is lower at ``g^2 (1 -/+ 2e-3)`` than at the library's peak; the library constant equals c
     computed with the reference log-count L = ln(T - 1) to its three digits (5e-4), and c equals the
-    library calibration's (1e-12). Statistical: at the three T = 64 points the Monte Carlo peak (8000
+    library calibration's (1e-12); every field of the calibration (without and with its Monte Carlo) equals its
+    definition. Statistical: at the three T = 64 points the calibration's Monte Carlo peak (8000
     samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
     degrees of freedom, Bonferroni over the 3 points, the whole share.
     """
@@ -805,11 +885,11 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     verified = [verified_peak(r["exact_gamma_c"], r["dk"], r["T"])[0] for r in cal.rows]
     c_ref = float(np.mean([r["exact_gamma_c"] / (ref.log_count(r["T"]) / 2.0) ** 0.25 for r in cal.rows]))
     points = [(r["dk"], r["T"], r["exact_gamma_c"]) for r in cal.rows if r["T"] == 64]
-    mc = [measure(cal.observable, "t4-only", dk, T, method="mc", samples=8000, seed=base + i)
-          for i, (dk, T, _) in enumerate(points)]
+    mc_cal = calibrate_condensation_c([(dk, T) for dk, T, _ in points], samples=8000, seed=base)  # MC, seeds base + i
     exact = np.array([g for *_, g in points])
-    sim = np.array([x.gamma_c for x in mc])
-    se = np.array([(x.ci_high - x.ci_low) / 2.0 for x in mc]) / float(mcs.t_threshold(0.05, 19))
+    sim = np.array([r["mc_gamma_c"] for r in mc_cal.rows])
+    se = np.array([(r["mc_ci_high"] - r["mc_ci_low"]) / 2.0 for r in mc_cal.rows]) / float(mcs.t_threshold(0.05, 19))
+    cal_err = _calibration_error(cal, mc_cal, base)
     t_max = mcs.t_threshold(alpha, 19, tests=len(points))
     t_stat = np.abs(sim - exact) / se
     # the row-statistics quadrature at a very long context (m = 10^7 distractors: its t nodes must grow like ln m)
@@ -818,7 +898,7 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     long_T, long_g = 10**7, (0.5, 1.0)
     long_err = float(np.max(np.abs(exact_row_stats("t4-only", 16.0, long_T, list(long_g)).mass
                                    / np.array([ref.mass("t4-only", x, 16.0, long_T) for x in long_g]) - 1)))
-    passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12
+    passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12 and cal_err <= 1e-14
                   and np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and long_err <= 1e-9)
     return Outcome(passed, (
         computed("peaks verified by the reference fall", f"{sum(verified)}/{len(verified)}",
@@ -827,6 +907,11 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
                  long_err, tolerance=1e-9, formula="<= 1e-9"),
         computed("c (quadrature peaks, reference freezing coupling)", c_ref, tolerance=1e-6),
         computed("spread of c across points", cal.spread, tolerance=1e-6),
+        computed("Calibration fields from their definitions (exact, and with Monte Carlo at the T = 64 points): per "
+                 "row g_freeze = (L/2)^(1/4) (reference L), c_exact, c_mc = gamma_c / g_freeze, seed base + i; "
+                 "spread = sample sd (n - 1) of the c_i, n, mc_c = mean c_mc, CI mc_c -/+ sqrt(sum h_i^2) / n "
+                 "(h_i the rows' CI half-widths / g_freeze; NaN without Monte Carlo), samples, seed: max rel",
+                 cal_err, formula="<= 1e-14 (inf: a field missing or of the wrong kind)"),
         computed("library CONDENSATION_C", c, formula="|c - c_quadrature| <= 5e-4 (three digits)"),
         computed("max |MC - exact| / SE (T = 64)", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(points)}, share {alpha:g})"),
@@ -870,10 +955,14 @@ def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact
     false_fail = float(np.sum(np.exp(-n * t**2 / (2 * refm * (1 - refm) + 2 * t / 3)))) if np.all(t > 0) else 1.0
     ann_err = float(np.max(np.abs(col["annealed_mass"] - ref_ann)))
     quad_err = float(np.max(np.abs(col["exact_mass"] - refm)))
+    root_ref, row_ok = _band_rows(rows, g, dk, T)
     passed = bool(np.all(col["mc_mass"] > 0.999) and np.all(refm > 0.999) and np.all(col["annealed_mass"] <= 0.5 + 1e-9)
-                  and ann_err <= 1e-12 and quad_err <= REF_TOL and dev <= 1.0 and false_fail <= alpha / 2)
+                  and ann_err <= 1e-12 and quad_err <= REF_TOL and dev <= 1.0 and false_fail <= alpha / 2 and row_ok)
     return Outcome(passed, (
         computed("annealed upper root", upper, tolerance=1e-12),
+        computed("band_edge_check rows: gamma as asked, upper_root = the reference root of Delta - sigma^2/2 = "
+                 "ln(T - 1) in [2, 3] (brentq, rel 1e-9), above_upper_root = gamma >= upper_root (True on [upper, 4], "
+                 "the root itself included)", [root_ref, bool(row_ok)]),
         computed("min simulated mass on [upper, 4]", float(col["mc_mass"].min()), tolerance=1e-5),
         computed("min reference mass on [upper, 4]", float(refm.min()), tolerance=1e-12),
         computed("max annealed mass on [upper, 4]", float(col["annealed_mass"].max()), tolerance=1e-9),
@@ -885,6 +974,35 @@ def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact
         bound("P(simulated mass <= 0.999 | correct library)", false_fail,
               formula=f"Bernstein at the reference mean, union over {g.size}: <= {alpha / 2:g}")),
         arrays={**col, "reference_mass": refm}, seeds={"mc": base})
+
+
+def _band_rows(rows, g, dk: float, T: int) -> tuple[float, bool]:
+    """``band_edge_check``'s labels in value: each row's gamma is the coupling asked for, its upper_root the
+    reference's annealed upper root (where ``Delta - sigma^2/2 = ln(T - 1)``, brentq on [2, 3] at (128, 512)) and
+    its above_upper_root flag ``gamma >= upper_root``."""
+    from scipy.optimize import brentq
+
+    f = lambda x: ref.gap("t4-only", x, dk) - ref.variance("t4-only", x) / 2 - ref.log_count(T)
+    root = float(brentq(f, 2.0, 3.0, xtol=1e-14))
+    ok = len(rows) == len(g)
+    for r, x in zip(rows, g):
+        ok &= (r.get("gamma") == float(x) and abs(r.get("upper_root", math.inf) / root - 1) <= 1e-9
+               and r.get("above_upper_root") is bool(r.get("gamma", math.inf) >= r.get("upper_root", math.inf)))
+    return root, bool(ok)
+
+
+def _crossover_batch_error(res, seed: int) -> float:
+    """The crossover's batch-means readout (docstring of ``compare.t3_t4_crossover``: batch means over 20 contiguous
+    batches, a 95 % Student-t interval) recomputed from its own batch arrays; inf if a count or label differs."""
+    from scipy.stats import t as student_t
+
+    b, c = np.asarray(res.batch_crossover, float), np.asarray(res.batch_cov34, float)
+    if not (b.shape == c.shape == (20,) and (res.dk, res.T, res.samples, res.seed) == (64, 512, 2000, seed)):
+        return math.inf
+    se, cse = float(np.std(b, ddof=1) / math.sqrt(b.size)), float(np.std(c, ddof=1) / math.sqrt(c.size))
+    half = float(student_t.ppf(0.975, b.size - 1)) * se
+    pairs = ((res.se, se), (res.cov34_se, cse), (res.ci_low, res.measured - half), (res.ci_high, res.measured + half))
+    return _worse(0.0, np.array([abs(a - w) / abs(w) for a, w in pairs], float))
 
 
 CROSSOVER_FALSE_FAILURE = 1e-4
@@ -913,6 +1031,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     dof = res.batch_crossover.size - 1
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
     ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
+    batch_err = _crossover_batch_error(res, base)
     # the per-channel model the vector-level simulation is compared with, against the reference's channel table
     from theorylab.sim.induction import reduced_channel_model
 
@@ -971,7 +1090,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
                    for p, o in offsets.items())
     passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
                   and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
-                  and all(ratio_lo <= r <= ratio_hi for r in ratios))
+                  and all(ratio_lo <= r <= ratio_hi for r in ratios) and batch_err <= 1e-12)
     return Outcome(passed, (
         computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
                  formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
@@ -985,6 +1104,9 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
+        computed("batch-means readout from the batch arrays: se, cov34_se = sd (n - 1) / sqrt(20), CI = measured "
+                 "-/+ t_(0.975, 19) se (scipy), 20 batches, dk, T, samples, seed as asked: max rel", batch_err,
+                 formula="<= 1e-12 (inf: a count or label wrong)"),
         computed("(|closed - measured| - 1/(T-2)) / SE", z_root, tolerance=0.5,
                  formula=f"<= {z_max:.3f} (per-sample SE, two-sided normal, Bonferroni over 2, share {alpha / 2:g})"),
         computed("reduced-model Cov(T3, T4) / g^3", res.cov34_model, formula=f"reference {cov_ref:g} (1e-12)"),

@@ -581,6 +581,69 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
         note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
 
 
+SUMMARY_CASES = {"4 seeds, fractional hits (ties credited 1/k)": ([0.62, 0.71, 0.55, 0.8], 1310.5, 2000),
+                 "3 seeds, one of accuracy 0": ([0.0, 0.25, 0.1], 70.0, 600),
+                 "2 seeds, t interval inside [0, 1]": ([0.6, 0.65], 12.5, 20),
+                 "2 seeds, t interval clipped to 0 and 1": ([0.05, 0.95], 10.0, 20),
+                 "1 seed: sd NaN, no t interval": ([0.7], 7.0, 10)}
+"""Seed summaries held field by field to ``reference.trainstats.seed_summary_row``."""
+BOOT_GRID, BOOT_PER_SEED = [0, 1, 2, 4], [[0.1, 0.2, 0.6, 0.9], [0.1, 0.5, 0.8, 0.9], [0.2, 0.3, 0.4, 1.0]]
+"""3 seeds of rising curves: the bootstrap's values are the gamma_c of the 10 multisets of 3 seeds (9 distinct)."""
+BOOT_FALLING = [[0.1, 0.2, 0.6, 0.9], [0.5, 0.4, 0.3, 0.2], [0.3, 0.3, 0.5, 0.7]]
+"""... and with a falling seed: a resample of it alone (probability 1/27) has no gamma_c (NaN)."""
+
+
+def _summary_fields(summary) -> tuple[float, dict]:
+    """Every field of every SUMMARY_CASES summary against the reference row: the same field names, the same
+    None / NaN where undefined, values within 1e-13 (inf otherwise); one seed without a warning."""
+    import warnings
+
+    from certificates.reference import trainstats as ref_stats
+
+    err, rows = 0.0, {}
+    for name, (accs, hits, n) in SUMMARY_CASES.items():
+        with warnings.catch_warnings():                  # no degrees-of-freedom warning (one seed) on the way
+            warnings.simplefilter("error")
+            got = summary(accs, hits, n)
+        want = ref_stats.seed_summary_row(accs, hits, n)
+        e = 0.0 if set(got) == set(want) else np.inf
+        for k, w in want.items():
+            v = got.get(k, np.inf)
+            same_kind = (v is None) == (w is None) and (w is None or np.isnan(w) == np.isnan(float(v)))
+            e = max(e, np.inf if not same_kind else 0.0 if w is None or np.isnan(w) else abs(float(v) - w))
+        e = max(e, 0.0 if got.get("seeds") == want["seeds"] and type(got.get("seeds")) is int else np.inf)
+        err, rows[name] = max(err, e), e
+    return err, rows
+
+
+def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
+    """Seed bootstrap of gamma_c: values == the exact gamma_c of the seed multisets (each attained, 2000 resamples),
+    and every draw == the reference replay of its stream at seeds 0 and 5, with NaN exactly where a resample has
+    no rise (BOOT_FALLING)."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    from certificates.reference import trainstats as ref_stats
+
+    boot = bootstrap(BOOT_GRID, np.array(BOOT_PER_SEED), draws=2000, seed=0)
+    multisets = {float(ref_stats.gamma_c(BOOT_GRID, [sum(Fraction(str(BOOT_PER_SEED[i][j])) for i in m) / 3
+                                                     for j in range(4)]))
+                 for m in combinations_with_replacement(range(3), 3)}
+    attained = bool(len(multisets) == 9 and boot.shape == (2000,)
+                    and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
+                    and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
+    err, nan_counts = 0.0, {}
+    for per_seed, seed, draws in ((BOOT_PER_SEED, 5, 300), (BOOT_FALLING, 0, 300), (BOOT_FALLING, 5, 300)):
+        got = bootstrap(BOOT_GRID, np.array(per_seed), draws=draws, seed=seed)
+        want = ref_stats.bootstrap_gamma_c(BOOT_GRID, per_seed, draws, seed)
+        same = got.shape == want.shape and np.array_equal(np.isnan(got), np.isnan(want))
+        err = max(err, float(np.nanmax(np.abs(got - want))) if same else np.inf)
+        kind = "falling" if per_seed is BOOT_FALLING else "rising"
+        nan_counts[f"seed {seed}, {kind} seed set"] = int(np.isnan(want).sum())
+    ok = attained and err <= 1e-13 and nan_counts["seed 0, falling seed set"] > 0
+    return ok, err, nan_counts
+
+
 @certificate("P23.estimator", title="gamma_c of an accuracy curve, the log-log slope and the seed summary equal their "
                                     "definitions", paper="PSA §7.11", method="numeric",
              claim="The trained dk ladder's observables are computed as defined: gamma_c is the first crossing of "
@@ -591,9 +654,8 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
 def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                       summary=trainstats.seed_summary, bootstrap=trainstats.bootstrap_gamma_c) -> Outcome:
     """Seven accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat, plateau at the
-    second point, falling first) against the exact
-    rational crossing of ``certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
-    from certificates.reference import optim as ref_optim
+    second point, falling first) against the exact rational crossing of ``certificates.reference.trainstats``; a
+    slope against the closed form; every field of five seed summaries; the seed bootstrap replayed."""
     from certificates.reference import trainstats as ref_stats
 
     curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
@@ -610,41 +672,11 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                 else np.inf) for k in curves}
     dks, gcs = [8, 16, 32, 64], [1.29, 0.61, 0.33, 0.12]
     err_slope = abs(slope(dks, gcs) - ref_stats.loglog_slope(dks, gcs))
-    accs = [0.62, 0.71, 0.55, 0.8]
-    lib = summary(accs, 1310, 2000)
-    want = ref_stats.seed_summary(accs)
-    wilson = ref_optim.wilson(1310, 2000, 1.959964)
-    err_summary = max(abs(lib["mean"] - want[0]), abs(lib["sd"] - want[1]), abs(lib["t_low"] - want[2]),
-                      abs(lib["t_high"] - want[3]), abs(lib["wilson_low"] - wilson[0]),
-                      abs(lib["wilson_high"] - wilson[1]))
-    # seed bootstrap of gamma_c: 3 seeds, 2000 resamples; its values are exactly the gamma_c of the mean curves
-    # of the 10 multisets of 3 seeds (9 distinct values), each attained (the rarest has probability 1/27: all appear)
-    from fractions import Fraction
-    from itertools import combinations_with_replacement
-
-    boot_g, per_seed = [0, 1, 2, 4], [[0.1, 0.2, 0.6, 0.9], [0.1, 0.5, 0.8, 0.9], [0.2, 0.3, 0.4, 1.0]]
-    boot = bootstrap(boot_g, np.array(per_seed), draws=2000, seed=0)
-    multisets = {float(ref_stats.gamma_c(boot_g, [sum(Fraction(str(per_seed[i][j])) for i in m) / 3
-                                                  for j in range(4)])) for m in combinations_with_replacement(range(3), 3)}
-    boot_ok = bool(len(multisets) == 9 and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
-                   and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
-    import warnings
-
-    with warnings.catch_warnings():                      # one seed: no sd, no t interval (documented None), and
-        warnings.simplefilter("error")                   # no degrees-of-freedom warning on the way
-        one = summary([0.7], 7, 10)
-    # two seeds (the smallest sample with an sd): the t interval inside [0, 1], and clipped at both ends (attained)
-    two_ok = True
-    for pair in ([0.6, 0.65], [0.05, 0.95]):
-        got2, want2 = summary(pair, 10, 20), ref_stats.seed_summary(pair)
-        vals = [got2[k] for k in ("mean", "sd", "t_low", "t_high")]
-        two_ok &= got2["seeds"] == 2 and None not in vals and max(abs(v - w) for v, w in zip(vals, want2)) <= 1e-13
-    two_ok &= (summary([0.05, 0.95], 10, 20)["t_low"], summary([0.05, 0.95], 10, 20)["t_high"]) == (0.0, 1.0)
-    one_ok = (one["seeds"] == 1 and one["mean"] == 0.7 and np.isnan(one["sd"]) and one["t_low"] is None
-              and one["t_high"] is None and max(abs(one["wilson_low"] - ref_optim.wilson(7, 10, 1.959964)[0]),
-                                                abs(one["wilson_high"] - ref_optim.wilson(7, 10, 1.959964)[1])) <= 1e-13)
+    err_summary, summary_rows = _summary_fields(summary)
+    boot_ok, boot_err, boot_nans = _bootstrap_check(bootstrap)
+    lib = summary(*SUMMARY_CASES["4 seeds, fractional hits (ties credited 1/k)"])
     passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
-        err_summary <= 1e-13 and lib["seeds"] == 4 and boot_ok and one_ok and two_ok
+        err_summary <= 1e-13 and boot_ok
     return Outcome(bool(passed), (
         computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
         computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
@@ -653,15 +685,16 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                  tolerance=1e-15),
         bound("crossing on a grid point: gamma_c = 2 attained exactly", got["on a grid point"], formula="== 2"),
         computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
-        computed("seed summary (mean, sd, t interval, pooled Wilson): max |library - reference|", err_summary,
-                 tolerance=1e-13),
-        computed("seed summary of one seed: sd NaN, t interval None, Wilson = reference", bool(one_ok)),
-        computed("seed summary of two seeds (t interval inside [0, 1]; clipped to exactly 0 and 1): mean, sd, t interval "
-                 "= reference; one seed without a warning", bool(two_ok)),
+        computed("seed summaries (1 to 4 seeds, clipped t intervals, an accuracy of 0, fractional hits): every field "
+                 "(seeds, mean, sd, t interval, pooled Wilson at z = 1.959964; NaN sd / None t interval for one seed) "
+                 "vs reference.trainstats.seed_summary_row, max abs per case (inf: a field missing, extra or of "
+                 "the wrong kind); one seed without a warning", summary_rows, tolerance=1e-13),
         computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
-                 "(9 distinct), each attained", boot_ok)),
+                 "(9 distinct), each attained; draws at seeds 0 and 5 == the reference replay of the stream "
+                 "default_rng(seed), max abs (NaN where a resample never rises, per set: count)",
+                 [bool(boot_ok), boot_err, boot_nans], tolerance=1e-13)),
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
                 "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
                                                                     "wilson_high")])},
-        note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares) and "
-             "certificates.reference.optim.wilson")
+        note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares; the seed "
+             "summary row; the bootstrap's stream replayed) and certificates.reference.optim.wilson")

@@ -1,18 +1,27 @@
 """Reference statistics of trained runs, from their definitions, in exact rational arithmetic where possible.
 
-Independent of ``theorylab`` (the standard library's ``fractions`` and ``math``, scipy's t quantile).
+Independent of ``theorylab`` (the standard library's ``fractions`` and ``math``, scipy's t quantile, NumPy's generator).
 
 * gamma_c of an accuracy curve (the trained dk ladder's observable, docs/results.md study (j)): the
   smallest gamma at which the curve, linearly interpolated between grid points, reaches the midpoint
   ``h = (a(0) + max a) / 2`` between its gamma = 0 value and its plateau; None when ``max a <= a(0)``.
 * Log-log slope: the least-squares slope ``sum (x - xbar)(y - ybar) / sum (x - xbar)^2`` of
   ``y = log gamma_c`` on ``x = log dk``.
-* Seed summary: mean, sample sd (n - 1), ``mean +- t_{0.975, n-1} sd / sqrt(n)`` clipped to [0, 1].
+* Seed summary: mean, sample sd (n - 1), ``mean +- t_{0.975, n-1} sd / sqrt(n)`` clipped to [0, 1]; as a
+  row (:func:`seed_summary_row`): every documented field, with the pooled 95 % Wilson interval of ``hits / n``
+  (z = 1.959964) and, for one seed, sd NaN and no t interval.
+* Seed bootstrap of gamma_c replayed from the library's stream convention: ``default_rng(seed)`` draws the
+  resampled seed indices as one ``(draws, seeds)`` array of integers in ``[0, seeds)``; each row's mean curve
+  gives one gamma_c (NaN where the mean curve never rises above its gamma = 0 value).
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+
+import numpy as np
+
+from certificates.reference.optim import wilson
 
 
 def gamma_c(gammas, accuracy) -> Fraction | None:
@@ -44,3 +53,29 @@ def seed_summary(accuracies) -> tuple[float, float, float, float]:
     sd = math.sqrt(sum((a - mean) ** 2 for a in accuracies) / (n - 1))
     half = t.ppf(0.975, n - 1) * sd / math.sqrt(n)
     return mean, sd, max(0.0, mean - half), min(1.0, mean + half)
+
+
+SUMMARY_FIELDS = ("seeds", "mean", "sd", "t_low", "t_high", "wilson_low", "wilson_high")
+"""The fields of a seed-summary row (docs: mean, sd and 95 % t interval over seeds, pooled Wilson interval)."""
+
+
+def seed_summary_row(accuracies, hits: float, n: int) -> dict:
+    """Every field of a seed summary: one seed has sd NaN and t interval None; the Wilson interval at z = 1.959964."""
+    k = len(accuracies)
+    if k > 1:
+        mean, sd, t_low, t_high = seed_summary(accuracies)
+    else:
+        mean, sd, t_low, t_high = float(accuracies[0]), float("nan"), None, None
+    lo, hi = wilson(hits, n, 1.959964)
+    return dict(zip(SUMMARY_FIELDS, (k, mean, sd, t_low, t_high, max(0.0, lo), min(1.0, hi))))
+
+
+def bootstrap_gamma_c(gammas, per_seed, draws: int, seed: int) -> np.ndarray:
+    """gamma_c of each resampled mean curve (float of the exact crossing of the float mean; NaN without a rise)."""
+    acc = np.asarray(per_seed, float)
+    picks = np.random.default_rng(int(seed)).integers(0, acc.shape[0], size=(int(draws), acc.shape[0]))
+    out = []
+    for row in picks:
+        gc = gamma_c(gammas, [float(v) for v in acc[row].mean(axis=0)])
+        out.append(float("nan") if gc is None else float(gc))
+    return np.array(out)
