@@ -7,9 +7,11 @@ file. Heavy imports (numba, sympy, matplotlib) happen inside the handlers, never
 Exit status (docs/cli.md, "Errors and exit status"): 0 success; 1 a verdict that failed
 (a FAILing certificate, a report that does not reproduce); 2 bad input -- a
 :class:`theorylab.ParameterError` (including a request over the resource limits), a usage
-error or an ``OSError`` (a file that cannot be read or written) -- printed as one line on
-stderr with no traceback; 130 interrupted (Ctrl-C): one line, and no partial output file
-(every file is written through :mod:`theorylab._io`, whose temporaries are removed).
+error or an ``OSError`` (a file that cannot be read or written) -- and a run that could not be
+carried out (:class:`theorylab.errors.WorkerError`: a run in a worker process failed, or its
+worker died; the line names the run), printed as one line on stderr with no traceback; 130
+interrupted (Ctrl-C): one line, and no partial output file (every file is written through
+:mod:`theorylab._io`, whose temporaries are removed); worker processes print nothing.
 """
 from __future__ import annotations
 
@@ -142,9 +144,10 @@ def _interruptible():
 
 
 def _bad_input(exc: Exception) -> bool:
-    """A usage error, a ParameterError or an OSError: printed as one line with exit status 2."""
+    """A usage error, a ParameterError, an OSError or a WorkerError: one line with exit status 2."""
     errors = sys.modules.get("theorylab.errors")
-    return isinstance(exc, (UsageError, OSError)) or (errors is not None and isinstance(exc, errors.ParameterError))
+    return isinstance(exc, (UsageError, OSError)) or (
+        errors is not None and isinstance(exc, (errors.ParameterError, errors.WorkerError)))
 
 
 def _one_line(exc: Exception) -> str:
