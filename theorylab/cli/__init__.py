@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
     args = None
     try:
-        with _interruptible(), _warnings_unless_error():
+        with _interruptible(), _warnings_unless_error(), _escaping_stdout():
             import theorylab.errors  # noqa: F401  (NumPy loads here, where Ctrl-C is already handled)
 
             parser = build_parser()
@@ -105,6 +105,29 @@ def _memory_limit(max_memory: str | None):
             os.environ.pop(MEMORY_ENV, None)
         else:
             os.environ[MEMORY_ENV] = before
+
+
+@contextlib.contextmanager
+def _escaping_stdout():
+    """While the command runs, text that standard output cannot encode is written as backslash
+    escapes: a file name of bytes that are not UTF-8 (a path argument, which stays usable as a
+    path) echoed in a report must not end the command in a UnicodeEncodeError once its work is
+    done. Free-text options refuse such text outright (``theorylab.cli._args.text``)."""
+    stream = sys.stdout
+    before = getattr(stream, "errors", None)
+    if before != "strict" or not hasattr(stream, "reconfigure"):
+        yield
+        return
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            stream.reconfigure(errors=before)
 
 
 @contextlib.contextmanager
