@@ -263,16 +263,21 @@ if "--multiprocessing-fork" in sys.argv:            # in spawned workers only, n
                     r"failed in its worker process: ZeroDivisionError: planted failure$"),
     ("sweep-kill", r"sweep 'hostile' task of points 4, 5 \(t4-only\|dk=128\.0\|T=16\.0\|gamma=None, \.\.\.\) "
                    r"failed: its worker process was killed by SIGKILL \(out of memory, or killed\)$"),
+    ("cluster-raise", r"sweep 'hostile' task of points 4, 5 \(t4-only\|dk=128\.0\|T=16\.0\|gamma=None, \.\.\.\) "
+                      r"failed on a Dask worker: ZeroDivisionError: planted failure$"),
 ])
 def test_a_failing_worker_is_one_line_naming_its_run(how, expected, tmp_path):
     """A run that raises in its worker, or whose worker is killed (SIGKILL, as the OOM killer does): exit 2 and
     one line naming that run -- variant, gamma and seed, or the sweep's points -- and nothing else."""
     import re
 
+    if how.startswith("cluster") and not _has_dask():
+        pytest.skip("Dask is not installed")
     plant = tmp_path / "plant"
     plant.mkdir()
     (plant / "sitecustomize.py").write_text(PLANT)
-    argv = _train(tmp_path, seeds=3, steps=40) if how.startswith("train") else _sweep(tmp_path)
+    argv = (_train(tmp_path, seeds=3, steps=40) if how.startswith("train") else
+            _cluster(tmp_path) if how.startswith("cluster") else _sweep(tmp_path))
     proc = _cli(argv, env=_env(pythonpath=(plant,), THEORYLAB_TEST_PLANT=how), cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr[-2000:]
     line = _one_line(proc.stderr)

@@ -113,8 +113,9 @@ class DaskExecutor:
             n = worker_count("--local-cluster", local_cluster)
             with interrupt_deferred() as interrupted:   # a Ctrl-C while it starts: start, close, then stop
                 # its event loop thread, so the processes it starts, ignore the terminal's Ctrl-C; they log only
-                # errors (not the warnings of a cluster closed with tasks in flight, as on Ctrl-C)
-                with sigint_blocked(), environment({"DASK_LOGGING__DISTRIBUTED": "error"}):
+                # what is critical: a cluster closed with tasks in flight (Ctrl-C) makes them warn and report
+                # lost heartbeats, while a task's own failure reaches this process (WorkerError) anyway
+                with sigint_blocked(), environment({"DASK_LOGGING__DISTRIBUTED": "critical"}):
                     self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
                                                 dashboard_address=None,
                                                 env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
@@ -157,10 +158,21 @@ class DaskExecutor:
             queue.clear()
 
     def close(self) -> None:
-        if self._owns_client:
-            self.client.close()
+        """Close the client and the cluster this executor started; a cluster closed with tasks in
+        flight (Ctrl-C) kills its busy workers without logging a warning per worker."""
+        import logging
+
+        log = logging.getLogger("distributed")
+        level = log.level
         if self.cluster is not None:
-            self.cluster.close()
+            log.setLevel(logging.ERROR)
+        try:
+            if self._owns_client:
+                self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
+            log.setLevel(level)
 
 
 def max_workers() -> int:
