@@ -63,9 +63,9 @@ def sigint_blocked():
 
 @contextlib.contextmanager
 def interrupt_deferred():
-    """While inside (main thread), Ctrl-C is recorded, not raised; on leaving, KeyboardInterrupt is
-    raised if one came. For setups that cannot be undone half-way (a Dask cluster starting): the
-    block finishes, closes what it built if the list it is given is not empty, and then stops."""
+    """Hold Ctrl-C back while inside (main thread only) and raise KeyboardInterrupt on leaving if
+    one came. For a setup that cannot be abandoned half-way (a Dask cluster starting): the block
+    runs to its end, and closes what it built if the list it is given is not empty."""
     if threading.current_thread() is not threading.main_thread():
         yield []
         return

@@ -136,19 +136,34 @@ def _run_certify(dest: Path, args: list[str], *, numba_cache: Path | None = None
 
 
 def run_process(argv: list[str], *, cwd, env: dict, timeout: float, holder=None) -> tuple[int | None, str, str]:
-    """Run ``argv`` with its output captured: ``(exit status, stdout, stderr)``; status None if it
-    was killed after ``timeout`` seconds.
+    """Run ``argv`` with its output captured, killable from another thread.
 
     The process starts in a session of its own, so the terminal's Ctrl-C (SIGINT to the
     foreground process group) does not reach it and it prints no traceback of its own; it is
     killed with everything it started (its process group) on a timeout or on any exception
-    here, such as KeyboardInterrupt. ``holder`` (a :class:`Worker`) is told the process while it
-    runs, so that :meth:`Worker.interrupt` from another thread can kill it.
+    here, such as KeyboardInterrupt.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command.
+    cwd, env
+        Its folder and environment.
+    timeout : float
+        Seconds after which it is killed.
+    holder : Worker, optional
+        Holds the process while it runs (``holder.processes``), so that
+        :meth:`Worker.interrupt` can kill it; a stopped holder's process is killed at once.
+
+    Returns
+    -------
+    (int or None, str, str)
+        Exit status (None: killed after ``timeout``), stdout, stderr.
     """
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             errors="replace", start_new_session=True)
     if holder is not None:
-        holder.process = proc
+        holder.processes.add(proc)
         if holder.stopped:                       # interrupted while this was starting
             _kill_group(proc)
     try:
@@ -163,7 +178,7 @@ def run_process(argv: list[str], *, cwd, env: dict, timeout: float, holder=None)
         raise
     finally:
         if holder is not None:
-            holder.process = None
+            holder.processes.discard(proc)
     return proc.returncode, out, err
 
 
@@ -239,7 +254,7 @@ class Worker:
         self.isolation = isolation
         self.zygote = None
         self.child = None
-        self.process = None          # the exec-isolation interpreter running now (run_process)
+        self.processes = set()       # the interpreters run_process runs for it now (exec runs, coverage)
         self.stopped = False
         self.dest.mkdir(parents=True)
         copy_library(self.dest, root)
@@ -321,8 +336,7 @@ class Worker:
             self._kill_child()
         elif self.zygote is not None and self.zygote.poll() is None:
             self.zygote.kill()                   # idle, or still importing: its reader sees EOF
-        process = self.process
-        if process is not None:
+        for process in list(self.processes):
             _kill_group(process)
 
     def close(self):

@@ -33,8 +33,22 @@ def _threads_per_worker(workers: int) -> int:
 
 
 def task_label(fn: Callable, args: tuple, number: int) -> str:
-    """How a failed task is named: ``fn.describe_task(*args)`` where ``fn`` has one
-    (:func:`~theorylab.sim.sweep.tasks.compute_chunk` names its points), else its number."""
+    """How a task is named when it fails (in :class:`~theorylab.errors.WorkerError`).
+
+    Parameters
+    ----------
+    fn : callable
+        The task function; ``fn.describe_task(*args)`` names the task where ``fn`` has it
+        (:func:`~theorylab.sim.sweep.tasks.compute_chunk`: its sweep and points).
+    args : tuple
+        The task's arguments.
+    number : int
+        Its position among the tasks submitted, used where ``fn`` cannot name it.
+
+    Returns
+    -------
+    str
+    """
     describe = getattr(fn, "describe_task", None)
     return describe(*args) if describe is not None else f"task {number} ({getattr(fn, '__name__', 'a function')})"
 
