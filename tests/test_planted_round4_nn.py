@@ -31,7 +31,7 @@ BUGS = {
     "cumulative Gram drops the row before the block": (DECODER, "gram, G = D[1 - keep:]", "gram, G = D[1:]", ["A9"]),
     "AdamW's default b1 0.45": (OPTIM, "b1: float = 0.9", "b1: float = 0.45", ["P21.training"]),
     "default budget 801 steps": (TRAIN, "steps: int = 800", "steps: int = 801", ["P21.training"]),
-    "worker reports a full tick at the end": (RUNNER, "ticks.put(done[0] % TICK)", "ticks.put(TICK)",
+    "worker reports a full tick at the end": (RUNNER, "report(done[0] % TICK)", "report(TICK)",
                                               ["P21.training"]),
 }
 ERROR_OK = {"cross-entropy without the stable shift", "cumulative Gram drops the row before the block"}

@@ -34,6 +34,14 @@ class ParameterError(ValueError):
     """A parameter lies outside its valid range (the message names both)."""
 
 
+class WorkerError(RuntimeError):
+    """A run given to a worker process failed there, or its worker died (killed, out of memory).
+
+    The message is one line naming the run (its variant, seed, points, ...) and the cause;
+    the CLI prints it with exit status 2, like bad input: the command could not be carried out.
+    """
+
+
 SEED_BOUND = 2 ** 64
 """Seeds are integers in ``[0, SEED_BOUND)``, i.e. any unsigned 64-bit word."""
 

@@ -32,9 +32,9 @@ print(json.dumps({"import_and_discover": t1 - t0, "run": t2 - t1,
 
 
 def register(sub) -> None:
+    from theorylab.cli._args import add_resource_options, integer, text
     p = sub.add_parser("certify", help="certificate suite runtime: cold (fresh process) and warm")
-    p.add_argument("--only", nargs="+", metavar="ID", help="restrict to these certificate ids or rows")
-    from theorylab.cli._args import add_resource_options, integer
+    p.add_argument("--only", nargs="+", metavar="ID", type=text, help="restrict to these certificate ids or rows")
     from theorylab.cli._output import add_format_option
     p.add_argument("--warm-repeat", type=integer(1), default=1,
                    help="timed warm repetitions, an integer >= 1; the best is reported (default 1)")

@@ -41,7 +41,6 @@ import math
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -53,9 +52,9 @@ from pathlib import Path
 from theorylab.certify.callgraph import Analysis, analyse, importers, is_numba
 from theorylab.certify.mutants import Mutant, generate
 from theorylab.certify.mutation_files import STATUSES, load_equivalent, read_journal  # noqa: F401 (the module's API)
-from theorylab.certify.planting import Worker, child_environment, library_root, runner_code
+from theorylab.certify.planting import Worker, child_environment, library_root, run_process, runner_code
 from theorylab.certify.runner import git_state
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, WorkerError
 
 PACKAGES = ("psa", "graded", "plga", "nn", "sim", "symbolic")
 EXCLUDED = {
@@ -242,10 +241,11 @@ def _measure_coverage(worker: Worker, only: list[str] | None, timeout: float) ->
     out = worker.dest.parent / "coverage.json"
     env = child_environment(worker.dest, worker.cache, threads=1, bytecode=True)   # also warms this copy
     code = runner_code(worker.dest, "from theorylab.certify.linecov import main; sys.exit(main(sys.argv[1:]))")
-    proc = subprocess.run([sys.executable, "-c", code, str(worker.dest), str(out), *(only or [])], cwd=worker.dest,
-                          env=env, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode != 0:
-        raise BaselineFailed(f"the coverage run failed: {proc.stderr[-500:]}")
+    status, _, err = run_process([sys.executable, "-c", code, str(worker.dest), str(out), *(only or [])],
+                                 cwd=worker.dest, env=env, timeout=timeout, holder=worker)
+    if status != 0:
+        raise BaselineFailed(f"the coverage run failed ({'timed out' if status is None else f'exit {status}'}): "
+                             f"{err[-500:]}")
     return json.loads(out.read_text())
 
 
@@ -271,7 +271,13 @@ def run(mutants: list[Mutant], *, root: Path | None = None, workers: int = 2, ce
         jobs = [lambda: _warm(pool[0], certificates, 3600)] + [lambda: _measure_coverage(pool[-1], certificates, 7200)]
         jobs += [(lambda w: lambda: _warm(w, certificates, 3600))(w) for w in pool[1:-1]]
         with ThreadPoolExecutor(len(pool)) as ex:
-            done = [f.result() for f in [ex.submit(job) for job in jobs]]
+            futures = [ex.submit(job) for job in jobs]
+            try:
+                done = [f.result() for f in futures]
+            except BaseException:        # Ctrl-C or a failure: kill the runs in progress, do not wait for them
+                for w in pool:
+                    w.interrupt()
+                raise
         warm, cov_raw = done[0], done[1]
         seconds = {c["id"]: c["seconds"] for c in warm["certificates"]}
         order = [c["id"] for c in warm["certificates"]]
@@ -313,13 +319,21 @@ def _dispatch(mutants, pool, cov, numba, seconds, equivalent, progress, journal=
             if stop.is_set():
                 raise CancelledError
             try:
-                return worker.run(m, certs, timeout_for(certs, seconds), numba)
+                out = worker.run(m, certs, timeout_for(certs, seconds), numba)
             except (RuntimeError, OSError, ValueError):   # a zygote that died: restart it once
                 if stop.is_set():
                     raise CancelledError from None
                 worker.close()
                 worker.zygote = None
-                return worker.run(m, certs, timeout_for(certs, seconds), numba)
+                try:
+                    out = worker.run(m, certs, timeout_for(certs, seconds), numba)
+                except (RuntimeError, OSError, ValueError) as exc:     # twice: one line naming the mutant
+                    if stop.is_set():
+                        raise CancelledError from None
+                    raise WorkerError(f"mutant {m.id} could not be run: {' '.join(str(exc).split())}") from None
+            if stop.is_set():            # a run killed by the interrupt is no verdict: journal nothing
+                raise CancelledError
+            return out
         finally:
             with lock:
                 free.append(worker)

@@ -118,17 +118,78 @@ def run_certify(dest: Path, args: list[str], *, numba_cache: Path | None = None,
 
     ``numba_cache`` defaults to ``dest/.numba-cache``; ``threads`` pins the Numba/BLAS thread
     count; ``bytecode`` lets the interpreter write ``__pycache__`` into the copy. A run that
-    exceeds ``timeout`` seconds is killed and reported with ``returncode`` None.
+    exceeds ``timeout`` seconds is killed and reported with ``returncode`` None. The interpreter
+    runs in a session of its own (:func:`run_process`): Ctrl-C is this process's to handle.
     """
+    return _run_certify(dest, args, numba_cache=numba_cache, timeout=timeout, threads=threads, bytecode=bytecode)
+
+
+def _run_certify(dest: Path, args: list[str], *, numba_cache: Path | None = None, timeout: float = 600,
+                 threads: int | None = None, bytecode: bool = False, holder=None) -> PlantedRun:
     dest = Path(dest)
     env = child_environment(dest, numba_cache or dest / ".numba-cache", threads=threads, bytecode=bytecode)
-    try:
-        proc = subprocess.run([sys.executable, "-c", runner_code(dest), "certify", *args], cwd=dest, env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+    code, out, err = run_process([sys.executable, "-c", runner_code(dest), "certify", *args], cwd=dest, env=env,
+                                 timeout=timeout, holder=holder)
+    if code is None:
         return PlantedRun(None, out + "\n[timed out]")
-    return PlantedRun(proc.returncode, proc.stdout + proc.stderr)
+    return PlantedRun(code, out + err)
+
+
+def run_process(argv: list[str], *, cwd, env: dict, timeout: float, holder=None) -> tuple[int | None, str, str]:
+    """Run ``argv`` with its output captured, killable from another thread.
+
+    The process starts in a session of its own, so the terminal's Ctrl-C (SIGINT to the
+    foreground process group) does not reach it and it prints no traceback of its own; it is
+    killed with everything it started (its process group) on a timeout or on any exception
+    here, such as KeyboardInterrupt.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command.
+    cwd, env
+        Its folder and environment.
+    timeout : float
+        Seconds after which it is killed.
+    holder : Worker, optional
+        Holds the process while it runs (``holder.processes``), so that
+        :meth:`Worker.interrupt` can kill it; a stopped holder's process is killed at once.
+
+    Returns
+    -------
+    (int or None, str, str)
+        Exit status (None: killed after ``timeout``), stdout, stderr.
+    """
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="replace", start_new_session=True)
+    if holder is not None:
+        holder.processes.add(proc)
+        if holder.stopped:                       # interrupted while this was starting
+            _kill_group(proc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        return None, out or "", err or ""
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    finally:
+        if holder is not None:
+            holder.processes.discard(proc)
+    return proc.returncode, out, err
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process group of ``proc`` (its own session: it and everything it started)."""
+    for kill, target in ((os.killpg, proc.pid), (os.kill, proc.pid)):
+        try:
+            kill(target, signal.SIGKILL)
+            return
+        except (ProcessLookupError, PermissionError):
+            continue
 
 
 def certify_with_bug(path: str, old: str, new: str, only, *, also=(), timeout: float = 600) -> PlantedRun:
@@ -179,30 +240,41 @@ for line in sys.stdin:
 
 
 class Worker:
-    """One copy of the library and (fork isolation) its zygote interpreter."""
+    """One copy of the library and (fork isolation) its zygote interpreter.
+
+    Every interpreter a worker starts runs in a session of its own, so the terminal's Ctrl-C
+    reaches only the command, which calls :meth:`interrupt` (from any thread): the run in
+    progress is killed and no other starts.
+    """
 
     def __init__(self, base: Path, index: int, root: Path, isolation: str):
         self.dest = base / f"w{index}"
         self.cache = base / f"w{index}-numba"
         self.scratch = base / f"w{index}-scratch"
         self.isolation = isolation
-        self.dest.mkdir(parents=True)
-        copy_library(self.dest, root)
         self.zygote = None
         self.child = None
+        self.processes = set()       # the interpreters run_process runs for it now (exec runs, coverage)
+        self.stopped = False
+        self.dest.mkdir(parents=True)
+        copy_library(self.dest, root)
 
     def _start_zygote(self):
         env = child_environment(self.dest, self.cache, threads=1)
         env.pop("PYTHONPATH")  # the zygote must not see the copy: only its children do
         self.zygote = subprocess.Popen([sys.executable, "-c", ZYGOTE, *ZYGOTE_IMPORTS], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, env=env, cwd=self.dest)
+                                       stdout=subprocess.PIPE, text=True, env=env, cwd=self.dest,
+                                       start_new_session=True)
 
     def certify(self, args: list[str], timeout: float, cache: Path | None = None,
                 bytecode: bool = False) -> PlantedRun:
         """Run ``theorylab certify ARGS`` on this worker's copy."""
         cache = cache or self.cache
+        if self.stopped:
+            raise RuntimeError(f"worker {self.dest.name} was interrupted")
         if self.isolation == "exec":
-            return run_certify(self.dest, args, numba_cache=cache, timeout=timeout, threads=1, bytecode=bytecode)
+            return _run_certify(self.dest, args, numba_cache=cache, timeout=timeout, threads=1, bytecode=bytecode,
+                                holder=self)
         if self.zygote is None or self.zygote.poll() is not None:
             self._start_zygote()
         log = self.dest.parent / f"{self.dest.name}.log"
@@ -211,6 +283,8 @@ class Worker:
                                             "bytecode": bytecode, "code": code}) + "\n")
         self.zygote.stdin.flush()
         self.child = json.loads(self._read())["pid"]
+        if self.stopped:                         # interrupted while the run was starting
+            self._kill_child()
         ready, _, _ = select.select([self.zygote.stdout], [], [], timeout)
         timed_out = not ready
         if timed_out:
@@ -256,9 +330,14 @@ class Worker:
                 continue
 
     def interrupt(self):
-        """Kill the run in progress (fork isolation; an exec run finishes or times out)."""
+        """Kill the run in progress (a zygote's fork or an exec interpreter) and start no other."""
+        self.stopped = True
         if self.child is not None:
             self._kill_child()
+        elif self.zygote is not None and self.zygote.poll() is None:
+            self.zygote.kill()                   # idle, or still importing: its reader sees EOF
+        for process in list(self.processes):
+            _kill_group(process)
 
     def close(self):
         if self.child is not None:

@@ -7,9 +7,11 @@ file. Heavy imports (numba, sympy, matplotlib) happen inside the handlers, never
 Exit status (docs/cli.md, "Errors and exit status"): 0 success; 1 a verdict that failed
 (a FAILing certificate, a report that does not reproduce); 2 bad input -- a
 :class:`theorylab.ParameterError` (including a request over the resource limits), a usage
-error or an ``OSError`` (a file that cannot be read or written) -- printed as one line on
-stderr with no traceback; 130 interrupted (Ctrl-C): one line, and no partial output file
-(every file is written through :mod:`theorylab._io`, whose temporaries are removed).
+error or an ``OSError`` (a file that cannot be read or written) -- and a run that could not be
+carried out (:class:`theorylab.errors.WorkerError`: a run in a worker process failed, or its
+worker died; the line names the run), printed as one line on stderr with no traceback; 130
+interrupted (Ctrl-C): one line, and no partial output file (every file is written through
+:mod:`theorylab._io`, whose temporaries are removed); worker processes print nothing.
 """
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
     args = None
     try:
-        with _interruptible(), _warnings_unless_error():
+        with _interruptible(), _warnings_unless_error(), _escaping_stdout():
             import theorylab.errors  # noqa: F401  (NumPy loads here, where Ctrl-C is already handled)
 
             parser = build_parser()
@@ -106,6 +108,29 @@ def _memory_limit(max_memory: str | None):
 
 
 @contextlib.contextmanager
+def _escaping_stdout():
+    """While the command runs, text that standard output cannot encode is written as backslash
+    escapes: a file name of bytes that are not UTF-8 (a path argument, which stays usable as a
+    path) echoed in a report must not end the command in a UnicodeEncodeError once its work is
+    done. Free-text options refuse such text outright (``theorylab.cli._args.text``)."""
+    stream = sys.stdout
+    before = getattr(stream, "errors", None)
+    if before != "strict" or not hasattr(stream, "reconfigure"):
+        yield
+        return
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            stream.reconfigure(errors=before)
+
+
+@contextlib.contextmanager
 def _warnings_unless_error():
     """Hold the warnings a command raises (NumPy's overflow warnings on extreme input) and show
     them only if it succeeds: a refusal or an interrupt stays one line."""
@@ -142,9 +167,10 @@ def _interruptible():
 
 
 def _bad_input(exc: Exception) -> bool:
-    """A usage error, a ParameterError or an OSError: printed as one line with exit status 2."""
+    """A usage error, a ParameterError, an OSError or a WorkerError: one line with exit status 2."""
     errors = sys.modules.get("theorylab.errors")
-    return isinstance(exc, (UsageError, OSError)) or (errors is not None and isinstance(exc, errors.ParameterError))
+    return isinstance(exc, (UsageError, OSError)) or (
+        errors is not None and isinstance(exc, (errors.ParameterError, errors.WorkerError)))
 
 
 def _one_line(exc: Exception) -> str:

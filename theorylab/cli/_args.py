@@ -1,6 +1,7 @@
 """Argument types and options shared by the commands: integers with documented ranges, seeds,
-non-empty paths, the marker of options that name a file to read (:func:`reads_file`), the resource
-limits (``--max-memory``, ``--max-time``) and options a mode does not read.
+non-empty paths, text (free text and names: UTF-8 only), the marker of options that name a file to
+read (:func:`reads_file`), the resource limits (``--max-memory``, ``--max-time``) and options a mode
+does not read.
 
 Integer options accept decimal integers and exact integral values in scientific notation
 (``20000``, ``2e4``); anything else (``1.5``, ``nan``, ``inf``, an out-of-range value) is a
@@ -119,6 +120,22 @@ def reads_file(action: argparse.Action, format: str, *, inline: bool = False,
     """
     action.input_file = InputFile(format, inline, beside)
     return action
+
+
+def text(value: str) -> str:
+    """An argparse ``type`` for free text and names (a title, certificate ids, variants, ...): text
+    that can be encoded as UTF-8.
+
+    An argument holding bytes that are not UTF-8 reaches Python as lone surrogates
+    (``surrogateescape``: ``$'\\xff'`` becomes ``'\\udcff'``), which no renderer, file or strict
+    stream can take; it is refused here, so every option of this type refuses it the same way.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(f"must be text that can be encoded as UTF-8 (got {value!r}, which "
+                                         f"holds bytes that are not UTF-8)") from None
+    return value
 
 
 def _size(text: str) -> float:

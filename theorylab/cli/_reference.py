@@ -24,8 +24,8 @@ prints as `-` in tables and `null` in JSON.
 |---|---|
 | 0 | success |
 | 1 | a verdict that failed: a FAILing (or ERROR) certificate, a `--verify` report that does not reproduce |
-| 2 | bad input: one line on stderr naming the option and what is wrong, no traceback, nothing written |
-| 130 | interrupted (Ctrl-C): one line (`theorylab COMMAND: interrupted`), no partial output file |
+| 2 | bad input: one line on stderr naming the option and what is wrong, no traceback, nothing written; also a run that could not be carried out: a run in a worker process that failed, or whose worker died (killed, out of memory), in one line naming the run (variant, seed, points) |
+| 130 | interrupted (Ctrl-C): one line (`theorylab COMMAND: interrupted`), no partial output file, no output from worker processes (they ignore the terminal's SIGINT and are stopped by the command) |
 
 Bad input includes: a value out of its range; an option the chosen mode does not read
 (given, it is refused, never ignored); an empty path (`--json ''`); a file that cannot be
@@ -33,8 +33,9 @@ used -- missing, a directory, a pipe or device (refused before any read, never w
 unreadable, binary, not UTF-8, not JSON/CSV/TOML, or of the wrong shape or types, or with a
 numeric field outside the range its option has (grid and profile files, `--verify` reports,
 `ladder --from-prereg` pre-registrations, `sweep run` specs, `mutate --equivalent` files and
-`--resume` journals); a `--title` matplotlib cannot draw;
-and a request over the resource limits (below). Output files are
+`--resume` journals); text that cannot be encoded as UTF-8 (an argument holding bytes that
+are not UTF-8) in a free-text or name option (`--title`, `--only`, `--variant`, ...); a
+`--title` matplotlib cannot draw; and a request over the resource limits (below). Output files are
 checked before any work and written through a temporary file renamed into place, so an
 error or an interrupt leaves neither a partial file nor the temporary.
 

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import add_resource_options, check_cost, path, reads_file, refuse_unread, seed
+from theorylab.cli._args import add_resource_options, check_cost, path, reads_file, refuse_unread, seed, text
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -39,7 +39,7 @@ estimated from the report's recorded seconds, at least 0.1 s per listed certific
 def register(sub) -> None:
     p = sub.add_parser("certify", help="run the certificates of the claims catalogue",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", nargs="+", metavar="ID", help="certificate ids or catalogue rows (e.g. P14 G3)")
+    p.add_argument("--only", nargs="+", metavar="ID", type=text, help="certificate ids or catalogue rows (e.g. P14 G3)")
     p.add_argument("--exact", action="store_true", help="--only names certificate ids only (A1 without A1.symbolic)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
     p.add_argument("--json", metavar="PATH", type=path, help="write the machine-readable report to PATH")

@@ -6,7 +6,7 @@ import os
 from collections import Counter
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import reads_file
+from theorylab.cli._args import reads_file, text
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -30,16 +30,16 @@ leave the score when they survive. Exit status 0 unless the run could not start.
 def register(sub) -> None:
     p = sub.add_parser("mutate", help="mutation testing of the library by its certificates (slow)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--package", nargs="+", metavar="PKG",
+    p.add_argument("--package", nargs="+", metavar="PKG", type=text,
                    help="library packages to mutate (default: all of psa graded plga nn sim symbolic)")
-    p.add_argument("--file", nargs="+", metavar="PATH", help="library files to mutate (e.g. theorylab/psa/shear.py)")
-    p.add_argument("--mutant", nargs="+", metavar="ID", help="run exactly these mutant ids (file:line:col:operator)")
+    p.add_argument("--file", nargs="+", metavar="PATH", type=text, help="library files to mutate (e.g. theorylab/psa/shear.py)")
+    p.add_argument("--mutant", nargs="+", metavar="ID", type=text, help="run exactly these mutant ids (file:line:col:operator)")
     p.add_argument("--max-mutants", type=int, metavar="N", help="run a seeded sample of N mutants")
     p.add_argument("--per-package", type=int, metavar="N",
                    help="run a seeded sample of N mutants of each package (scores then carry 95%% intervals)")
     p.add_argument("--seed", type=int, default=0, help="seed of the --max-mutants / --per-package sample (default 0)")
     p.add_argument("--workers", type=int, default=2, help="parallel workers (default 2)")
-    p.add_argument("--certificates", nargs="+", metavar="ID",
+    p.add_argument("--certificates", nargs="+", metavar="ID", type=text,
                    help="consider only these certificates (quick runs; the score is then partial)")
     reads_file(p.add_argument("--equivalent", default=None, metavar="PATH",
                               help="equivalent-mutant file (default: results/mutation-equivalent.toml of the "

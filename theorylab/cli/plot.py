@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import path, reads_file
+from theorylab.cli._args import path, reads_file, text
 from theorylab.cli._output import add_format_option, emit
 
 KINDS = ("compare", "gamma-c", "mass")
@@ -22,11 +22,11 @@ def register(sub) -> None:
     p.add_argument("kind", choices=KINDS, help="which figure")
     reads_file(p.add_argument("--store", required=True, help="SQLite sweep store"), "store")
     p.add_argument("--out", "-o", required=True, type=path, help="output PNG path in an existing folder (written atomically)")
-    p.add_argument("--variant", nargs="+", help="only these variants")
+    p.add_argument("--variant", nargs="+", type=text, help="only these variants")
     p.add_argument("--predicted", choices=("law", "exact"), help="compare only: predicted route (default law)")
     p.add_argument("--simulated", choices=("mc", "exact"), help="compare only: simulated route (default mc)")
     p.add_argument("--axis", choices=("dk", "T"), help="gamma-c only: horizontal axis (default dk)")
-    p.add_argument("--title", default=None,
+    p.add_argument("--title", default=None, type=text,
                    help="figure title, at most 1000 characters of matplotlib text (default: the sweep name)")
     add_format_option(p)
     p.set_defaults(handler=run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import reads_file
+from theorylab.cli._args import reads_file, text
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -41,7 +41,7 @@ def register(sub) -> None:
     where.add_argument("--workers", type=int, default=None,
                        help="local process pool size, 0 to 4 x CPU count (default: CPU count; 0 = run in this "
                             "process)")
-    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask scheduler")
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", type=text, help="run on an existing Dask scheduler")
     where.add_argument("--local-cluster", type=int, metavar="N",
                        help="run on a fresh Dask LocalCluster of N workers (1 to 4 x CPU count)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -35,12 +35,17 @@ def check_text(name: str, text: str) -> str:
     """Return ``text`` if matplotlib can draw it, else raise :class:`ParameterError` naming ``name``.
 
     Checked before any work (a figure text is drawn only when the file is saved): length (at most
-    :data:`MAX_TEXT`), control characters, and mathtext matplotlib rejects (``$x^$``, ``$\\foo$``, ``$$``; an odd number of
-    ``$`` is plain text, a literal dollar is ``\\$``)."""
+    :data:`MAX_TEXT`), text that cannot be encoded as UTF-8 (lone surrogates), control characters,
+    and mathtext matplotlib rejects (``$x^$``, ``$\\foo$``, ``$$``; an odd number of ``$`` is plain
+    text, a literal dollar is ``\\$``)."""
     import unicodedata
 
     if len(text) > MAX_TEXT:
         raise ParameterError(f"{name} must be at most {MAX_TEXT} characters (got {len(text)})")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:      # lone surrogates: bytes that were not UTF-8 (surrogateescape)
+        raise ParameterError(f"{name} must be text that can be encoded as UTF-8 (got {text[:40]!r})") from None
     if any(unicodedata.category(c) == "Cc" for c in text):
         raise ParameterError(f"{name} must not contain control characters (got {text[:40]!r})")
     import matplotlib.pyplot as plt

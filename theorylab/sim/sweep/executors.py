@@ -8,10 +8,9 @@ oversubscribed; results never depend on the executor (seeds are per point).
 from __future__ import annotations
 
 import os
-import time
 from typing import Callable, Iterable, Iterator
 
-from theorylab.errors import ParameterError
+from theorylab.errors import ParameterError, WorkerError
 from theorylab.sim.sweep.spec import one_line
 
 
@@ -33,61 +32,70 @@ def _threads_per_worker(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // workers)
 
 
-def _init_worker(threads: int, parent: int) -> None:
-    """Pool-worker setup: Numba thread count, and exit if the coordinator dies (even by
-    SIGKILL), so a killed sweep leaves no orphaned workers behind."""
-    import signal
-    import threading
+def task_label(fn: Callable, args: tuple, number: int) -> str:
+    """How a task is named when it fails (in :class:`~theorylab.errors.WorkerError`).
 
-    os.environ["NUMBA_NUM_THREADS"] = str(threads)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    Parameters
+    ----------
+    fn : callable
+        The task function; ``fn.describe_task(*args)`` names the task where ``fn`` has it
+        (:func:`~theorylab.sim.sweep.tasks.compute_chunk`: its sweep and points).
+    args : tuple
+        The task's arguments.
+    number : int
+        Its position among the tasks submitted, used where ``fn`` cannot name it.
 
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="theorylab-parent-watch", daemon=True).start()
+    Returns
+    -------
+    str
+    """
+    describe = getattr(fn, "describe_task", None)
+    return describe(*args) if describe is not None else f"task {number} ({getattr(fn, '__name__', 'a function')})"
 
 
 class ProcessExecutor:
     """A local process pool (the default). Each of ``workers`` processes runs Numba with
-    ``cpu_count // workers`` threads, so the machine is not oversubscribed."""
+    ``cpu_count // workers`` threads, so the machine is not oversubscribed.
+
+    The workers are those of :class:`theorylab._workers.WorkerPool`: silent on Ctrl-C (this
+    process stops them), gone when this process dies (even by SIGKILL), and a task that fails
+    in one, or a worker that dies, is :class:`~theorylab.errors.WorkerError` naming the task.
+    """
 
     def __init__(self, workers: int | None = None):
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from theorylab._workers import WorkerPool
 
         self.workers = worker_count("--workers", workers if workers is not None else (os.cpu_count() or 1))
         threads = _threads_per_worker(self.workers)
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_init_worker, initargs=(threads, os.getpid()))
+        self.pool = WorkerPool(self.workers, env={"NUMBA_NUM_THREADS": str(threads)})
         self.description = f"local process pool ({self.workers} workers x {threads} threads)"
         self.local_workers = self.workers
 
     def map_unordered(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
-        """Results as tasks finish, with at most ``4 x workers`` tasks in flight."""
-        from concurrent.futures import FIRST_COMPLETED, wait
-
+        """Results as tasks finish, with at most ``4 x workers`` tasks in flight; on any
+        exception (a failed task, an interrupt) the workers are terminated."""
         tasks = iter(tasks)
         pending: set = set()
+        number = 0
         try:
             while True:
                 for args in tasks:
-                    pending.add(self.pool.submit(fn, *args))
+                    number += 1
+                    pending.add(self.pool.submit(task_label(fn, args, number), fn, *args))
                     if len(pending) >= 4 * self.workers:
                         break
                 if not pending:
                     return
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, pending = self.pool.wait(pending)
                 for fut in done:
-                    yield fut.result()
-        finally:
-            for fut in pending:
-                fut.cancel()
+                    yield self.pool.result(fut)
+        except BaseException:
+            self.pool.terminate()
+            raise
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        """Shut the pool down (terminated at once if tasks are still outstanding)."""
+        self.pool.shutdown()
 
 
 class DaskExecutor:
@@ -114,10 +122,20 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 raise ParameterError(f"--scheduler: cannot connect to {scheduler!r} ({one_line(exc)})") from None
         else:
+            from theorylab._workers import environment, interrupt_deferred, sigint_blocked
+
             n = worker_count("--local-cluster", local_cluster)
-            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
-                                        env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
-            self.client = Client(self.cluster)
+            with interrupt_deferred() as interrupted:   # a Ctrl-C while it starts: start, close, then stop
+                # its event loop thread, so the processes it starts, ignore the terminal's Ctrl-C; they log only
+                # what is critical: a cluster closed with tasks in flight (Ctrl-C) makes them warn and report
+                # lost heartbeats, while a task's own failure reaches this process (WorkerError) anyway
+                with sigint_blocked(), environment({"DASK_LOGGING__DISTRIBUTED": "critical"}):
+                    self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                                                dashboard_address=None,
+                                                env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
+                    self.client = Client(self.cluster)
+                if interrupted:
+                    self.close()
         self.description = f"dask ({self.client.scheduler.address})"
         self.local_workers = None  # memory of (possibly remote) Dask workers is not checked here
 
@@ -129,22 +147,46 @@ class DaskExecutor:
         tasks = iter(tasks)
         threads = sum(self.client.nthreads().values()) or 1
         limit = max(8, 4 * threads)
-        queue = as_completed([self.client.submit(fn, *args, pure=False) for _, args in zip(range(limit), tasks)])
+        labels = {}
+
+        def submit(args):
+            fut = self.client.submit(fn, *args, pure=False)
+            labels[fut.key] = task_label(fn, args, len(labels) + 1)
+            return fut
+
+        queue = as_completed([submit(args) for _, args in zip(range(limit), tasks)])
         try:
             for fut in queue:
-                yield fut.result()
+                try:
+                    result = fut.result()
+                except Exception as exc:
+                    text = " ".join(str(exc).split())
+                    raise WorkerError(f"{labels[fut.key]} failed on a Dask worker: {type(exc).__name__}"
+                                      f"{': ' + text if text else ''}") from None
+                yield result
                 fut.release()
                 nxt = next(tasks, None)
                 if nxt is not None:
-                    queue.add(self.client.submit(fn, *nxt, pure=False))
+                    queue.add(submit(nxt))
         finally:
             queue.clear()
 
     def close(self) -> None:
-        if self._owns_client:
-            self.client.close()
+        """Close the client and the cluster this executor started; a cluster closed with tasks in
+        flight (Ctrl-C) kills its busy workers without logging a warning per worker."""
+        import logging
+
+        log = logging.getLogger("distributed")
+        level = log.level
         if self.cluster is not None:
-            self.cluster.close()
+            log.setLevel(logging.ERROR)
+        try:
+            if self._owns_client:
+                self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
+            log.setLevel(level)
 
 
 def max_workers() -> int:

@@ -36,6 +36,7 @@ import socket
 import sqlite3
 import tempfile
 import time
+import urllib.parse
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Iterable, Mapping
@@ -103,8 +104,9 @@ class SweepStore:
     path : the SQLite file.
     spec_json : canonical JSON of the sweep spec to run: the store is created if ``path``
         does not exist, else bound (spec hash re-checked in an immediate transaction).
-        ``None`` opens an existing store for reading (status, export, plots): nothing is
-        written.
+        ``None`` opens an existing store for reading (status, export, plots): read-only, so
+        a store in a read-only folder can be read, and nothing is written or created beside
+        it (a store with no write-ahead log is opened ``immutable``).
     spec_hash : SHA-256 of the spec; with ``spec_json=None`` it is only compared.
 
     Raises
@@ -121,7 +123,8 @@ class SweepStore:
             _create(path, spec_json, spec_hash)
         self._check_file()
         try:
-            self.conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+            self.conn = (sqlite3.connect(path, timeout=60.0, isolation_level=None) if spec_json is not None
+                         else self._connect_read_only())
             self.conn.execute("PRAGMA query_only=ON")  # nothing is written until every check has passed
             self.conn.execute("PRAGMA cell_size_check=ON")
             self._verify()
@@ -157,6 +160,26 @@ class SweepStore:
                                 "that does not exist)")
         if head != _MAGIC:
             raise self._refused("is not a sweep store (not an SQLite database)")
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """Read-only (``mode=ro``: a store in a read-only folder can be read). A store with no log
+        beside it (closed cleanly: the file holds every row) is opened ``immutable``: no
+        ``-wal``/``-shm`` is created, no lock taken. One with a log (a run may be writing it) is
+        read through it; if that cannot be (a read-only folder), only an empty log is passed by."""
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path))
+        logs = [self.path + end for end in ("-wal", "-journal") if os.path.lexists(self.path + end)]
+        try:
+            return _probe(sqlite3.connect(uri + ("?mode=ro" if logs else "?mode=ro&immutable=1"), uri=True,
+                                          timeout=60.0, isolation_level=None))
+        except sqlite3.OperationalError as exc:      # SQLITE_CANTOPEN or _READONLY (no code before Python 3.11)
+            code = getattr(exc, "sqlite_errorcode", 14 if "unable to open" in str(exc) else None)
+            if not logs or code is None or code & 0xFF not in (8, 14):
+                raise
+            if all(os.path.isfile(log) and os.path.getsize(log) == 0 for log in logs):
+                return _probe(sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, isolation_level=None))
+            raise self._refused(f"cannot be read here: its log {os.path.basename(logs[0])!r} holds changes not "
+                                f"yet in the file, which cannot be read without creating files beside it (a "
+                                f"read-only folder?); open it once where its folder can be written") from None
 
     def _verify(self) -> None:
         """Integrity check, schema, spec record and every row (see the module docstring)."""
@@ -465,6 +488,16 @@ def _running(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
     except (OSError, IndexError):
         return True
+
+
+def _probe(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """``conn`` once it has read the schema (SQLite opens the file and its log lazily)."""
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _reason(exc: sqlite3.Error) -> str:

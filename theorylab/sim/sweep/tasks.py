@@ -268,6 +268,17 @@ def compute_chunk(spec: SweepSpec, chunk: Sequence[Point]) -> list[dict]:
     return rows
 
 
+def _describe_chunk(spec: SweepSpec, chunk: Sequence[Point]) -> str:
+    """How a task of :func:`compute_chunk` is named when it fails: its sweep, points and first point."""
+    idx = [p.index for p in chunk]
+    shown = ", ".join(map(str, idx[:4])) + (", ..." if len(idx) > 4 else "")
+    first = f" ({chunk[0].key}{', ...' if len(chunk) > 1 else ''})" if chunk else ""
+    return f"sweep {spec.name!r} task of point{'s' if len(idx) != 1 else ''} {shown}{first}"
+
+
+compute_chunk.describe_task = _describe_chunk   # read by the executors (executors.task_label)
+
+
 def _float(x) -> float | None:
     """A Python float, or None for NaN (stored as SQL NULL = "no root")."""
     x = float(np.asarray(x, dtype=float).reshape(()))
