@@ -38,7 +38,6 @@ from __future__ import annotations
 import ast
 import json
 import math
-import os
 import random
 import shutil
 import sys
