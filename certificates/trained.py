@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from certificates import _reference_views as view
-from certificates.reference import transformer as ref
+from theorylab.certificates import _reference_views as view
+from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
 from theorylab.errors import ParameterError
@@ -126,7 +126,7 @@ def _trained(variant: str, g: float, seed, run, z: float):
 def trained_separation(run=train, seed=None) -> Outcome:
     """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed), 2000 held-out sequences
     (``seed``: drawn from ``[seed, 2]`` instead of the run's own held-out stream ``[SEED, 2]``)."""
-    from certificates.reference import optim as ref_optim
+    from theorylab.certificates.reference import optim as ref_optim
 
     ceiling = float(tasks.ceiling(TINY["T"]))
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 8")], {}, True
@@ -250,7 +250,7 @@ def _named_arrays(model) -> dict[str, np.ndarray]:
 
 
 def _reference_model(model, arrays: dict) -> dict:
-    """The reference decoder (``certificates.reference.transformer``) with the named ``arrays`` as its weights."""
+    """The reference decoder (``theorylab.certificates.reference.transformer``) with the named ``arrays`` as its weights."""
     blocks = []
     for i, layer in enumerate(model.layers):
         def a(name):
@@ -330,7 +330,7 @@ def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
         *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
                    tolerance=GRAD_TOL) for label, names in groups.items())),
         arrays={"relative_error": np.array(list(worst.values()))},
-        note="second route: certificates.reference.transformer.last_token_loss (independent forward pass, "
+        note="second route: theorylab.certificates.reference.transformer.last_token_loss (independent forward pass, "
              "two-tap heads included), differentiated by fourth-order central differences; tolerance: module GRAD_TOL")
 
 
@@ -343,7 +343,7 @@ def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
                    "the stated layout (pairs, padding, query = a key, target = its value).")
 def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=optim.learning_rate,
                    wilson=tasks.wilson_interval, recall=tasks.associative_recall) -> Outcome:
-    """Six AdamW steps on three arrays (two decayed) against ``certificates.reference.optim``; clipping active
+    """Six AdamW steps on three arrays (two decayed) against ``theorylab.certificates.reference.optim``; clipping active
     and inactive; the schedule at every step of a 40-step run (warm-up 10) and past it; Wilson intervals
     against the reference quadratic's roots and scipy's ``binomtest(...).proportion_ci(method="wilson")``;
     500 associative-recall sequences (3 pairs, padding 2) read position by position."""
@@ -354,7 +354,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     import queue
     import time
 
-    from certificates.reference import optim as ref_optim
+    from theorylab.certificates.reference import optim as ref_optim
     from theorylab.nn import runner
 
     rng = np.random.default_rng(22)
@@ -578,7 +578,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                          f"vs {ref_loss0!r}")),
         arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
                 "recall_tokens": t},
-        note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
+        note="second route: theorylab.certificates.reference.optim (from the equations) and scipy.stats.binomtest")
 
 
 @certificate("P23.estimator", title="gamma_c of an accuracy curve, the log-log slope and the seed summary equal their "
@@ -592,9 +592,9 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                       summary=trainstats.seed_summary, bootstrap=trainstats.bootstrap_gamma_c) -> Outcome:
     """Seven accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat, plateau at the
     second point, falling first) against the exact
-    rational crossing of ``certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
-    from certificates.reference import optim as ref_optim
-    from certificates.reference import trainstats as ref_stats
+    rational crossing of ``theorylab.certificates.reference.trainstats``; a slope and a seed summary against closed forms."""
+    from theorylab.certificates.reference import optim as ref_optim
+    from theorylab.certificates.reference import trainstats as ref_stats
 
     curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
               "non-monotone": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
@@ -663,5 +663,5 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
                 "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
                                                                     "wilson_high")])},
-        note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares) and "
-             "certificates.reference.optim.wilson")
+        note="second route: theorylab.certificates.reference.trainstats (exact rationals; closed-form least squares) and "
+             "theorylab.certificates.reference.optim.wilson")

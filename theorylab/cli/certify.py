@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from theorylab._io import check_output_path, write_text_atomic
 from theorylab.cli._args import add_resource_options, check_cost, path, refuse_unread, seed
@@ -80,6 +81,8 @@ def run(args) -> int:
         check_output_path("--docs", args.docs, ".md")
     if args.list:
         return _list()
+    if not _registry_complete():
+        return 1
     if args.verify is not None:
         return _verify(args)
     specs = select(args.only, exact=args.exact)
@@ -115,6 +118,20 @@ def run(args) -> int:
         write_text_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n") + "\n")
         print(f"certificates page written to {args.docs}")
     return 0 if counts["FAIL"] == counts["ERROR"] == 0 else 1
+
+
+def _registry_complete() -> bool:
+    """Whether every catalogue row has a registered certificate; if not, say so in one line (exit 1).
+
+    The main job must not pass with nothing (or less than the catalogue) checked."""
+    from theorylab.certify.registry import IncompleteRegistry, check_complete, discover
+
+    try:
+        check_complete(discover())
+    except IncompleteRegistry as exc:
+        print(f"theorylab certify: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 REPORT_BYTES_PER_BYTE = 50.0
