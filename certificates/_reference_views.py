@@ -1,7 +1,7 @@
 """The library's parameter objects read as the plain arrays the reference routes take.
 
 Only *data* crosses here (weights, couplings, grades, PLGA parameters); no library function is
-called, so a certificate comparing the library with ``certificates.reference`` shares no code
+called, so a certificate comparing the library with ``theorylab.certificates.reference`` shares no code
 with the route under test.
 """
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 from theorylab.nn import attention
 from theorylab.plga.operator import GatedResidualUnit, PLGAParams
 
-from certificates.reference import plga as ref_plga
-from certificates.reference import transformer as ref
+from theorylab.certificates.reference import plga as ref_plga
+from theorylab.certificates.reference import transformer as ref
 
 
 def psi(p: PLGAParams) -> ref_plga.Psi:
-    """The parameters of one PLGA head as the reference's :class:`~certificates.reference.plga.Psi`."""
+    """The parameters of one PLGA head as the reference's :class:`~theorylab.certificates.reference.plga.Psi`."""
     units = tuple({"glus": tuple((g.W1, g.b1, g.W2, g.b2, g.W3, g.b3) for g in u.glus), "gamma": u.ln_gamma,
                    "beta": u.ln_beta} if isinstance(u, GatedResidualUnit) else (u.W1, u.b1, u.W2, u.b2)
                   for u in p.units)

@@ -3,16 +3,16 @@ G8.numeric.
 
 Each check calls library code (its keyword defaults) and holds it against an independent
 route: exact SymPy identities, interval enclosures, closed forms vs Monte Carlo, and the
-reference routes of ``certificates.reference.graded`` (written from the paper's equations, sharing
+reference routes of ``theorylab.certificates.reference.graded`` (written from the paper's equations, sharing
 no library code), with bounds shown attained or within a stated factor on extremal cases.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from certificates.reference import graded as ref
-from certificates.reference import graded_kkt as ref_kkt
-from certificates.reference import ladder_streams as ref_streams
+from theorylab.certificates.reference import graded as ref
+from theorylab.certificates.reference import graded_kkt as ref_kkt
+from theorylab.certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import graded_interval as interval
 from theorylab.certify.interval import rounds_to
@@ -199,7 +199,7 @@ def g3_interval(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades,
 def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=grades.gradient_u,
        log_Lambda_u=grades.log_Lambda_u) -> Outcome:
     """SymPy identities; the library gradient at u = 0 and at 40 random u against mpmath's numerical derivative of
-    the reference Phi (certificates.reference.graded, 30 digits), and the library Phi against the reference."""
+    the reference Phi (theorylab.certificates.reference.graded, 30 digits), and the library Phi against the reference."""
     import mpmath as mp
     import sympy as sp
 
@@ -408,7 +408,7 @@ rounded in float64 (observed <= 1.4e-16)."""
 
 def _programs_vs_reference(clipped_grades, geometric_profiles, clipped_lower_bound) -> tuple[bool, list]:
     """The library's clipped optimum (g, Lambda, clip sets, KKT residual) against the active-set enumeration of
-    certificates.reference.graded on G6_PROGRAMS and the Table 3 rows; the library's Prop. 10(iii) bound against
+    theorylab.certificates.reference.graded on G6_PROGRAMS and the Table 3 rows; the library's Prop. 10(iii) bound against
     max((sum sqrt(alpha tau))^2, C^-2) in mpmath, below the reference optimum and attained where the box is a point."""
     import mpmath as mp
 
@@ -449,7 +449,7 @@ def _near(x: float, enc, rel: float = 1e-12) -> bool:
                    "library's two eta conventions agree with singular-value references.")
 def g7(mlge_grading=embedding.mlge_grading, graded_basis_defect=embedding.graded_basis_defect,
        prop6_bound=embedding.prop6_bound) -> Outcome:
-    """Random frames against the reference grading (certificates.reference.graded.mlge_grading); the two
+    """Random frames against the reference grading (theorylab.certificates.reference.graded.mlge_grading); the two
     counterexamples, whose ratios > 1 enter the verdict."""
     rng = np.random.default_rng(6)
     worst_corrected, worst_paper, worst_lib, trials, ratios = 0.0, 0.0, 0.0, 0, []
@@ -793,7 +793,7 @@ G8_FACTOR_LEVELS = (2, 4, 8, 32)
 
 def _theorem41_extremes(theorem41_factors, cap_ratio) -> tuple[bool, list, dict]:
     """Thm. 4.1's deterministic factors against the extremes of cap_ratio/Lambda = g_0^2 / sum_l s_l g_l^2 over
-    Lem. 4's grade condition (reference: certificates.reference.graded). The minimum, at the steepest grades
+    Lem. 4's grade condition (reference: theorylab.certificates.reference.graded). The minimum, at the steepest grades
     g_l = (nu mu)^(-l/4), is (1-r) kappa_lo with kappa_lo = (1-mu^L)/((1-mu)(1-r^L)); the maximum, at constant
     grades, is 1 = (1/(1-mu)) (1-mu). So the library's factors must equal min/kappa_lo and max/(1-mu): an
     inflated factor breaks the equality. 200 random admissible grade vectors per case stay in [min, max]."""

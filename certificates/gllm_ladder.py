@@ -50,7 +50,7 @@ import tempfile
 
 import numpy as np
 
-from certificates.reference import ladder_streams as ref_streams
+from theorylab.certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.errors import ParameterError
 from theorylab.graded import ladder as lad
@@ -380,7 +380,7 @@ def _degradation_losses(small, deg, G_deg) -> tuple[float, float]:
     sizes where the mean curves first reach half the null risk (reference.ladder_streams.first_crossing); the exact
     excess ``max(Lambda(g)/Lambda*_C - 1, 0)`` (Lambda*_C: reference.graded.clipped_optimum); every row's means and
     maximum over its draws. Returns (max abs error of the losses and excesses, max relative error of the rows)."""
-    from certificates.reference import graded as ref_graded
+    from theorylab.certificates.reference import graded as ref_graded
 
     m_ref = sl.reference_size(small)
     ms = np.union1d(DEG_GRID, [m_ref])

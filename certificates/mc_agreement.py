@@ -2,7 +2,7 @@
 
 Routes. The Numba simulation (:mod:`theorylab.sim.competition`) and the library's quadrature
 (:mod:`theorylab.sim.exact`) both read the library's ScoreModel polynomials and ``distractors``;
-the certificate route is :mod:`certificates.reference.score_model`, written from the paper's
+the certificate route is :mod:`theorylab.certificates.reference.score_model`, written from the paper's
 equations (its own gap, variance, ``m = T - 2`` and an adaptive one-dimensional integral for
 the mean mass). Library quadrature vs library Monte Carlo is reported as consistency evidence.
 
@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from certificates.reference import channel_moments as cref
-from certificates.reference import score_model as ref
+from theorylab.certificates.reference import channel_moments as cref
+from theorylab.certificates.reference import score_model as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.certify import montecarlo as mcs
@@ -511,7 +511,7 @@ def _ks(z: np.ndarray) -> float:
                    "standard normals by Box-Muller, in both kernels, with the stated accuracy of the float32 "
                    "log and the float32/float64 exp; the per-sample target mass is the model's formula.")
 def counter_normals(seed=None) -> Outcome:
-    """Known answers (deterministic) against :mod:`certificates.reference.rng` (Python-integer
+    """Known answers (deterministic) against :mod:`theorylab.certificates.reference.rng` (Python-integer
     SplitMix64, Box-Muller in mpmath): the sample keys exactly; ``normals`` (libm float64) to 8 and
     ``fill_normals64`` to 4 float64 ulps of max(1, |z|); ``fill_normals32`` to
     :data:`NORMAL32_ULPS` float32 ulps against the reference fed the float32-rounded halves (the
@@ -528,7 +528,7 @@ def counter_normals(seed=None) -> Outcome:
 
     from theorylab.sim import rng as lib
     from theorylab.sim.competition import exp32, exp64
-    from certificates.reference import rng as rref
+    from theorylab.certificates.reference import rng as rref
 
     alpha = RNG_FALSE_FAILURE
     idx = list(range(16)) + [rref.TARGET_INDEX]
@@ -877,7 +877,7 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
     degrees of freedom, Bonferroni over the 3 points, the whole share.
     """
-    from certificates.psa_observables import verified_peak
+    from theorylab.certificates.psa_observables import verified_peak
 
     alpha = CONDENSATION_FALSE_FAILURE
     base = _base(seed, 1810)

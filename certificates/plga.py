@@ -3,7 +3,7 @@
 Symbolic parts feed SymPy symbols through the library (``theorylab.plga.operator`` has
 an exact route for object arrays) and decide identities with
 ``theorylab.symbolic.exact``; numeric parts compare the float library with an
-independent route (``certificates.reference.plga``, written from the paper's equations and
+independent route (``theorylab.certificates.reference.plga``, written from the paper's equations and
 sharing no library code; SciPy, mpmath at 40 digits, the golden C_Theta) at the tolerances
 stated in each evidence line, and show each bound attained on an extremal example. Keyword
 defaults are the library functions under test; ``tests/test_plga_certificates.py`` replaces
@@ -18,8 +18,8 @@ import math
 import numpy as np
 import scipy.linalg
 
-from certificates import _reference_views as view
-from certificates.reference import plga as ref
+from theorylab.certificates import _reference_views as view
+from theorylab.certificates.reference import plga as ref
 from theorylab.certify import Outcome, bound, certificate, computed, proxy
 from theorylab.certify.registry import LazyFunction
 from theorylab.errors import ParameterError
@@ -97,7 +97,7 @@ def _stage_errors(lib, reference) -> dict[str, float]:
              method="numeric")
 def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=op.init_params) -> Outcome:
     """iSwiGLU vs u^2 expit(u) (SciPy); 5 random heads, the zero head (U = 0) and b_W = -50 against the reference
-    chain (certificates.reference.plga: A_P as exp(P o log A_LM), PLGA §2.2), and A_P against exp(P o log A_LM)
+    chain (theorylab.certificates.reference.plga: A_P as exp(P o log A_LM), PLGA §2.2), and A_P against exp(P o log A_LM)
     of the library's own A_LM (eq. 3.5 alone)."""
     from scipy.special import expit
 
@@ -172,7 +172,7 @@ def positivity_numeric(iswiglu=op.iswiglu, stages=op.stages_from_density, init=o
                    "with identical rows alpha^T has spectral radius equal to the common row sum.", method="numeric")
 def perron(perron=op.perron_frobenius, stages=op.stages_from_density, init=op.init_params,
            bounds=op.collatz_wielandt_bounds) -> Outcome:
-    """Eigen route against the reference power iteration (certificates.reference.plga.perron_root) on 5 random
+    """Eigen route against the reference power iteration (theorylab.certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
     worst_second, worst_field, field_exact = 0.0, 0.0, True
@@ -526,7 +526,7 @@ def softmax_rows(probabilities=None, softmax=None) -> Outcome:
              method="numeric")
 def order_parameter(m=op.order_parameter, stages=op.stages_from_density, init=op.init_params) -> Outcome:
     """Equal, zero, zero-mean-perturbed, tiny (1e-300) and huge (1e300) tensors, and an anti-aligned pair 1e310
-    apart in scale (the bound m <= 2 attained), against the reference m (mpmath sums, certificates.reference.plga);
+    apart in scale (the bound m <= 2 attained), against the reference m (mpmath sums, theorylab.certificates.reference.plga);
     the a = 0 counterexample."""
     rng = np.random.default_rng(5)
     D = rng.normal(size=(DK, DK))

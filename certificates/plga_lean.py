@@ -4,7 +4,7 @@ The public repository ``burcgokden/PLDR-LLM-Math-Foundations`` holds twelve Lean
 machine-checked proof cores and NumPy audits with recorded figures. This module makes every
 area executable against the library (claims A14-A20, and sub-certificates of A2, A9, A10, A12,
 A13 for the authors' conventions): each verdict rests on an independent route
-(``certificates.reference.plga_lean`` / ``certificates.reference.plga`` / the reference decoder,
+(``theorylab.certificates.reference.plga_lean`` / ``theorylab.certificates.reference.plga`` / the reference decoder,
 SymPy, mpmath, mpmath interval arithmetic), and each bound is shown attained or its slack
 stated. docs/plga.md maps Lean file and theorem -> library function -> certificate.
 ``tests/test_planted_lean.py`` plants a bug in the library source for each and sees FAIL.
@@ -17,10 +17,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from certificates import _reference_views as view
-from certificates.reference import plga as ref
-from certificates.reference import plga_lean as lref
-from certificates.reference import transformer as ref_tf
+from theorylab.certificates import _reference_views as view
+from theorylab.certificates.reference import plga as ref
+from theorylab.certificates.reference import plga_lean as lref
+from theorylab.certificates.reference import transformer as ref_tf
 from theorylab.certify import Outcome, bound, certificate, computed, proxy
 from theorylab.certify.registry import LazyFunction
 from theorylab.errors import ParameterError

@@ -5,7 +5,7 @@ The library reads the condensed branch's coupling on the ``entropy-peak`` observ
 
 * the library's exact peaks (:mod:`theorylab.sim.observables`, quadrature of E[H] differentiated
   numerically) are held to the independent reference
-  :func:`certificates.reference.row_entropy.entropy_fall` (the fall ``-dE[H]/dx`` as an integral
+  :func:`theorylab.certificates.reference.row_entropy.entropy_fall` (the fall ``-dE[H]/dx`` as an integral
   of its own, the Gibbs-variance form): the reference fall is lower at ``x (1 -/+ delta)`` than at
   the library's ``x = g^2``, so the reference peak lies within ``delta`` of it (unimodal near the
   peak);
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import iv, mpf
 
-from certificates.reference.row_entropy import entropy_fall
+from theorylab.certificates.reference.row_entropy import entropy_fall
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.certify import montecarlo as mcs
@@ -234,7 +234,7 @@ def _exact_record(ms) -> bool:
 
 def _row_stats_mass() -> float:
     """The mass column of ``exact_row_stats`` (without and with target noise) against the reference integral."""
-    from certificates.reference import score_model as ref
+    from theorylab.certificates.reference import score_model as ref
     from theorylab.sim.row_stats import exact_row_stats
 
     g = (0.5, 1.0)
@@ -246,7 +246,7 @@ def _distractor_entropy_error() -> float:
     """``exact_distractor_entropy`` (t4-only, sigma = 2 g^2) against the reference's direct-kernel integral
     (m = 2: the one-dimensional binary-entropy integral): max abs error over :data:`HD_POINTS`, max relative error
     but at the last point, and the relative error at the last point (sigma = 800)."""
-    from certificates.reference import distractor_entropy as ref
+    from theorylab.certificates.reference import distractor_entropy as ref
     from theorylab.sim.row_stats import exact_distractor_entropy
 
     err, rel = [], []
@@ -261,8 +261,8 @@ def _distractor_entropy_error() -> float:
 def _single_distractor_error() -> float:
     """``exact_row_stats`` at T = 3 (one distractor; t4-only, dk = 16) -- mass, entropy, sum p^2 and the participation
     ratio 1 / E[sum p^2] -- against the reference's one-dimensional integrals, max relative error."""
-    from certificates.reference import score_model as sref
-    from certificates.reference.distractor_entropy import single_distractor_row
+    from theorylab.certificates.reference import score_model as sref
+    from theorylab.certificates.reference.distractor_entropy import single_distractor_row
     from theorylab.sim.row_stats import exact_row_stats, row_moments_given
 
     g = np.array(SINGLE_G)
@@ -278,7 +278,7 @@ def _single_distractor_error() -> float:
 
 def _bump_precision() -> float:
     """``bump_expectations`` against the reference integrals, max relative error over :data:`BUMP_POINTS`."""
-    from certificates.reference import score_model as ref
+    from theorylab.certificates.reference import score_model as ref
     from theorylab.sim.row_stats import bump_expectations
 
     err = []

@@ -2,7 +2,7 @@
 
 The Coriolis term is measured as the difference of the library's two placements
 (``theorylab.psa.shear.coriolis_term``) on random streams, held against the same difference
-computed by the reference PSA streams (``certificates.reference.transformer``, RoPE frequencies
+computed by the reference PSA streams (``theorylab.certificates.reference.transformer``, RoPE frequencies
 ``base^(-2i/d)`` from the paper, complex rotation of the interleaved pairs) and compared per
 rotation plane with ``2|sin(theta/2)|`` (and the library's ``coriolis_gain``); the Cesaro means come from
 ``theorylab.sim.induction.cesaro_averages`` (the library's RoPE and momentum). Keyword
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from certificates.reference import transformer as ref
+from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa import shear
 from theorylab.sim import induction as ind

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import fmul
 
-from certificates.reference import score_model as sref
+from theorylab.certificates.reference import score_model as sref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.psa import transition

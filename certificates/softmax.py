@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from certificates.reference import transformer as ref
+from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, softmax_response
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from certificates import _reference_views as view
-from certificates.reference import transformer as ref
+from theorylab.certificates import _reference_views as view
+from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
 from theorylab.errors import ParameterError
@@ -126,7 +126,7 @@ def _trained(variant: str, g: float, seed, run, z: float):
 def trained_separation(run=train, seed=None) -> Outcome:
     """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed), 2000 held-out sequences
     (``seed``: drawn from ``[seed, 2]`` instead of the run's own held-out stream ``[SEED, 2]``)."""
-    from certificates.reference import optim as ref_optim
+    from theorylab.certificates.reference import optim as ref_optim
 
     ceiling = float(tasks.ceiling(TINY["T"]))
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 8")], {}, True
@@ -250,7 +250,7 @@ def _named_arrays(model) -> dict[str, np.ndarray]:
 
 
 def _reference_model(model, arrays: dict) -> dict:
-    """The reference decoder (``certificates.reference.transformer``) with the named ``arrays`` as its weights."""
+    """The reference decoder (``theorylab.certificates.reference.transformer``) with the named ``arrays`` as its weights."""
     blocks = []
     for i, layer in enumerate(model.layers):
         def a(name):
@@ -330,8 +330,20 @@ def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
         *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
                    tolerance=GRAD_TOL) for label, names in groups.items())),
         arrays={"relative_error": np.array(list(worst.values()))},
-        note="second route: certificates.reference.transformer.last_token_loss (independent forward pass, "
+        note="second route: theorylab.certificates.reference.transformer.last_token_loss (independent forward pass, "
              "two-tap heads included), differentiated by fourth-order central differences; tolerance: module GRAD_TOL")
+
+
+def _worker_body(runner, config, seed, events):
+    """A worker's body (``runner._job``) run in this process, its progress reports sent to ``events``
+    as a pool's worker sends them to the parent (``theorylab._workers``: ``("report", steps)``)."""
+    from theorylab import _workers
+
+    saved, _workers._EVENTS = _workers._EVENTS, events
+    try:
+        return runner._job(config, seed, True, False)
+    finally:
+        _workers._EVENTS = saved
 
 
 @certificate("P21.training", title="AdamW, global-norm clipping, warm-up/cosine schedule, Wilson interval and the "
@@ -343,7 +355,7 @@ def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
                    "the stated layout (pairs, padding, query = a key, target = its value).")
 def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=optim.learning_rate,
                    wilson=tasks.wilson_interval, recall=tasks.associative_recall) -> Outcome:
-    """Six AdamW steps on three arrays (two decayed) against ``certificates.reference.optim``; clipping active
+    """Six AdamW steps on three arrays (two decayed) against ``theorylab.certificates.reference.optim``; clipping active
     and inactive; the schedule at every step of a 40-step run (warm-up 10) and past it; Wilson intervals
     against the reference quadratic's roots and scipy's ``binomtest(...).proportion_ci(method="wilson")``;
     500 associative-recall sequences (3 pairs, padding 2) read position by position."""
@@ -354,7 +366,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     import queue
     import time
 
-    from certificates.reference import optim as ref_optim
+    from theorylab.certificates.reference import optim as ref_optim
     from theorylab.nn import runner
 
     rng = np.random.default_rng(22)
@@ -452,7 +464,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
     wall, cpu = time.perf_counter(), time.process_time()
     quiet = train(tiny, seed=3)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    here = runner._job(longer, 4, ticks, False)
+    here = _worker_body(runner, longer, 4, ticks)
     # the recorded wall-clock and CPU seconds of a run: positive and at most the durations measured around the call
     # (in the workers: at most the run_many wall time, and the CPU time at most that times the CPUs)
     cpus = os.cpu_count() or 1
@@ -481,7 +493,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                 and len(once.history) == 1 and {k: once.row()[k] for k in ("final_train_loss", "q_b0", "k_b1")}
                 == {"final_train_loss": once.history[0]["loss"], "q_b0": once.history[0]["q_b0"],
                     "k_b1": once.history[0]["k_b1"]})
-    here_ticks = [ticks.get_nowait() for _ in range(ticks.qsize())]
+    here_ticks = [value for kind, value in (ticks.get_nowait() for _ in range(ticks.qsize())) if kind == "report"]
     split = [runner.TICK, longer.steps - runner.TICK]
     worker_ok = (sorted(reported) == sorted([tiny.steps] + split) and here_ticks == split
                  and runner.run_many([], workers=2) == [] and (run.seed, other.seed) == (3, 4)
@@ -578,7 +590,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                          f"vs {ref_loss0!r}")),
         arrays={"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr,
                 "recall_tokens": t},
-        note="second route: certificates.reference.optim (from the equations) and scipy.stats.binomtest")
+        note="second route: theorylab.certificates.reference.optim (from the equations) and scipy.stats.binomtest")
 
 
 SUMMARY_CASES = {"4 seeds, fractional hits (ties credited 1/k)": ([0.62, 0.71, 0.55, 0.8], 1310.5, 2000),
@@ -598,7 +610,7 @@ def _summary_fields(summary) -> tuple[float, dict]:
     None / NaN where undefined, values within 1e-13 (inf otherwise); one seed without a warning."""
     import warnings
 
-    from certificates.reference import trainstats as ref_stats
+    from theorylab.certificates.reference import trainstats as ref_stats
 
     err, rows = 0.0, {}
     for name, (accs, hits, n) in SUMMARY_CASES.items():
@@ -623,7 +635,7 @@ def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
     from fractions import Fraction
     from itertools import combinations_with_replacement
 
-    from certificates.reference import trainstats as ref_stats
+    from theorylab.certificates.reference import trainstats as ref_stats
 
     boot = bootstrap(BOOT_GRID, np.array(BOOT_PER_SEED), draws=2000, seed=0)
     multisets = {float(ref_stats.gamma_c(BOOT_GRID, [sum(Fraction(str(BOOT_PER_SEED[i][j])) for i in m) / 3
@@ -654,9 +666,9 @@ def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
 def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
                       summary=trainstats.seed_summary, bootstrap=trainstats.bootstrap_gamma_c) -> Outcome:
     """Seven accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat, plateau at the
-    second point, falling first) against the exact rational crossing of ``certificates.reference.trainstats``; a
+    second point, falling first) against the exact rational crossing of ``theorylab.certificates.reference.trainstats``; a
     slope against the closed form; every field of five seed summaries; the seed bootstrap replayed."""
-    from certificates.reference import trainstats as ref_stats
+    from theorylab.certificates.reference import trainstats as ref_stats
 
     curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
               "non-monotone": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
@@ -696,5 +708,5 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
         arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
                 "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
                                                                     "wilson_high")])},
-        note="second route: certificates.reference.trainstats (exact rationals; closed-form least squares; the seed "
-             "summary row; the bootstrap's stream replayed) and certificates.reference.optim.wilson")
+        note="second route: theorylab.certificates.reference.trainstats (exact rationals; closed-form least squares; the seed "
+             "summary row; the bootstrap's stream replayed) and theorylab.certificates.reference.optim.wilson")

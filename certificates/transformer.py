@@ -1,9 +1,9 @@
 """Model-level certificates on the minimal NumPy transformer (theorylab.nn): P10, P20, A1(.symbolic), A8, A9, G1.numeric.
 
 The numeric checks hold the library's decoder against the from-scratch reference forward pass of
-``certificates.reference.transformer`` (RoPE, SDPA, PSA, EG-MHSA, PLGA heads, LayerNorm, MLP with
+``theorylab.certificates.reference.transformer`` (RoPE, SDPA, PSA, EG-MHSA, PLGA heads, LayerNorm, MLP with
 biases, residuals, final LayerNorm, tied unembedding), fed the same weights as plain arrays
-(``certificates._reference_views``). The verdict rests on that independent route. Comparisons of
+(``theorylab.certificates._reference_views``). The verdict rests on that independent route. Comparisons of
 two routes through the library itself (cache vs full forward, PLGA(G = I) vs SDPA bitwise,
 compiled vs graded) are kept as evidence named ``consistency: ...``.
 """
@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from certificates import _reference_views as view
-from certificates.reference import plga as ref_plga
-from certificates.reference import transformer as ref
+from theorylab.certificates import _reference_views as view
+from theorylab.certificates.reference import plga as ref_plga
+from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.nn import attention, decoder, tasks
 from theorylab.plga import operator as plga
@@ -332,7 +332,7 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
         computed(f"counted insertion FLOPs (q and k), d = {d}", flops),
         computed("6d (paper) and the library's closed form", [6 * d, float(deploy.shear_flops(d))])),
         arrays={"reference_logits": full, "decoded": decoded, "rollback": rest, "reuse_other": reuse_other},
-        note="reference: certificates.reference.transformer (independent PSA decoder); tolerance: module TOL")
+        note="reference: theorylab.certificates.reference.transformer (independent PSA decoder); tolerance: module TOL")
 
 
 @certificate("P20.exact", title="INT8 headroom log2(1+2g) is an upper bound, attained by an alternating stream",
@@ -401,7 +401,7 @@ def plga_contains_sdpa(identity=plga.sdpa_params) -> Outcome:
         computed("consistency: library PLGA(G = I) vs library SDPA, max |dlogit| (bitwise)", bitwise, tolerance=0.0)),
         arrays={"reference_sdpa": reference_sdpa, "library_plga_identity": lib_plga,
                 "reference_generic": reference_generic, "library_generic": lib_generic},
-        note="reference: certificates.reference.transformer; G = I also gives bitwise equality inside the library "
+        note="reference: theorylab.certificates.reference.transformer; G = I also gives bitwise equality inside the library "
              "(Q I = Q exactly in floating point)")
 
 
@@ -513,7 +513,7 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
                               tolerance=1e-10)]
     return Outcome(bool(passed), tuple(evidence), arrays=arrays,
                    note="consistent: gap <= TOL (TOL_PLGA for PLGA) relative to the logit scale; inconsistent: > 1e-2; "
-                        "F_ref: certificates.reference.transformer on each prefix")
+                        "F_ref: theorylab.certificates.reference.transformer on each prefix")
 
 
 # ------------------------------------------------------------------------------ G1

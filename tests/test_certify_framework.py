@@ -70,11 +70,11 @@ def test_registry_duplicate_detection_compares_the_module():
     def twin():  # same qualified name, different module: a real duplicate
         return Outcome(True)
 
-    twin.__qualname__, twin.__module__ = check.__qualname__, "certificates.elsewhere"
+    twin.__qualname__, twin.__module__ = check.__qualname__, "theorylab.certificates.elsewhere"
     certificate("ZZ2", title="t", paper="p", claim="c", method="exact")(check)
     try:
         certificate("ZZ2", title="t", paper="p", claim="c", method="exact")(check)  # re-import: accepted
-        with pytest.raises(ValueError, match="ZZ2 registered twice .*certificates.elsewhere"):
+        with pytest.raises(ValueError, match="ZZ2 registered twice .*theorylab.certificates.elsewhere"):
             certificate("ZZ2", title="t", paper="p", claim="c", method="exact")(twin)
     finally:
         REGISTRY.pop("ZZ2", None)

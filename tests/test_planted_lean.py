@@ -89,7 +89,7 @@ def _assert_caught(path, old, new, also, catchers):
 def test_every_certificate_of_the_module_has_a_planted_bug():
     from theorylab.certify import select
 
-    registered = {s.id for s in select() if s.check.__module__ == "certificates.plga_lean"}
+    registered = {s.id for s in select() if s.check.__module__ == "theorylab.certificates.plga_lean"}
     assert registered == set(LEAN_CERTIFICATES)
     assert registered <= {cid for *_, ids in BUGS.values() for cid in ids}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REFERENCE = Path(__file__).resolve().parents[1] / "certificates" / "reference"
-ALLOWED = {"numpy", "scipy", "sympy", "mpmath", "fractions", "certificates.reference", "theorylab.errors"}
+ALLOWED = {"numpy", "scipy", "sympy", "mpmath", "fractions", "theorylab.certificates.reference", "theorylab.errors"}
 STDLIB = set(sys.stdlib_module_names) - {"importlib", "runpy", "pkgutil"}     # no back doors to other code
 
 
@@ -21,7 +21,7 @@ def foreign_imports(source: str) -> list[str]:
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            found.append("certificates.reference" if node.level else node.module)
+            found.append("theorylab.certificates.reference" if node.level else node.module)
     return [m for m in found
             if m.split(".")[0] not in STDLIB
             and not any(m == a or m.startswith(a + ".") for a in ALLOWED)]
@@ -41,7 +41,7 @@ def test_reference_module_imports_nothing_from_the_library(path):
 
 @pytest.mark.parametrize("line", ["from theorylab.nn import decoder", "import theorylab.plga.operator",
                                   "from theorylab import nn", "from theorylab.psa.shear import rope",
-                                  "import certificates.transformer"])
+                                  "import theorylab.certificates.transformer"])
 def test_a_library_import_is_caught(line):
     assert foreign_imports((REFERENCE / "transformer.py").read_text() + "\n" + line + "\n") != []
 

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy import integrate
 
-from certificates.reference.quadrature import composite
+from theorylab.certificates.reference.quadrature import composite
 
 
 def distractor_entropy(sigma: float, m: int, *, scale: float = 1.0) -> float:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from certificates.reference.quadrature import composite
+from theorylab.certificates.reference.quadrature import composite
 
 _Z_LO, _Z_HI, _Z_PANEL, _T_PANEL = -9.0, 9.0, 0.5, 2.0
 

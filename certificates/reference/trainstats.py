@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from certificates.reference.optim import wilson
+from theorylab.certificates.reference.optim import wilson
 
 
 def gamma_c(gammas, accuracy) -> Fraction | None:

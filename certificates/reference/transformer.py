@@ -1,6 +1,6 @@
 """Reference attention heads and decoder, picoGPT-sized, written from the papers' equations.
 
-Independent of ``theorylab`` (NumPy only, plus :mod:`certificates.reference.plga`). Float64 at tiny
+Independent of ``theorylab`` (NumPy only, plus :mod:`theorylab.certificates.reference.plga`). Float64 at tiny
 sizes; loops where they make the definition plain.
 
 Conventions (stated once; docs/transformer.md documents the library's, and the mapping is given)
@@ -17,7 +17,7 @@ Conventions (stated once; docs/transformer.md documents the library's, and the m
   before RoPE (the library's documented placement; the paper's Eq. 12 has no RoPE).
 * PLGA (PLGA eqs. 3.2-3.9, 4.16): scores ``q~ G_LM k~^T / sqrt(dk)`` with ``G_LM`` from the Gram of
   the rotated queries of the whole call (global) or of rows <= t (cumulative);
-  :mod:`certificates.reference.plga` computes ``G_LM``. ``frozen_prompt = n`` freezes ``G_LM`` at
+  :mod:`theorylab.certificates.reference.plga` computes ``G_LM``. ``frozen_prompt = n`` freezes ``G_LM`` at
   the Gram of the first n rows (the G-cache semantics of PLGA §4.4).
 * Causal softmax: row i attends to keys 0..i.
 * Decoder (picoGPT / GPT-2 layout; the library's docs/transformer.md): ``x = wte[tokens]``;
@@ -32,7 +32,7 @@ from functools import partial
 
 import numpy as np
 
-from certificates.reference import plga as ref_plga
+from theorylab.certificates.reference import plga as ref_plga
 
 LN_EPS = 1e-5
 

@@ -36,8 +36,10 @@ def is_numba(fn) -> bool:
 
 
 def module_name(rel: str) -> str:
-    """``theorylab/psa/shear.py`` -> ``theorylab.psa.shear``."""
-    return rel[:-3].replace("/", ".").removesuffix(".__init__")
+    """``theorylab/psa/shear.py`` -> ``theorylab.psa.shear``; a checkout's ``certificates/plga.py`` ->
+    ``theorylab.certificates.plga`` (the package it installs as)."""
+    name = rel[:-3].replace("/", ".").removesuffix(".__init__")
+    return "theorylab." + name if name == "certificates" or name.startswith("certificates.") else name
 
 
 def bound_names(stmt) -> tuple[str, ...]:
@@ -97,9 +99,14 @@ class Analysis:
 
 
 def library_modules(root: Path) -> dict[str, str]:
-    """``{module name: file}`` of ``theorylab/`` and ``certificates/`` under ``root``."""
-    return {module_name(p.relative_to(root).as_posix()): p.relative_to(root).as_posix()
-            for pkg in ("theorylab", "certificates") for p in sorted((Path(root) / pkg).rglob("*.py"))}
+    """``{module name: file}`` of ``theorylab/`` and its certificates under ``root`` (a checkout's
+    top-level ``certificates/`` is the package ``theorylab.certificates``)."""
+    root = Path(root)
+    found = {module_name(p.relative_to(root).as_posix()): p.relative_to(root).as_posix()
+             for p in sorted((root / "theorylab").rglob("*.py"))}
+    found.update({module_name(p.relative_to(root).as_posix()): p.relative_to(root).as_posix()
+                  for p in sorted((root / "certificates").rglob("*.py"))})
+    return found
 
 
 def _aliases(tree, rel: str, modules: dict[str, str]):

@@ -2,7 +2,8 @@
 
 The proof that a certificate works is a bug planted in the *library source* (not a wrong
 function passed in as an argument) that makes it FAIL. :func:`copy_library` copies
-``theorylab/`` and ``certificates/`` to a folder; :func:`run_certify` runs
+``theorylab/`` and its certificates (``theorylab/certificates/`` in the copy, as in an installed
+wheel) to a folder; :func:`run_certify` runs
 ``theorylab certify ARGS`` there in a fresh interpreter whose ``theorylab`` is the copy (it
 asserts so) and whose Numba cache is its own, so nothing of the checkout or of the calling
 process is touched. :func:`certify_with_bug` does both with one exact text replacement
@@ -28,15 +29,26 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGES = ("theorylab", "certificates")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
 
 
 def library_root() -> Path:
-    """The folder holding the ``theorylab`` and ``certificates`` packages in use."""
+    """The folder holding the ``theorylab`` package in use (a checkout, a copy or site-packages)."""
     import theorylab
 
     return Path(theorylab.__file__).resolve().parents[1]
+
+
+def certificates_dir(root: Path) -> Path:
+    """The folder of the ``theorylab.certificates`` package under ``root``.
+
+    A checkout keeps it at top level (``certificates/``, installed into theorylab's namespace by
+    ``pyproject.toml``); a copy made by :func:`copy_library` and an installed wheel hold it at
+    ``theorylab/certificates/``.
+    """
+    root = Path(root)
+    inside = root / "theorylab" / "certificates"
+    return inside if (inside / "__init__.py").is_file() else root / "certificates"
 
 
 @dataclass(frozen=True)
@@ -64,14 +76,16 @@ class PlantedRun:
 
 
 def copy_library(dest: Path, root: Path | None = None) -> None:
-    """Copy ``theorylab/`` and ``certificates/`` of ``root`` (default: the library in use) into ``dest``.
+    """Copy ``theorylab/`` of ``root`` (default: the library in use) into ``dest``, with its
+    certificates at ``dest/theorylab/certificates/`` (the installed layout).
 
     File times are kept (``copy2``), so byte-code and Numba caches of the copy stay valid
     for every file that is not changed afterwards.
     """
     root = library_root() if root is None else Path(root)
-    for pkg in PACKAGES:
-        shutil.copytree(root / pkg, Path(dest) / pkg, ignore=IGNORE)
+    shutil.copytree(root / "theorylab", Path(dest) / "theorylab", ignore=IGNORE)
+    if not (Path(dest) / "theorylab" / "certificates").exists():
+        shutil.copytree(certificates_dir(root), Path(dest) / "theorylab" / "certificates", ignore=IGNORE)
 
 
 def replace_once(target: Path, old: str, new: str, label: str = "") -> None:

@@ -95,12 +95,37 @@ def _origin(fn) -> tuple[str, str]:
 
 
 def discover() -> dict[str, CertificateSpec]:
-    """Import every module of the ``certificates`` package so that each registers its checks."""
-    import certificates
+    """Import every module of ``theorylab.certificates`` so that each registers its checks.
 
-    for info in pkgutil.iter_modules(certificates.__path__):
-        importlib.import_module(f"certificates.{info.name}")
+    The package lives in theorylab's own namespace (a checkout's top-level ``certificates/``
+    installs as ``theorylab.certificates``), so no other package of the name ``certificates``
+    -- one in the working folder, or the distribution of that name -- is ever imported.
+    """
+    package = importlib.import_module("theorylab.certificates")
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
     return REGISTRY
+
+
+class IncompleteRegistry(Exception):
+    """The registry does not cover the claims catalogue (``theorylab certify`` exits 1)."""
+
+
+def check_complete(registry: dict[str, CertificateSpec]) -> None:
+    """Raise :class:`IncompleteRegistry` unless every catalogue row has a registered certificate.
+
+    A run that checks nothing (an empty registry) or that silently lacks a claim of the
+    catalogue must not pass: the main job's PASS means every claim was checked.
+    """
+    from theorylab.certify.catalogue import CATALOGUE
+
+    if not registry:
+        raise IncompleteRegistry("no certificates are registered (theorylab.certificates holds none): "
+                                 "nothing would be checked")
+    missing = sorted(set(CATALOGUE) - {spec.claim_id for spec in registry.values()}, key=_order)
+    if missing:
+        raise IncompleteRegistry(f"the registry lacks certificates for {len(missing)} catalogue "
+                                 f"row(s): {', '.join(missing)}")
 
 
 def false_failure_total(specs: list[CertificateSpec] | None = None) -> float:

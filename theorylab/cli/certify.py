@@ -3,14 +3,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import add_resource_options, check_cost, path, reads_file, refuse_unread, seed, text
+from theorylab.cli._args import add_resource_options, check_cost, integer, path, reads_file, refuse_unread, seed, text
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
 certificate with its status (PASS, FAIL, ERROR, SKIP), method and seconds, then a
-summary. Exit status 0 only if nothing FAILed or ERRORed.
+summary. Exit status 0 only if nothing FAILed or ERRORed, and exit status 1 with one line
+when the registry is empty or lacks a row of the claims catalogue (nothing, or not
+everything, would be checked).
+
+--jobs N runs the certificates on N processes (default: every usable core). Lines are
+printed, and the report written, in catalogue order whatever N, and every verdict,
+evidence value, seed and array hash is the one a serial run (--jobs 1) gives.
 
 --seed N re-runs every Monte Carlo certificate with other draws: certificate ID gets the
 base seed derived from (N, ID) (same N, same numbers; N an integer in [0, 2^64)); without
@@ -50,6 +57,9 @@ def register(sub) -> None:
     p.add_argument("--seed", metavar="N", type=seed, help="re-run the Monte Carlo certificates with other draws "
                    "(integer in [0, 2^64); default: their fixed seeds)")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first FAIL or ERROR")
+    p.add_argument("--jobs", metavar="N", type=integer(1, 256), default=None,
+                   help="processes to run the certificates on (default: every usable core); the report, "
+                        "its order, verdicts, seeds and hashes do not depend on N")
     p.add_argument("--verbose", "-v", action="store_true", help="print the evidence of every certificate")
     add_resource_options(p)
     p.set_defaults(handler=run)
@@ -59,14 +69,15 @@ def _refuse_unread(args) -> None:
     """--list reads no other option; --verify only the resource limits, which nothing else reads."""
     given = {"--only": args.only is not None, "--json": args.json is not None, "--docs": args.docs is not None,
              "--fail-fast": args.fail_fast, "--verbose": args.verbose, "--verify": args.verify is not None,
-             "--seed": args.seed is not None, "--exact": args.exact,
+             "--seed": args.seed is not None, "--exact": args.exact, "--jobs": args.jobs is not None,
              "--max-memory": args.max_memory is not None, "--max-time": args.max_time is not None}
     if args.list:
         reads, mode = {"--list"}, "with --list"
     elif args.verify is not None:
         reads, mode = {"--verify", "--max-memory", "--max-time"}, "with --verify"
     else:
-        reads, mode = {"--only", "--exact", "--json", "--docs", "--fail-fast", "--verbose", "--seed"}, "without --verify"
+        reads, mode = ({"--only", "--exact", "--json", "--docs", "--fail-fast", "--verbose", "--seed", "--jobs"},
+                      "without --verify")
     refuse_unread({k: v for k, v in given.items() if k not in reads}, mode)
 
 
@@ -81,6 +92,8 @@ def run(args) -> int:
         check_output_path("--docs", args.docs, ".md")
     if args.list:
         return _list()
+    if not _registry_complete():
+        return 1
     if args.verify is not None:
         return _verify(args)
     specs = select(args.only, exact=args.exact)
@@ -96,7 +109,8 @@ def run(args) -> int:
 
     if seed is not None:
         print(f"Monte Carlo certificates under --seed {seed}", flush=True)
-    results = run_all(specs, fail_fast=args.fail_fast, on_result=show, seed=seed)
+    results = run_all(specs, fail_fast=args.fail_fast, on_result=show, seed=seed,
+                      jobs=args.jobs if args.jobs is not None else usable_cores())
     counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "ERROR", "SKIP")}
     total = sum(r.seconds for r in results)
     print(f"\n{len(results)} certificates: " + ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -116,6 +130,27 @@ def run(args) -> int:
         write_text_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n") + "\n")
         print(f"certificates page written to {args.docs}")
     return 0 if counts["FAIL"] == counts["ERROR"] == 0 else 1
+
+
+def usable_cores() -> int:
+    """The processors this process may run on (its affinity mask where the platform has one)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _registry_complete() -> bool:
+    """Whether every catalogue row has a registered certificate; if not, say so in one line (exit 1).
+
+    The main job must not pass with nothing (or less than the catalogue) checked."""
+    from theorylab.certify.registry import IncompleteRegistry, check_complete, discover
+
+    try:
+        check_complete(discover())
+    except IncompleteRegistry as exc:
+        print(f"theorylab certify: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 REPORT_BYTES_PER_BYTE = 50.0

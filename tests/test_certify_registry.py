@@ -1,0 +1,69 @@
+"""The main job cannot pass empty: discovery is theorylab's own, and the registry must cover the catalogue."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from theorylab.certify.catalogue import CATALOGUE
+from theorylab.certify.planting import copy_library, run_certify
+from theorylab.certify.registry import IncompleteRegistry, check_complete, discover
+
+
+def test_every_catalogue_row_is_registered():
+    check_complete(discover())      # raises otherwise
+
+
+def test_an_empty_registry_is_refused():
+    with pytest.raises(IncompleteRegistry, match="no certificates are registered"):
+        check_complete({})
+
+
+def test_a_missing_catalogue_row_is_named():
+    registry = {cid: spec for cid, spec in discover().items() if spec.claim_id not in ("P4", "G3")}
+    with pytest.raises(IncompleteRegistry, match=r"lacks certificates for 2 catalogue row\(s\): P4, G3"):
+        check_complete(registry)
+    assert {"P4", "G3"} <= set(CATALOGUE)
+
+
+def test_certify_ignores_a_foreign_certificates_package(tmp_path):
+    """A folder holding another package named ``certificates`` (one exists on the package index):
+    certify never imports it and runs theorylab's own."""
+    foreign = tmp_path / "certificates"
+    foreign.mkdir()
+    (foreign / "__init__.py").write_text("raise SystemExit('the foreign certificates package was imported')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-m", "theorylab", "certify", "--only", "P1", "P11"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert "foreign" not in proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 certificates: 2 PASS, 0 FAIL, 0 ERROR, 0 SKIP" in proc.stdout
+
+
+def _copy_without(tmp_path: Path, keep) -> Path:
+    dest = tmp_path / "copy"
+    copy_library(dest)
+    for module in (dest / "theorylab" / "certificates").glob("*.py"):
+        if module.name != "__init__.py" and not keep(module.name):
+            module.unlink()
+    return dest
+
+
+def test_certify_with_no_certificates_exits_1(tmp_path):
+    run = run_certify(_copy_without(tmp_path, keep=lambda name: False), [], timeout=300)
+    lines = run.output.strip().splitlines()
+    assert run.returncode == 1 and len(lines) == 1, run.output
+    assert "no certificates are registered" in lines[0]
+
+
+def test_certify_with_a_catalogue_row_missing_exits_1(tmp_path):
+    rows = {s.claim_id for s in discover().values() if s.check.__module__ == "theorylab.certificates.psa_filter"}
+    assert rows == {"P4", "P5", "P6"}       # the rows of that module, and no other module covers them
+    run = run_certify(_copy_without(tmp_path, keep=lambda name: name != "psa_filter.py"), ["--only", "P1"],
+                      timeout=300)
+    assert run.returncode == 1, run.output
+    assert run.output.strip().splitlines() == [
+        "theorylab certify: the registry lacks certificates for 3 catalogue row(s): P4, P5, P6"], run.output
