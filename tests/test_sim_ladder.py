@@ -31,6 +31,7 @@ def test_constrained_fit_against_a_generic_solver():
         assert np.sum(prec * (f - o) ** 2) <= res.fun * (1 + 1e-7) + 1e-12
         assert np.sum((f / g) ** 2) <= B ** 2 * (1 + 1e-12)
     inside = 0.01 * obs
+    # exact: an inactive constraint returns the observation itself
     np.testing.assert_array_equal(sl.constrained_fit(inside, prec, g, B), inside)   # constraint inactive
 
 
@@ -54,6 +55,7 @@ def test_learning_curves_reproducible_and_decreasing():
     G = [np.ones(4), lad.oracle_arm(DESIGN).g]
     ms = [1, 10, 100, 1000, 10000]
     a = sl.learning_curves(DESIGN, G, ms, reps=100, seed=4)
+    # same code run twice: bitwise (seed 4 twice)
     assert np.array_equal(a, sl.learning_curves(DESIGN, G, ms, reps=100, seed=4))
     assert not np.array_equal(a, sl.learning_curves(DESIGN, G, ms, reps=100, seed=5))
     assert np.all(np.diff(a.mean(axis=2), axis=1) < 0)
@@ -150,6 +152,7 @@ def test_measure_is_reproducible_and_leaves_the_preregistration_alone(small_prer
     p, _ = pr.read(path)
     a = sl.measure(p, [1, 10, 100, 1000, 10000], reps=30, seed=2, bootstrap=20)
     b = sl.measure(p, [1, 10, 100, 1000, 10000], reps=30, seed=2, bootstrap=20)
+    # same code run twice: bitwise
     assert a.rows == b.rows and pr.read(path)[1] == sha
 
 

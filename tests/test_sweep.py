@@ -67,6 +67,7 @@ def test_results_do_not_depend_on_chunking_or_order(spec_file):
     one = {r["key"]: r for c in sweep.chunks(spec, pts) for r in sweep.compute_chunk(spec, c)}
     rev = {r["key"]: r for p in reversed(pts) for r in sweep.compute_chunk(spec, [p])}
     cols = ("seed", "law_gamma_c", "law_branch")
+    # same code run twice: bitwise: one compute_point per point either way
     assert {k: [r[c] for c in cols] for k, r in one.items()} == {k: [r[c] for c in cols] for k, r in rev.items()}
 
 
