@@ -178,3 +178,14 @@ def test_degradation_small():
     assert np.isfinite(res.summary["slope_excess_vs_error"])
     with pytest.raises(ParameterError, match="at least 3"):
         sl.degradation(DESIGN, [200, 2000])
+
+
+def test_degradation_without_a_positive_excess_has_no_excess_slope():
+    """C = 1: every grade is 1, so every draw's excess is exactly 0 and no excess power law exists: NaN
+    slopes (SciPy 1.15's linregress raised on the empty fit), while the error's slope is still fitted."""
+    flat = lad.geometric_design(0.6, 0.3, levels=4, d=16, C=1.0)
+    res = sl.degradation(flat, [200, 2000, 20000], draws=2, reps=4, m_values=[1, 10, 100])
+    assert [p["excess"] for p in res.draws] == [0.0] * 6
+    for key in ("slope_excess_vs_error", "slope_excess_vs_n", "slope_excess_vs_n_tail"):
+        assert np.isnan(res.summary[key]) and np.isnan(res.summary[f"{key}_ci"]).all(), key
+    assert -2 < res.summary["slope_error_vs_n"] < 0 and np.isfinite(res.summary["slope_error_vs_n_ci"]).all()
