@@ -5,6 +5,7 @@ import json
 import os
 import sqlite3
 import statistics
+from contextlib import closing
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -90,7 +91,7 @@ def test_store_is_complete_and_refuses_another_spec(spec_file, tmp_path, capsys)
     assert main(["sweep", "run", str(spec_file), "--store", store, "--workers", "0", "--no-progress",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["computed"] == 0
-    with sqlite3.connect(store) as conn:
+    with closing(sqlite3.connect(store)) as conn, conn:
         assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM points").fetchone() == (20, 20)
     other = tmp_path / "other.toml"
     other.write_text(SPEC.replace("seed = 3", "seed = 4"))
