@@ -495,6 +495,7 @@ def training_parts(step=optim.adamw_step, clip=optim.clip_by_norm, schedule=opti
                     "k_b1": once.history[0]["k_b1"]})
     here_ticks = [value for kind, value in (ticks.get_nowait() for _ in range(ticks.qsize())) if kind == "report"]
     split = [runner.TICK, longer.steps - runner.TICK]
+    # quiet vs run, here vs other: the same code run twice (no progress / progress, this process / a worker): bitwise
     worker_ok = (sorted(reported) == sorted([tiny.steps] + split) and here_ticks == split
                  and runner.run_many([], workers=2) == [] and (run.seed, other.seed) == (3, 4)
                  and quiet.history == run.history and here.history == other.history

@@ -138,6 +138,7 @@ def test_a_small_seed_then_the_largest_seed_in_one_process():
     big = competition.simulate_mass("t4-only", 64.0, 16, g, samples=8, seed=2 ** 64 - 1)
     again = competition.simulate_mass("t4-only", 64.0, 16, g, samples=8, seed=1)
     assert np.isfinite(small.mass).all() and np.isfinite(big.mass).all()
+    # same code run twice: bitwise (seed 1 again)
     np.testing.assert_array_equal(small.mass, again.mass)
     assert not np.array_equal(small.mass, big.mass)
     per = competition.per_sample_mass("t4-only", 64.0, 16, g, 0, 8, seed=2 ** 64 - 1, dtype="float32")

@@ -26,6 +26,7 @@ def test_runner_statuses_and_hashes():
     ok = run_one(_spec(lambda: Outcome(True, (computed("a", 1.0, tolerance=0.1),), arrays={"x": arr}, seeds={"s": 3})))
     assert ok.status == "PASS" and ok.seeds == {"s": 3} and len(ok.array_sha256["x"]) == 64
     again = run_one(_spec(lambda: Outcome(True, arrays={"x": arr.copy()})))
+    # same code run twice: bitwise (the same array hashed again)
     assert again.array_sha256["x"] == ok.array_sha256["x"]
     changed = run_one(_spec(lambda: Outcome(True, arrays={"x": arr + 1e-16 * 0 + np.eye(2, 3) * 1e-12})))
     assert changed.array_sha256["x"] != ok.array_sha256["x"]

@@ -112,6 +112,7 @@ def test_numeric_and_monte_carlo_certificates_hash_their_raw_arrays():
     for spec in due:
         first, again = run_one(spec), run_one(spec)
         assert first.status == "PASS" and first.array_sha256, f"{spec.id} ({spec.method}) returns no raw arrays"
+        # same code run twice: bitwise
         assert again.array_sha256 == first.array_sha256, f"{spec.id}: array hashes differ between two runs"
 
 

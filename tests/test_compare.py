@@ -48,6 +48,7 @@ def test_t3_t4_crossover_is_measured_at_the_vector_level():
     assert res.ci_low < res.measured < res.ci_high and res.batch_crossover.shape == (20,)
     assert abs(res.measured - 1.0) < 4 * res.se and abs(res.cov34 - 2.0) < 4 * res.cov34_se
     again = t3_t4_crossover(32, 64, samples=400, seed=5, model=ScoreModel("x", (0.0, 1.0, 2.0), (0.0,), ""))
+    # same code run twice: bitwise: the measurement ignores the model
     assert again.measured == res.measured and again.closed_form == 0.5   # the model never enters the measurement
 
 

@@ -58,6 +58,7 @@ def test_simulation_matches_exact_risk_and_sits_under_3M():
     assert inside and all(r["ratio_exact"] == pytest.approx(model.cap_ratio, rel=1e-12) for r in inside)
     # reproducible: same seed, same numbers
     again = gr.simulate(model, ms, reps=150, seed=11)
+    # same code run twice: bitwise
     assert [r["risk_mc"] for r in again.rows] == [r["risk_mc"] for r in res.rows]
 
 

@@ -61,6 +61,7 @@ def test_pilot_statistics_have_the_model_moments(n):
 
 def test_pilot_is_reproducible_and_needs_more_rows_than_d():
     a, b = lad.draw_pilot(DESIGN, 500, seed=7), lad.draw_pilot(DESIGN, 500, seed=7)
+    # same code run twice: bitwise (seed 7 twice)
     assert np.array_equal(a.XtX, b.XtX) and np.array_equal(a.Xty, b.Xty)
     assert not np.array_equal(a.XtX, lad.draw_pilot(DESIGN, 500, seed=8).XtX)
     with pytest.raises(ParameterError, match="n_pilot"):
@@ -73,6 +74,7 @@ def test_arms_rules():
     assert list(arms) == list(lad.ARMS)
     for arm in arms.values():
         assert arm.g.shape == (4,) and np.all(arm.g >= 1 - 1e-12) and np.all(arm.g <= DESIGN.C + 1e-12)
+    # exact: the uniform arm is np.ones
     assert np.array_equal(arms["uniform"].g, np.ones(4))
     np.testing.assert_allclose(arms["taxonomic"].g, [1, 2 ** (1 / 3), 2 ** (2 / 3), 2])
     opt = grades.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C)
@@ -80,6 +82,7 @@ def test_arms_rules():
     a_hat, s_hat = lad.pilot_estimates(pilot, DESIGN.dims)
     np.testing.assert_allclose(arms["educated"].g, grades.clipped_grades(a_hat, s_hat, DESIGN.C).g)
     np.testing.assert_allclose(arms["proxy"].g, grades.clipped_grades(np.full(4, 0.25), s_hat, DESIGN.C).g)
+    # same code run twice: bitwise (build_arms calls random_arm with seed 5)
     assert np.array_equal(lad.random_arm(DESIGN, 5).g, arms["random"].g)
     assert not np.array_equal(lad.random_arm(DESIGN, 6).g, arms["random"].g)
 
@@ -96,6 +99,7 @@ def test_proxy_reads_only_the_data_statistics():
     """Same data profile, different target: the pilot's X^T X is the same draw, so the proxy's grades agree."""
     other = lad.profile_design(lad.PEAKED[0], DESIGN.s, d=16)
     p1, p2 = lad.draw_pilot(DESIGN, 3000, seed=2), lad.draw_pilot(other, 3000, seed=2)
+    # same code run twice: bitwise: the pilot's X does not depend on the target profile
     assert np.array_equal(p1.XtX, p2.XtX)
     np.testing.assert_array_equal(lad.proxy_arm(DESIGN, p1).g, lad.proxy_arm(other, p2).g)
     assert not np.allclose(lad.educated_arm(DESIGN, p1).g, lad.educated_arm(other, p2).g)

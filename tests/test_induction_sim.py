@@ -52,6 +52,7 @@ def test_batch_is_canonical_induction():
 def test_simulation_is_deterministic_and_prefix_stable():
     a = ind.simulate(8, 16, 0.1, 100, seed=3)
     b = ind.simulate(8, 16, 0.1, 70, seed=3)
+    # same code run twice: bitwise: chunks of 64 samples, each from default_rng([seed, c])
     np.testing.assert_array_equal(a.channels[:70], b.channels)
     assert not np.array_equal(ind.simulate(8, 16, 0.1, 10, seed=4).channels, a.channels[:10])
 

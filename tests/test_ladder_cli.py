@@ -31,6 +31,7 @@ def test_ladder_json_with_prereg_file_then_from_prereg(tmp_path, capsys):
     # measuring the published file again, same seed: the same numbers
     again = json.loads(_run(capsys, ["ladder", "--from-prereg", path, "--reps", "40", "--bootstrap", "30",
                                      "--points", "12", "--no-progress", "--format", "json"]))
+    # same code run twice: bitwise (the file's floats round-trip exactly)
     assert again["rows"] == out["rows"] and again["prereg_sha256"] == out["prereg_sha256"]
 
 

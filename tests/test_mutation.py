@@ -189,6 +189,7 @@ def test_scores_and_equivalent_file(tmp_path):
         mutation.load_equivalent(bad)
 
 
+@pytest.mark.planted                 # plants its mutants through `theorylab mutate` (tests/conftest.py)
 def test_three_mutant_run_end_to_end(tmp_path, capsys):
     """One mutant P14 kills (L = ln(T - 2)), one no selected certificate executes, one listed equivalent."""
     path = "theorylab/psa/scoremodel.py"

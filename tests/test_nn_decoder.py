@@ -212,6 +212,7 @@ def test_plga_with_identity_operator_is_sdpa():
                                                            for h in range(2))}) for l in sdpa.layers)
     as_plga = D.Decoder(sdpa.wte, layers, sdpa.ln_f)
     x = tokens()
+    # exact: every G_LM is exactly I and q @ I = q in any order; the rest is the same code on the same arrays
     assert np.array_equal(D.forward(as_plga, x), D.forward(sdpa, x))
 
 

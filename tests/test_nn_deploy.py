@@ -26,6 +26,7 @@ def test_insertion_costs_6d_flops_per_token_per_layer():
 
 def test_insertion_kernel_is_the_last_row_of_the_shear():
     x = np.random.default_rng(1).normal(size=(5, 8))
+    # exact: both apply _upper_shear to the same operands, elementwise and correctly rounded
     assert np.array_equal(deploy.insert_sheared(x[-2], x[-1], 0.3), psa.shear(x, 0.3)[-1])
 
 

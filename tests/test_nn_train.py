@@ -59,11 +59,13 @@ def test_variants_build_the_right_heads():
 
 def test_same_seed_same_numbers_and_variants_share_data():
     a, b = train(TrainConfig(**TINY), 5), train(TrainConfig(**TINY), 5)
+    # same code run twice: bitwise
     assert a.history == b.history and np.array_equal(a.evaluation.prediction, b.evaluation.prediction)
     c = train(TrainConfig(**TINY), 6)
     assert c.history != a.history
     std = init_model(TrainConfig(**{**TINY, "variant": "standard", "gamma": 0}), 5)
     ko = init_model(TrainConfig(**TINY), 5)
+    # same code run twice: bitwise (the same initialisation draws)
     assert np.array_equal(std.wte, ko.wte) and np.array_equal(std.layers[0].w_q, ko.layers[0].w_q)
     cfg = TrainConfig(**TINY)
     assert np.array_equal(batch_of(cfg, 4, [5, 1, 3]).tokens, batch_of(cfg, 4, [5, 1, 3]).tokens)
@@ -89,6 +91,7 @@ def test_results_do_not_depend_on_the_blas_thread_count():
         env = {**os.environ, **{k: threads for k in runner.BLAS_THREAD_VARIABLES}}
         proc = subprocess.run([sys.executable, "-c", _RUN], env=env, capture_output=True, text=True, check=True)
         out.append(json.loads(proc.stdout))
+    # same code run twice: bitwise (OpenBLAS splits GEMM over output blocks, not the summed axis)
     assert out[0] == out[1]
 
 
@@ -98,7 +101,9 @@ def test_run_many_is_independent_of_workers_and_order():
     ticks = []
     two = runner.run_many(jobs[::-1], workers=2, progress=ticks.append)
     assert sum(ticks) == 12
+    # same code run twice: bitwise (in worker processes)
     assert [r.history for r in one] == [r.history for r in two[::-1]]
+    # same code run twice: bitwise
     assert np.array_equal(one[0].evaluation.prediction, train(*jobs[0]).evaluation.prediction)
 
 

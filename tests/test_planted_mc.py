@@ -3,7 +3,7 @@
 Each case copies theorylab/ and certificates/, replaces one exact text in one library file and
 runs ``theorylab certify --only ...`` on the copy in a fresh interpreter with its own, empty Numba
 cache. Cases that run the Numba simulation recompile its kernels from scratch (several seconds
-each), so they are marked slow; the induction-ceiling case runs in the default suite.
+each), so they are marked slow; the induction-ceiling case runs with ``-m planted``.
 """
 import pytest
 

@@ -30,6 +30,7 @@ def test_forward_shapes_and_positivity():
 
 def test_g_lm_is_psi_of_the_gram():
     p, q = op.init_params(DK, 1), _q(1)
+    # same code run twice: bitwise: g_lm is stages_from_density(q.T @ q)
     np.testing.assert_array_equal(op.g_lm(q, p), op.stages_from_density(q.T @ q, p).G)
 
 

@@ -17,11 +17,13 @@ def test_mask_acts_as_minus_infinity_and_ignores_masked_scores():
     np.testing.assert_allclose(p, expected, rtol=1e-15, atol=0)
     assert np.all(p[~keep] == 0.0) and np.allclose(p.sum(-1), 1.0)
     poisoned = np.where(keep, s, np.nan)                           # masked scores are never read
+    # same code run twice: bitwise: masked scores are replaced by -inf before any arithmetic
     np.testing.assert_array_equal(softmax(poisoned, mask=keep), p)
 
 
 def test_mask_broadcasts_along_axis_and_all_true_mask_changes_nothing():
     s = RNG.normal(size=(4, 6))
+    # same code run twice: bitwise: an all-True mask leaves the scores' array unchanged
     np.testing.assert_array_equal(softmax(s, mask=np.ones(6, bool)), softmax(s))
     p = softmax(s, axis=0, mask=np.array([True, False, True, True])[:, None])
     assert np.all(p[1] == 0.0) and np.allclose(p.sum(0), 1.0)

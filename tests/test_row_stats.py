@@ -101,6 +101,7 @@ def test_node_doubling_changes_nothing_above_1e_10(variant):
 def test_mass_is_the_exact_module_mass_and_bounds_hold():
     g = np.linspace(0, 3, 13)
     r = exact_row_stats("t3-inclusive", 64, 200, g)
+    # same code run twice: bitwise: both sum _mass_given over the same target nodes in the same order
     assert np.array_equal(r.mass, exact_mass("t3-inclusive", 64, 200, g))
     # 0 <= H <= ln(T - 1), 1/(T - 1) <= sum p^2 <= 1, sum p^2 >= M^2
     assert np.all((r.entropy > -1e-12) & (r.entropy <= np.log(199) + 1e-12))

@@ -31,6 +31,7 @@ def test_constrained_fit_against_a_generic_solver():
         assert np.sum(prec * (f - o) ** 2) <= res.fun * (1 + 1e-7) + 1e-12
         assert np.sum((f / g) ** 2) <= B ** 2 * (1 + 1e-12)
     inside = 0.01 * obs
+    # exact: an inactive constraint returns the observation itself
     np.testing.assert_array_equal(sl.constrained_fit(inside, prec, g, B), inside)   # constraint inactive
 
 
@@ -54,6 +55,7 @@ def test_learning_curves_reproducible_and_decreasing():
     G = [np.ones(4), lad.oracle_arm(DESIGN).g]
     ms = [1, 10, 100, 1000, 10000]
     a = sl.learning_curves(DESIGN, G, ms, reps=100, seed=4)
+    # same code run twice: bitwise (seed 4 twice)
     assert np.array_equal(a, sl.learning_curves(DESIGN, G, ms, reps=100, seed=4))
     assert not np.array_equal(a, sl.learning_curves(DESIGN, G, ms, reps=100, seed=5))
     assert np.all(np.diff(a.mean(axis=2), axis=1) < 0)
@@ -150,6 +152,7 @@ def test_measure_is_reproducible_and_leaves_the_preregistration_alone(small_prer
     p, _ = pr.read(path)
     a = sl.measure(p, [1, 10, 100, 1000, 10000], reps=30, seed=2, bootstrap=20)
     b = sl.measure(p, [1, 10, 100, 1000, 10000], reps=30, seed=2, bootstrap=20)
+    # same code run twice: bitwise
     assert a.rows == b.rows and pr.read(path)[1] == sha
 
 
@@ -196,3 +199,14 @@ def test_sigma_xi_range_and_the_default_grid_without_overflow():
     assert allowed * (1 - 2e-3) < most <= allowed            # shown rounded down to 4 digits
     ok = lad.profile_design(DESIGN.a, DESIGN.s, 16, most, 2.0)
     assert sl.reference_size(ok) <= sl.MAX_SIZE
+
+
+def test_degradation_without_a_positive_excess_has_no_excess_slope():
+    """C = 1: every grade is 1, so every draw's excess is exactly 0 and no excess power law exists: NaN
+    slopes (SciPy 1.15's linregress raised on the empty fit), while the error's slope is still fitted."""
+    flat = lad.geometric_design(0.6, 0.3, levels=4, d=16, C=1.0)
+    res = sl.degradation(flat, [200, 2000, 20000], draws=2, reps=4, m_values=[1, 10, 100])
+    assert [p["excess"] for p in res.draws] == [0.0] * 6
+    for key in ("slope_excess_vs_error", "slope_excess_vs_n", "slope_excess_vs_n_tail"):
+        assert np.isnan(res.summary[key]) and np.isnan(res.summary[f"{key}_ci"]).all(), key
+    assert -2 < res.summary["slope_error_vs_n"] < 0 and np.isfinite(res.summary["slope_error_vs_n_ci"]).all()

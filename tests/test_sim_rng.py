@@ -10,6 +10,7 @@ from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, norm
 def test_each_draw_is_a_pure_function_of_seed_sample_index():
     block = normals(7, np.arange(20), np.arange(30))
     single = normals(7, [13], [21])
+    # same code run twice: bitwise: a draw is a pure function of (seed, sample, index)
     assert np.array_equal(single[0, 0], block[13, 21])
     shuffled = normals(7, [19, 2, 13], [29, 0, 21])
     assert np.array_equal(shuffled[2, 2], block[13, 21])

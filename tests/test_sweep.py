@@ -5,6 +5,7 @@ import json
 import os
 import sqlite3
 import statistics
+from contextlib import closing
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -67,6 +68,7 @@ def test_results_do_not_depend_on_chunking_or_order(spec_file):
     one = {r["key"]: r for c in sweep.chunks(spec, pts) for r in sweep.compute_chunk(spec, c)}
     rev = {r["key"]: r for p in reversed(pts) for r in sweep.compute_chunk(spec, [p])}
     cols = ("seed", "law_gamma_c", "law_branch")
+    # same code run twice: bitwise: one compute_point per point either way
     assert {k: [r[c] for c in cols] for k, r in one.items()} == {k: [r[c] for c in cols] for k, r in rev.items()}
 
 
@@ -89,7 +91,7 @@ def test_store_is_complete_and_refuses_another_spec(spec_file, tmp_path, capsys)
     assert main(["sweep", "run", str(spec_file), "--store", store, "--workers", "0", "--no-progress",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["computed"] == 0
-    with sqlite3.connect(store) as conn:
+    with closing(sqlite3.connect(store)) as conn, conn:
         assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM points").fetchone() == (20, 20)
     other = tmp_path / "other.toml"
     other.write_text(SPEC.replace("seed = 3", "seed = 4"))

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 
 import numpy as np
 import pytest
@@ -163,7 +164,7 @@ def _bit_flip(seed: int):
 def _sql(*statements, spec_text: str | None = None):
     """Damage by SQL on a copy: a well-formed SQLite file whose content breaks the contract."""
     def damage(path: str) -> None:
-        with sqlite3.connect(path) as conn:
+        with closing(sqlite3.connect(path)) as conn, conn:
             if spec_text is not None:
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'spec'", (spec_text,))
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'spec_hash'",
@@ -176,7 +177,7 @@ def _sql(*statements, spec_text: str | None = None):
 
 def _foreign(path: str) -> None:
     os.remove(path)
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         conn.execute("CREATE TABLE t (x)")
         conn.execute("INSERT INTO t VALUES (1)")
     conn.close()
@@ -345,7 +346,7 @@ def test_two_runs_on_one_store_divide_the_work(tmp_path):
     assert [r["computed"] for r in reports] == [len(c) for c in computed]
     rows = {r["key"]: [r[c] for c in RESULT_FIELDS] for r in sweep.export_rows(store)}
     assert rows == _serial_reference(spec, tmp_path)
-    with sqlite3.connect(store) as conn:
+    with closing(sqlite3.connect(store)) as conn, conn:
         assert conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0  # every claim released
         workers = {w for (w,) in conn.execute("SELECT DISTINCT worker FROM points")}
     conn.close()
@@ -377,7 +378,7 @@ def _bound_store(tmp_path, text: str):
 
 
 def _claim_for(path: str, keys, host: str, pid: int, expires: float) -> None:
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         conn.executemany("INSERT INTO claims VALUES (?, ?, ?, ?, ?)",
                          [(k, f"{host}:{pid}:x", host, pid, expires) for k in keys])
     conn.close()
@@ -417,7 +418,7 @@ def test_lease_is_renewed_while_held_and_released_after(tmp_path):
             theirs = store.claim(rest, lambda c, p: True, 100, other)
             assert not {p.key for p in mine} & {p.key for p in theirs}
             assert len(theirs) == spec.n_points() - 5
-        with sqlite3.connect(path) as conn:
+        with closing(sqlite3.connect(path)) as conn, conn:
             left = {o for (o,) in conn.execute("SELECT DISTINCT owner FROM claims")}
         conn.close()
     assert left == {other.name}  # leaving holding() released owner's claims
@@ -431,7 +432,7 @@ def test_store_of_an_older_theorylab_is_read_and_resumed(tmp_path, capsys):
     spec = sweep.load_spec(str(spec_path))
     store = str(tmp_path / "old.db")
     sweep.run_sweep(spec, store, executor=sweep.SerialExecutor(), progress=False)
-    with sqlite3.connect(store) as conn:
+    with closing(sqlite3.connect(store)) as conn, conn:
         conn.execute("DELETE FROM points WHERE idx >= 10")
         conn.execute("DROP TABLE claims")
         conn.execute("ALTER TABLE points DROP COLUMN checksum")
@@ -441,7 +442,7 @@ def test_store_of_an_older_theorylab_is_read_and_resumed(tmp_path, capsys):
     assert main(["sweep", "run", str(spec_path), "--store", store, "--workers", "0", "--no-progress",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["computed"] == spec.n_points() - 10
-    with sqlite3.connect(store) as conn:
+    with closing(sqlite3.connect(store)) as conn, conn:
         sums = conn.execute("SELECT idx >= 10, COUNT(checksum) FROM points GROUP BY idx >= 10").fetchall()
         assert conn.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
     conn.close()

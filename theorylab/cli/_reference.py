@@ -6,7 +6,6 @@ checks the committed file is current).
 from __future__ import annotations
 
 import argparse
-import os
 
 INTRO = """\
 # CLI reference
@@ -77,29 +76,133 @@ def _subparsers(parser: argparse.ArgumentParser):
             yield from action.choices.items()
 
 
+# The page is built from the parsers' structure (option strings, metavars, help texts, groups), not from
+# ``format_help``: argparse's layout (column padding, how a metavar repeats, where usage wraps) changes
+# between Python versions, and the committed page must be the same whichever interpreter writes it.
+
+def _text(parser: argparse.ArgumentParser, text: str | None) -> list[str]:
+    """Description or epilog as argparse would show it: verbatim under a Raw* formatter, else one paragraph."""
+    if not text:
+        return []
+    if "%(prog)" in text:
+        text = text % {"prog": parser.prog}
+    if issubclass(parser.formatter_class, argparse.RawDescriptionHelpFormatter):
+        return ["```text", text.strip("\n").rstrip(), "```", ""]
+    return [" ".join(text.split()), ""]
+
+
+def _metavar(action: argparse.Action) -> str:
+    """The value an action takes, as argparse's help shows it (``ID [ID ...]``, ``{a,b}``); '' for a flag."""
+    if action.nargs == 0:
+        return ""
+    if action.metavar is not None:
+        meta = action.metavar
+    elif action.choices is not None:
+        meta = "{" + ",".join(map(str, action.choices)) + "}"
+    else:
+        meta = action.dest if not action.option_strings else action.dest.upper()
+    metas = meta if isinstance(meta, tuple) else (meta,) * (action.nargs if isinstance(action.nargs, int) else 2)
+    if action.nargs is None:
+        return metas[0]
+    if action.nargs == argparse.OPTIONAL:
+        return f"[{metas[0]}]"
+    if action.nargs == argparse.ZERO_OR_MORE:
+        return f"[{metas[0]} ...]"
+    if action.nargs == argparse.ONE_OR_MORE:
+        return f"{metas[0]} [{metas[1]} ...]"
+    if action.nargs == argparse.PARSER:
+        return f"{metas[0]} ..."
+    if action.nargs == argparse.REMAINDER:
+        return "..."
+    return " ".join(metas[:action.nargs])
+
+
+def _help(action: argparse.Action, prog: str) -> str:
+    """The help text with its ``%(...)s`` fields filled in (argparse's rules), whitespace collapsed."""
+    text = action.help or ""
+    if "%" in text:
+        params = {k: v for k, v in vars(action).items() if v is not argparse.SUPPRESS}
+        params = {k: getattr(v, "__name__", v) for k, v in params.items()}
+        if params.get("choices") is not None:
+            params["choices"] = ", ".join(map(str, params["choices"]))
+        text = text % {**params, "prog": prog}
+    return " ".join(text.split())
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _usage(parser: argparse.ArgumentParser) -> str:
+    """One unwrapped usage line: ``[...]`` optional, ``(a | b)`` a required choice of a mutually exclusive group."""
+    groups = {id(a): g for g in parser._mutually_exclusive_groups for a in g._group_actions}
+    parts, seen = [parser.prog], set()
+    for action in parser._actions:
+        if action.help is argparse.SUPPRESS or id(action) in seen:
+            continue
+        group = groups.get(id(action))
+        members = [a for a in group._group_actions if a.help is not argparse.SUPPRESS] if group else [action]
+        seen.update(id(a) for a in members)
+        words = []
+        for a in members:
+            meta = _metavar(a)
+            words.append(" ".join(filter(None, (a.option_strings[0] if a.option_strings else "", meta))))
+        if group:
+            parts.append(("({})" if group.required else "[{}]").format(" | ".join(words)))
+        elif action.option_strings and not action.required:
+            parts.append(f"[{words[0]}]")
+        else:
+            parts.append(words[0])
+    return " ".join(parts)
+
+
+def _section(parser: argparse.ArgumentParser, name: str) -> list[str]:
+    """One parser's section: usage, description, a table per argument group, exclusive choices, epilog."""
+    lines = ["", f"## `{name}`", "", "```text", "usage: " + _usage(parser), "```", ""] + _text(parser, parser.description)
+    titles = {id(parser._positionals): "positional arguments", id(parser._optionals): "options"}
+    for group in parser._action_groups:
+        actions = [a for a in group._group_actions if a.help is not argparse.SUPPRESS]
+        if not actions:
+            continue
+        lines += [f"**{titles.get(id(group), group.title)}**", ""]
+        for action in actions:
+            if isinstance(action, argparse._SubParsersAction):
+                lines += [f"`{_metavar(action).split()[0]}` is one of:", "", "| command | summary |", "|---|---|"]
+                lines += [f"| `{c.dest}` | {_cell(_help(c, parser.prog))} |" for c in action._choices_actions]
+                lines.append("")
+        plain = [a for a in actions if not isinstance(a, argparse._SubParsersAction)]
+        if plain:
+            kind = "option" if any(a.option_strings for a in plain) else "argument"
+            lines += [f"| {kind} | value | meaning |", "|---|---|---|"]
+            for a in plain:
+                option = ", ".join(f"`{o}`" for o in a.option_strings) or f"`{_metavar(a)}`"
+                value = f"`{_cell(_metavar(a))}`" if a.option_strings and _metavar(a) else ""
+                meaning = ("required. " if a.option_strings and a.required else "") + _help(a, parser.prog)
+                lines.append(f"| {option} | {value} | {_cell(meaning)} |")
+            lines.append("")
+    for group in parser._mutually_exclusive_groups:
+        names = ", ".join(f"`{a.option_strings[0]}`" for a in group._group_actions)
+        lines += [f"{'Exactly' if group.required else 'At most'} one of {names}.", ""]
+    lines += _text(parser, parser.epilog)
+    while lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def reference() -> str:
-    """The Markdown reference of every command and sub-command."""
+    """The Markdown reference of every command and sub-command, the same on every supported Python."""
     from theorylab.cli import build_parser
 
-    saved = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # argparse wraps help at the terminal width
-    try:
-        parser = build_parser()
-        parts = [INTRO, "```text", parser.format_help().rstrip(), "```"]
+    parser = build_parser()
+    parts = [INTRO.rstrip("\n")]
 
-        def walk(p, name):
-            parts.extend([f"\n## `{name}`\n", "```text", p.format_help().rstrip(), "```"])
-            for child_name, child in _subparsers(p):
-                walk(child, f"{name} {child_name}")
+    def walk(p, name):
+        parts.extend(_section(p, name))
+        for child_name, child in _subparsers(p):
+            walk(child, f"{name} {child_name}")
 
-        for name, sub in _subparsers(parser):
-            walk(sub, f"theorylab {name}")
-    finally:
-        if saved is None:
-            os.environ.pop("COLUMNS")
-        else:
-            os.environ["COLUMNS"] = saved
-    return "\n".join(parts) + "\n"
+    walk(parser, "theorylab")
+    return "\n".join(parts).rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":

@@ -415,11 +415,20 @@ def profile_error(a_hat, s_hat, a, s) -> float:
 
 
 def _slope(x, y) -> tuple[float, float, float]:
-    """Least-squares slope of log y on log x with its 95 % interval (t quantile)."""
+    """Least-squares slope of log y on log x with its 95 % interval (t quantile).
+
+    ``(nan, nan, nan)`` when the points hold no power law to fit: fewer than three of them (the interval
+    needs n - 2 >= 1 degrees of freedom), a value <= 0 (its log is not finite) or one x for all. Decided
+    here, not by SciPy, whose ``linregress`` raises on some of these cases and returns NaN on others
+    depending on its version."""
     from scipy.stats import linregress, t as student
 
-    fit = linregress(np.log(x), np.log(y))
-    half = float(student.ppf(0.975, len(x) - 2) * fit.stderr)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if lx.size < 3 or not (np.isfinite(lx).all() and np.isfinite(ly).all()) or np.ptp(lx) == 0:
+        return (float("nan"),) * 3
+    fit = linregress(lx, ly)
+    half = float(student.ppf(0.975, lx.size - 2) * fit.stderr)
     return float(fit.slope), float(fit.slope - half), float(fit.slope + half)
 
 
@@ -433,6 +442,10 @@ def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 
     numbers) of the oracle arm and every educated draw: the losses ``R_edu(m_ref)/R_oracle(m_ref) - 1`` and
     ``eff_oracle/eff_edu - 1``.  Lem. 2 predicts the excess quadratic in the error: slope 1 against the
     error, slope -1 against n (the error scales as 1/n).
+
+    A summary slope and its interval are NaN where there is no power law to fit: fewer than three
+    points with positive values (e.g. no draw with a positive excess, as when the educated grades are
+    the oracle's), or a mean of 0.
     """
     ns = grid("n_values", n_values)
     if ns.size < 3:
@@ -476,8 +489,7 @@ def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 
     slope_n = _slope([r["n_pilot"] for r in rows], [r["excess_mean"] for r in rows])
     err_n = _slope([r["n_pilot"] for r in rows], [r["error_mean"] for r in rows])
     tail = rows[len(rows) // 2:] if len(rows) >= 6 else rows
-    slope_tail = _slope([r["n_pilot"] for r in tail], [r["excess_mean"] for r in tail]) if len(tail) >= 3 \
-        else (float("nan"),) * 3
+    slope_tail = _slope([r["n_pilot"] for r in tail], [r["excess_mean"] for r in tail])
     summary = {"design": design.name, "draws": draws, "reps": reps, "seed": seed, "m_ref": m_ref,
                "target_fraction": target, "Lambda_star_C": lam_c,
                "slope_excess_vs_error": slope_err[0], "slope_excess_vs_error_ci": list(slope_err[1:]),
