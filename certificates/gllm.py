@@ -18,7 +18,7 @@ from theorylab.certify import graded_interval as interval
 from theorylab.certify.interval import rounds_to
 from theorylab.errors import ParameterError
 from theorylab.graded import attention, embedding, envelope, grades
-from theorylab.sim import graded_risk
+from theorylab.graded import risk_sim as graded_risk
 
 # Table 3 as printed in the paper (§7.6): the claim under test, not a computed value.
 TABLE3_PRINTED = {

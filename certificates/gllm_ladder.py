@@ -11,7 +11,7 @@ against routes that share no library code (NumPy/SciPy only):
    a generic bound-constrained optimiser (L-BFGS-B) on the corresponding profiles;
 4. each arm's inner product ``<ln g, a_hat - s_hat>`` and ``Lambda`` recomputed;
 5. the Monte Carlo's per-repetition risks at ``m_ref`` recomputed from the same random stream (the
-   convention in theorylab.sim.ladder) with a different solver (bisection on the multiplier), and the mean
+   convention in theorylab.graded.ladder_sim) with a different solver (bisection on the multiplier), and the mean
    risks at the grid's last size; the risk ratios at ``m_ref`` and their bootstrap intervals rebuilt;
 6. the claim: the certified arms' mean risks at ``m_ref`` (the end of Lem. 4's window W, where Thm. 4.1
    states the separation) order exactly as their pre-registered inner products;
@@ -55,7 +55,7 @@ from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.errors import ParameterError
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
-from theorylab.sim import ladder as sl
+from theorylab.graded import ladder_sim as sl
 
 CONFIG = {"nu": 0.5, "mu": 0.2, "levels": 4, "d": 32, "sigma_xi": 1.0, "C": 2.0, "n_pilot": 65536,
           "pilot_seed": 2026, "mc_seed": 20261130, "reps": 500, "points": 8, "bootstrap": 200}
@@ -126,7 +126,7 @@ def _clipped_lambda(a, s, C) -> float:
 
 
 def _risks_by_bisection(design_a, design_s, dims, sigma_xi, G, ms, m_ref, reps, seed) -> np.ndarray:
-    """Per-repetition risks at m_ref, rebuilt from the stream convention of theorylab.sim.ladder:
+    """Per-repetition risks at m_ref, rebuilt from the stream convention of theorylab.graded.ladder_sim:
     one (reps, d) standard-normal draw per grid point in order, the least-squares fit
     w* + sigma S(m) / (m sigma_j); the constrained fit by bisection on the multiplier."""
     alpha, tau = np.repeat(np.asarray(design_a) / dims, dims), np.repeat(np.asarray(design_s) / dims, dims)

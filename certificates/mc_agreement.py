@@ -1,7 +1,7 @@
 """Monte Carlo certificates of the PSA reduced score model (P17, P18, P19; PSA §7.9-7.10, §10, A10.2).
 
-Routes. The Numba simulation (:mod:`theorylab.sim.competition`) and the library's quadrature
-(:mod:`theorylab.sim.exact`) both read the library's ScoreModel polynomials and ``distractors``;
+Routes. The Numba simulation (:mod:`theorylab.psa.montecarlo`) and the library's quadrature
+(:mod:`theorylab.psa.quadrature`) both read the library's ScoreModel polynomials and ``distractors``;
 the certificate route is :mod:`theorylab.certificates.reference.score_model`, written from the paper's
 equations (its own gap, variance, ``m = T - 2`` and an adaptive one-dimensional integral for
 the mean mass). Library quadrature vs library Monte Carlo is reported as consistency evidence.
@@ -26,12 +26,12 @@ from theorylab.certificates.reference import score_model as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.certify import montecarlo as mcs
-from theorylab.compare import (CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS, band_edge_check,
+from theorylab.psa.compare import (CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS, band_edge_check,
                                calibrate_condensation_c, pearson_r, plateau_check, relative_error, t3_t4_crossover)
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, score_model
-from theorylab.sim.competition import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
-from theorylab.sim.exact import exact_gamma_c, exact_mass, one_minus_phi
+from theorylab.psa.montecarlo import loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass
+from theorylab.psa.quadrature import exact_gamma_c, exact_mass, one_minus_phi
 
 SLACK = 1e-13
 """Relative slack of a library float against a certified enclosure (a few ulp), as in P14."""
@@ -104,7 +104,7 @@ def _first_crossing_check() -> float:
     from scipy.optimize import brentq
 
     from theorylab import ParameterError
-    from theorylab.sim.competition import first_crossing
+    from theorylab.psa.montecarlo import first_crossing
 
     g = np.linspace(0.0, 2 * np.pi, 25)
     m = 0.3 + 0.4 * np.sin(g)
@@ -464,7 +464,7 @@ def _row_stats_record() -> tuple[bool, bool]:
     import dataclasses
 
     from theorylab.psa.scoremodel import score_model
-    from theorylab.sim.row_stats_mc import per_sample_row_stats, simulate_row_stats
+    from theorylab.psa.row_stats_mc import per_sample_row_stats, simulate_row_stats
 
     g = np.array([0.5, 1.5])
     c = simulate_row_stats("t4-only", 16.0, 10, g, samples=40, seed=7, sigma0=0.3, dtype="float64")
@@ -526,8 +526,8 @@ def counter_normals(seed=None) -> Outcome:
     """
     from scipy.stats import kstwo
 
-    from theorylab.sim import rng as lib
-    from theorylab.sim.competition import exp32, exp64
+    from theorylab import rng as lib
+    from theorylab.psa.montecarlo import exp32, exp64
     from theorylab.certificates.reference import rng as rref
 
     alpha = RNG_FALSE_FAILURE
@@ -585,7 +585,7 @@ def counter_normals(seed=None) -> Outcome:
                 got = per_sample_mass(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype, **noise)
                 kernel_err[dtype] = _worse(kernel_err[dtype], np.abs(got / want - 1))
     # per-sample row statistics (mass, entropy, distractor entropy, sum p^2) of the row-statistics kernels
-    from theorylab.sim.row_stats_mc import per_sample_row_stats
+    from theorylab.psa.row_stats_mc import per_sample_row_stats
 
     # (at the kernel point, with target noise, and with a single distractor: T = 3)
     row_err = {"float64": 0.0, "float32": 0.0}
@@ -767,7 +767,7 @@ HALF_POINT = (16.0, 24)
 def _half_plateau_check() -> tuple[float, float]:
     """``half_plateau`` (exact, every option at its default) against the reference: its level is half
     ``Phi(sqrt(dk)/2)^m`` and the reference mass reaches that level at its coupling, not 0.01 before."""
-    from theorylab.sim.observables import half_plateau, mass_half
+    from theorylab.psa.observables import half_plateau, mass_half
 
     dk, T = HALF_POINT
     got = half_plateau("t4-only", dk, T)
@@ -893,7 +893,7 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     t_max = mcs.t_threshold(alpha, 19, tests=len(points))
     t_stat = np.abs(sim - exact) / se
     # the row-statistics quadrature at a very long context (m = 10^7 distractors: its t nodes must grow like ln m)
-    from theorylab.sim.row_stats import exact_row_stats
+    from theorylab.psa.row_stats import exact_row_stats
 
     long_T, long_g = 10**7, (0.5, 1.0)
     long_err = float(np.max(np.abs(exact_row_stats("t4-only", 16.0, long_T, list(long_g)).mass
@@ -1033,7 +1033,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
     batch_err = _crossover_batch_error(res, base)
     # the per-channel model the vector-level simulation is compared with, against the reference's channel table
-    from theorylab.sim.induction import reduced_channel_model
+    from theorylab.psa.induction import reduced_channel_model
 
     cm, chan_err = reduced_channel_model(), 0.0
     for x in np.linspace(0.0, 3.0, 13):
@@ -1049,7 +1049,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     # measured T_i moments = unit-channel moments x g^deg (x g^(2 deg) for variances), deg (0, 1, 1, 2)
     from scipy.special import softmax as sp_softmax
 
-    from theorylab.sim import induction as ind
+    from theorylab.psa import induction as ind
 
     # (RoPE on, distinct plane frequencies, shear before RoPE: the model gaps carry the RoPE match factor)
     small = ind.simulate(16, 24, theta=np.linspace(0.05, 1.2, 8), samples=40, seed=base + 1, placement="pre")

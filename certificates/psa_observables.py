@@ -3,7 +3,7 @@
 The library reads the condensed branch's coupling on the ``entropy-peak`` observable
 (``theorylab.psa.transition.CONDENSATION_OBSERVABLE``: argmax over g of ``-dE[H]/d(g^2)``). Routes:
 
-* the library's exact peaks (:mod:`theorylab.sim.observables`, quadrature of E[H] differentiated
+* the library's exact peaks (:mod:`theorylab.psa.observables`, quadrature of E[H] differentiated
   numerically) are held to the independent reference
   :func:`theorylab.certificates.reference.row_entropy.entropy_fall` (the fall ``-dE[H]/dx`` as an integral
   of its own, the Gibbs-variance form): the reference fall is lower at ``x (1 -/+ delta)`` than at
@@ -12,7 +12,7 @@ The library reads the condensed branch's coupling on the ``entropy-peak`` observ
 * the law ``c (L/2)^(1/4)`` is enclosed in outward-rounded interval arithmetic (mpmath ``iv``) with
   its own ``L = ln(T - 1)``; the relative errors, their median and maximum are enclosed from the
   law's enclosure and the observable's verified interval;
-* the Monte Carlo (:mod:`theorylab.sim.row_stats_mc`, per-sample exact derivatives) confirms the
+* the Monte Carlo (:mod:`theorylab.psa.row_stats_mc`, per-sample exact derivatives) confirms the
   exact peaks within batch-means intervals.
 """
 from __future__ import annotations
@@ -24,9 +24,9 @@ from theorylab.certificates.reference.row_entropy import entropy_fall
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.certify import montecarlo as mcs
-from theorylab.compare import CONDENSED_GRID, CONDENSED_SCAN, pearson_r
+from theorylab.psa.compare import CONDENSED_GRID, CONDENSED_SCAN, pearson_r
 from theorylab.psa import transition
-from theorylab.sim.observables import measure
+from theorylab.psa.observables import measure
 
 DELTA = 2e-3
 """Relative step in x = g^2 at which the reference fall must be below its value at the library's peak."""
@@ -162,7 +162,7 @@ where the t grid's left extension by Delta - 10 sigma matters at 1e-4)."""
 def _closed_form_peaks() -> float:
     """The library's exact peak search (scan, bracket, Brent on the second difference) fed logistic curves
     ``F = +-1/(1 + exp(-(u - u0)/(0.03 u0)))``, u = g or g^2, whose slope peaks exactly at u0: max rel error."""
-    from theorylab.sim import observables as obs
+    from theorylab.psa import observables as obs
 
     def spec(g0, squared):
         u0 = g0 ** 2 if squared else g0
@@ -189,7 +189,7 @@ def _skewed_peaks() -> float:
     """The library's exact peak search on the skewed curves of :data:`SKEW`: max relative error (inf for NaN)."""
     from scipy.special import gammainc
 
-    from theorylab.sim import observables as obs
+    from theorylab.psa import observables as obs
 
     a, b, k, factors = SKEW
 
@@ -212,7 +212,7 @@ def _crossing_reader() -> float:
     """The Monte Carlo peak reader's crossing (``_crossing_near``: the upward zero crossing of a sampled curve
     nearest a given g, on its cubic spline) on ``sin(g)``, whose upward zeros 2 pi and 4 pi are known, and on
     ``g - 3`` sampled at 3 itself (a crossing that reaches 0 on the grid): max abs error; inf unless a falling-only curve (``-sin`` on (pi/2, 3 pi/2)) and a curve with a NaN give NaN."""
-    from theorylab.sim import observables as obs
+    from theorylab.psa import observables as obs
 
     g = np.linspace(0.5, 13.0, CROSS_POINTS)
     want = [2 * np.pi if near < 3 * np.pi else 4 * np.pi for near in CROSS_NEAR]
@@ -235,7 +235,7 @@ def _exact_record(ms) -> bool:
 def _row_stats_mass() -> float:
     """The mass column of ``exact_row_stats`` (without and with target noise) against the reference integral."""
     from theorylab.certificates.reference import score_model as ref
-    from theorylab.sim.row_stats import exact_row_stats
+    from theorylab.psa.row_stats import exact_row_stats
 
     g = (0.5, 1.0)
     return max(float(np.max(np.abs(exact_row_stats("t4-only", 16.0, 64, g, sigma0=s0, distractor=False).mass
@@ -247,7 +247,7 @@ def _distractor_entropy_error() -> float:
     (m = 2: the one-dimensional binary-entropy integral): max abs error over :data:`HD_POINTS`, max relative error
     but at the last point, and the relative error at the last point (sigma = 800)."""
     from theorylab.certificates.reference import distractor_entropy as ref
-    from theorylab.sim.row_stats import exact_distractor_entropy
+    from theorylab.psa.row_stats import exact_distractor_entropy
 
     err, rel = [], []
     for g, T in HD_POINTS:
@@ -263,7 +263,7 @@ def _single_distractor_error() -> float:
     ratio 1 / E[sum p^2] -- against the reference's one-dimensional integrals, max relative error."""
     from theorylab.certificates.reference import score_model as sref
     from theorylab.certificates.reference.distractor_entropy import single_distractor_row
-    from theorylab.sim.row_stats import exact_row_stats, row_moments_given
+    from theorylab.psa.row_stats import exact_row_stats, row_moments_given
 
     g = np.array(SINGLE_G)
     r = exact_row_stats("t4-only", 16.0, 3, g)
@@ -279,7 +279,7 @@ def _single_distractor_error() -> float:
 def _bump_precision() -> float:
     """``bump_expectations`` against the reference integrals, max relative error over :data:`BUMP_POINTS`."""
     from theorylab.certificates.reference import score_model as ref
-    from theorylab.sim.row_stats import bump_expectations
+    from theorylab.psa.row_stats import bump_expectations
 
     err = []
     for t, d, s in BUMP_POINTS:
@@ -353,7 +353,7 @@ def _mc_peak_reader() -> dict:
     from scipy.interpolate import CubicSpline
     from scipy.optimize import brentq
 
-    from theorylab.sim.row_stats_mc import STATS, simulate_row_stats
+    from theorylab.psa.row_stats_mc import STATS, simulate_row_stats
 
     col = {s: k for k, s in enumerate(STATS)}
     stat = {"inflection": "mass", "entropy-peak": "entropy", "distractor-entropy-peak": "distractor_entropy"}

@@ -5,7 +5,7 @@ The Coriolis term is measured as the difference of the library's two placements
 computed by the reference PSA streams (``theorylab.certificates.reference.transformer``, RoPE frequencies
 ``base^(-2i/d)`` from the paper, complex rotation of the interleaved pairs) and compared per
 rotation plane with ``2|sin(theta/2)|`` (and the library's ``coriolis_gain``); the Cesaro means come from
-``theorylab.sim.induction.cesaro_averages`` (the library's RoPE and momentum). Keyword
+``theorylab.psa.induction.cesaro_averages`` (the library's RoPE and momentum). Keyword
 defaults are the library functions under test (mutation tests in
 ``tests/test_induction_certificates.py``).
 """
@@ -16,7 +16,7 @@ import numpy as np
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa import shear
-from theorylab.sim import induction as ind
+from theorylab.psa import induction as ind
 
 
 @certificate("P9.numeric", title="Pre- vs post-RoPE: Coriolis term 2|sin(theta/2)| |g q| per plane, measured",

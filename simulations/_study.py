@@ -1,7 +1,7 @@
 """Shared plumbing of the study scripts: options, running a sweep, writing CSV/PNG/JSON.
 
 Every study builds a sweep spec (the same TOML-shaped dict a user would write), runs it
-with :func:`theorylab.sim.sweep.run_sweep` into a store ``results/<study>-<hash>.db``
+with :func:`theorylab.sweep.run_sweep` into a store ``results/<study>-<hash>.db``
 (so an interrupted study resumes and a re-run is instant), then writes a small CSV, a
 PNG and a JSON summary into ``results/`` and prints the summary. The output folder is
 created here, explicitly (:func:`output_folder`): the atomic writers of theorylab never
@@ -16,9 +16,9 @@ import sys
 
 from theorylab._io import write_text_atomic
 from theorylab.cli._output import emit, jsonable, render
-from theorylab.compare import relative_error
+from theorylab.psa.compare import relative_error
 from theorylab.errors import ParameterError
-from theorylab.sim import sweep
+from theorylab import sweep
 
 RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
 
@@ -85,7 +85,7 @@ def report(title: str, rows: list[dict], columns: list[str], summary: dict) -> N
 
 
 def rel_err(a, b):
-    """:func:`theorylab.compare.relative_error` of two optional numbers (None if either is missing)."""
+    """:func:`theorylab.psa.compare.relative_error` of two optional numbers (None if either is missing)."""
     return None if a is None or b is None else float(relative_error(a, b))
 
 

@@ -2,7 +2,7 @@
 
 PSA §7.9 reports, on nine mean-field points (dk >= 8L), Pearson r = 0.9876 and a median
 relative error of 2.6 % between the two-branch law and Monte Carlo. Here: the library's
-nine-point grid theorylab.compare.PAPER_GRID, dk in {64, 128, 256} x T in {64, 512, 2048}
+nine-point grid theorylab.psa.compare.PAPER_GRID, dk in {64, 128, 256} x T in {64, 512, 2048}
 (all with dk >= 8L = 8 ln(T - 1); the paper's own grid is not in its summary), the t4-only
 law (theorylab.psa.transition.gamma_c), the exact reduced-model gamma_c (root of the
 quadrature mass M(g) = 1/2) and the Monte Carlo root with its batch-means 95 % CI.
@@ -17,10 +17,10 @@ import math
 import os
 
 import _study
-from theorylab.compare import PAPER_GRID, PAPER_STATISTICS
+from theorylab.psa.compare import PAPER_GRID, PAPER_STATISTICS
 from theorylab.plots import save
 from theorylab.plots.sweep import predicted_vs_simulated
-from theorylab.sim.sweep import compare_rows
+from theorylab.sweep import compare_rows
 
 STUDY = "a_mean_field"
 DK = sorted({dk for dk, _ in PAPER_GRID})

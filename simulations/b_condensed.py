@@ -7,10 +7,10 @@ Phi(sqrt(dk)/2)^m differs from direct simulation by at most 9e-4. Here, at dk = 
 T in {16, 32, ..., 2048} (the paper's T values are not in its summary):
 
 1. the t4-only law c (L/2)^(1/4) with theorylab's c = CONDENSATION_C (calibrated on the
-   entropy-peak observable over theorylab.compare.CONDENSED_GRID, which shares T = 64, 512,
+   entropy-peak observable over theorylab.psa.compare.CONDENSED_GRID, which shares T = 64, 512,
    2048 with this scan: a consistency check, as in the paper) against the exact and Monte
    Carlo **entropy-peak** coupling (argmax over g of -dE[H]/d(g^2), H the row entropy);
-2. the same law beside the other observables of theorylab.sim.observables (inflection,
+2. the same law beside the other observables of theorylab.psa.observables (inflection,
    half-plateau, mass-half), exact and Monte Carlo, where they exist;
 3. the exact curves M(g), E[H](g) and -dE[H]/d(g^2) at dk = 16 for T in {16, 64, 256, 1024,
    4096}, with the transition points marked (the figure);
@@ -28,15 +28,15 @@ import os
 import numpy as np
 
 import _study
-from theorylab.compare import CONDENSED_SCAN
+from theorylab.psa.compare import CONDENSED_SCAN
 from theorylab.plots import save
 from theorylab.plots.observables import transition_curves
 from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, CONDENSATION_OBSERVABLE,
                                       condensed_gamma_c, freezing_coupling)
-from theorylab.sim.exact import argmax_limit
-from theorylab.sim.observables import measure
-from theorylab.sim.row_stats import exact_row_stats
-from theorylab.sim.sweep import agreement, compare_rows
+from theorylab.psa.quadrature import argmax_limit
+from theorylab.psa.observables import measure
+from theorylab.psa.row_stats import exact_row_stats
+from theorylab.sweep import agreement, compare_rows
 
 STUDY = "b_condensed"
 DK = 16

@@ -2,7 +2,7 @@
 
 For each (nu, mu) row of the paper's Table 3 (L = 4 levels, clip C = 2, width d = 64,
 sigma_xi = 1, grades g*_C): Monte Carlo risk of level-selective least squares over the
-uniform and graded classes (theorylab.sim.graded_risk.simulate, worst of two boundary
+uniform and graded classes (theorylab.graded.risk_sim.simulate, worst of two boundary
 targets) across sample sizes inside and outside the window W, against the envelope M
 (upper bound 3M where Lem. 3(ii) applies, a computed two-point lower bound), and the
 risk ratio graded/uniform against the cap ratio and Lambda(g) with Thm. 4.1's band
@@ -24,7 +24,7 @@ from theorylab.graded.envelope import stratified_model
 from theorylab.graded.grades import TABLE3_PARAMETERS
 from theorylab.plots import new_figure, save
 from theorylab.plots.graded import risk_figure
-from theorylab.sim.graded_risk import default_m_grid, simulate
+from theorylab.graded.risk_sim import default_m_grid, simulate
 
 STUDY = "e_graded"
 LEVELS, D, CLIP, SIGMA_XI = 4, 64, 2.0, 1.0

@@ -6,7 +6,7 @@ theorylab.graded.ladder.PEAKED -- on d = 32 coordinates with sigma_xi = 1:
 1. the offline step: a 65,536-row pilot, the six arms, their inner products <q, a_hat - s_hat>,
    Lambda_hat and §7.2 bootstrap, written to results/g_ladder_prereg/<design>.json BEFORE any
    training sample is drawn, then read back (the measurement takes the arms from the file);
-2. the measurement (theorylab.sim.ladder): one set of learning curves (1000 repetitions), token
+2. the measurement (theorylab.graded.ladder_sim): one set of learning curves (1000 repetitions), token
    efficiency at target risks 2, 1, 0.5 and 0.25 x the null risk and the risk ratio at m_ref
    (end of Lem. 4's window), with bootstrap CIs, Spearman correlations and the out-of-order pairs;
 3. the same ladder for four more pilot seeds (the spread of the correlations over pilots and
@@ -31,7 +31,7 @@ from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
 from theorylab.graded.grades import TABLE3_PARAMETERS
 from theorylab.plots.ladder import degradation_figure, ladder_figure, target_sweep_figure
-from theorylab.sim import ladder as sl
+from theorylab.graded import ladder_sim as sl
 
 STUDY = "g_ladder"
 D, SIGMA_XI, CLIP, N_PILOT = 32, 1.0, 2.0, 65536

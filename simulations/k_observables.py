@@ -4,15 +4,15 @@ PSA §6.7 and §7.9-7.10 quote, without naming the observable: a condensation co
 c = 0.741 +/- 0.015 on nine condensed grid points; on eight dk = 16 points along T, Pearson
 r = 0.9995, median relative error 3.1 %, max 5.2 % (c "drifting systematically with context
 length"); on nine mean-field points r = 0.9876, median 2.6 %; and a "measured 0.613" at
-(dk, T) = (64, 15). Here every observable of theorylab.sim.observables (mass-half,
+(dk, T) = (64, 15). Here every observable of theorylab.psa.observables (mass-half,
 half-plateau, inflection, entropy-peak, distractor-entropy-peak), by exact quadrature:
 
-1. c = mean of g_obs / (L/2)^(1/4), with its spread, on theorylab.compare.CONDENSED_GRID
+1. c = mean of g_obs / (L/2)^(1/4), with its spread, on theorylab.psa.compare.CONDENSED_GRID
    (dk in {8, 16, 32} x T in {64, 512, 2048}) and on the older CALIBRATION_GRID;
 2. the law c (L/2)^(1/4) (c from the 3 x 3 grid) against the observable on five dk = 16
    T scans of eight points (9-64, 16-2048, 64-8192, 256-32768, geometric 9-32768):
    r, median and max relative error, and the drift of g_obs / (L/2)^(1/4) along T;
-3. the mean-field law (annealed root) against the observable on theorylab.compare.PAPER_GRID;
+3. the mean-field law (annealed root) against the observable on theorylab.psa.compare.PAPER_GRID;
 4. the observable at (64, 15) for t4-only, the key-only convention and key-only.
 
 The Monte Carlo (common random numbers, batch-means 95 % CI) confirms the exact entropy-peak
@@ -29,13 +29,13 @@ import os
 import numpy as np
 
 import _study
-from theorylab.compare import CALIBRATION_GRID, CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS
+from theorylab.psa.compare import CALIBRATION_GRID, CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS
 from theorylab.plots import save
 from theorylab.plots.observables import condensation_ratio_along_T
 from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, CONDENSATION_OBSERVABLE,
                                       annealed_gamma_c, freezing_coupling)
-from theorylab.sim.observables import OBSERVABLE_NAMES
-from theorylab.sim.sweep import agreement
+from theorylab.psa.observables import OBSERVABLE_NAMES
+from theorylab.sweep import agreement
 
 STUDY = "k_observables"
 SCANS = {"9-64": [9, 12, 16, 24, 32, 40, 48, 64], "16-2048": [2**k for k in range(4, 12)],

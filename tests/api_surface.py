@@ -28,10 +28,9 @@ import tempfile
 
 import numpy as np
 
-PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.sim",
-            "theorylab.symbolic")
-MODULES_EXTRA = ("theorylab.compare",)
-EXCLUDED_PACKAGES = ("theorylab.sim.sweep",)
+PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.symbolic")
+MODULES_EXTRA = ("theorylab.rng",)
+EXCLUDED_PACKAGES = ("theorylab.sweep",)
 
 
 def library_modules() -> list[str]:
@@ -106,13 +105,20 @@ def _a(*shape, seed=0, low=None):
 
 def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
-    from theorylab import compare
+    from theorylab.psa import compare
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, grad, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
-    from theorylab.sim import (competition, exact, graded_risk, induction, ladder as sladder, observables, rng,
-                               row_stats, row_stats_mc)
+    from theorylab.psa import montecarlo as competition
+    from theorylab.psa import quadrature as exact
+    from theorylab.graded import risk_sim as graded_risk
+    from theorylab.psa import induction
+    from theorylab.graded import ladder_sim as sladder
+    from theorylab.psa import observables
+    from theorylab import rng
+    from theorylab.psa import row_stats
+    from theorylab.psa import row_stats_mc
     from theorylab.symbolic import exact as sx, graded as sg, plga as sp_, psa as sps, softmax as ssm
 
     sm = scoremodel.score_model("t3-inclusive")
@@ -511,7 +517,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
     curve = row_stats_mc.simulate_row_stats("t4-only", 64.0, 16, g2, samples=64)
     for method in ("stat", "stat_se", "batch_stat"):
-        case(getattr(curve, method), f"theorylab.sim.row_stats_mc.RowStatsCurve.{method}", name="entropy")
+        case(getattr(curve, method), f"theorylab.psa.row_stats_mc.RowStatsCurve.{method}", name="entropy")
     case(row_stats_mc.row_stats_cost, T=16, n_gamma=4, samples=64, dtype="float32", **cost)
     # ------------------------------------------------------------------ sim.observables
     obs = dict(variant="t4-only", dk=64.0, T=16, samples=40, seed=0, confidence=0.95, sigma0=0.0, dtype="float32",
@@ -643,8 +649,8 @@ EMPTY_INPUT: dict[str, tuple] = {
     **{k: ("u",) for k in ("theorylab.plga.operator.iswiglu", "theorylab.plga.operator.sigmoid",
                            "theorylab.plga.operator.silu")},
     "theorylab.plga.operator.ln_scale_error": ("D",), "theorylab.plga.operator.row_clone": ("alpha",),
-    "theorylab.plga.operator.absorb_operator": ("W",), "theorylab.sim.competition.loadings": ("g",),
-    "theorylab.sim.exact.one_minus_phi": ("t",), "theorylab.sim.rng.normals": ("samples", "indices"),
+    "theorylab.plga.operator.absorb_operator": ("W",), "theorylab.psa.montecarlo.loadings": ("g",),
+    "theorylab.psa.quadrature.one_minus_phi": ("t",), "theorylab.rng.normals": ("samples", "indices"),
     "theorylab.nn.attention.scores": ("qs", "ks"), "theorylab.plga.operator.scores": ("q_rot", "k_rot"),
     "theorylab.nn.attention.plga_operator": ("qs",),
     # empty sums and products with a defined value: D_Q of no queries is 0, the composition of no maps the identity
@@ -670,7 +676,7 @@ NOT_APPLICABLE: dict[str, dict[str, str]] = {
     "theorylab.plga.operator.plane_rotations": {"mismatch:freqs": "freqs and positions are independent grids",
                                                 "mismatch:positions": "freqs and positions are independent grids"},
     "theorylab.psa.shear.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
-    "theorylab.sim.ladder.summarize": {"mismatch:risks": "the last axis of risks counts the repetitions (any number)"},
+    "theorylab.graded.ladder_sim.summarize": {"mismatch:risks": "the last axis of risks counts the repetitions (any number)"},
 }
 """Generic kinds that do not apply, by driven call and argument, with the reason (merged into
 :attr:`Case.not_applicable`)."""
@@ -690,17 +696,17 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.plga.operator.PositivityMargins", "theorylab.plga.operator.PerronPair",
       "theorylab.plga.operator.TwirlStatistics",
       "theorylab.plga.operator.NotearsValue", "theorylab.plga.operator.DensityReport",
-      "theorylab.nn.tasks.InductionBatch", "theorylab.sim.competition.MassCurve",
-      "theorylab.sim.competition.MCGammaC", "theorylab.sim.graded_risk.RiskSimulation",
-      "theorylab.sim.induction.InductionSample", "theorylab.sim.induction.ChannelMoments",
-      "theorylab.compare.PaperStatistics", "theorylab.compare.Comparison", "theorylab.compare.Calibration",
-      "theorylab.compare.Crossover", "theorylab.symbolic.exact.Undecided",
+      "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
+      "theorylab.psa.montecarlo.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
+      "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
+      "theorylab.psa.compare.PaperStatistics", "theorylab.psa.compare.Comparison", "theorylab.psa.compare.Calibration",
+      "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
-      "theorylab.graded.prereg.Preregistration", "theorylab.sim.ladder.LadderResult", "theorylab.sim.ladder.Degradation",
+      "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
       "theorylab.nn.decoder.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
-      "theorylab.nn.train.TrainResult", "theorylab.sim.observables.Measurement", "theorylab.sim.row_stats.RowMoments",
-      "theorylab.sim.row_stats.RowStatistics", "theorylab.sim.row_stats_mc.RowStatsCurve")
+      "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
+      "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.operator.ResidualUnit",
@@ -708,7 +714,7 @@ _skip("parameter record built by a validated constructor (score_model, init_para
       "theorylab.plga.operator.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
       "theorylab.nn.tasks.InductionHead", "theorylab.graded.envelope.LinearClass",
       "theorylab.graded.ladder.LadderDesign",
-      "theorylab.sim.induction.ChannelModel")
+      "theorylab.psa.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
       "theorylab.plga.operator.PLGAParams.dk", "theorylab.plga.operator.PositivityMargins.positive",
       "theorylab.nn.attention.Graded.diag",
@@ -716,9 +722,9 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.graded.envelope.LinearClass.caps", "theorylab.graded.envelope.StratifiedModel.dims",
       "theorylab.graded.envelope.StratifiedModel.m_sat", "theorylab.graded.envelope.StratifiedModel.window",
       "theorylab.graded.envelope.StratifiedModel.cap_ratio", "theorylab.graded.envelope.StratifiedModel.Lambda",
-      "theorylab.graded.envelope.StratifiedModel.target", "theorylab.compare.Comparison.summary",
-      "theorylab.sim.induction.ChannelModel.gap_at", "theorylab.sim.induction.ChannelModel.var_at",
-      "theorylab.sim.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
+      "theorylab.graded.envelope.StratifiedModel.target", "theorylab.psa.compare.Comparison.summary",
+      "theorylab.psa.induction.ChannelModel.gap_at", "theorylab.psa.induction.ChannelModel.var_at",
+      "theorylab.psa.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
       "theorylab.graded.ladder.LadderDesign.tau", "theorylab.graded.ladder.LadderDesign.d",
       "theorylab.graded.ladder.LadderDesign.levels", "theorylab.graded.ladder.LadderDesign.null_risk",
       "theorylab.graded.ladder.LadderDesign.target", "theorylab.graded.ladder.LadderDesign.as_dict",
@@ -727,29 +733,29 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainConfig.chance", "theorylab.nn.train.TrainConfig.n_layer",
       "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
       "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
-      "theorylab.nn.train.TrainResult.row", "theorylab.sim.observables.Measurement.row",
-      "theorylab.sim.row_stats.RowStatistics.participation")
+      "theorylab.nn.train.TrainResult.row", "theorylab.psa.observables.Measurement.row",
+      "theorylab.psa.row_stats.RowStatistics.participation")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
       "theorylab.nn.decoder.cache_floats", "theorylab.nn.decoder.compile_grading",
-      "theorylab.nn.decoder.restore_queries", "theorylab.sim.induction.reduced_channel_model",
+      "theorylab.nn.decoder.restore_queries", "theorylab.psa.induction.reduced_channel_model",
       "theorylab.nn.decoder.collapse_invariant_plga", "theorylab.nn.grad.parameters", "theorylab.nn.grad.with_parameters",
       "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
       "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",
       "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
-      "theorylab.graded.ladder.educated_arm", "theorylab.sim.ladder.window_end", "theorylab.sim.ladder.reference_size",
-      "theorylab.sim.ladder.inverted_pairs")
+      "theorylab.graded.ladder.educated_arm", "theorylab.graded.ladder_sim.window_end", "theorylab.graded.ladder_sim.reference_size",
+      "theorylab.graded.ladder_sim.inverted_pairs")
 _skip("writes a file (I/O at the edge): its inputs are a record built by preregister and an output path, which the "
       "CLI checks (_io.check_output_path) before computing; every string is a path",
       "theorylab.graded.prereg.write")
 _skip("Numba kernel or intrinsic: called from compiled code with machine words; the validated entry points "
       "are sim.rng.normals, sim.competition.simulate_mass and per_sample_mass",
-      "theorylab.sim.rng.mix64", "theorylab.sim.rng.sample_key", "theorylab.sim.rng.uniform_pair",
-      "theorylab.sim.rng.normal_pair", "theorylab.sim.rng.bits_as_float", "theorylab.sim.rng.float_as_bits",
-      "theorylab.sim.rng.log32", "theorylab.sim.rng.normal_pair32", "theorylab.sim.rng.fill_normals32",
-      "theorylab.sim.rng.log64", "theorylab.sim.rng.normal_pair64", "theorylab.sim.rng.fill_normals64",
-      "theorylab.sim.competition.exp32", "theorylab.sim.competition.exp64")
+      "theorylab.rng.mix64", "theorylab.rng.sample_key", "theorylab.rng.uniform_pair",
+      "theorylab.rng.normal_pair", "theorylab.rng.bits_as_float", "theorylab.rng.float_as_bits",
+      "theorylab.rng.log32", "theorylab.rng.normal_pair32", "theorylab.rng.fill_normals32",
+      "theorylab.rng.log64", "theorylab.rng.normal_pair64", "theorylab.rng.fill_normals64",
+      "theorylab.psa.montecarlo.exp32", "theorylab.psa.montecarlo.exp64")
 _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's intermediates (the trace of "
       "decoder.hidden_states / attention.head) and upstream gradients; the validated entry point is "
       "nn.grad.loss_and_grad (tokens, answers), which the suite drives",
@@ -760,15 +766,15 @@ _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's 
 _skip("cost estimate of a file input: every string is a valid argument (a missing file costs nothing; the reader, "
       "compare.read_grid / graded.io.read_vector, which the suite drives, refuses it); non-strings are refused "
       "(tests/test_api_contract.py)",
-      "theorylab.compare.read_grid_cost", "theorylab.graded.io.read_vector_cost")
+      "theorylab.psa.compare.read_grid_cost", "theorylab.graded.io.read_vector_cost")
 _skip("its input is a function to run (a FLOP counter / mutation-test hook), not a value",
       "theorylab.psa.deploy.count_flops")
 _skip("its input is the chunk runner of a validated entry point (simulate_mass, simulate_row_stats, which the suite "
-      "drives), not a value", "theorylab.sim.competition.batch_means")
+      "drives), not a value", "theorylab.psa.montecarlo.batch_means")
 _skip("long-running study (minutes: tens of thousands of samples per point); its numeric arguments go through "
       "validate_grid, seed_int and mc_gamma_c/simulate_mass, which the suite drives",
-      "theorylab.compare.calibrate_condensation_c", "theorylab.compare.band_edge_check",
-      "theorylab.compare.plateau_check")
+      "theorylab.psa.compare.calibrate_condensation_c", "theorylab.psa.compare.band_edge_check",
+      "theorylab.psa.compare.plateau_check")
 _skip("long-running study (trains many models in spawned worker processes, minutes); each run's numbers go through "
       "TrainConfig and train, and workers through positive_int, which the suite drives",
       "theorylab.nn.runner.run_many")

@@ -3,7 +3,7 @@
 Each such run is a fresh interpreter of 2-3 s, so the default run leaves them out (``addopts`` in
 pyproject.toml: ``-m 'not slow and not planted'``) and CI runs them once, as their own step
 (``python -m pytest -q -m 'planted and not slow'``). A test is marked by what it calls -- a function of
-the planting harness (:mod:`theorylab.certify.planting`, re-exported with ``assert_caught`` by
+the planting harness (:mod:`theorylab.mutation.planting`, re-exported with ``assert_caught`` by
 tests/planted.py), directly, through a function of its own module or through a fixture -- not by the
 name of its file. A test that plants through the command line (``theorylab mutate``) carries the
 marker itself.

@@ -1,9 +1,9 @@
 """Plant a bug in a copy of the library source and run certificates on it.
 
-The harness lives in :mod:`theorylab.certify.planting` (``theorylab mutate`` plants its
+The harness lives in :mod:`theorylab.mutation.planting` (``theorylab mutate`` plants its
 mutants with it too); this module re-exports it for the tests, with the one assertion they share.
 """
-from theorylab.certify.planting import PlantedRun, certify_with_bug, plant
+from theorylab.mutation.planting import PlantedRun, certify_with_bug, plant
 
 
 def assert_caught(path: str, old: str, new: str, catchers, *, also=(), accept=("FAIL",)) -> PlantedRun:

@@ -9,13 +9,19 @@ import numpy as np
 import pytest
 
 from theorylab import ParameterError
-from theorylab import compare
+from theorylab.psa import compare
 from theorylab.errors import derived_seed, real_array, seed_int
 from theorylab.graded import grades, ladder as lad, prereg
 from theorylab.nn import tasks, train, trainstats
 from theorylab.plga import operator as op
 from theorylab.psa import transition
-from theorylab.sim import competition, exact, induction, ladder as sladder, observables, rng, row_stats_mc
+from theorylab.psa import montecarlo as competition
+from theorylab.psa import quadrature as exact
+from theorylab.psa import induction
+from theorylab.graded import ladder_sim as sladder
+from theorylab.psa import observables
+from theorylab import rng
+from theorylab.psa import row_stats_mc
 
 ALPHA, TAU = [0.3, 0.7], [0.6, 0.4]
 
@@ -154,26 +160,26 @@ SEEDED = {
     .induction_sequences(2, 4, 4, seed=seed),
     "theorylab.nn.tasks.embeddings": lambda seed: __import__("theorylab.nn.tasks", fromlist=["x"])
     .embeddings(2, 2, seed=seed),
-    "theorylab.sim.rng.normals": lambda seed: rng.normals(seed, [0], [0]),
-    "theorylab.sim.competition.simulate_mass": lambda seed: competition.simulate_mass("t4-only", 8.0, 8, [1.0],
+    "theorylab.rng.normals": lambda seed: rng.normals(seed, [0], [0]),
+    "theorylab.psa.montecarlo.simulate_mass": lambda seed: competition.simulate_mass("t4-only", 8.0, 8, [1.0],
                                                                                       samples=4, seed=seed),
-    "theorylab.sim.competition.per_sample_mass": lambda seed: competition.per_sample_mass("t4-only", 8.0, 8, [1.0],
+    "theorylab.psa.montecarlo.per_sample_mass": lambda seed: competition.per_sample_mass("t4-only", 8.0, 8, [1.0],
                                                                                           0, 2, seed=seed),
-    "theorylab.sim.competition.mc_gamma_c": lambda seed: competition.mc_gamma_c("t4-only", 64.0, 16, samples=40,
+    "theorylab.psa.montecarlo.mc_gamma_c": lambda seed: competition.mc_gamma_c("t4-only", 64.0, 16, samples=40,
                                                                                 seed=seed, fine_points=4),
-    "theorylab.sim.induction.simulate": lambda seed: induction.simulate(4, 9, samples=2, seed=seed),
-    "theorylab.sim.induction.coriolis_band_ratios": lambda seed: induction.coriolis_band_ratios(2, 3, [0.1],
+    "theorylab.psa.induction.simulate": lambda seed: induction.simulate(4, 9, samples=2, seed=seed),
+    "theorylab.psa.induction.coriolis_band_ratios": lambda seed: induction.coriolis_band_ratios(2, 3, [0.1],
                                                                                                 seed=seed),
-    "theorylab.sim.induction.cesaro_averages": lambda seed: induction.cesaro_averages(4, [0.1], seed=seed),
-    "theorylab.sim.graded_risk.simulate": lambda seed: __import__("theorylab.sim.graded_risk", fromlist=["x"])
+    "theorylab.psa.induction.cesaro_averages": lambda seed: induction.cesaro_averages(4, [0.1], seed=seed),
+    "theorylab.graded.risk_sim.simulate": lambda seed: __import__("theorylab.graded.risk_sim", fromlist=["x"])
     .simulate(__import__("theorylab.graded.envelope", fromlist=["x"]).stratified_model(0.6, 0.3, 2, 4), [8],
               reps=2, seed=seed),
-    "theorylab.compare.compare_grid": lambda seed: compare.compare_grid("t4-only", [(64.0, 16)], samples=40,
+    "theorylab.psa.compare.compare_grid": lambda seed: compare.compare_grid("t4-only", [(64.0, 16)], samples=40,
                                                                         seed=seed),
-    "theorylab.compare.t3_t4_crossover": lambda seed: compare.t3_t4_crossover(4, 9, samples=40, seed=seed),
-    "theorylab.compare.band_edge_check": lambda seed: compare.band_edge_check(gammas=(2.0,), samples=8, seed=seed),
-    "theorylab.compare.plateau_check": lambda seed: compare.plateau_check(((16.0, 8),), samples=8, seed=seed),
-    "theorylab.compare.calibrate_condensation_c": lambda seed: compare.calibrate_condensation_c(
+    "theorylab.psa.compare.t3_t4_crossover": lambda seed: compare.t3_t4_crossover(4, 9, samples=40, seed=seed),
+    "theorylab.psa.compare.band_edge_check": lambda seed: compare.band_edge_check(gammas=(2.0,), samples=8, seed=seed),
+    "theorylab.psa.compare.plateau_check": lambda seed: compare.plateau_check(((16.0, 8),), samples=8, seed=seed),
+    "theorylab.psa.compare.calibrate_condensation_c": lambda seed: compare.calibrate_condensation_c(
         ((16.0, 12),), samples=40, seed=seed),
 }
 
@@ -195,24 +201,24 @@ SEEDED.update({
     "theorylab.nn.train.train": lambda seed: train.train(TINY, seed),
     "theorylab.nn.trainstats.bootstrap_gamma_c": lambda seed: trainstats.bootstrap_gamma_c(
         [0.0, 1.0, 2.0], [[0.1, 0.6, 0.9], [0.2, 0.5, 0.8]], draws=4, seed=seed),
-    "theorylab.sim.ladder.learning_curves": lambda seed: sladder.learning_curves(DESIGN, [[1.0, 1.0]], MS, reps=2,
+    "theorylab.graded.ladder_sim.learning_curves": lambda seed: sladder.learning_curves(DESIGN, [[1.0, 1.0]], MS, reps=2,
                                                                                  seed=seed),
-    "theorylab.sim.ladder.measure": lambda seed: sladder.measure(PREREG, MS, reps=4, seed=seed, bootstrap=4),
-    "theorylab.sim.ladder.summarize": lambda seed: sladder.summarize(PREREG, MS, RISKS, seed=seed, bootstrap=4),
-    "theorylab.sim.ladder.degradation": lambda seed: sladder.degradation(DESIGN, [6, 8, 12], draws=2, seed=seed,
+    "theorylab.graded.ladder_sim.measure": lambda seed: sladder.measure(PREREG, MS, reps=4, seed=seed, bootstrap=4),
+    "theorylab.graded.ladder_sim.summarize": lambda seed: sladder.summarize(PREREG, MS, RISKS, seed=seed, bootstrap=4),
+    "theorylab.graded.ladder_sim.degradation": lambda seed: sladder.degradation(DESIGN, [6, 8, 12], draws=2, seed=seed,
                                                                          reps=4, m_values=MS),
-    "theorylab.sim.observables.mass_half": lambda seed: observables.mass_half("t4-only", 64.0, 16, seed=seed),
-    "theorylab.sim.observables.half_plateau": lambda seed: observables.half_plateau("t4-only", 64.0, 16,
+    "theorylab.psa.observables.mass_half": lambda seed: observables.mass_half("t4-only", 64.0, 16, seed=seed),
+    "theorylab.psa.observables.half_plateau": lambda seed: observables.half_plateau("t4-only", 64.0, 16,
                                                                                     method="mc", samples=40, seed=seed),
-    "theorylab.sim.observables.inflection": lambda seed: observables.inflection("t4-only", 64.0, 16, seed=seed,
+    "theorylab.psa.observables.inflection": lambda seed: observables.inflection("t4-only", 64.0, 16, seed=seed,
                                                                                 **PEAK),
-    "theorylab.sim.observables.entropy_peak": lambda seed: observables.entropy_peak("t4-only", 64.0, 16, seed=seed,
+    "theorylab.psa.observables.entropy_peak": lambda seed: observables.entropy_peak("t4-only", 64.0, 16, seed=seed,
                                                                                     **PEAK),
-    "theorylab.sim.observables.distractor_entropy_peak": lambda seed: observables.distractor_entropy_peak(
+    "theorylab.psa.observables.distractor_entropy_peak": lambda seed: observables.distractor_entropy_peak(
         "t4-only", 64.0, 16, seed=seed, **PEAK),
-    "theorylab.sim.row_stats_mc.per_sample_row_stats": lambda seed: row_stats_mc.per_sample_row_stats(
+    "theorylab.psa.row_stats_mc.per_sample_row_stats": lambda seed: row_stats_mc.per_sample_row_stats(
         "t4-only", 8.0, 8, [1.0], 0, 2, seed=seed),
-    "theorylab.sim.row_stats_mc.simulate_row_stats": lambda seed: row_stats_mc.simulate_row_stats(
+    "theorylab.psa.row_stats_mc.simulate_row_stats": lambda seed: row_stats_mc.simulate_row_stats(
         "t4-only", 8.0, 8, [1.0], samples=4, seed=seed),
 })
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from theorylab.certify.catalogue import CATALOGUE
-from theorylab.certify.planting import copy_library, run_certify
+from theorylab.mutation.planting import copy_library, run_certify
 from theorylab.certify.registry import IncompleteRegistry, check_complete, discover
 
 

@@ -269,12 +269,12 @@ def test_every_marked_option_has_a_known_format():
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_valid_samples_are_read(samples, fmt):
     """The samples the numeric cases start from are valid, so each refusal is the hostile field's."""
-    from theorylab.certify import mutation
+    from theorylab.mutation import run as mutation
     from theorylab.certify.verify import load_report
-    from theorylab.compare import read_grid
+    from theorylab.psa.compare import read_grid
     from theorylab.graded import prereg as pr
     from theorylab.graded.io import read_vector
-    from theorylab.sim import sweep
+    from theorylab import sweep
 
     reader = {"report": load_report, "prereg": pr.read, "journal": mutation.read_journal, "spec": sweep.load_spec,
               "numbers": lambda p: read_vector("--x", p), "grid": read_grid, "equivalent": mutation.load_equivalent}

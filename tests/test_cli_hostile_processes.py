@@ -240,7 +240,7 @@ if "--multiprocessing-fork" in sys.argv:            # in spawned workers only, n
             return real(config, seed, **kw)
         module.train = train
     else:
-        import theorylab.sim.sweep.tasks as module
+        import theorylab.sweep.tasks as module
         real = module.compute_chunk
         def compute_chunk(spec, chunk):
             if any(p.index == 5 for p in chunk):
@@ -375,7 +375,7 @@ def test_a_store_with_an_unmerged_log_in_a_read_only_folder_is_one_line(store, t
 
 def test_reading_a_store_writes_nothing_beside_it(store, tmp_path):
     """In a writable folder too: a reader opens the store read-only (immutable, no log left behind)."""
-    from theorylab.sim import sweep
+    from theorylab import sweep
 
     folder = tmp_path / "rw"
     folder.mkdir()

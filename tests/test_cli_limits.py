@@ -131,7 +131,8 @@ def test_max_options_raise_and_lower_the_limits(capsys, monkeypatch):
 def test_memory_estimates_bound_the_measured_peak():
     """The estimates are upper bounds of what NumPy allocates (traced), for small real runs."""
     from theorylab.graded.envelope import stratified_model
-    from theorylab.sim import graded_risk, induction
+    from theorylab.graded import risk_sim as graded_risk
+    from theorylab.psa import induction
 
     model = stratified_model(0.6, 0.3, 4, 32)
     cases = [(graded_risk.simulate_cost(model, [40, 300], 20), lambda: graded_risk.simulate(model, [40, 300], 20)),
@@ -156,7 +157,7 @@ def test_graded_risk_draws_in_rows_without_changing_small_runs(monkeypatch):
     """Rows drawn in chunks (memory independent of m): the default grid is bitwise unchanged, and a
     run forced into 7-row draws still matches the exact risk (a different, equally valid stream)."""
     from theorylab.graded.envelope import stratified_model
-    from theorylab.sim import graded_risk as gr
+    from theorylab.graded import risk_sim as gr
 
     model = stratified_model(0.6, 0.3, 4, 32)
     ms = [4, int(model.m_sat // 2), 3 * int(model.m_sat)]

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from theorylab.cli import main
-from theorylab.compare import (PAPER_GRID, PAPER_STATISTICS, band_edge_check, compare_grid, gap_crossover, pearson_r,
+from theorylab.psa.compare import (PAPER_GRID, PAPER_STATISTICS, band_edge_check, compare_grid, gap_crossover, pearson_r,
                                plateau_check, read_grid, relative_error, t3_t4_crossover, validate_grid)
 from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import ScoreModel, score_model
 from theorylab.psa.transition import crossover_dk
-from theorylab.sim.exact import exact_gamma_c
+from theorylab.psa.quadrature import exact_gamma_c
 
 
 def test_paper_grid_is_nine_mean_field_points():
@@ -92,7 +92,7 @@ def test_compare_grid_rows_and_summary():
 
 
 def test_compare_grid_with_an_observable_and_without_monte_carlo():
-    from theorylab.sim.observables import measure
+    from theorylab.psa.observables import measure
 
     pts = [(16, 64), (16, 512), (128, 512)]
     res = compare_grid("t4-only", pts, observable="entropy-peak", monte_carlo=False)
@@ -103,7 +103,7 @@ def test_compare_grid_with_an_observable_and_without_monte_carlo():
 
 
 def test_calibration_exact_only_and_its_refusals():
-    from theorylab.compare import CONDENSED_GRID, calibrate_condensation_c
+    from theorylab.psa.compare import CONDENSED_GRID, calibrate_condensation_c
 
     cal = calibrate_condensation_c([(16, 64), (16, 512)], observable="half-plateau", monte_carlo=False)
     assert cal.n == 1 and np.isnan(cal.mc_c) and cal.rows[0]["c_exact"] == pytest.approx(cal.c)  # T = 512: no root
@@ -148,7 +148,7 @@ def test_gamma_c_methods_cli(capsys):
 
 
 def test_gamma_c_observable_cli(capsys):
-    from theorylab.sim.observables import measure
+    from theorylab.psa.observables import measure
 
     _, out, _ = _run(capsys, "gamma-c", "--dk", "16", "--T", "64", "512", "--variant", "t4-only", "--method", "exact",
                      "--observable", "entropy-peak", "--format", "json")
@@ -226,7 +226,7 @@ def test_paper_grid_at_full_samples():
 
 @pytest.mark.slow
 def test_condensation_constant_reproduces_at_full_samples():
-    from theorylab.compare import calibrate_condensation_c
+    from theorylab.psa.compare import calibrate_condensation_c
     from theorylab.psa.transition import CONDENSATION_C
 
     cal = calibrate_condensation_c(samples=20000, seed=100)

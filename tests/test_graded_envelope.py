@@ -5,7 +5,7 @@ import pytest
 from theorylab.errors import ParameterError
 from theorylab.graded import envelope as env
 from theorylab.graded import grades
-from theorylab.sim import graded_risk as gr
+from theorylab.graded import risk_sim as gr
 
 
 def test_caps_envelope_and_window_formulas():

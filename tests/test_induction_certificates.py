@@ -4,7 +4,7 @@ import pytest
 
 from theorylab.certify import run_one, select
 from theorylab.psa import shear
-from theorylab.sim import induction as ind
+from theorylab.psa import induction as ind
 
 
 def _status(cid, **overrides):

@@ -1,4 +1,4 @@
-"""Vector-level induction simulation (theorylab.sim.induction) and the ``theorylab induction`` CLI."""
+"""Vector-level induction simulation (theorylab.psa.induction) and the ``theorylab induction`` CLI."""
 import json
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from theorylab.cli import main
 from theorylab.errors import ParameterError
 from theorylab.psa import shear
-from theorylab.sim import induction as ind
+from theorylab.psa import induction as ind
 
 
 def test_reduced_channel_model_matches_the_spec():

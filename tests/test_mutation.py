@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from theorylab.certify import mutation
-from theorylab.certify.mutants import generate
-from theorylab.certify.planting import library_root
+from theorylab.mutation import run as mutation
+from theorylab.mutation.mutants import generate
+from theorylab.mutation.planting import library_root
 from theorylab.cli import main
 
 SRC = textwrap.dedent('''\
@@ -110,12 +110,12 @@ def test_scopes(mutants):
 def test_library_mutants_are_unique_and_the_exclusions_hold():
     root = library_root()
     files = mutation.library_files(root)
-    assert not [f for f in files if f.startswith("theorylab/sim/sweep/") or f == "theorylab/graded/io.py"]
-    assert {f.split("/")[1] for f in files} == set(mutation.PACKAGES)
+    assert not [f for f in files if f.startswith("theorylab/sweep/") or f == "theorylab/graded/io.py"]
+    assert {f.split("/")[1].removesuffix(".py") for f in files} == set(mutation.PACKAGES)
     sample = mutation.collect(root, max_mutants=50, seed=3)
     assert len(sample) == 50 and sample == mutation.collect(root, max_mutants=50, seed=3)
-    assert mutation.numba_files(root, files) == {"theorylab/sim/competition.py", "theorylab/sim/rng.py",
-                                                 "theorylab/sim/row_stats_mc.py"}
+    assert mutation.numba_files(root, files) == {"theorylab/psa/montecarlo.py", "theorylab/rng.py",
+                                                 "theorylab/psa/row_stats_mc.py"}
 
 
 def test_numba_code_reads_only_numba_modules():
@@ -135,7 +135,7 @@ def test_numba_code_reads_only_numba_modules():
 
 
 def test_coverage_selects_certificates_by_scope():
-    from theorylab.certify.callgraph import Analysis, Unit
+    from theorylab.mutation.callgraph import Analysis, Unit
 
     m = {x.id.split(":", 1)[1]: x for x in generate("theorylab/x.py", SRC)}
     loop, sig, ret = _line(SRC, "for i in"), _line(SRC, "def f("), _line(SRC, "return y <= 0.5")
@@ -162,10 +162,10 @@ def test_coverage_selects_certificates_by_scope():
 
 
 def test_numba_call_graph_of_the_library():
-    from theorylab.certify.callgraph import analyse
+    from theorylab.mutation.callgraph import analyse
 
     a = analyse(library_root())
-    comp, rng = "theorylab/sim/competition.py", "theorylab/sim/rng.py"
+    comp, rng = "theorylab/psa/montecarlo.py", "theorylab/rng.py"
     assert {(comp, "_kernel32"), (comp, "_kernel64")} <= a.entries()
     k32 = {n for f, n in a.closure((comp, "_kernel32"))}
     assert {"exp32", "log32", "normal_pair32", "mix64", "bits_as_float"} <= k32 and not {"log64", "exp64"} & k32
@@ -215,7 +215,7 @@ def test_three_mutant_run_end_to_end(tmp_path, capsys):
     assert "not_covered" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["mutate", "--package", "plots"], ["mutate", "--file", "theorylab/sim/sweep/run.py"],
+@pytest.mark.parametrize("argv", [["mutate", "--package", "plots"], ["mutate", "--file", "theorylab/sweep/run.py"],
                                   ["mutate", "--mutant", "theorylab/psa/shear.py:1:1:const(0->1)"],
                                   ["mutate", "--workers", "0"], ["mutate", "--equivalent", "/nonexistent.toml"]])
 def test_bad_input_exit_2(argv, capsys):

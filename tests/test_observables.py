@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 from theorylab.errors import ParameterError
-from theorylab.sim.exact import argmax_limit, exact_gamma_c, exact_mass
-from theorylab.sim.observables import (DEFAULT_OBSERVABLE, OBSERVABLE_NAMES, OBSERVABLES, entropy_peak,
+from theorylab.psa.quadrature import argmax_limit, exact_gamma_c, exact_mass
+from theorylab.psa.observables import (DEFAULT_OBSERVABLE, OBSERVABLE_NAMES, OBSERVABLES, entropy_peak,
                                        half_plateau, inflection, mass_half, measure, observable)
-from theorylab.sim.row_stats import exact_row_stats
+from theorylab.psa.row_stats import exact_row_stats
 
 
 def test_registry():
@@ -75,7 +75,7 @@ def test_measurement_row_and_bad_input():
 
 @pytest.mark.parametrize("key", ["level", "fine_points", "bogus"])
 def test_measure_refuses_a_keyword_the_observable_does_not_take(key):
-    from theorylab.sim.observables import measure
+    from theorylab.psa.observables import measure
 
     with pytest.raises(ParameterError, match=f"^{key} is not a parameter of observable mass-half"):
         measure("mass-half", "t4-only", 64.0, 16, **{key: float("nan")})   # was: TypeError from the call

@@ -10,8 +10,8 @@ import pytest
 
 from planted import assert_caught
 
-STATS, COMPARE = "theorylab/nn/trainstats.py", "theorylab/compare.py"
-PILOT, RISK = "theorylab/graded/ladder.py", "theorylab/sim/graded_risk.py"
+STATS, COMPARE = "theorylab/nn/trainstats.py", "theorylab/psa/compare.py"
+PILOT, RISK = "theorylab/graded/ladder.py", "theorylab/graded/risk_sim.py"
 
 #: label -> (library path, old text, new text, certificates that must FAIL)
 BUGS = {

@@ -5,7 +5,7 @@ import pytest
 
 from planted import assert_caught
 
-IND, COMP = "theorylab/sim/induction.py", "theorylab/sim/competition.py"
+IND, COMP = "theorylab/psa/induction.py", "theorylab/psa/montecarlo.py"
 
 BUGS = {
     "KV cache default of two layers": ("theorylab/psa/deploy.py", "def kv_cache_floats(T, d, layers=1):",
@@ -23,7 +23,7 @@ SLOW = {
     "mass curve records m + 1 keys": (COMP, "int(m + 2), samples", "int(m + 1), samples", "P17"),
     "mc_gamma_c's default confidence 0.9": (COMP, "confidence: float = 0.95, fine_points",
                                             "confidence: float = 0.9, fine_points", "P17"),
-    "t panels of width sigma/2": ("theorylab/sim/row_stats.py", "width = max(1.0, sigma / 4.0)",
+    "t panels of width sigma/2": ("theorylab/psa/row_stats.py", "width = max(1.0, sigma / 4.0)",
                                   "width = max(1.0, sigma / 2.0)", "P24.interval"),
 }
 

@@ -9,7 +9,7 @@ import pytest
 
 from planted import certify_with_bug
 
-COMPETITION, EXACT, SCOREMODEL, TASKS = ("theorylab/sim/competition.py", "theorylab/sim/exact.py",
+COMPETITION, EXACT, SCOREMODEL, TASKS = ("theorylab/psa/montecarlo.py", "theorylab/psa/quadrature.py",
                                          "theorylab/psa/scoremodel.py", "theorylab/nn/tasks.py")
 
 # label: (file, old text, new text, certificate that must FAIL)
@@ -36,7 +36,7 @@ PLANTED = {
         (COMPETITION, "student_t.ppf(0.5 + confidence / 2.0, ok.size - 1)", "student_t.ppf(confidence, ok.size - 1)",
          "P17"),
     "crossover batch-means SE loses its 1/sqrt(B)":
-        ("theorylab/compare.py", "per.std(axis=0, ddof=1) / np.sqrt(CROSSOVER_BATCHES)", "per.std(axis=0, ddof=1)",
+        ("theorylab/psa/compare.py", "per.std(axis=0, ddof=1) / np.sqrt(CROSSOVER_BATCHES)", "per.std(axis=0, ddof=1)",
          "P19.crossover"),
 }
 

@@ -1,9 +1,9 @@
-"""Planted bugs in theorylab/sim/competition.py caught by P17's check of mc_gamma_c's two-pass search (round 3)."""
+"""Planted bugs in theorylab/psa/montecarlo.py caught by P17's check of mc_gamma_c's two-pass search (round 3)."""
 import pytest
 
 from planted import assert_caught
 
-COMPETITION = "theorylab/sim/competition.py"
+COMPETITION = "theorylab/psa/montecarlo.py"
 BUGS = {
     # the non-monotone coarse grid gives a decreasing fine grid: the search raises (ERROR) at level = M(6.5)
     "coarse grid's second piece from 2.125": ("np.linspace(4.25, 10.0, 24)", "np.linspace(2.125, 10.0, 24)",

@@ -9,7 +9,7 @@ import pytest
 
 from planted import assert_caught
 
-ROW, MC, OBS = "theorylab/sim/row_stats.py", "theorylab/sim/row_stats_mc.py", "theorylab/sim/observables.py"
+ROW, MC, OBS = "theorylab/psa/row_stats.py", "theorylab/psa/row_stats_mc.py", "theorylab/psa/observables.py"
 
 #: label -> (path, old, new, certificates that must FAIL or ERROR)
 QUICK = {

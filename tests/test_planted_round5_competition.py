@@ -1,24 +1,24 @@
-"""Planted bugs in theorylab/sim/competition.py and induction.py caught by the round-5 checks: exp64 / exp32 beyond
+"""Planted bugs in theorylab/psa/montecarlo.py and induction.py caught by the round-5 checks: exp64 / exp32 beyond
 their documented clips (P17.rng), a Monte Carlo kernel reading past its g grid (bounds-checked: ERROR), the
 dyadic-envelope window end and zero case (P13), first_crossing's default level 1/2 (P17)."""
 import pytest
 
 from planted import assert_caught
 
-SIM = "theorylab/sim/"
+SIM = "theorylab/psa/"     # the PSA quadrature, row statistics, Monte Carlo, observables and induction
 #: label -> (file, old, new, certificate that must FAIL or ERROR)
 SLOW = {
     "exp64 clipped at -350 instead of -700": (
-        "competition.py", "x = min(max(x, -700.0), 600.0)", "x = min(max(x, -350.0), 600.0)", "P17.rng"),
+        "montecarlo.py", "x = min(max(x, -700.0), 600.0)", "x = min(max(x, -350.0), 600.0)", "P17.rng"),
     "exp64 clipped at 1200 instead of 600": (
-        "competition.py", "x = min(max(x, -700.0), 600.0)", "x = min(max(x, -700.0), 1200.0)", "P17.rng"),
+        "montecarlo.py", "x = min(max(x, -700.0), 600.0)", "x = min(max(x, -700.0), 1200.0)", "P17.rng"),
     "exp32 clipped at 30 instead of 60": (
-        "competition.py", "_F32(-80.0), _F32(60.0)", "_F32(-80.0), _F32(30.0)", "P17.rng"),
+        "montecarlo.py", "_F32(-80.0), _F32(60.0)", "_F32(-80.0), _F32(30.0)", "P17.rng"),
     "float64 kernel reads one coupling past the grid": (
-        "competition.py", "for k in range(G):\n            ak, bk, dk = a[k], b[k], delta[k] + shift",
+        "montecarlo.py", "for k in range(G):\n            ak, bk, dk = a[k], b[k], delta[k] + shift",
         "for k in range(G + 1):\n            ak, bk, dk = a[k], b[k], delta[k] + shift", "P17.rng"),
     "first_crossing's default level 1": (
-        "competition.py", "mass: np.ndarray, level: float = 0.5) -> float:",
+        "montecarlo.py", "mass: np.ndarray, level: float = 0.5) -> float:",
         "mass: np.ndarray, level: float = 1.0) -> float:", "P17"),
 }
 FAST = {

@@ -10,7 +10,7 @@ import pytest
 
 from planted import assert_caught
 
-RISK, SIM_LADDER = "theorylab/sim/graded_risk.py", "theorylab/sim/ladder.py"
+RISK, SIM_LADDER = "theorylab/graded/risk_sim.py", "theorylab/graded/ladder_sim.py"
 
 #: label -> (path, old, new, certificates that must FAIL)
 BUGS = {

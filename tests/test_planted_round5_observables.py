@@ -8,7 +8,7 @@ import pytest
 
 from planted import assert_caught
 
-OBS = "theorylab/sim/observables.py"
+OBS = "theorylab/psa/observables.py"
 
 #: label -> (old, new, certificates that must FAIL or ERROR)
 BUGS = {

@@ -1,4 +1,4 @@
-"""Planted bugs in theorylab/sim/exact.py caught by the round-5 checks: the Gauss-Hermite / Gauss-Legendre switch
+"""Planted bugs in theorylab/psa/quadrature.py caught by the round-5 checks: the Gauss-Hermite / Gauss-Legendre switch
 of the quadrature moved to either side (the bump moments at t = 4, both sides of sigma = 0.5), and exact_gamma_c's
 scan skipping its first cell (the noiseless hump probe whose only up-crossing lies in (0, 0.1]), and the target-noise
 average kept on 40-node Gauss-Hermite up to sigma0 = 2 (P17.variants at sigma0 = 2)."""
@@ -6,7 +6,7 @@ import pytest
 
 from planted import assert_caught
 
-EXACT = "theorylab/sim/exact.py"
+EXACT = "theorylab/psa/quadrature.py"
 
 
 @pytest.mark.slow

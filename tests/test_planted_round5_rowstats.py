@@ -5,9 +5,9 @@ import pytest
 
 from planted import assert_caught
 from theorylab import ParameterError
-from theorylab.sim import row_stats
+from theorylab.psa import row_stats
 
-MC = "theorylab/sim/row_stats_mc.py"
+MC = "theorylab/psa/row_stats_mc.py"
 #: label -> (old, new)
 BUGS = {
     "float32 kernel drops b' z_b from y'": (

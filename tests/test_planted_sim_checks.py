@@ -10,8 +10,8 @@ import pytest
 
 from planted import certify_with_bug
 
-RNG, OBS, EXACT, ROWS = ("theorylab/sim/rng.py", "theorylab/sim/observables.py", "theorylab/sim/exact.py",
-                         "theorylab/sim/row_stats.py")
+RNG, OBS, EXACT, ROWS = ("theorylab/rng.py", "theorylab/psa/observables.py", "theorylab/psa/quadrature.py",
+                         "theorylab/psa/row_stats.py")
 
 # label: (file, old text, new text, certificate that must FAIL)
 PLANTED = {
@@ -23,7 +23,7 @@ PLANTED = {
         (RNG, "tuple((-1.0) ** k / math.factorial(2 * k + 1)", "tuple((-0.5) ** k / math.factorial(2 * k + 1)",
          "P17.rng"),
     "float64 kernel drops the last distractor":
-        ("theorylab/sim/competition.py", "for j in range(m):\n                    acc += exp64(ak * za[j] + bk",
+        ("theorylab/psa/montecarlo.py", "for j in range(m):\n                    acc += exp64(ak * za[j] + bk",
          "for j in range(m - 1):\n                    acc += exp64(ak * za[j] + bk", "P17.rng"),
     "left tail of 1 - phi with erfcx(-x/2)":
         (EXACT, "erfcx(-x / np.sqrt(2.0))", "erfcx(-x / np.sqrt(4.0))", "P17.variants"),
@@ -35,30 +35,30 @@ PLANTED = {
     "second row moment's left tail with sigma^2 for 2 sigma^2":
         (ROWS, "np.exp(2.0 * mu + 2.0 * s2", "np.exp(2.0 * mu + 1.0 * s2", "P24.interval"),
     "symmetric member's T4 weighted by g_q alone":
-        ("theorylab/sim/induction.py", "gq * gk * C[None, :, 3]", "gq * C[None, :, 3]", "P19.crossover"),
+        ("theorylab/psa/induction.py", "gq * gk * C[None, :, 3]", "gq * C[None, :, 3]", "P19.crossover"),
     "exact row statistics drop the target-noise weights":
         (ROWS, "sum(wi * getattr(r, k) for r, wi in zip(rows, wz))", "sum(getattr(r, k) for r, wi in zip(rows, wz))",
          "P24.interval"),
     "float64 row-statistics kernel sums p for p^2":
-        ("theorylab/sim/row_stats_mc.py", "Q += w * w\n                B1 += w * p1", "Q += w\n                B1 += w * p1",
+        ("theorylab/psa/row_stats_mc.py", "Q += w * w\n                B1 += w * p1", "Q += w\n                B1 += w * p1",
          "P17.rng"),
     "channel model gives T1 a gap":
-        ("theorylab/sim/induction.py", 'gap={"T1": (0.0,)', 'gap={"T1": (1.0,)', "P19.crossover"),
+        ("theorylab/psa/induction.py", 'gap={"T1": (0.0,)', 'gap={"T1": (1.0,)', "P19.crossover"),
 }
 
 FAST = {
     "graded risk skips the last sample size":
-        ("theorylab/sim/graded_risk.py", "for i in range(len(m_values)):", "for i in range(len(m_values) - 1):", "G8"),
+        ("theorylab/graded/risk_sim.py", "for i in range(len(m_values)):", "for i in range(len(m_values) - 1):", "G8"),
     "graded m grid keeps duplicates":
-        ("theorylab/sim/graded_risk.py", "np.not_equal(grid[1:], grid[:-1], out=keep[1:])",
+        ("theorylab/graded/risk_sim.py", "np.not_equal(grid[1:], grid[:-1], out=keep[1:])",
          "np.not_equal(grid[1:], grid[:1], out=keep[1:])", "G8"),
     "Spearman centred over arms instead of levels":
-        ("theorylab/sim/ladder.py", "ry - ry.mean(axis=1, keepdims=True)", "ry - ry.mean(axis=0, keepdims=True)", "G10"),
+        ("theorylab/graded/ladder_sim.py", "ry - ry.mean(axis=1, keepdims=True)", "ry - ry.mean(axis=0, keepdims=True)", "G10"),
     "degradation tail interval loses its lower end":
-        ("theorylab/sim/ladder.py", '"slope_excess_vs_n_tail_ci": list(slope_tail[1:])',
+        ("theorylab/graded/ladder_sim.py", '"slope_excess_vs_n_tail_ci": list(slope_tail[1:])',
          '"slope_excess_vs_n_tail_ci": list(slope_tail[2:])', "G10"),
     "ladder grid truncated instead of rounded":
-        ("theorylab/sim/ladder.py", "np.unique(np.round(np.geomspace(1, max(top, 16.0), points))",
+        ("theorylab/graded/ladder_sim.py", "np.unique(np.round(np.geomspace(1, max(top, 16.0), points))",
          "np.unique((np.geomspace(1, max(top, 16.0), points))", "G10"),
 }
 

@@ -5,8 +5,8 @@ from scipy.integrate import quad
 
 from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import VARIANTS
-from theorylab.sim.exact import exact_mass
-from theorylab.sim.row_stats import exact_distractor_entropy, exact_row_stats, row_moments_given
+from theorylab.psa.quadrature import exact_mass
+from theorylab.psa.row_stats import exact_distractor_entropy, exact_row_stats, row_moments_given
 
 
 def _row(ys):
@@ -116,7 +116,7 @@ def test_distractor_entropy_ignores_the_gap():
 
 
 def test_target_noise_is_an_average_over_the_gap():
-    from theorylab.sim.exact import _target_rule
+    from theorylab.psa.quadrature import _target_rule
     z, w = _target_rule(1.5)                      # composite Gauss-Legendre beyond sigma0 = 1
     assert z.size == 10 * 14 and abs(w.sum() - 1) < 1e-14 and abs(w @ z**2 - 1) < 1e-13
     g, s0 = 0.8, 1.5

@@ -9,9 +9,9 @@ import pytest
 
 from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import VARIANTS
-from theorylab.sim.competition import per_sample_mass, simulate_mass
-from theorylab.sim.row_stats import exact_row_stats
-from theorylab.sim.row_stats_mc import STATS, per_sample_row_stats, simulate_row_stats
+from theorylab.psa.montecarlo import per_sample_mass, simulate_mass
+from theorylab.psa.row_stats import exact_row_stats
+from theorylab.psa.row_stats_mc import STATS, per_sample_row_stats, simulate_row_stats
 
 _MEANS = ("mass", "entropy", "distractor_entropy", "ipr")
 
@@ -69,7 +69,7 @@ def test_common_random_numbers_and_chunk_independence():
 
 _THREADS = """
 import json, numba
-from theorylab.sim.row_stats_mc import simulate_row_stats
+from theorylab.psa.row_stats_mc import simulate_row_stats
 c = simulate_row_stats("t3-inclusive", 96, 300, [0.3, 0.5, 0.9], samples=3000, seed=9)
 print(json.dumps({"threads": numba.get_num_threads(), "mean": c.mean.tolist(), "se": c.se.tolist()}))
 """

@@ -11,7 +11,7 @@ from theorylab.psa import scoremodel
 from theorylab.psa.scoremodel import ScoreModel, score_model
 from dataclasses import replace
 
-from theorylab.sim.competition import mc_gamma_c, simulate_mass
+from theorylab.psa.montecarlo import mc_gamma_c, simulate_mass
 
 
 def _run(cid, **overrides):
@@ -134,6 +134,6 @@ def test_p17_variants_fails_for_a_simulation_with_the_wrong_standard_error_or_dr
 
 
 def test_p17_variants_fails_when_the_library_quadrature_is_off():
-    from theorylab.sim.exact import exact_mass
+    from theorylab.psa.quadrature import exact_mass
     rec = _run("P17.variants", exact=lambda *a, **kw: exact_mass(*a, **kw) + 1e-8)
     assert rec.status == "FAIL"

@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import VARIANTS, score_model
-from theorylab.sim.competition import (loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass)
-from theorylab.sim.exact import exact_gamma_c, exact_mass
+from theorylab.psa.montecarlo import (loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass)
+from theorylab.psa.quadrature import exact_gamma_c, exact_mass
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -69,7 +69,7 @@ def test_common_random_numbers_and_chunk_independence():
 
 _THREADS = """
 import json, numpy as np, numba
-from theorylab.sim.competition import simulate_mass
+from theorylab.psa.montecarlo import simulate_mass
 c = simulate_mass("t3-inclusive", 96, 300, [0.3, 0.5, 0.9], samples=5000, seed=9)
 print(json.dumps({"threads": numba.get_num_threads(), "mass": c.mass.tolist(), "se": c.se.tolist()}))
 """
@@ -154,7 +154,7 @@ def test_batch_means_interval_covers_the_exact_root():
 
 def test_mc_gamma_c_refuses_an_oversized_fine_grid_before_running(monkeypatch):
     from theorylab.resources import ResourceError
-    from theorylab.sim import competition
+    from theorylab.psa import montecarlo as competition
 
     def never(*args, **kwargs):
         raise AssertionError("simulated before the size was checked")

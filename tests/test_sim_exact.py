@@ -6,7 +6,7 @@ from scipy.integrate import quad
 from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import VARIANTS
 from theorylab.psa.transition import annealed_gamma_c, argmax_plateau
-from theorylab.sim.exact import argmax_limit, exact_gamma_c, exact_mass, mass_given
+from theorylab.psa.quadrature import argmax_limit, exact_gamma_c, exact_mass, mass_given
 
 
 def _adaptive_mass(delta, sigma, m):
@@ -45,7 +45,7 @@ def test_limits():
 
 
 def test_target_noise_is_an_average_over_the_gap():
-    from theorylab.sim.exact import _target_rule
+    from theorylab.psa.quadrature import _target_rule
     z, w = _target_rule(1.5)                      # composite Gauss-Legendre beyond sigma0 = 1
     assert z.size == 10 * 14 and abs(w.sum() - 1) < 1e-14 and abs(w @ z**2 - 1) < 1e-13
     g, s0 = 0.8, 1.5
@@ -89,7 +89,7 @@ def test_bad_input_names_the_parameter(call, name):
 
 
 def test_integer_context_length():
-    from theorylab.sim.exact import integer_context_length
+    from theorylab.psa.quadrature import integer_context_length
     assert integer_context_length(512.0) == 512 and isinstance(integer_context_length(np.int64(7)), int)
     with pytest.raises(ParameterError, match=r"<= 100 \(got 101\)"):
         integer_context_length(101, high=100)

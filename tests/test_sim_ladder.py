@@ -7,7 +7,7 @@ from theorylab.errors import ParameterError
 from theorylab.graded import envelope
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
-from theorylab.sim import ladder as sl
+from theorylab.graded import ladder_sim as sl
 
 DESIGN = lad.geometric_design(0.6, 0.3, levels=4, d=16)
 
@@ -65,7 +65,7 @@ def test_learning_curves_reproducible_and_decreasing():
 
 def _gaussian_design_risks(design, G, ms, reps, seed):
     """A second route: the random Gaussian design row by row, the constrained fit by eigendecomposition
-    of G X^T X G and bisection on the multiplier (no code shared with theorylab.sim.ladder)."""
+    of G X^T X G and bisection on the multiplier (no code shared with theorylab.graded.ladder_sim)."""
     rng = np.random.default_rng(seed)
     w, sd = design.target(), np.sqrt(design.tau)
     X = rng.standard_normal((reps, max(ms), design.d)) * sd

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from theorylab.errors import ParameterError
-from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, normals, sample_key
+from theorylab.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, normals, sample_key
 
 
 def test_each_draw_is_a_pure_function_of_seed_sample_index():

@@ -1,4 +1,4 @@
-"""Sweep spec, seeds, chunking, store binding, CLI errors and figures (theorylab.sim.sweep)."""
+"""Sweep spec, seeds, chunking, store binding, CLI errors and figures (theorylab.sweep)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from theorylab.cli import main
 from theorylab.errors import ParameterError
 from theorylab.psa.transition import gamma_c
-from theorylab.sim import sweep
+from theorylab import sweep
 from test_sweep_specs import spec_of
 
 SPEC = """
@@ -196,8 +196,9 @@ def test_spec_ranges_are_the_library_ranges(monkeypatch):
     and T above MC_T_MAX (Monte Carlo) -- and accepts their boundaries, which the library accepts
     (given the memory: the boundary T needs tens of GiB, refused under the default limit)."""
     monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "1P")
-    from theorylab.sim import competition, exact
-    from theorylab.sim.sweep.spec import GAMMA_MAX, MC_T_MAX
+    from theorylab.psa import montecarlo as competition
+    from theorylab.psa import quadrature as exact
+    from theorylab.sweep.spec import GAMMA_MAX, MC_T_MAX
     exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX])
     competition._validate("t4-only", 64, MC_T_MAX, [GAMMA_MAX], 0, 0.0, "float32")
     for call in (lambda: exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX * 1.001]),
@@ -340,7 +341,7 @@ def test_process_pool_equals_serial(tmp_path, capsys):
 
 
 def test_exact_route_is_the_library_root():
-    from theorylab.sim.exact import exact_gamma_c
+    from theorylab.psa.quadrature import exact_gamma_c
     spec = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "level": 0.4}, "grid": {"dk": [128], "T": [64]}})
     p = sweep.points(spec)[0]
     assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 128, 64, level=0.4),
@@ -348,7 +349,7 @@ def test_exact_route_is_the_library_root():
 
 
 def test_half_plateau_level_is_half_the_argmax_limit():
-    from theorylab.sim.exact import argmax_limit, exact_gamma_c
+    from theorylab.psa.quadrature import argmax_limit, exact_gamma_c
     spec = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "level": "half-plateau"},
                                  "grid": {"dk": [16], "T": [64]}})
     p = sweep.points(spec)[0]
@@ -360,7 +361,7 @@ def test_half_plateau_level_is_half_the_argmax_limit():
 
 
 def test_observable_points_are_the_library_observables(tmp_path):
-    from theorylab.sim.observables import measure
+    from theorylab.psa.observables import measure
     spec = sweep.spec_from_dict({"sweep": {"compute": ["annealed", "exact", "mc"], "observable": "entropy-peak",
                                            "samples": 1000, "seed": 2}, "grid": {"dk": [16], "T": [64]}})
     assert spec.canonical()["observable"] == "entropy-peak"

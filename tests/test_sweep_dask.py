@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from theorylab.sim import sweep
+from theorylab import sweep
 from test_sweep_specs import RESULT_FIELDS, small_spec_text
 
 distributed = pytest.importorskip(

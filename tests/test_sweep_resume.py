@@ -13,14 +13,14 @@ from contextlib import closing
 import pytest
 
 from theorylab.cli import main
-from theorylab.sim import sweep
+from theorylab import sweep
 from test_sweep_specs import RESULT_FIELDS, small_spec_text
 
 # The child runs the real CLI with the serial executor; each task is slowed down by a
 # sleep so that the parent can kill it between (or during) chunk writes.
 CHILD = """
 import sys, time
-import theorylab.sim.sweep.run as sw  # run_sweep looks compute_chunk up here
+import theorylab.sweep.run as sw  # run_sweep looks compute_chunk up here
 real = sw.compute_chunk
 def slow(spec, chunk):
     time.sleep(0.12)

@@ -1,7 +1,7 @@
 """Shared small sweep specs for the sweep tests (and a check that they stay small)."""
 from __future__ import annotations
 
-from theorylab.sim import sweep
+from theorylab import sweep
 
 try:
     import tomllib

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from theorylab.cli import main
-from theorylab.sim import sweep
+from theorylab import sweep
 from test_sweep_specs import RESULT_FIELDS, small_spec_text, spec_of
 
 # -- 1. atomic binding: two processes racing to bind different specs on a new store -------------
@@ -27,7 +27,7 @@ from test_sweep_specs import RESULT_FIELDS, small_spec_text, spec_of
 # knows both really raced to create it).
 RACE_DRIVER = r"""
 import json, os, sys
-import theorylab.sim.sweep.store as st
+import theorylab.sweep.store as st
 from theorylab.cli import main
 
 rounds, folder, specs = int(sys.argv[1]), sys.argv[2], sys.argv[3:5]
@@ -285,7 +285,7 @@ def test_integrity_check_catches_what_the_row_checks_would_not(healthy, tmp_path
 # computes; it starts when the file GO exists, so the two runs really start together.
 CLAIM_CHILD = r"""
 import json, os, sys, time
-import theorylab.sim.sweep.run as sw
+import theorylab.sweep.run as sw
 spec, store, log, go, delay = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
 real = sw.compute_chunk
 def slow(spec_, chunk):

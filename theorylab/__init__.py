@@ -7,8 +7,12 @@
 Every public function validates its input once and raises
 :class:`ParameterError` (a ``ValueError``) naming the parameter and its valid range.
 """
+from theorylab import _moved
+
 __version__ = "0.1.0"
 __all__ = ["ParameterError", "__version__"]
+
+_moved.install()        # old import paths (theorylab.sim.*, theorylab.compare) for one release
 
 
 def __getattr__(name: str):

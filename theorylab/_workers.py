@@ -22,7 +22,7 @@ that does both:
 
 Subprocesses that are not pool workers (``theorylab mutate``'s interpreters) start in a session
 of their own instead, so the terminal's SIGINT does not reach them, and are killed by the command
-(:mod:`theorylab.certify.planting`).
+(:mod:`theorylab.mutation.planting`).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Resource estimates and limits: a request is sized before anything is allocated.
 
 Every function that allocates or computes in proportion to its arguments has a cost function
-beside it (e.g. :func:`theorylab.sim.competition.simulate_cost` beside ``simulate_mass``) that
+beside it (e.g. :func:`theorylab.psa.montecarlo.simulate_cost` beside ``simulate_mass``) that
 returns a :class:`Cost`: the peak working memory in bytes and the estimated run time. The CLI
 checks each request's cost against :class:`Limits` with :func:`check` and refuses, in one line,
 what exceeds them -- before allocating.

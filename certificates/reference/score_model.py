@@ -2,7 +2,7 @@
 
 An independent second route for the Monte Carlo certificates: nothing here reads
 ``theorylab`` (no ScoreModel polynomials, no ``distractors``, no quadrature of
-``theorylab.sim.exact``); only the standard library, NumPy and SciPy.
+``theorylab.psa.quadrature``); only the standard library, NumPy and SciPy.
 
 The model (one target against ``m = T - 2`` i.i.d. Gaussian distractors)
 ------------------------------------------------------------------------

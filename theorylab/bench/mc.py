@@ -17,7 +17,7 @@ import tempfile
 from theorylab.bench import timed
 
 _COLD = ("import time; t = time.perf_counter(); "
-         "from theorylab.sim.competition import simulate_mass; "
+         "from theorylab.psa.montecarlo import simulate_mass; "
          "simulate_mass('t4-only', 128, 512, [0.5, 1.0], samples=64); "
          "print(time.perf_counter() - t)")
 
@@ -83,7 +83,7 @@ def run(args) -> int:
     from theorylab.cli._output import emit
     from theorylab.psa.scoremodel import score_model
     from theorylab.resources import Cost
-    from theorylab.sim.competition import loadings, simulate_cost, simulate_mass
+    from theorylab.psa.montecarlo import loadings, simulate_cost, simulate_mass
 
     samples, repeat = args.samples, args.repeat
     base_samples = args.baseline_samples or samples

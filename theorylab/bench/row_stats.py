@@ -2,8 +2,8 @@
 
 Problem: the one of ``theorylab bench mc`` (t4-only, dk = 128, T = 512, m = 510, 32 couplings g
 in [0.5, 2]). Reported: distractor evaluations per second of the mass-only kernel
-(:func:`theorylab.sim.competition.simulate_mass`, float32) and of the row-statistics kernel
-(:func:`theorylab.sim.row_stats_mc.simulate_row_stats`: p_0, H, H_d, sum p^2 and six
+(:func:`theorylab.psa.montecarlo.simulate_mass`, float32) and of the row-statistics kernel
+(:func:`theorylab.psa.row_stats_mc.simulate_row_stats`: p_0, H, H_d, sum p^2 and six
 g-derivatives; two passes over the distractors, float64 moments), and their ratio
 ``row_stats_over_mass`` (seconds of the row statistics / seconds of the mass), measured in the same
 process one after the other (best of ``--repeat``).
@@ -31,8 +31,8 @@ def run(args) -> int:
 
     from theorylab.cli._args import check_cost
     from theorylab.cli._output import emit
-    from theorylab.sim.competition import simulate_cost, simulate_mass
-    from theorylab.sim.row_stats_mc import row_stats_cost, simulate_row_stats
+    from theorylab.psa.montecarlo import simulate_cost, simulate_mass
+    from theorylab.psa.row_stats_mc import row_stats_cost, simulate_row_stats
 
     samples, repeat = args.samples, args.repeat
     dk, T, m = 128.0, 512, 510

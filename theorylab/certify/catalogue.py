@@ -127,11 +127,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 LIBRARY: dict[str, tuple[str, ...]] = {
     **{f"P{i}": ("theorylab.psa.shear",) for i in range(1, 10)},
     "P10": ("theorylab.nn.attention", "theorylab.nn.tasks"), "P11": ("theorylab.psa.scoremodel",),
-    "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.sim.induction"),
+    "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.psa.induction"),
     **{f"P{i}": ("theorylab.psa.transition",) for i in (14, 15, 16)},
-    **{f"P{i}": ("theorylab.psa.transition", "theorylab.sim.competition", "theorylab.sim.exact") for i in (17, 18, 19)},
+    **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.montecarlo", "theorylab.psa.quadrature") for i in (17, 18, 19)},
     "P20": ("theorylab.psa.deploy", "theorylab.nn.decoder"),
-    **{f"P{i}": ("theorylab.nn.train",) for i in (21, 22, 23)}, "P24": ("theorylab.sim.observables",),
+    **{f"P{i}": ("theorylab.nn.train",) for i in (21, 22, 23)}, "P24": ("theorylab.psa.observables",),
     **{f"A{i}": ("theorylab.plga.operator",) for i in range(1, 21)},
     "A1": ("theorylab.plga.operator", "theorylab.nn.attention"), "A8": ("theorylab.plga.operator", "theorylab.nn.decoder"),
     "A9": ("theorylab.plga.operator", "theorylab.nn.attention"),
@@ -139,7 +139,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "A19": ("theorylab.plga.operator", "theorylab.nn.decoder"),
     "A20": ("theorylab.plga.envelopes",),
     "G1": ("theorylab.graded.attention",), **{f"G{i}": ("theorylab.graded.grades",) for i in (2, 3, 4, 5, 6, 9)},
-    "G7": ("theorylab.graded.embedding",), "G8": ("theorylab.graded.envelope", "theorylab.sim.graded_risk"),
+    "G7": ("theorylab.graded.embedding",), "G8": ("theorylab.graded.envelope", "theorylab.graded.risk_sim"),
     "G10": ("theorylab.graded.ladder",),
 }
 """The library modules whose code each catalogue row checks (used for precise pending reasons)."""

@@ -46,7 +46,7 @@ each states its range in `--help`. Seeds are any integer in [0, 2^64) in every c
 
 Every command that computes in proportion to its arguments estimates the peak memory and
 the run time of the request before allocating anything (the estimate functions sit beside
-the library functions they describe, e.g. `theorylab.sim.competition.simulate_cost` beside
+the library functions they describe, e.g. `theorylab.psa.montecarlo.simulate_cost` beside
 `simulate_mass`) and refuses what exceeds a limit, in one line with exit status 2, giving
 the estimate, the limit and how to raise it:
 

@@ -10,7 +10,7 @@ HELP = """\
 Per grid point (dk, T): the law's gamma_c (two-branch law for t4-only, annealed root
 otherwise), the annealed root, the exact reduced-model coupling (quadrature) and the
 Monte Carlo coupling with its 95 % batch-means confidence interval, both read on
---observable (theorylab.sim.observables; default mass-half, the root of mean target
+--observable (theorylab.psa.observables; default mass-half, the root of mean target
 mass 1/2; entropy-peak, inflection, half-plateau, distractor-entropy-peak), with
 relative errors |law - MC|/MC and |exact - MC|/MC. Across the grid: Pearson r
 and median relative error of law vs MC (JSON keys rows, pearson_r, median_rel_err)
@@ -32,7 +32,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, default=0, help=f"base seed, {SEED_HELP} (default 0)")
     p.add_argument("--c", type=float, default=None,
                    help="condensation constant of the t4-only law (default: the library's)")
-    from theorylab.sim.observables import OBSERVABLE_NAMES
+    from theorylab.psa.observables import OBSERVABLE_NAMES
     p.add_argument("--observable", choices=OBSERVABLE_NAMES, default="mass-half",
                    help="transition observable of the exact and MC couplings (default mass-half)")
     p.add_argument("--plot", default=None, metavar="PNG", type=path,
@@ -44,7 +44,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from theorylab._io import check_output_path
-    from theorylab.compare import PAPER_GRID, compare_grid, compare_grid_cost, read_grid, read_grid_cost
+    from theorylab.psa.compare import PAPER_GRID, compare_grid, compare_grid_cost, read_grid, read_grid_cost
     from theorylab.errors import ParameterError, real_array
 
     if args.plot is not None:

@@ -18,7 +18,7 @@ root exists).
 (the reduced model's own coupling, by quadrature) or 'mc' (the same from Monte Carlo
 with --samples and --seed, plus its 95 % batch-means confidence interval ci_low,
 ci_high). With exact/mc, --observable names where the coupling is read
-(theorylab.sim.observables): mass-half (default: first g where the mean target mass
+(theorylab.psa.observables): mass-half (default: first g where the mean target mass
 reaches 1/2), half-plateau (half the argmax plateau), inflection (argmax dM/dg),
 entropy-peak (argmax of -dE[H]/d(g^2), H the attention row's entropy; the observable
 the t4-only condensed branch is calibrated on) or distractor-entropy-peak. 'branch'
@@ -41,7 +41,7 @@ def register(sub) -> None:
                         "(default: the library's CONDENSATION_C)")
     p.add_argument("--method", choices=("annealed", "exact", "mc"), default="annealed",
                    help="annealed closed form (default), exact quadrature, or mc simulation")
-    from theorylab.sim.observables import OBSERVABLE_NAMES
+    from theorylab.psa.observables import OBSERVABLE_NAMES
     p.add_argument("--observable", choices=OBSERVABLE_NAMES, default=None,
                    help="transition observable with --method exact or mc (default mass-half)")
     p.add_argument("--samples", type=integer(1), default=None,
@@ -85,13 +85,13 @@ def _num(x: float):
 
 def method_rows(rows: list[dict], method: str, samples: int, seed: int, observable: str = "mass-half") -> list[dict]:
     """Replace each row's gamma_c by the exact or Monte Carlo coupling of ``observable`` (adding method,
-    observable, CI, samples, seed; :func:`theorylab.sim.observables.measure`).
+    observable, CI, samples, seed; :func:`theorylab.psa.observables.measure`).
 
     With ``annealed`` the rows are returned unchanged (the command's original output)."""
     import math
 
     from theorylab.errors import positive_int
-    from theorylab.sim.observables import measure
+    from theorylab.psa.observables import measure
 
     if method == "annealed":
         return rows
@@ -122,7 +122,7 @@ def _int_T(T, method: str = "mc"):
 def method_cost(Ts, n_dk: int, n_variants: int, method: str, samples: int, observable: str = "mass-half"):
     """Peak memory and run time of :func:`method_rows` over the (dk, T, variant) cross product."""
     from theorylab.resources import Cost
-    from theorylab.sim.observables import measure_cost
+    from theorylab.psa.observables import measure_cost
 
     if method == "annealed":
         return Cost()

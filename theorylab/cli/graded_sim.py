@@ -45,7 +45,7 @@ DEFAULT_POINTS = 10
 def run(args) -> int:
     from theorylab._io import check_output_path
     from theorylab.errors import ParameterError
-    from theorylab.sim.graded_risk import default_m_grid, default_m_grid_cost, simulate, simulate_cost
+    from theorylab.graded.risk_sim import default_m_grid, default_m_grid_cost, simulate, simulate_cost
 
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")

@@ -53,7 +53,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from theorylab._io import check_output_path
     from theorylab.psa.shear import rope_frequencies
-    from theorylab.sim import induction as ind
+    from theorylab.psa import induction as ind
 
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")

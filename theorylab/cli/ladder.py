@@ -132,7 +132,7 @@ def run(args) -> int:
     from theorylab.errors import positive_int, real_array
     from theorylab.graded import ladder as lad
     from theorylab.graded import prereg as pr
-    from theorylab.sim import ladder as sl
+    from theorylab.graded import ladder_sim as sl
 
     _check_modes(args)
     if args.plot is not None:
@@ -203,7 +203,7 @@ def _round_lists(summary, np):
 
 
 def _refuse_if_too_big(design, grid, reps, bootstrap, arms) -> None:
-    from theorylab.sim import ladder as sl
+    from theorylab.graded import ladder_sim as sl
 
     sl.check_memory(sl.memory_estimate(arms, len(grid) + 1, reps, design.d, bootstrap), "this ladder request")
 
@@ -212,7 +212,7 @@ def _run_degradation(args, seed, reps, target, ms, progress) -> int:
     import numpy as np
 
     from theorylab.errors import positive_int
-    from theorylab.sim import ladder as sl
+    from theorylab.graded import ladder_sim as sl
 
     design = build_design(args)
     draws = positive_int("draws", 8 if args.draws is None else args.draws, low=2)

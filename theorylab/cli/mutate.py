@@ -59,8 +59,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from theorylab.certify import mutation
-    from theorylab.certify.planting import library_root
+    from theorylab.mutation import run as mutation
+    from theorylab.mutation.planting import library_root
     from theorylab.certify.registry import select
     from theorylab.errors import ParameterError
 

@@ -41,7 +41,7 @@ def run(args) -> int:
     from theorylab.errors import ParameterError, choice
     from theorylab.plots import save
     from theorylab.plots import sweep as plots
-    from theorylab.sim import sweep
+    from theorylab import sweep
 
     for name, (kind, default) in OPTIONS.items():
         if getattr(args, name) is None:

@@ -36,8 +36,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from theorylab.resources import Cost
-    from theorylab.sim.competition import simulate_cost, simulate_mass
-    from theorylab.sim.exact import exact_mass_cost
+    from theorylab.psa.montecarlo import simulate_cost, simulate_mass
+    from theorylab.psa.quadrature import exact_mass_cost
 
     exact = exact_mass_cost(len(args.gamma), args.sigma0) if args.exact else Cost()
     check_cost(args, simulate_cost(args.T, len(args.gamma), args.samples, args.dtype).then(exact))
@@ -46,7 +46,7 @@ def run(args) -> int:
     rows = [{"gamma": float(g), "mass": float(m), "se": float(s)}
             for g, m, s in zip(curve.gamma, curve.mass, curve.se)]
     if args.exact:
-        from theorylab.sim.exact import exact_mass
+        from theorylab.psa.quadrature import exact_mass
         exact = exact_mass(args.variant, args.dk, args.T, curve.gamma, sigma0=args.sigma0)
         for row, e in zip(rows, exact):
             row["exact_mass"] = float(e)

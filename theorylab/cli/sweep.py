@@ -64,7 +64,7 @@ def register(sub) -> None:
 def run(args) -> int:
     import os
 
-    from theorylab.sim import sweep
+    from theorylab import sweep
 
     check_output_path("--store", args.store, None)
     spec = sweep.load_spec(args.spec)
@@ -98,7 +98,7 @@ def run(args) -> int:
 
 
 def status(args) -> int:
-    from theorylab.sim import sweep
+    from theorylab import sweep
 
     emit([sweep.store_status(args.store)], args.format)
     return 0
@@ -106,8 +106,8 @@ def status(args) -> int:
 
 def export(args) -> int:
     from theorylab.cli._output import render
-    from theorylab.sim import sweep
-    from theorylab.sim.sweep.store import COLUMNS
+    from theorylab import sweep
+    from theorylab.sweep.store import COLUMNS
 
     if args.output is not None:
         check_output_path("--output", args.output, EXPORT_SUFFIX[args.format])

@@ -43,12 +43,12 @@ PILOT_MAX = 2 ** 62
 SIGMA_XI_MAX = 1.34e8
 """Largest noise standard deviation ``sigma_xi`` of a ladder design (``2^27 = 1.342e8`` rounded down).
 
-The measurement (:mod:`theorylab.sim.ladder`) needs the end of Lem. 4's window, ``m_ref = m_sat/2`` with
+The measurement (:mod:`theorylab.graded.ladder_sim`) needs the end of Lem. 4's window, ``m_ref = m_sat/2`` with
 ``m_sat = min_l d_l^2 sigma_xi^2 / s_l >= sigma_xi^2`` (``d_l >= 1``, ``s_l <= 1``), as a sample size of at
-most ``2^53`` (exact in float64, ``theorylab.sim.ladder.MAX_SIZE``): above ``2^27`` it is beyond that for
+most ``2^53`` (exact in float64, ``theorylab.graded.ladder_sim.MAX_SIZE``): above ``2^27`` it is beyond that for
 every design, so no larger ``sigma_xi`` can be measured (``sigma_xi^2`` itself overflows the float range from
 1.3e154).  Below, a design whose own ``m_sat/2`` is beyond ``2^53`` is refused by
-:func:`theorylab.sim.ladder.reference_size`."""
+:func:`theorylab.graded.ladder_sim.reference_size`."""
 PEAKED = ((0.10, 0.60, 0.20, 0.10), (0.40, 0.30, 0.20, 0.10))
 """A non-geometric pair of level profiles ``(a, s)`` (L = 4): the target peaks on level 1 (syntax),
 the data variance decays linearly.  Here the taxonomic grading is first-order admissible

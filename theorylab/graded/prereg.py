@@ -7,7 +7,7 @@ The uncertainty is the bootstrap of §7.2: resample the pilot's blocks, refit, r
 fraction of resamples on which each inner product keeps its sign, and percentile intervals.
 
 The record is a JSON file (``FORMAT``) written first and read back by the measurement
-(:mod:`theorylab.sim.ladder`), which takes the arms' grades from the file and never writes to it.
+(:mod:`theorylab.graded.ladder_sim`), which takes the arms' grades from the file and never writes to it.
 Columns marked ``true`` use the true profiles: known only because this is a simulation, they are
 recorded beside the predictions, never used to make them.
 """

@@ -1,30 +1,10 @@
-"""Canonical induction sequences and a hand-constructed single-layer PSA induction head (PSA §2.2, §6.8).
+"""Induction and associative-recall sequences, and a hand-constructed single-layer PSA induction head (PSA §2.2, §6.8).
 
-Canonical induction model (our concrete reading of PSA §2.2 and §6.8)
--------------------------------------------------------------------
-A sequence of T items (tokens here; Gaussian vectors in ``theorylab.sim.induction``), all
-distinct except one repeat: the last item (the query, position T-1) is ``A``; ``A`` also
-sits at position ``j-1`` and the *target* is position ``j`` (item ``B``). This module is the
-one definition of that model (:func:`plant_induction`, :func:`target_positions`). Which
-positions are keys is the one convention with two forms, chosen by ``query_is_key``:
-
-* ``query_is_key=True`` (default; causal attention, used here): the keys are ``0 .. T-1``
-  -- a causal head's query always sees its own key -- and ``j`` is uniform on ``1 .. T-2``.
-  Besides the target there are ``T - 2`` distractor keys other than the query itself; a
-  key-side order-zero score cannot tell the target from the ``T - 3`` other non-``A`` keys,
-  so its accuracy is at most ``1/(T - 2)`` (attained by suppressing the two ``A`` keys).
-  ``j = T-2`` must be allowed: the ``T - 2`` target positions are then exchangeable with
-  the non-``A`` keys, and a head that always answers the query's predecessor (query-only
-  PSA) attains the ceiling exactly (P10).
-* ``query_is_key=False`` (the reduced model, ``theorylab.sim.induction``): the keys are
-  ``0 .. T-2`` (``T - 1`` candidates, ``ln(T - 1)`` in ``psa.scoremodel.log_count``, ``m = T - 2``
-  distractors) and ``j`` is uniform on ``1 .. T-3``. ``j = T-2`` is excluded there because
-  the target would then be the query's predecessor: both momenta contain ``x_{T-2}``, so
-  the target picks up a T2 gap and a doubled T4 gap that the reduced model (one target
-  with gaps ``g sqrt(dk)``, ``g^2 sqrt(dk)``) does not have.
-
-The head is right when the query's attention argmax over the keys is the target (a tie
-among k maximisers counts ``1/k``).
+Canonical induction model
+-------------------------
+The sequences are those of the canonical induction model of PSA §2.2 and §6.8, defined once
+in :mod:`theorylab.psa.canonical` (:func:`plant_induction`, :func:`target_positions`, the
+ceiling ``1/(T - 2)``), with the key convention ``query_is_key=True`` (causal attention).
 
 The hand-constructed head
 -------------------------
@@ -47,6 +27,8 @@ from theorylab.errors import (ParameterError, check_memory, choice, integer_arra
                               real_scalar, seed_int)
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
+from theorylab.psa.canonical import ceiling, plant_induction, target_positions
+from theorylab.stats import wilson_interval
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,43 +41,6 @@ class InductionBatch:
     @property
     def T(self) -> int:
         return self.tokens.shape[1]
-
-
-def target_positions(T: int, query_is_key: bool = True) -> np.ndarray:
-    """Possible target positions ``j`` of the canonical model: ``1 .. T-2`` (query is a key) or ``1 .. T-3``.
-
-    See the module docstring for why the two key conventions differ.
-    """
-    T = positive_int("T", T, low=3 if query_is_key else 4)
-    check_memory("T", 8 * T)
-    return np.arange(1, T - 1 if query_is_key else T - 2)
-
-
-def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key: bool = True
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Make sequences canonical: draw each target ``j`` and copy item ``j-1`` to the query position.
-
-    Parameters
-    ----------
-    rng : the generator; ``j`` is drawn uniformly from :func:`target_positions` after the content.
-    content : ``(n, T, ...)`` distinct items per sequence (token ids, or embedding vectors).
-    query_is_key : the key convention (module docstring).
-
-    Returns
-    -------
-    ``(items, j)``: a copy of ``content`` with ``items[:, T-1] = items[:, j-1]``, and ``j`` (n,).
-    """
-    if not isinstance(rng, np.random.Generator):
-        raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
-    real_array("content", content)
-    items = np.array(content, copy=True)
-    if items.ndim < 2:
-        raise ParameterError(f"content must have shape (n, T, ...) (got {items.shape})")
-    n, T = items.shape[:2]
-    allowed = target_positions(T, query_is_key)
-    j = rng.integers(int(allowed[0]), int(allowed[-1]) + 1, size=n)     # [n] uniform target positions
-    items[:, -1] = items[np.arange(n), j - 1]                            # query item A repeats at j-1
-    return items, j
 
 
 def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionBatch:
@@ -232,21 +177,6 @@ def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: Induction
     before = query_scores(head, E, batch, streams)[:, i + 1]             # [N]
     after = query_scores(head, E, InductionBatch(changed, batch.target), streams)[:, i + 1]
     return float(np.max(np.abs(after - before)))
-
-
-def ceiling(T) -> np.ndarray:
-    """Accuracy ceiling ``1/(T - 2)`` of a key-side order-zero score (PSA §2.2, §6.8)."""
-    return 1.0 / (real_array("T", T, low=3, low_inclusive=False) - 2)
-
-
-def wilson_interval(hits: float, n: int, z: float = 2.5758) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion ``hits / n`` (default z: 99 % two-sided)."""
-    n = positive_int("n", n, high=2 ** 53)
-    z = real_scalar("z", z, low=0, low_inclusive=False, high=1e100)
-    p = real_scalar("hits", hits, low=0, high=n) / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
 
 
 __all__ = ["InductionBatch", "target_positions", "plant_induction", "induction_sequences", "associative_recall",

@@ -1,4 +1,4 @@
-"""Figures of the transition observables (:mod:`theorylab.sim.observables`): the exact row-statistics
+"""Figures of the transition observables (:mod:`theorylab.psa.observables`): the exact row-statistics
 curves with their transition points, and the condensation ratio g_obs / (L/2)^(1/4) along T."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Standard figures of a sweep store: predicted vs simulated gamma_c, gamma_c along an
 axis, and mass curves M(g). Each function takes store rows (dicts, see
-:func:`theorylab.sim.sweep.export_rows`) and returns a Matplotlib figure; save it with
+:func:`theorylab.sweep.export_rows`) and returns a Matplotlib figure; save it with
 :func:`theorylab.plots.save`."""
 from __future__ import annotations
 

@@ -36,16 +36,16 @@ CONDENSATION_C_PAPER = 0.741
 """The paper's calibrated condensation constant c (0.741 +/- 0.015, PSA §6.7)."""
 
 CONDENSATION_OBSERVABLE = "entropy-peak"
-"""The observable CONDENSATION_C is calibrated with (:mod:`theorylab.sim.observables`): the g of the
+"""The observable CONDENSATION_C is calibrated with (:mod:`theorylab.psa.observables`): the g of the
 steepest fall of the attention row's mean entropy, argmax over g of ``-dE[H]/d(g^2)``."""
 
 CONDENSATION_C = 0.748
 """Default c of the condensed branch: theorylab's own calibration (docs/simulation.md, finding (d)).
 
 Observable: :data:`CONDENSATION_OBSERVABLE` (``entropy-peak``); per point ``c_i = g_peak / (L/2)^(1/4)``,
-averaged over nine condensed points (``theorylab.compare.CONDENSED_GRID``: dk in {8, 16, 32} x
+averaged over nine condensed points (``theorylab.psa.compare.CONDENSED_GRID``: dk in {8, 16, 32} x
 T in {64, 512, 2048}) by exact quadrature: c = 0.7479, spread across points 0.0143 (the paper:
-0.741 +/- 0.015); the Monte Carlo confirms it (``theorylab.compare.calibrate_condensation_c``).
+0.741 +/- 0.015); the Monte Carlo confirms it (``theorylab.psa.compare.calibrate_condensation_c``).
 The paper's 0.741 stays available as CONDENSATION_C_PAPER."""
 
 

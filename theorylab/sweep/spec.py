@@ -1,4 +1,4 @@
-"""Sweep specs: the TOML file (see :mod:`theorylab.sim.sweep`) validated into a :class:`SweepSpec`.
+"""Sweep specs: the TOML file (see :mod:`theorylab.sweep`) validated into a :class:`SweepSpec`.
 
 Every problem is one :class:`~theorylab.errors.ParameterError` line naming the table and
 key. A spec's :attr:`SweepSpec.hash` is what a result store is bound to; chunking is not
@@ -23,10 +23,10 @@ MAX_POINTS = 200_000
 MAX_SPEC_BYTES = 1 << 20
 """Largest spec file read (a spec is a short TOML file)."""
 GAMMA_MAX = 1e3
-"""Largest coupling g the exact and Monte Carlo routes accept (:mod:`theorylab.sim.exact`,
-:mod:`theorylab.sim.competition`); ``tests/test_sweep_specs.py`` holds the two to it."""
+"""Largest coupling g the exact and Monte Carlo routes accept (:mod:`theorylab.psa.quadrature`,
+:mod:`theorylab.psa.montecarlo`); ``tests/test_sweep_specs.py`` holds the two to it."""
 MC_T_MAX = 2**31
-"""Largest context length the Monte Carlo kernels accept (:mod:`theorylab.sim.competition`)."""
+"""Largest context length the Monte Carlo kernels accept (:mod:`theorylab.psa.montecarlo`)."""
 FINE_POINTS_MAX = 4096
 """Largest ``mc.fine_points`` (the default is 32; each fine point costs a full Monte Carlo pass)."""
 COUNT_MAX = 2**63 - 1
@@ -57,12 +57,12 @@ class SweepSpec:
         so a later change of the library default cannot mix two laws in one store).
     level : mass level defining the exact and Monte Carlo gamma_c (default 1/2), or
         ``"half-plateau"``: per point half the argmax plateau
-        (:func:`theorylab.sim.exact.argmax_limit`), the same as ``observable = "half-plateau"``.
+        (:func:`theorylab.psa.quadrature.argmax_limit`), the same as ``observable = "half-plateau"``.
     mc : extra keyword options of the Monte Carlo functions, as sorted (key, value) pairs.
     chunk_size : points per task, or ``None`` for the automatic choice (not hashed:
         chunking never changes results).
     observable : the transition observable of the exact and Monte Carlo gamma_c
-        (:data:`theorylab.sim.observables.OBSERVABLE_NAMES`; default ``mass-half``, the first
+        (:data:`theorylab.psa.observables.OBSERVABLE_NAMES`; default ``mass-half``, the first
         g where the mass reaches ``level``). Other observables take no ``level``. Hashed only
         when not the default, so stores made before the key existed stay valid.
     """
@@ -235,7 +235,7 @@ def _chunk_size(value) -> int:
 
 def _check_half_plateau(spec: SweepSpec) -> None:
     """Every point's half-plateau level (half the argmax limit) must be a valid level in (0, 1)."""
-    from theorylab.sim.exact import argmax_limit
+    from theorylab.psa.quadrature import argmax_limit
 
     dk, T = (np.array(a, float).ravel() for a in np.meshgrid(spec.dk, spec.T, indexing="ij"))
     for variant in spec.variants:
@@ -250,7 +250,7 @@ def _check_half_plateau(spec: SweepSpec) -> None:
 
 def _observable_option(sweep: Mapping, gamma_c_sweep: bool) -> str:
     """``sweep.observable``: a name of the observables registry; ``level`` belongs to ``mass-half`` only."""
-    from theorylab.sim.observables import OBSERVABLE_NAMES
+    from theorylab.psa.observables import OBSERVABLE_NAMES
 
     if "observable" not in sweep:
         return DEFAULT_OBSERVABLE
@@ -351,8 +351,8 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool, observable: str = DEFAULT
 
 
 def _mc_function(gamma_c_sweep: bool, observable: str = DEFAULT_OBSERVABLE) -> Callable:
-    from theorylab.sim import competition
-    from theorylab.sim.observables import observable as lookup
+    from theorylab.psa import montecarlo as competition
+    from theorylab.psa.observables import observable as lookup
 
     if gamma_c_sweep and observable != DEFAULT_OBSERVABLE:
         return lookup(observable)

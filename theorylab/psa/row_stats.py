@@ -3,7 +3,7 @@
 One query row: the target (score 0 after a shift) and ``m = T - 2`` distractors with
 log-weights ``y_j = x_j - Delta``, ``x_j ~ N(0, sigma^2)`` i.i.d.; ``S = sum_j e^(y_j)``,
 ``p_0 = 1/(1 + S)``, ``p_j = e^(y_j)/(1 + S)``. Beside the mean target mass
-``M = E p_0`` (:func:`theorylab.sim.exact.mass_given`) this module computes, with no
+``M = E p_0`` (:func:`theorylab.psa.quadrature.mass_given`) this module computes, with no
 sampling noise:
 
 * the **row entropy** ``H = -sum_i p_i ln p_i = ln(1 + S) - sum_j y_j e^(y_j)/(1 + S)``
@@ -29,14 +29,14 @@ and ``1/(1+S)^k = int u^(k-1) e^(-u(1+S)) du / (k-1)!`` give::
 with ``K1 = E[e^Y exp(-e^Y)]`` and ``K2 = E[e^(2Y) exp(-e^Y)]``: ``E[y e^y exp(-u e^y)]`` is
 reduced to them by Stein's lemma, ``E[(Y - mu) k(Y)] = sigma^2 E k'(Y)`` with
 ``k(Y) = e^Y exp(-e^Y)``, ``k' = k - e^(2Y) exp(-e^Y)``. ``1 - phi`` is
-:func:`theorylab.sim.exact.one_minus_phi`; ``K1, K2`` (bounded bumps around Y = 0) use the
+:func:`theorylab.psa.quadrature.one_minus_phi`; ``K1, K2`` (bounded bumps around Y = 0) use the
 same nodes: Gauss-Hermite for ``sigma <= 0.5``, else composite Gauss-Legendre in y on
 [-36, 4.6] plus the closed-form lognormal left tail. The t integral is the exact module's
 composite Gauss-Legendre on [-45, 5] (region B), extended to the left (region A, where
 ``exp(-e^t) = 1`` and the integrands live while ``ln S`` is large: down to
 ``-45 - ln m - max(0, 10 sigma - Delta)``) and, for ``E ln S``, to the right (region C, up to
 ``5 + 10 sigma``), with panels of width ``max(1, sigma/4)``. Target noise ``sigma0`` is an
-outer average over ``Delta + sigma0 z`` on the nodes of :func:`~theorylab.sim.exact.exact_mass`.
+outer average over ``Delta + sigma0 z`` on the nodes of :func:`~theorylab.psa.quadrature.exact_mass`.
 
 Accuracy (tests/test_row_stats.py): against direct adaptive integration over the m-fold
 Gaussian (m = 1, 2) and mpmath; node doubling changes nothing above 1e-10.
@@ -51,7 +51,7 @@ from scipy.special import log_ndtr
 
 from theorylab.errors import ParameterError, check_memory, choice, real_array, real_scalar, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
-from theorylab.sim.exact import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
+from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
                                  _refine, _target_rule, integer_context_length, one_minus_phi)
 
 SIGMA_MAX = 1e4
@@ -192,7 +192,7 @@ class RowStatistics:
     ----------
     variant, dk, T, sigma0 : the model.
     gamma : couplings g.
-    mass : M(g) = E p_0 (the same numbers as :func:`theorylab.sim.exact.exact_mass`).
+    mass : M(g) = E p_0 (the same numbers as :func:`theorylab.psa.quadrature.exact_mass`).
     entropy : E H(g), the row entropy (nats; ``ln(T - 1)`` at g = 0 for t4-only).
     distractor_entropy : E H_d(g), the distractors' entropy among themselves.
     ipr : E sum_i p_i^2(g).

@@ -5,9 +5,9 @@ Per grid point (dk, T) three routes to the critical coupling:
 * the **law** the paper quotes (:func:`theorylab.psa.transition.gamma_c`: two-branch
   law for t4-only, annealed root otherwise) and the plain annealed root;
 * the **exact** reduced-model root of ``M(g) = 1/2`` by quadrature
-  (:func:`theorylab.sim.exact.exact_gamma_c`);
+  (:func:`theorylab.psa.quadrature.exact_gamma_c`);
 * the **Monte Carlo** root with its batch-means confidence interval
-  (:func:`theorylab.sim.competition.mc_gamma_c`); point ``i`` of a grid uses seed
+  (:func:`theorylab.psa.montecarlo.mc_gamma_c`); point ``i`` of a grid uses seed
   ``(seed + i) mod 2^64`` so the points are independent (any seed in [0, 2^64) is valid).
 
 Across the grid: Pearson r and the median relative error ``|law - MC| / MC`` (the
@@ -59,7 +59,7 @@ class Comparison:
         exact_gamma_c, mc_gamma_c, mc_ci_low, mc_ci_high, rel_err_law, rel_err_exact, rel_err_law_exact).
     pearson_r, median_rel_err, max_rel_err : law vs MC across the grid.
     exact_pearson_r, exact_median_rel_err : exact quadrature vs MC across the grid.
-    observable : the transition observable simulated (:mod:`theorylab.sim.observables`).
+    observable : the transition observable simulated (:mod:`theorylab.psa.observables`).
     law_exact_pearson_r, law_exact_median_rel_err, law_exact_max_rel_err : law vs exact.
     """
 
@@ -240,8 +240,8 @@ def _grid_number(x, text: bool = True) -> float | None:
 
 def compare_grid_cost(points, samples: int, observable: str = "mass-half", monte_carlo: bool = True) -> Cost:
     """Peak memory and run time of :func:`compare_grid` on validated ``points``: per point one
-    Monte Carlo and one exact coupling of ``observable`` (:func:`theorylab.sim.observables.measure_cost`)."""
-    from theorylab.sim.observables import measure_cost
+    Monte Carlo and one exact coupling of ``observable`` (:func:`theorylab.psa.observables.measure_cost`)."""
+    from theorylab.psa.observables import measure_cost
 
     points, samples = validate_grid(points), positive_int("samples", samples)
     per_T = Counter(T for _, T in points)
@@ -261,11 +261,11 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
     variant : score-model variant.  points : iterable of (dk, T).
     samples : Monte Carlo samples per point.  seed : in [0, 2^64); point i uses ``(seed + i) mod 2^64``.
     c : condensation constant for the t4-only condensed branch (default: the library's).
-    observable : the simulated transition observable (:data:`theorylab.sim.observables.OBSERVABLE_NAMES`;
+    observable : the simulated transition observable (:data:`theorylab.psa.observables.OBSERVABLE_NAMES`;
         default ``mass-half``, the root of M(g) = 1/2), measured exactly and by Monte Carlo.
     monte_carlo : run the Monte Carlo (False: law vs exact only; the MC columns are NaN).
     """
-    from theorylab.sim.observables import measure, observable as lookup
+    from theorylab.psa.observables import measure, observable as lookup
 
     choice("variant", variant, VARIANTS)
     lookup(observable)
@@ -369,9 +369,9 @@ def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = 
 
     ``observable`` defaults to :data:`theorylab.psa.transition.CONDENSATION_OBSERVABLE` (the one the
     library's ``CONDENSATION_C`` is calibrated with); any name of
-    :data:`theorylab.sim.observables.OBSERVABLE_NAMES` is allowed.
+    :data:`theorylab.psa.observables.OBSERVABLE_NAMES` is allowed.
     """
-    from theorylab.sim.observables import measure, observable as lookup
+    from theorylab.psa.observables import measure, observable as lookup
 
     observable = observable or transition.CONDENSATION_OBSERVABLE
     lookup(observable)
@@ -416,8 +416,8 @@ def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.
     ``band``, ``simulate``, ``exact`` default to the library's ``t4_band``, ``simulate_mass``,
     ``exact_mass`` (replaceable for mutation tests). One row per g, with the upper root.
     """
-    from theorylab.sim.competition import simulate_mass
-    from theorylab.sim.exact import exact_mass
+    from theorylab.psa.montecarlo import simulate_mass
+    from theorylab.psa.quadrature import exact_mass
 
     band, simulate, exact = band or transition.t4_band, simulate or simulate_mass, exact or exact_mass
     g = real_array("gammas", gammas, low=0)
@@ -440,8 +440,8 @@ def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *,
     ``mc_minus_plateau`` and ``z = (MC - plateau) / SE`` (NaN when SE = 0: every sample gave the same
     mass), ``exact_minus_plateau``.
     """
-    from theorylab.sim.competition import simulate_mass
-    from theorylab.sim.exact import exact_mass
+    from theorylab.psa.montecarlo import simulate_mass
+    from theorylab.psa.quadrature import exact_mass
 
     plateau = plateau or transition.argmax_plateau
     simulate = simulate or simulate_mass
@@ -518,8 +518,8 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
                     placement: str = "post", model: ScoreModel | None = None) -> Crossover:
     """T3 -> T4 crossover along g, measured in the vector-level induction simulation (PSA §10, A10.2 C7).
 
-    Route: :func:`theorylab.sim.induction.simulate` draws canonical induction streams
-    (isotropic tokens, optional RoPE ``theta``), :func:`~theorylab.sim.induction.channel_moments`
+    Route: :func:`theorylab.psa.induction.simulate` draws canonical induction streams
+    (isotropic tokens, optional RoPE ``theta``), :func:`~theorylab.psa.induction.channel_moments`
     measures the unit-coupling channel gaps (target minus the mean of the sample's own T - 2
     distractors) and the bulk within-sample Cov(c3, c4). Nothing here reads the reduced model
     except ``closed_form`` and ``cov34_model``, which are reported beside the measurement.
@@ -528,7 +528,7 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
     Parameters
     ----------
     dk : even head width >= 2.  T : context length, integer >= 9 (``induction.BULK_MIN_T``).
-    theta : RoPE angle(s) as in :func:`theorylab.sim.induction.frequencies` (0 = no RoPE).
+    theta : RoPE angle(s) as in :func:`theorylab.psa.induction.frequencies` (0 = no RoPE).
     samples : >= 2 per batch (40).  seed : in [0, 2^64).  placement : "post" (paper) or "pre".
     model : reduced model for ``closed_form`` (default the library's t3-inclusive).
     """
@@ -536,7 +536,7 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
 
     from scipy.stats import t as student_t
 
-    from theorylab.sim import induction
+    from theorylab.psa import induction
 
     samples = positive_int("samples", samples, low=2 * CROSSOVER_BATCHES)
     positive_int("T", T, low=induction.BULK_MIN_T)

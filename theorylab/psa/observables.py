@@ -2,8 +2,8 @@
 
 The paper (PSA §6.7, §7.9-7.10) quotes measured critical couplings without naming the
 observable they were read from. Each function below is one observable, computed either
-exactly (deterministic quadrature, :mod:`theorylab.sim.exact` and :mod:`theorylab.sim.row_stats`)
-or by Monte Carlo (:mod:`theorylab.sim.competition`, :mod:`theorylab.sim.row_stats_mc`, common
+exactly (deterministic quadrature, :mod:`theorylab.psa.quadrature` and :mod:`theorylab.psa.row_stats`)
+or by Monte Carlo (:mod:`theorylab.psa.montecarlo`, :mod:`theorylab.psa.row_stats_mc`, common
 random numbers over g, a batch-means confidence interval):
 
 ==========================  ===============================================================
@@ -95,8 +95,8 @@ class Measurement:
 # --- validation ----------------------------------------------------------------------
 
 def _check(variant, dk, T, method, samples, seed, confidence, sigma0, dtype):
-    from theorylab.sim.competition import DTYPES
-    from theorylab.sim.exact import integer_context_length
+    from theorylab.psa.montecarlo import DTYPES
+    from theorylab.psa.quadrature import integer_context_length
 
     choice("variant", variant, VARIANTS)
     choice("dtype", dtype, DTYPES)
@@ -133,10 +133,10 @@ def _level(name: str, level_of: Callable[[str, float, int], float], variant, dk,
     if not 0.0 < level < 1.0:
         return Measurement(name, variant, dk, T, method, float("nan"), level=level)
     if method == "exact":
-        from theorylab.sim.exact import exact_gamma_c
+        from theorylab.psa.quadrature import exact_gamma_c
         return Measurement(name, variant, dk, T, method, exact_gamma_c(variant, dk, T, level=level, model=model),
                            level=level)
-    from theorylab.sim.competition import mc_gamma_c
+    from theorylab.psa.montecarlo import mc_gamma_c
     mc = mc_gamma_c(variant, dk, T, samples=samples, seed=seed, level=level, confidence=confidence, sigma0=sigma0,
                     dtype=dtype, progress=progress, model=model)
     return Measurement(name, variant, mc.dk, mc.T, method, mc.gamma_c, mc.ci_low, mc.ci_high, confidence, samples,
@@ -144,8 +144,8 @@ def _level(name: str, level_of: Callable[[str, float, int], float], variant, dk,
 
 
 def plateau_level(variant: str, dk: float, T: int) -> float:
-    """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.sim.exact.argmax_limit`)."""
-    from theorylab.sim.exact import argmax_limit
+    """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.psa.quadrature.argmax_limit`)."""
+    from theorylab.psa.quadrature import argmax_limit
     return single("dk and T", argmax_limit(variant, dk, T)) / 2.0
 
 
@@ -154,8 +154,8 @@ def mass_half(variant: str, dk: float, T: int, *, method: str = "exact", samples
               model: ScoreModel | None = None) -> Measurement:
     """``mass-half``: the first g where the mean target mass M(g) reaches 1/2 (PSA §7.9's transition).
 
-    The root of :func:`theorylab.sim.exact.exact_gamma_c` (``method="exact"``) or
-    :func:`theorylab.sim.competition.mc_gamma_c` (``"mc"``, with its batch-means interval).
+    The root of :func:`theorylab.psa.quadrature.exact_gamma_c` (``method="exact"``) or
+    :func:`theorylab.psa.montecarlo.mc_gamma_c` (``"mc"``, with its batch-means interval).
     Undefined (NaN) where M stays below 1/2, e.g. on condensed points whose argmax plateau is < 1/2.
     """
     return _level("mass-half", lambda v, d, t: 0.5, variant, dk, T, method, samples, seed, confidence, sigma0,
@@ -184,7 +184,7 @@ class _Peak:
     ``exact(variant, dk, T, g, model)`` is the quadrature curve F(g); ``mc_height(curve)`` the
     Monte Carlo estimate of ``sign * dF/du`` on the curve's grid, ``mc_condition(mean, g)`` the
     quantity whose sign change from - to + marks the maximum (from a ``(..., G, 10)`` array of
-    statistic means, see :data:`theorylab.sim.row_stats_mc.STATS`).
+    statistic means, see :data:`theorylab.psa.row_stats_mc.STATS`).
     """
 
     name: str
@@ -196,22 +196,22 @@ class _Peak:
 
 
 def _col(name: str) -> int:
-    from theorylab.sim.row_stats_mc import STATS
+    from theorylab.psa.row_stats_mc import STATS
     return STATS.index(name)
 
 
 def _exact_entropy(variant, dk, T, g, model):
-    from theorylab.sim.row_stats import exact_entropy
+    from theorylab.psa.row_stats import exact_entropy
     return exact_entropy(variant, dk, T, g, model=model)
 
 
 def _exact_distractor_entropy(variant, dk, T, g, model):
-    from theorylab.sim.row_stats import exact_distractor_entropy
+    from theorylab.psa.row_stats import exact_distractor_entropy
     return exact_distractor_entropy(variant, dk, T, g, model=model)
 
 
 def _exact_mass(variant, dk, T, g, model):
-    from theorylab.sim.exact import exact_mass
+    from theorylab.psa.quadrature import exact_mass
     return exact_mass(variant, dk, T, g, model=model)
 
 
@@ -298,7 +298,7 @@ def _crossing_near(g: np.ndarray, cond: np.ndarray, near: float) -> float:
 
 def _mc_peak(spec: _Peak, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress, model,
              fine_points: int) -> Measurement:
-    from theorylab.sim.row_stats_mc import simulate_row_stats
+    from theorylab.psa.row_stats_mc import simulate_row_stats
 
     kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
     coarse = simulate_row_stats(variant, dk, T, SCAN, samples=min(samples, 2000), **kw)
@@ -336,7 +336,7 @@ def inflection(variant: str, dk: float, T: int, *, method: str = "exact", sample
     """``inflection``: the g of the steepest rise of the mean target mass, argmax dM/dg.
 
     A finite-size crossover point that exists whatever the plateau's height. Exact: the zero of
-    M''(g) (five-point stencil of :func:`theorylab.sim.exact.exact_mass`) next to the scan's
+    M''(g) (five-point stencil of :func:`theorylab.psa.quadrature.exact_mass`) next to the scan's
     maximum of M'. Monte Carlo: the zero of the mean per-sample ``p_0''(g)``.
     """
     return _peak("inflection", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress, model,
@@ -353,7 +353,7 @@ def entropy_peak(variant: str, dk: float, T: int, *, method: str = "exact", samp
     inverse temperature beta and ``-dH/d beta = beta Var(score/beta)``: the peak is the
     specific-heat-like maximum of the entropy's fall, the finite-size trace of the random energy
     model's freezing (condensed side) or of the target's capture (mean-field side). Exact: the
-    zero of ``d^2 E[H]/d(g^2)^2`` (quadrature, :func:`theorylab.sim.row_stats.exact_row_stats`);
+    zero of ``d^2 E[H]/d(g^2)^2`` (quadrature, :func:`theorylab.psa.row_stats.exact_row_stats`);
     Monte Carlo: the zero of the mean of ``g H'' - H'`` from per-sample derivatives.
     """
     return _peak("entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
@@ -446,9 +446,9 @@ def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, f
                  dtype: str = "float32"):
     """Peak memory and run time of one :func:`measure` (checked by the CLI before it runs).
 
-    Level observables cost what :func:`theorylab.sim.exact.exact_gamma_c` /
-    :func:`theorylab.sim.competition.mc_gamma_c` cost; a Monte Carlo peak is two passes of
-    :func:`theorylab.sim.row_stats_mc.simulate_row_stats` (the coarse scan with ``min(samples, 2000)``
+    Level observables cost what :func:`theorylab.psa.quadrature.exact_gamma_c` /
+    :func:`theorylab.psa.montecarlo.mc_gamma_c` cost; a Monte Carlo peak is two passes of
+    :func:`theorylab.psa.row_stats_mc.simulate_row_stats` (the coarse scan with ``min(samples, 2000)``
     samples, then ``fine_points`` couplings with all of them)."""
     from theorylab.resources import Cost, count
 
@@ -457,13 +457,13 @@ def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, f
     count("T", T), count("samples", samples), count("fine_points", fine_points)    # not every route below reads them
     if name not in _PEAKS:
         if method == "exact":
-            from theorylab.sim.exact import exact_gamma_c_cost
+            from theorylab.psa.quadrature import exact_gamma_c_cost
             return exact_gamma_c_cost()
-        from theorylab.sim.competition import mc_gamma_c_cost
+        from theorylab.psa.montecarlo import mc_gamma_c_cost
         return mc_gamma_c_cost(T, samples, fine_points)
     if method == "exact":
         return Cost(_EXACT_PEAK_BYTES, EXACT_PEAK_SECONDS[name], f"one exact {name}")
-    from theorylab.sim.row_stats_mc import row_stats_cost
+    from theorylab.psa.row_stats_mc import row_stats_cost
     coarse = row_stats_cost(T, SCAN.size, min(count("samples", samples), 2000.0), dtype)
     return coarse.then(row_stats_cost(T, fine_points, samples, dtype))
 

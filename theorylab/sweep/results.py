@@ -6,9 +6,9 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from theorylab.errors import ParameterError, choice
-from theorylab.sim.sweep.spec import SweepSpec, spec_from_canonical
-from theorylab.sim.sweep.store import SweepStore
-from theorylab.sim.sweep.tasks import check_rows
+from theorylab.sweep.spec import SweepSpec, spec_from_canonical
+from theorylab.sweep.store import SweepStore
+from theorylab.sweep.tasks import check_rows
 
 ROUTES = {"law": "law_gamma_c", "exact": "exact_gamma_c", "mc": "mc_gamma_c"}
 
@@ -71,10 +71,10 @@ def agreement(predicted, simulated) -> dict:
 
     Returns ``n`` (points used), ``pearson_r`` and the median and maximum relative error
     ``|predicted - simulated| / simulated`` (the paper's statistics, PSA §7.9-7.10),
-    computed by :func:`theorylab.compare.pearson_r` and :func:`theorylab.compare.relative_error`.
+    computed by :func:`theorylab.psa.compare.pearson_r` and :func:`theorylab.psa.compare.relative_error`.
     ``None`` (no root) counts as missing.
     """
-    from theorylab.compare import pearson_r, relative_error
+    from theorylab.psa.compare import pearson_r, relative_error
 
     p, s = np.asarray(list(predicted), float), np.asarray(list(simulated), float)  # None -> NaN
     ok = np.isfinite(p) & np.isfinite(s) & (s != 0)

@@ -12,12 +12,12 @@ Every certificate is run once under a tracer that records, for the files below o
 and, because Numba-compiled code runs no Python frames,
 
 * ``kernels[cert]``: the entry kernels (Numba functions called from Python, found by
-  :mod:`theorylab.certify.callgraph`) the certificate called -- each is wrapped, for this run
+  :mod:`theorylab.mutation.callgraph`) the certificate called -- each is wrapped, for this run
   only, in a recorder wherever a module or a module-level dict holds it. An entry kernel that
   compiled code also calls cannot be wrapped (Numba would see the wrapper): it is listed in
   ``unwrapped`` and attributed by file.
 
-Run as ``python -m theorylab.certify.linecov ROOT OUT.json`` in a fresh interpreter
+Run as ``python -m theorylab.mutation.linecov ROOT OUT.json`` in a fresh interpreter
 whose ``theorylab`` is the copy under ROOT.
 """
 from __future__ import annotations
@@ -105,7 +105,7 @@ def wrap_entry_kernels(root: str, tracer: Tracer) -> list[str]:
     """Wrap every wrappable entry kernel of the library under ``root``; return the unwrappable ones."""
     import importlib
 
-    from theorylab.certify.callgraph import analyse, module_name
+    from theorylab.mutation.callgraph import analyse, module_name
 
     analysis = analyse(root)
     unwrapped = []

@@ -10,7 +10,7 @@ over samples for a whole grid of g **from one set of draws** and
 Common random numbers (CRN) over a g grid
 -----------------------------------------
 Each distractor draws one pair of standard normals ``(z_a, z_b)`` from the
-counter-based stream of :mod:`theorylab.sim.rng` and builds its score from the
+counter-based stream of :mod:`theorylab.rng` and builds its score from the
 model's channels::
 
     x_j(g) = a(g) z_a + b(g) z_b,     a(g)^2 + b(g)^2 == sigma^2(g) for every g,
@@ -48,9 +48,9 @@ from theorylab.errors import (ParameterError, check_memory, choice, finite_outpu
                               real_scalar, seed_int, single)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
 from theorylab.resources import Cost, bytes_of, count
-from theorylab.sim.exact import integer_context_length
-from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
-from theorylab.sim.rng import bits_as_float as _bits_as_float
+from theorylab.psa.quadrature import integer_context_length
+from theorylab.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
+from theorylab.rng import bits_as_float as _bits_as_float
 
 _R2 = math.sqrt(2.0)
 LOADINGS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {

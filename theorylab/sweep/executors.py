@@ -11,7 +11,7 @@ import os
 from typing import Callable, Iterable, Iterator
 
 from theorylab.errors import ParameterError, WorkerError
-from theorylab.sim.sweep.spec import one_line
+from theorylab.sweep.spec import one_line
 
 
 class SerialExecutor:
@@ -39,7 +39,7 @@ def task_label(fn: Callable, args: tuple, number: int) -> str:
     ----------
     fn : callable
         The task function; ``fn.describe_task(*args)`` names the task where ``fn`` has it
-        (:func:`~theorylab.sim.sweep.tasks.compute_chunk`: its sweep and points).
+        (:func:`~theorylab.sweep.tasks.compute_chunk`: its sweep and points).
     args : tuple
         The task's arguments.
     number : int

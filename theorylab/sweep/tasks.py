@@ -3,10 +3,10 @@
 Seeds: every point's seed is a hash of (sweep seed, variant, dk, T) -- never of its
 position in a queue -- so results do not depend on chunking, worker count or order.
 The seed deliberately omits g: all g of one (variant, dk, T) share their draws
-(common random numbers, as in :func:`theorylab.sim.competition.simulate_mass`).
+(common random numbers, as in :func:`theorylab.psa.montecarlo.simulate_mass`).
 
 :func:`compute_chunk` is what executors run: it must stay importable and picklable
-(the Numba kernels it calls live in :mod:`theorylab.sim.competition`).
+(the Numba kernels it calls live in :mod:`theorylab.psa.montecarlo`).
 """
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from theorylab.sim.sweep.spec import DEFAULT_OBSERVABLE, HALF_PLATEAU, SweepSpec
-from theorylab.sim.sweep.store import utc_now
+from theorylab.sweep.spec import DEFAULT_OBSERVABLE, HALF_PLATEAU, SweepSpec
+from theorylab.sweep.store import utc_now
 
 _SEED_MAX = 2**31 - 1
 
@@ -117,9 +117,9 @@ def task_memory(spec: SweepSpec, threads: int) -> int:
     Only the Monte Carlo route grows with the request: about 32 bytes of batch bookkeeping
     per sample, two draws of ``m = T - 2`` normals per thread, and ``CHUNK x G`` masses
     (G couplings: the mass sweep's gamma axis, or the larger of the coarse scan and
-    ``fine_points`` for gamma_c) (:func:`theorylab.sim.competition.simulate_mass`); a peak
-    observable (:mod:`theorylab.sim.observables`) keeps ten row statistics per sample and coupling
-    (:func:`theorylab.sim.row_stats_mc.simulate_row_stats`), ten times the masses. The law and
+    ``fine_points`` for gamma_c) (:func:`theorylab.psa.montecarlo.simulate_mass`); a peak
+    observable (:mod:`theorylab.psa.observables`) keeps ten row statistics per sample and coupling
+    (:func:`theorylab.psa.row_stats_mc.simulate_row_stats`), ten times the masses. The law and
     quadrature routes need a few MB, counted in a fixed 64 MiB.
     """
     import inspect
@@ -127,15 +127,15 @@ def task_memory(spec: SweepSpec, threads: int) -> int:
     base = 64 << 20
     if "mc" not in spec.compute:
         return base
-    from theorylab.sim import competition
+    from theorylab.psa import montecarlo as competition
 
     mc = dict(spec.mc)
     fine = mc.get("fine_points", inspect.signature(competition.mc_gamma_c).parameters["fine_points"].default)
     G = len(spec.gamma) if spec.gamma else max(len(competition._COARSE), int(fine))
     itemsize = 8 if mc.get("dtype") == "float64" else 4
     m = int(max(spec.T)) - 2
-    from theorylab.sim.observables import PEAK_OBSERVABLES
-    from theorylab.sim.row_stats_mc import STATS
+    from theorylab.psa.observables import PEAK_OBSERVABLES
+    from theorylab.psa.row_stats_mc import STATS
 
     stats = len(STATS) if spec.observable in PEAK_OBSERVABLES else 1
     return (base + 32 * spec.samples + 16 * stats * (competition.CHUNK + competition.BATCHES) * G
@@ -157,7 +157,7 @@ def check_memory(spec: SweepSpec, workers: int) -> None:
 def point_level(spec: SweepSpec, variant: str, dk: float, T: float) -> float:
     """The mass level whose first upward crossing defines gamma_c at this point."""
     if spec.level == HALF_PLATEAU:
-        from theorylab.sim.exact import argmax_limit
+        from theorylab.psa.quadrature import argmax_limit
         return float(argmax_limit(variant, dk, T)) / 2.0
     return float(spec.level)
 
@@ -186,10 +186,10 @@ def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int
     if level is not None:
         out["level"] = level
     if "exact" in spec.compute:
-        from theorylab.sim.exact import exact_gamma_c
+        from theorylab.psa.quadrature import exact_gamma_c
         out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=level))
     if "mc" in spec.compute:
-        from theorylab.sim.competition import mc_gamma_c
+        from theorylab.psa.montecarlo import mc_gamma_c
         est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, level=level, progress=False,
                          **dict(spec.mc))
         out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),
@@ -198,8 +198,8 @@ def _gamma_c_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int
 
 
 def _observable_point(spec: SweepSpec, variant: str, dk: float, T: float, seed: int) -> dict:
-    """Exact and Monte Carlo gamma_c of ``spec.observable`` (:mod:`theorylab.sim.observables`)."""
-    from theorylab.sim.observables import measure
+    """Exact and Monte Carlo gamma_c of ``spec.observable`` (:mod:`theorylab.psa.observables`)."""
+    from theorylab.psa.observables import measure
 
     out: dict[str, Any] = {}
     if "exact" in spec.compute:
@@ -230,13 +230,13 @@ def compute_curve(spec: SweepSpec, variant: str, dk: float, T: float, gammas: Se
     rows: list[dict] = [{} for _ in gammas]
     mc = dict(spec.mc)
     if "exact" in spec.compute:
-        from theorylab.sim.exact import exact_mass
+        from theorylab.psa.quadrature import exact_mass
         kw = {"sigma0": mc["sigma0"]} if "sigma0" in mc else {}
         mass = np.atleast_1d(exact_mass(variant, dk, T, axis, **kw))
         for row, i in zip(rows, where):
             row["exact_mass"] = _float(mass[i])
     if "mc" in spec.compute:
-        from theorylab.sim.competition import simulate_mass
+        from theorylab.psa.montecarlo import simulate_mass
         curve = simulate_mass(variant, dk, T, axis, samples=spec.samples, seed=seed, progress=False, **mc)
         for row, i in zip(rows, where):
             row.update(mc_mass=_float(curve.mass[i]), mc_se=_float(curve.se[i]), mc_samples=spec.samples)

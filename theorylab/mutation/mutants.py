@@ -40,7 +40,7 @@ compound statement); ``function``: a default argument (evaluated at import) -- t
 that function; ``module``: module level or a class body -- ``names`` are the names the
 top-level statement binds (none for a class body); ``numba``: inside a Numba-compiled (or
 Numba-typed) function, never traced line by line -- ``names`` is that function.
-:class:`theorylab.certify.mutation.Coverage` turns a scope into certificates.
+:class:`theorylab.mutation.run.Coverage` turns a scope into certificates.
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ import math
 import tokenize
 from dataclasses import dataclass
 
-from theorylab.certify.callgraph import bound_names, is_numba
+from theorylab.mutation.callgraph import bound_names, is_numba
 
 ARITH_SWAPS = {ast.Add: ("+", ["-"]), ast.Sub: ("-", ["+"]), ast.Mult: ("*", ["/"]),
                ast.Div: ("/", ["*"]), ast.Pow: ("**", ["*"]), ast.FloorDiv: ("//", ["/"])}
@@ -109,9 +109,10 @@ class Mutant:
 
     @property
     def package(self) -> str:
-        """The library package (``psa`` for ``theorylab/psa/shear.py``)."""
+        """The library package (``psa`` for ``theorylab/psa/shear.py``; ``rng`` for the shared module
+        ``theorylab/rng.py``)."""
         parts = self.file.split("/")
-        return parts[1] if len(parts) > 2 else parts[-1]
+        return parts[1] if len(parts) > 2 else parts[-1].removesuffix(".py")
 
     def apply(self, source: str) -> str:
         """The mutated source."""

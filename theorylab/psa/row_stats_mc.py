@@ -1,7 +1,7 @@
 """Monte Carlo row statistics of the PSA reduced score model (Numba; beside the mass-only kernel).
 
-The draws are those of :func:`theorylab.sim.competition.simulate_mass` -- the same counter-based
-normals (:mod:`theorylab.sim.rng`), the same channel loadings, the same sample keys and chunks --
+The draws are those of :func:`theorylab.psa.montecarlo.simulate_mass` -- the same counter-based
+normals (:mod:`theorylab.rng`), the same channel loadings, the same sample keys and chunks --
 so sample s is the same configuration here and there, at every g of a grid (common random
 numbers). The mass-only kernel is untouched; this one computes per sample and per g, exactly
 (no finite differences):
@@ -33,9 +33,9 @@ import numpy as np
 from theorylab.errors import ParameterError, choice, positive_int, real_array, single
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
 from theorylab.resources import Cost, bytes_of, count
-from theorylab.sim.competition import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
+from theorylab.psa.montecarlo import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
                                        batch_means, exp32, exp64, resolve_model)
-from theorylab.sim.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
+from theorylab.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 
 STATS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr", "d_mass", "d2_mass",
                           "d_entropy", "d2_entropy", "d_distractor_entropy", "d2_distractor_entropy")
@@ -181,7 +181,7 @@ def per_sample_row_stats(variant: str, dk: float, T: int, gammas, start: int, co
                          model: ScoreModel | None = None) -> np.ndarray:
     """Row statistics (:data:`STATS`) of samples ``start .. start+count-1`` at every g: shape ``(count, G, 10)``.
 
-    Sample s is the configuration of :func:`theorylab.sim.competition.per_sample_mass`'s sample s.
+    Sample s is the configuration of :func:`theorylab.psa.montecarlo.per_sample_mass`'s sample s.
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
@@ -253,7 +253,7 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
                        model: ScoreModel | None = None) -> RowStatsCurve:
     """Monte Carlo means of p_0, H, H_d, sum p^2 and their g-derivatives on a g grid (CRN).
 
-    Parameters and draws as :func:`theorylab.sim.competition.simulate_mass` (same seed, same
+    Parameters and draws as :func:`theorylab.psa.montecarlo.simulate_mass` (same seed, same
     samples: its ``mass`` equals this ``stat("mass")`` up to rounding).
 
     Returns

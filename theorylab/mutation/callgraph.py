@@ -10,7 +10,7 @@ tool asks this module *who uses what*:
   Names are resolved through ``from M import x as y`` and ``import M as m`` / ``m.x``.
 * Numba functions reached from Python code are *entry kernels*; the rest of the compiled
   code is reached from them through the static call graph (:meth:`Analysis.closure`).
-  :mod:`theorylab.certify.linecov` records which certificate calls which entry kernel.
+  :mod:`theorylab.mutation.linecov` records which certificate calls which entry kernel.
 
 Dynamic access (``getattr(module, "name")``, ``globals()``) is not seen; the library uses
 none on the module-level names this is asked about (the tool falls back to "every

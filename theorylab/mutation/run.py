@@ -1,12 +1,12 @@
 """Mutation testing of the library by its certificates (``theorylab mutate``).
 
-A mutant (:mod:`theorylab.certify.mutants`) is planted, one at a time, in a *copy* of the
+A mutant (:mod:`theorylab.mutation.mutants`) is planted, one at a time, in a *copy* of the
 library source, and ``theorylab certify --only IDS --fail-fast`` runs on that copy in a new
 process. The mutant is **killed** when certify exits non-zero (a FAIL or an ERROR, or a
 crash on import) or exceeds its time limit (**timeout**, counted as killed and listed
 separately); it **survived** when every certificate that ran PASSed. Only the certificates
 that execute the mutated code run (per-certificate line coverage, measured once on the clean
-copy, :mod:`theorylab.certify.linecov`); a mutant that no certificate executes is a survivor
+copy, :mod:`theorylab.mutation.linecov`); a mutant that no certificate executes is a survivor
 **not covered**. Mutants listed in the equivalent file (TOML, table ``[equivalent]``,
 ``"mutant id" = "reason"``) that survive are **equivalent** and leave the score; a listed
 mutant that is killed is reported (the listing is wrong).
@@ -14,11 +14,11 @@ mutant that is killed is reported (the listing is wrong).
 Score per package: ``(killed + timeout) / (total - equivalent)``.
 
 Which certificates run: :class:`Coverage` (line coverage for code in functions; the static
-uses of :mod:`theorylab.certify.callgraph` plus the entry kernels each certificate calls for
+uses of :mod:`theorylab.mutation.callgraph` plus the entry kernels each certificate calls for
 Numba-compiled and module-level code).
 
 Isolation and speed (2 cores): each worker owns a copy of ``theorylab/`` and
-``certificates/`` (:class:`theorylab.certify.planting.Worker`), warmed once -- the first by a
+``certificates/`` (:class:`theorylab.mutation.planting.Worker`), warmed once -- the first by a
 clean ``certify`` run, which must PASS and gives each certificate's time, the last by the
 coverage run -- which writes its byte-code and its own Numba cache. A mutant edits one file
 of the worker's copy (with a later file time, so stale byte-code is never used; nothing is
@@ -48,21 +48,23 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from theorylab.certify.callgraph import Analysis, analyse, importers, is_numba
-from theorylab.certify.mutants import Mutant, generate
-from theorylab.certify.mutation_files import STATUSES, load_equivalent, read_journal  # noqa: F401 (the module's API)
-from theorylab.certify.planting import Worker, child_environment, library_root, run_process, runner_code
+from theorylab.mutation.callgraph import Analysis, analyse, importers, is_numba
+from theorylab.mutation.mutants import Mutant, generate
+from theorylab.mutation.files import STATUSES, load_equivalent, read_journal  # noqa: F401 (the module's API)
+from theorylab.mutation.planting import Worker, child_environment, library_root, run_process, runner_code
 from theorylab.certify.runner import git_state
 from theorylab.errors import ParameterError, WorkerError
 
-PACKAGES = ("psa", "graded", "plga", "nn", "sim", "symbolic")
+PACKAGES = ("psa", "graded", "plga", "nn", "symbolic", "rng")
+"""The paper packages, the NumPy transformer, the SymPy routes and the shared counter RNG
+(a package here is a folder ``theorylab/NAME/`` or a shared module ``theorylab/NAME.py``)."""
 EXCLUDED = {
-    "theorylab/sim/sweep/": "storage and executor infrastructure of parameter sweeps (SQLite store, process and "
+    "theorylab/sweep/": "storage and executor infrastructure of parameter sweeps (SQLite store, process and "
                             "Dask executors, resume): checked by tests/test_sweep*.py; certificates check the "
                             "mathematics, not the plumbing",
     "theorylab/graded/io.py": "file input (grade vectors from .json/.csv/.txt): I/O, checked by tests/test_graded_cli.py",
 }
-"""Files of the six packages left out, with the reason."""
+"""Files of the packages left out, with the reason."""
 DEFAULT_EQUIVALENT = "results/mutation-equivalent.toml"
 
 
@@ -75,7 +77,8 @@ def library_files(root: Path, packages=PACKAGES) -> list[str]:
     """Python files of ``packages`` (relative to ``root``, ``/``-separated) minus :data:`EXCLUDED`."""
     out = []
     for pkg in packages:
-        for path in sorted((Path(root) / "theorylab" / pkg).rglob("*.py")):
+        folder = Path(root) / "theorylab" / pkg
+        for path in sorted(folder.rglob("*.py")) if folder.is_dir() else [folder.with_suffix(".py")]:
             rel = path.relative_to(root).as_posix()
             if not any(rel.startswith(x) for x in EXCLUDED):
                 out.append(rel)
@@ -124,7 +127,7 @@ def numba_files(root: Path, files) -> set[str]:
 
 
 def coverage_from(raw: dict, root: Path, order: list[str]) -> Coverage:
-    """A :class:`Coverage` from the output of :mod:`theorylab.certify.linecov` and the source under ``root``."""
+    """A :class:`Coverage` from the output of :mod:`theorylab.mutation.linecov` and the source under ``root``."""
     return Coverage(raw["lines"], raw["touched"], raw["import_lines"], order, importers(root), raw["kernels"],
                     raw["unwrapped"], analyse(root))
 
@@ -139,10 +142,10 @@ def stale_equivalents(root: Path, equivalent: dict[str, str]) -> list[str]:
 @dataclass
 class Coverage:
     """Which certificates execute which lines and call which entry kernels (from
-    :mod:`theorylab.certify.linecov`), and the static facts (:mod:`theorylab.certify.callgraph`)
+    :mod:`theorylab.mutation.linecov`), and the static facts (:mod:`theorylab.mutation.callgraph`)
     used for code that is not traced line by line.
 
-    Attribution by scope (see :mod:`theorylab.certify.mutants`): ``line`` -- the certificates
+    Attribution by scope (see :mod:`theorylab.mutation.mutants`): ``line`` -- the certificates
     that executed one of the lines (widened to ``module`` when the lines also ran during an
     import); ``function`` (a default) -- those that executed the function's body; ``numba`` --
     those that called an entry kernel into which the function is compiled; ``module`` -- those
@@ -239,7 +242,7 @@ def _warm(worker: Worker, only: list[str] | None, timeout: float) -> dict:
 def _measure_coverage(worker: Worker, only: list[str] | None, timeout: float) -> dict:
     out = worker.dest.parent / "coverage.json"
     env = child_environment(worker.dest, worker.cache, threads=1, bytecode=True)   # also warms this copy
-    code = runner_code(worker.dest, "from theorylab.certify.linecov import main; sys.exit(main(sys.argv[1:]))")
+    code = runner_code(worker.dest, "from theorylab.mutation.linecov import main; sys.exit(main(sys.argv[1:]))")
     status, _, err = run_process([sys.executable, "-c", code, str(worker.dest), str(out), *(only or [])],
                                  cwd=worker.dest, env=env, timeout=timeout, holder=worker)
     if status != 0:
@@ -413,7 +416,7 @@ def sampled_scores(scores: list[dict], population: dict[str, int]) -> list[dict]
     plain pooled fraction would over-weight small packages), with the normal interval of that
     stratified estimate. The finite-population correction is left out, which only widens them.
     """
-    from theorylab.nn.tasks import wilson_interval
+    from theorylab.stats import wilson_interval
 
     z = 1.959964
     out, strata = [], []

@@ -7,7 +7,7 @@ A sample is a stream of ``T`` random isotropic token embeddings ``x_t ~ N(0, I_d
 token ``A = x_{j-1}``; the target key is position ``j`` (uniform on 1..T-3), whose
 predecessor is ``A``. The keys are positions 0..T-2 (the query's own position is not a
 key), so there are ``m = T - 2`` distractors, as in the reduced model. This is the one
-canonical model of ``theorylab.nn.tasks`` (``plant_induction``) in its reduced-model form
+canonical model of :mod:`theorylab.psa.canonical` (``plant_induction``) in its reduced-model form
 ``query_is_key=False``; the causal-head form used there (keys 0..T-1, ``j`` in 1..T-2)
 differs because the reduced model has ``T - 1`` candidates and no target at the query's
 predecessor T-2 (where both momenta share ``x_{T-2}``: extra T2 and T4 gap), see that
@@ -46,7 +46,7 @@ import numpy as np
 
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, finite_result, positive_int,
                               real_array, real_scalar, seed_int)
-from theorylab.nn import tasks
+from theorylab.psa import canonical
 from theorylab.psa import shear
 from theorylab.psa.scoremodel import score_model
 from theorylab.psa.softmax import softmax
@@ -127,7 +127,7 @@ def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[
     n, T, dk = positive_int("n", n), positive_int("T", T, low=4), positive_int("dk", dk)
     check_memory("n, T, dk", 8 * n * T * dk)
     x = rng.standard_normal((n, T, dk))                               # (n, T, dk) isotropic tokens
-    return tasks.plant_induction(rng, x, query_is_key=False)          # query A = x_{j-1}, j in 1..T-3
+    return canonical.plant_induction(rng, x, query_is_key=False)          # query A = x_{j-1}, j in 1..T-3
 
 
 def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
@@ -225,7 +225,7 @@ def moments_cost(T, samples) -> Cost:
 def mass_rows_cost(T, samples, n_gamma, member: str = "symmetric") -> Cost:
     """Peak memory and run time of :func:`mass_rows`: the channels, ``(G, samples, T-1)`` scores and
     their softmax (four copies), and the reduced model's exact mass at each g."""
-    from theorylab.sim.exact import exact_mass_cost
+    from theorylab.psa.quadrature import exact_mass_cost
 
     entries = bytes_of(count("samples", samples), count("T", T), itemsize=1)
     G = count("n_gamma", n_gamma)
@@ -329,7 +329,7 @@ def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
     T = positive_int("T", T, low=5)
     freqs = real_array("freqs", freqs)
     check_memory("T, freqs", 16 * T * freqs.size)
-    j = tasks.target_positions(T, query_is_key=False)                 # 1..T-3
+    j = canonical.target_positions(T, query_is_key=False)                 # 1..T-3
     off = (T - j) if PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))] == "post-rope" else (T - 1 - j)
     with np.errstate(over="ignore"):
         angles = finite_result("freqs", np.multiply.outer(off, freqs))
@@ -364,7 +364,7 @@ def target_mass(sample: InductionSample, g, member: str = "symmetric"
 
 def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dict]:
     """Per g: measured target mass (+SE), accuracy, and the matching reduced model's exact mass."""
-    from theorylab.sim.exact import exact_mass
+    from theorylab.psa.quadrature import exact_mass
 
     g = _couplings(g)
     mass, se, acc = target_mass(sample, g, member)

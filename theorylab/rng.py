@@ -1,6 +1,6 @@
 """Counter-based random numbers: every draw is a pure function of (seed, sample, index).
 
-The Monte Carlo of the reduced score model (:mod:`theorylab.sim.competition`) needs
+The Monte Carlo of the reduced score model (:mod:`theorylab.psa.montecarlo`) needs
 draws that do not depend on the order in which threads visit samples, so that
 
 * the same seed gives bit-identical results for any ``NUMBA_NUM_THREADS``;

@@ -7,10 +7,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from theorylab.sim.sweep.executors import ProcessExecutor
-from theorylab.sim.sweep.spec import SweepSpec
-from theorylab.sim.sweep.store import LEASE_SECONDS, Owner, SweepStore
-from theorylab.sim.sweep.tasks import check_memory, check_rows, chunk_size, compute_chunk, fits, points
+from theorylab.sweep.executors import ProcessExecutor
+from theorylab.sweep.spec import SweepSpec
+from theorylab.sweep.store import LEASE_SECONDS, Owner, SweepStore
+from theorylab.sweep.tasks import check_memory, check_rows, chunk_size, compute_chunk, fits, points
 
 
 @dataclass(frozen=True)

@@ -309,7 +309,7 @@ class Worker:
         return PlantedRun(None if timed_out else returncode, output + ("\n[timed out]" if timed_out else ""))
 
     def run(self, m, certificates: list[str], timeout: float, numba_files: set[str]) -> PlantedRun:
-        """Plant mutant ``m`` (:class:`theorylab.certify.mutants.Mutant`) in the copy, run
+        """Plant mutant ``m`` (:class:`theorylab.mutation.mutants.Mutant`) in the copy, run
         ``certificates`` with --fail-fast, restore the file. A mutant of a file in ``numba_files``
         gets an empty Numba cache of its own."""
         target = self.dest / m.file

@@ -4,7 +4,7 @@ the journal of an interrupted run (``--resume``, one JSON verdict per line).
 Both go through :func:`theorylab._io.read_text` (a regular UTF-8 file of bounded size, checked before
 any read: a pipe is refused, never waited on), and their shape and field types are checked here, so a
 damaged or foreign file is one :class:`~theorylab.errors.ParameterError` line naming the option.
-Re-exported by :mod:`theorylab.certify.mutation`.
+Re-exported by :mod:`theorylab.mutation.run`.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def read_journal(path) -> tuple[dict[str, dict], float, int]:
 
     The journal is read by :func:`theorylab._io.read_text` (a regular UTF-8 file of at most
     ``JOURNAL_MAX_BYTES``; a pipe is refused, never waited on); every line must be one record as
-    :func:`theorylab.certify.mutation.run` writes it (an object: ``id``, ``status`` one of ``STATUSES``, ``seconds`` and ``elapsed`` in
+    :func:`theorylab.mutation.run.run` writes it (an object: ``id``, ``status`` one of ``STATUSES``, ``seconds`` and ``elapsed`` in
     [0, ``JOURNAL_MAX_SECONDS``], ``session`` an integer >= 0, ``certificates`` a list of ids, text fields).
 
     Raises

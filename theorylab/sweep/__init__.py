@@ -11,7 +11,7 @@ A sweep is a TOML file (see docs/sweeps.md)::
     # c = 0.741                        # condensation constant of the t4-only law (default: the library's)
     # level = 0.5                      # gamma_c = first g where the mean target mass reaches this level,
     #                                  # or "half-plateau": half the argmax plateau of each point
-    # observable = "entropy-peak"      # the transition observable (theorylab.sim.observables; default
+    # observable = "entropy-peak"      # the transition observable (theorylab.psa.observables; default
     #                                  # "mass-half", the only one that takes a level)
 
     [grid]
@@ -33,28 +33,28 @@ Two kinds of sweep:
   ``mc`` store M(g) (and its standard error). ``annealed`` has no mass and is refused.
 
 Seeds are per point, a hash of (sweep seed, variant, dk, T), so results never depend on
-chunking, worker count or order (:mod:`~theorylab.sim.sweep.tasks`).
+chunking, worker count or order (:mod:`~theorylab.sweep.tasks`).
 
 Modules (every public name is re-exported here):
 
-* :mod:`~theorylab.sim.sweep.spec` -- the TOML spec, validated into a :class:`SweepSpec`;
-* :mod:`~theorylab.sim.sweep.tasks` -- points, seeds, chunks, and computing one chunk on a worker;
-* :mod:`~theorylab.sim.sweep.executors` -- :class:`SerialExecutor`, :class:`ProcessExecutor`
+* :mod:`~theorylab.sweep.spec` -- the TOML spec, validated into a :class:`SweepSpec`;
+* :mod:`~theorylab.sweep.tasks` -- points, seeds, chunks, and computing one chunk on a worker;
+* :mod:`~theorylab.sweep.executors` -- :class:`SerialExecutor`, :class:`ProcessExecutor`
   (the default) and :class:`DaskExecutor`;
-* :mod:`~theorylab.sim.sweep.store` -- the SQLite :class:`SweepStore` (one row per point): created
+* :mod:`~theorylab.sweep.store` -- the SQLite :class:`SweepStore` (one row per point): created
   whole, bound atomically, verified on open, chunk claims with leases;
-* :mod:`~theorylab.sim.sweep.run` -- :func:`run_sweep`: claim, compute and store the missing points,
+* :mod:`~theorylab.sweep.run` -- :func:`run_sweep`: claim, compute and store the missing points,
   one transaction per chunk (several runs of one spec on one store divide the work);
-* :mod:`~theorylab.sim.sweep.results` -- status, spec and rows of a store, agreement of two routes.
+* :mod:`~theorylab.sweep.results` -- status, spec and rows of a store, agreement of two routes.
 """
-from theorylab.sim.sweep.executors import (DaskExecutor, ProcessExecutor, SerialExecutor, check_executor_options,
+from theorylab.sweep.executors import (DaskExecutor, ProcessExecutor, SerialExecutor, check_executor_options,
                                            make_executor, max_workers, worker_count)
-from theorylab.sim.sweep.results import (ROUTES, agreement, compare_rows, export_rows, read_store, spec_of_record,
+from theorylab.sweep.results import (ROUTES, agreement, compare_rows, export_rows, read_store, spec_of_record,
                                          spec_of_store, store_status)
-from theorylab.sim.sweep.run import SweepReport, run_sweep
-from theorylab.sim.sweep.spec import COMPUTE, HALF_PLATEAU, SweepSpec, load_spec, spec_from_canonical, spec_from_dict
-from theorylab.sim.sweep.store import LEASE_SECONDS, Owner, SweepStore, row_checksum, utc_now
-from theorylab.sim.sweep.tasks import (Point, check_memory, check_rows, chunk_size, chunks, code_version,
+from theorylab.sweep.run import SweepReport, run_sweep
+from theorylab.sweep.spec import COMPUTE, HALF_PLATEAU, SweepSpec, load_spec, spec_from_canonical, spec_from_dict
+from theorylab.sweep.store import LEASE_SECONDS, Owner, SweepStore, row_checksum, utc_now
+from theorylab.sweep.tasks import (Point, check_memory, check_rows, chunk_size, chunks, code_version,
                                        compute_chunk, compute_curve, compute_point, fits, point_level,
                                        point_seed, points, task_memory)
 

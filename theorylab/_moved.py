@@ -1,0 +1,66 @@
+"""Old import paths of modules that moved to one package per paper: thin deprecated aliases.
+
+``import theorylab.sim.exact`` (and ``from theorylab.compare import compare_grid``, and the mutation
+harness's old home ``theorylab.certify.mutation``) keep working
+for one release: the old name is bound to the new module itself (never a second copy of it, so
+registries and caches stay single) and a ``DeprecationWarning`` names the new path. Removed in
+the release after next; see CHANGELOG.md.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
+MOVED = {
+    "theorylab.sim.exact": "theorylab.psa.quadrature",
+    "theorylab.sim.row_stats": "theorylab.psa.row_stats",
+    "theorylab.sim.row_stats_mc": "theorylab.psa.row_stats_mc",
+    "theorylab.sim.competition": "theorylab.psa.montecarlo",
+    "theorylab.sim.observables": "theorylab.psa.observables",
+    "theorylab.sim.induction": "theorylab.psa.induction",
+    "theorylab.compare": "theorylab.psa.compare",
+    "theorylab.sim.ladder": "theorylab.graded.ladder_sim",
+    "theorylab.sim.graded_risk": "theorylab.graded.risk_sim",
+    "theorylab.sim.rng": "theorylab.rng",
+    "theorylab.sim.sweep": "theorylab.sweep",
+    "theorylab.certify.mutation_files": "theorylab.mutation.files",
+    "theorylab.certify.mutation": "theorylab.mutation.run",
+    "theorylab.certify.mutants": "theorylab.mutation.mutants",
+    "theorylab.certify.planting": "theorylab.mutation.planting",
+    "theorylab.certify.linecov": "theorylab.mutation.linecov",
+    "theorylab.certify.callgraph": "theorylab.mutation.callgraph",
+}
+"""Old module -> new module (a package's submodules follow it: theorylab.sim.sweep.spec -> theorylab.sweep.spec)."""
+
+
+def new_name(old: str) -> str | None:
+    """The module that ``old`` names now, or None if ``old`` did not move."""
+    for before, after in MOVED.items():
+        if old == before or old.startswith(before + "."):
+            return after + old[len(before):]
+    return None
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old name only after the ordinary finders did not (no file of that name exists)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if new_name(fullname) else None
+
+    def create_module(self, spec):
+        new = new_name(spec.name)
+        warnings.warn(f"{spec.name} moved to {new}; the old name goes in the release after next",
+                      DeprecationWarning, stacklevel=2)
+        return importlib.import_module(new)
+
+    def exec_module(self, module) -> None:
+        """The new module is already executed."""
+
+
+def install() -> None:
+    """Put the alias finder last on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
+        sys.meta_path.append(_AliasFinder())
