@@ -46,7 +46,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "the module of a LazyFunction's dotted path, a constant written in a certificate's source",
     ("theorylab/certify/registry.py", "discover", "importlib.import_module('theorylab.certificates')"):
         "a constant: theorylab's own certificates package",
-    ("theorylab/certify/registry.py", "discover", "importlib.import_module(f'{package.__name__}.{info.name}')"):
+    ("theorylab/certify/registry.py", "discover", "importlib.import_module(info.name)"):
         "names from pkgutil's listing of the theorylab.certificates package itself",
     ("theorylab/_moved.py", "_AliasFinder.create_module", "importlib.import_module(new)"):
         "the new home of a moved module, a constant of the MOVED table",

@@ -95,15 +95,18 @@ def _origin(fn) -> tuple[str, str]:
 
 
 def discover() -> dict[str, CertificateSpec]:
-    """Import every module of ``theorylab.certificates`` so that each registers its checks.
+    """Import every module of ``theorylab.certificates`` (and of its subpackages, one per paper) so that
+    each registers its checks; the independent routes of ``reference`` are imported by the certificates
+    that use them.
 
     The package lives in theorylab's own namespace (a checkout's top-level ``certificates/``
     installs as ``theorylab.certificates``), so no other package of the name ``certificates``
     -- one in the working folder, or the distribution of that name -- is ever imported.
     """
     package = importlib.import_module("theorylab.certificates")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if not info.name.startswith(f"{package.__name__}.reference"):      # routes, not certificates
+            importlib.import_module(info.name)
     return REGISTRY
 
 
