@@ -29,7 +29,7 @@ import tempfile
 import numpy as np
 
 PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.symbolic")
-MODULES_EXTRA = ("theorylab.rng",)
+MODULES_EXTRA = ("theorylab.rng", "theorylab.stats")
 EXCLUDED_PACKAGES = ("theorylab.sweep",)
 
 

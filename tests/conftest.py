@@ -15,7 +15,7 @@ import types
 import planted
 import pytest
 
-from theorylab.certify import planting
+from theorylab.mutation import planting
 
 HARNESS = (planted, planting, planted.assert_caught, planting.certify_with_bug, planting.plant,
            planting.run_certify, planting.copy_library)
