@@ -1,4 +1,5 @@
-"""Sweep spec, seeds, chunking, store binding, CLI errors and figures (theorylab.sweep)."""
+"""Sweep spec, seeds, chunking, store binding, CLI errors and figures (theorylab.sweep running
+PSA's task, theorylab.psa.sweep)."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ from theorylab.cli import main
 from theorylab.errors import ParameterError
 from theorylab.psa.transition import gamma_c
 from theorylab import sweep
+from theorylab.psa import sweep as psa_sweep
 from test_sweep_specs import spec_of
 
 SPEC = """
@@ -75,7 +77,7 @@ def test_results_do_not_depend_on_chunking_or_order(spec_file):
 def test_annealed_point_is_the_library_law(spec_file):
     spec = sweep.load_spec(str(spec_file))
     p = sweep.points(spec)[3]
-    row = sweep.compute_point(spec, p, p.seed)
+    row = psa_sweep.compute_point(spec, p, p.seed)
     law = gamma_c(p.variant, p.dk, p.T, c=spec.c)
     assert row["law_gamma_c"] == pytest.approx(float(law.gamma_c), rel=0, abs=0)
     assert row["law_branch"] == str(law.branch)
@@ -198,7 +200,7 @@ def test_spec_ranges_are_the_library_ranges(monkeypatch):
     monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "1P")
     from theorylab.psa import montecarlo as competition
     from theorylab.psa import quadrature as exact
-    from theorylab.sweep.spec import GAMMA_MAX, MC_T_MAX
+    from theorylab.psa.sweep import GAMMA_MAX, MC_T_MAX
     exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX])
     competition._validate("t4-only", 64, MC_T_MAX, [GAMMA_MAX], 0, 0.0, "float32")
     for call in (lambda: exact.exact_mass("t4-only", 64, 15, [GAMMA_MAX * 1.001]),
@@ -280,7 +282,7 @@ def test_status_export_and_plots(spec_file, tmp_path, capsys):
 
 
 def test_agreement_statistics():
-    stats = sweep.agreement([1.0, 2.0, 3.1, None], [1.0, 2.2, 3.0, 4.0])
+    stats = psa_sweep.agreement([1.0, 2.0, 3.1, None], [1.0, 2.2, 3.0, 4.0])
     assert stats["n"] == 3
     assert stats["median_rel_err"] == pytest.approx(0.1 / 3.0)
     assert stats["max_rel_err"] == pytest.approx(0.2 / 2.2)
@@ -307,7 +309,7 @@ def test_mass_sweep_curve_chunks_equal_single_points():
     assert [len(c) for c in sweep.chunks(spec, pts)] == [4, 4]  # one curve per task, never split
     by_curve = {r["key"]: r for c in sweep.chunks(spec, pts) for r in sweep.compute_chunk(spec, c)}
     for p in pts[::3]:
-        single = sweep.compute_point(spec, p, p.seed)
+        single = psa_sweep.compute_point(spec, p, p.seed)
         assert single["mc_mass"] == by_curve[p.key]["mc_mass"] and single["mc_se"] == by_curve[p.key]["mc_se"]
         assert single["exact_mass"] == by_curve[p.key]["exact_mass"]
         # the estimate is honest: within 5 standard errors of the exact mass
@@ -344,7 +346,7 @@ def test_exact_route_is_the_library_root():
     from theorylab.psa.quadrature import exact_gamma_c
     spec = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "level": 0.4}, "grid": {"dk": [128], "T": [64]}})
     p = sweep.points(spec)[0]
-    assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 128, 64, level=0.4),
+    assert psa_sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 128, 64, level=0.4),
                                                      "level": 0.4}
 
 
@@ -354,7 +356,7 @@ def test_half_plateau_level_is_half_the_argmax_limit():
                                  "grid": {"dk": [16], "T": [64]}})
     p = sweep.points(spec)[0]
     level = float(argmax_limit("t4-only", 16, 64)) / 2
-    assert sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 16, 64, level=level),
+    assert psa_sweep.compute_point(spec, p, p.seed) == {"exact_gamma_c": exact_gamma_c("t4-only", 16, 64, level=level),
                                                      "level": level}
     with pytest.raises(ParameterError, match="sweep.level"):
         sweep.spec_from_dict({"sweep": {"level": "quarter"}, "grid": {"dk": [16], "T": [64]}})
@@ -366,7 +368,7 @@ def test_observable_points_are_the_library_observables(tmp_path):
                                            "samples": 1000, "seed": 2}, "grid": {"dk": [16], "T": [64]}})
     assert spec.canonical()["observable"] == "entropy-peak"
     p = sweep.points(spec)[0]
-    got = sweep.compute_point(spec, p, p.seed)
+    got = psa_sweep.compute_point(spec, p, p.seed)
     mc = measure("entropy-peak", "t4-only", 16, 64, method="mc", samples=1000, seed=p.seed)
     assert got["exact_gamma_c"] == measure("entropy-peak", "t4-only", 16, 64).gamma_c and "level" not in got
     assert (got["mc_gamma_c"], got["mc_ci_low"], got["mc_ci_high"]) == (mc.gamma_c, mc.ci_low, mc.ci_high)
@@ -378,7 +380,7 @@ def test_observable_points_are_the_library_observables(tmp_path):
     assert "observable" not in plain.canonical() and plain.observable == "mass-half"
     hp = sweep.spec_from_dict({"sweep": {"compute": ["exact"], "observable": "half-plateau"},
                                "grid": {"dk": [16], "T": [64]}})
-    assert sweep.compute_point(hp, p, p.seed)["exact_gamma_c"] == measure("half-plateau", "t4-only", 16, 64).gamma_c
+    assert psa_sweep.compute_point(hp, p, p.seed)["exact_gamma_c"] == measure("half-plateau", "t4-only", 16, 64).gamma_c
 
 
 def test_plot_of_a_store_without_points_is_refused(spec_file, tmp_path, capsys):

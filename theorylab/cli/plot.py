@@ -42,6 +42,7 @@ def run(args) -> int:
     from theorylab.plots import save
     from theorylab.plots import sweep as plots
     from theorylab import sweep
+    from theorylab.psa.sweep import ROUTES, compare_rows
 
     for name, (kind, default) in OPTIONS.items():
         if getattr(args, name) is None:
@@ -65,8 +66,8 @@ def run(args) -> int:
     title = args.title if args.title is not None else spec.name
     summary = {"figure": args.out, "points": len(rows)}
     if args.kind == "compare":
-        stats = sweep.compare_rows(rows, args.predicted, args.simulated)
-        fig = plots.predicted_vs_simulated(rows, sweep.ROUTES[args.predicted], sweep.ROUTES[args.simulated],
+        stats = compare_rows(rows, args.predicted, args.simulated)
+        fig = plots.predicted_vs_simulated(rows, ROUTES[args.predicted], ROUTES[args.simulated],
                                            stats=stats, title=title)
         summary.update(stats)
     elif args.kind == "gamma-c":

@@ -107,11 +107,11 @@ def status(args) -> int:
 def export(args) -> int:
     from theorylab.cli._output import render
     from theorylab import sweep
-    from theorylab.sweep.store import COLUMNS
 
     if args.output is not None:
         check_output_path("--output", args.output, EXPORT_SUFFIX[args.format])
-    text = render(sweep.export_rows(args.store), args.format, columns=list(COLUMNS))
+    spec, rows, _ = sweep.read_store(args.store)
+    text = render(rows, args.format, columns=list(sweep.store_columns(spec)))
     if args.output is not None:
         write_text_atomic(args.output, text + "\n")
     else:

@@ -22,15 +22,13 @@ Concurrency contract (docs/sweeps.md, "The store"):
   point key) and its claims dropped in one transaction, so a sweep killed at any moment
   leaves only whole chunks behind. WAL journal, ``synchronous=FULL``.
 
-Columns of ``points``: the point's parameters (variant, dk, T, gamma), its seed, every
-estimate and standard error the sweep computes (NULL when not computed), the code
-version, the worker, ISO-8601 UTC timestamps and the row checksum.
+The tables and columns are those of the spec's task (:mod:`theorylab.sweep.schema`); a store
+finds its task from its spec record.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import socket
 import sqlite3
@@ -38,62 +36,16 @@ import tempfile
 import time
 import urllib.parse
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from typing import Iterable, Mapping
 
 from theorylab.errors import ParameterError
+from theorylab.sweep.registry import DEFAULT_TASK
+from theorylab.sweep.schema import FORMAT, MAGIC, StoreLayout, layout, row_checksum, utc_now
 
-PARAMETER_COLUMNS = (("idx", "INTEGER NOT NULL"), ("variant", "TEXT NOT NULL"), ("dk", "REAL NOT NULL"),
-                     ("T", "REAL NOT NULL"), ("gamma", "REAL"), ("seed", "INTEGER NOT NULL"))
-RESULT_COLUMNS = (
-    ("law_gamma_c", "REAL"),       # the law the variant is quoted with (transition.gamma_c)
-    ("law_branch", "TEXT"),        # mean-field | condensed | none
-    ("exact_gamma_c", "REAL"),     # root of the exact (quadrature) mean mass = 1/2
-    ("mc_gamma_c", "REAL"),        # root of the Monte Carlo mean mass = 1/2
-    ("mc_ci_low", "REAL"),
-    ("mc_ci_high", "REAL"),
-    ("exact_mass", "REAL"),        # mass sweeps: exact mean target mass M(g)
-    ("mc_mass", "REAL"),           # mass sweeps: Monte Carlo M(g)
-    ("mc_se", "REAL"),             # its standard error
-    ("mc_samples", "INTEGER"),
-    ("level", "REAL"),             # gamma_c sweeps: the mass level whose crossing defines gamma_c
-)
-RECORD_COLUMNS = (("code_version", "TEXT"), ("worker", "TEXT"), ("started_at", "TEXT"),
-                  ("finished_at", "TEXT"), ("elapsed_s", "REAL"))
-COLUMNS = ("key",) + tuple(n for n, _ in PARAMETER_COLUMNS + RESULT_COLUMNS + RECORD_COLUMNS)
-_TYPES = {"key": "TEXT NOT NULL", **dict(PARAMETER_COLUMNS + RESULT_COLUMNS + RECORD_COLUMNS)}
-_PYTHON = {"TEXT": str, "REAL": float, "INTEGER": int}
-FORMAT = "2"
-"""Store format: 2 = every row carries a checksum (format-1 stores, without one, are still read)."""
 LEASE_SECONDS = 120.0
 """How long a claim on a chunk lasts unless its owner renews it (it renews every LEASE/6 s)."""
-_SCHEMA = {
-    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "points": ("CREATE TABLE points (key TEXT PRIMARY KEY, "
-               + ", ".join(f"{n} {t}" for n, t in PARAMETER_COLUMNS + RESULT_COLUMNS + RECORD_COLUMNS)
-               + ", checksum TEXT)"),
-    "claims": ("CREATE TABLE claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, host TEXT NOT NULL, "
-               "pid INTEGER NOT NULL, expires REAL NOT NULL)"),
-}
-_REQUIRED = {"meta": {"key", "value"}, "points": {"key", "idx", "variant", "dk", "T", "gamma", "seed"},
-             "claims": {"key", "owner", "host", "pid", "expires"}}
-_MAGIC = b"SQLite format 3\x00"
-
-
-def utc_now() -> str:
-    """The current UTC time as an ISO-8601 string (second resolution)."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def row_checksum(row: Mapping) -> str:
-    """BLAKE2b-128 of a row's non-NULL columns (canonical JSON; ``checksum`` itself excluded).
-
-    NULL columns are left out so that a column added by a later format leaves the checksum
-    of older rows unchanged.
-    """
-    values = {k: v for k, v in row.items() if v is not None and k != "checksum"}
-    text = json.dumps(values, sort_keys=True, separators=(",", ":"))
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+_GENERIC = {"key", "idx", "seed"}
+"""Columns of ``points`` in every store, whatever its task."""
 
 
 class SweepStore:
@@ -120,7 +72,7 @@ class SweepStore:
         self.path = path
         self.conn = self._rows = None
         if spec_json is not None and path and not os.path.lexists(path):
-            _create(path, spec_json, spec_hash)
+            _create(path, spec_json, spec_hash, layout(json.loads(spec_json).get("task", DEFAULT_TASK)))
         self._check_file()
         try:
             self.conn = (sqlite3.connect(path, timeout=60.0, isolation_level=None) if spec_json is not None
@@ -154,11 +106,11 @@ class SweepStore:
         if not os.path.isfile(self.path):
             raise ParameterError(f"--store: {self.path!r} is not a sweep store (not a regular file)")
         with open(self.path, "rb") as fh:
-            head = fh.read(len(_MAGIC))
+            head = fh.read(len(MAGIC))
         if not head:
             raise self._refused("is an empty file, not a sweep store (a store is only created at a path "
                                 "that does not exist)")
-        if head != _MAGIC:
+        if head != MAGIC:
             raise self._refused("is not a sweep store (not an SQLite database)")
 
     def _connect_read_only(self) -> sqlite3.Connection:
@@ -189,17 +141,12 @@ class SweepStore:
             raise self._refused(f"is damaged (integrity check: {text[:160]})")
         present = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         tables = {name: {r[1] for r in self.conn.execute(f"PRAGMA table_info({name})")}
-                  for name in _REQUIRED if name in present}
+                  for name in ("meta", "points", "claims") if name in present}
         for name in ("meta", "points"):
             if name not in tables:
                 raise self._refused(f"is not a theorylab sweep store (no table {name!r})")
-        for name, cols in tables.items():
-            if not _REQUIRED[name] <= cols:
-                raise self._refused(f"is not a theorylab sweep store (table {name!r} lacks "
-                                    f"{', '.join(sorted(_REQUIRED[name] - cols))})")
-        self.columns = [c for c in COLUMNS if c in tables["points"]]
-        self.has_checksum = "checksum" in tables["points"]
-        self.has_claims = "claims" in tables
+        generic = StoreLayout((), ()).required
+        self._check_columns(tables, {**generic, "points": _GENERIC})
         meta = {}
         for key, value in self.conn.execute("SELECT key, value FROM meta"):
             if not isinstance(key, str) or not isinstance(value, str):
@@ -215,16 +162,35 @@ class SweepStore:
             raise self._refused("is damaged (its spec record does not match its recorded SHA-256)")
         if meta.get("format", "1") not in ("1", FORMAT):
             raise self._refused(f"was written by a newer theorylab (store format {meta['format']!r})")
+        task = spec.get("task", DEFAULT_TASK)
+        try:
+            if not isinstance(task, str):
+                raise ParameterError("a task is named by text")
+            self.layout = layout(task)
+        except ParameterError:
+            raise self._refused(f"holds a sweep of the task {str(task)[:40]!r}, which this theorylab does not "
+                                f"know") from None
+        self._check_columns(tables, self.layout.required)
+        self.columns = [c for c in self.layout.columns if c in tables["points"]]
+        self.has_checksum = "checksum" in tables["points"]
+        self.has_claims = "claims" in tables
         self.meta = meta
         self._rows = self._read_rows()
+
+    def _check_columns(self, tables: Mapping, required: Mapping) -> None:
+        for name, cols in tables.items():
+            if not required[name] <= cols:
+                raise self._refused(f"is not a theorylab sweep store (table {name!r} lacks "
+                                    f"{', '.join(sorted(required[name] - cols))})")
 
     def _read_rows(self) -> list[dict]:
         """Every row, ordered by point index, each checked: column types and (format 2) checksum."""
         need_sum = self.meta.get("format", "1") == FORMAT
         cols = self.columns + (["checksum"] if self.has_checksum else [])
-        checks = [(i, name, _PYTHON[kind.split()[0]], "NOT NULL" in kind or (name == "checksum" and need_sum))
-                  for i, (name, kind) in enumerate((c, _TYPES.get(c, "TEXT")) for c in cols)]
-        complete = self.columns == list(COLUMNS)
+        types = self.layout.types
+        checks = [(i, name, self.layout.python_type(name), "NOT NULL" in types.get(name, "")
+                   or (name == "checksum" and need_sum)) for i, name in enumerate(cols)]
+        complete = self.columns == list(self.layout.columns)
         rows = []
         for values in self.conn.execute(f"SELECT {', '.join(cols)} FROM points ORDER BY idx"):
             for i, name, kind, required in checks:
@@ -237,7 +203,7 @@ class SweepStore:
             checksum = row.pop("checksum", None)
             if checksum is not None and checksum != row_checksum(row):
                 raise self._refused(f"is damaged (the row {row['key']!r} does not match its checksum)")
-            rows.append(row if complete else {c: row.get(c) for c in COLUMNS})
+            rows.append(row if complete else {c: row.get(c) for c in self.layout.columns})
         return rows
 
     def _check_hash(self, spec_hash: str) -> None:
@@ -256,12 +222,12 @@ class SweepStore:
                 raise self._refused("changed while it was being opened (its spec record differs)")
             self._check_hash(spec_hash)
             have = set(self.columns) | ({"checksum"} if self.has_checksum else set())
-            for name, kind in list(_TYPES.items()) + [("checksum", "TEXT")]:
+            for name, kind in list(self.layout.types.items()) + [("checksum", "TEXT")]:
                 if name not in have:
                     self.conn.execute(f"ALTER TABLE points ADD COLUMN {name} {kind.replace(' NOT NULL', '')}")
             if not self.has_claims:
-                self.conn.execute(_SCHEMA["claims"])
-        self.columns, self.has_checksum, self.has_claims = list(COLUMNS), True, True
+                self.conn.execute(self.layout.schema["claims"])
+        self.columns, self.has_checksum, self.has_claims = list(self.layout.columns), True, True
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
@@ -282,7 +248,7 @@ class SweepStore:
         return json.loads(self.meta["spec"])
 
     def rows(self) -> list[dict]:
-        """Every stored row as a dict (all :data:`COLUMNS`), ordered by point index, verified:
+        """Every stored row as a dict (every column of its layout), ordered by point index, verified:
         for a store opened for reading, the rows verified when it was opened."""
         if self._rows is None:
             return self._guard(self._read_rows)
@@ -317,14 +283,15 @@ class SweepStore:
 
         Rows whose key is already present are ignored (a retried task cannot duplicate a point).
         """
-        rows = [_normalised(r) for r in rows]
-        cols = COLUMNS + ("checksum",)
+        columns = self.layout.columns
+        rows = [self.layout.normalised(r) for r in rows]
+        cols = columns + ("checksum",)
         sql = f"INSERT OR IGNORE INTO points ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})"
 
         def write():
             with self.transaction():
                 before = self.conn.total_changes
-                self.conn.executemany(sql, [tuple(r.get(c) for c in COLUMNS) + (row_checksum(r),) for r in rows])
+                self.conn.executemany(sql, [tuple(r.get(c) for c in columns) + (row_checksum(r),) for r in rows])
                 inserted = self.conn.total_changes - before
                 if owner is not None:
                     self.conn.executemany("DELETE FROM claims WHERE key = ? AND owner = ?",
@@ -421,7 +388,7 @@ class Owner:
         self.name = f"{self.host}:{self.pid}:{os.urandom(6).hex()}"
 
 
-def _create(path: str, spec_json: str, spec_hash: str) -> None:
+def _create(path: str, spec_json: str, spec_hash: str, store_layout: StoreLayout) -> None:
     """Build a complete store in a temporary file beside ``path`` and publish it with a hard
     link (which never replaces an existing file). Losing a race to another creator is not an
     error: the caller then opens, and checks, what the winner published."""
@@ -437,7 +404,7 @@ def _create(path: str, spec_json: str, spec_hash: str) -> None:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("BEGIN IMMEDIATE")
-            for sql in _SCHEMA.values():
+            for sql in store_layout.schema.values():
                 conn.execute(sql)
             conn.executemany("INSERT INTO meta VALUES (?, ?)", {
                 "spec": spec_json, "spec_hash": spec_hash, "created_at": utc_now(), "format": FORMAT}.items())
@@ -456,23 +423,6 @@ def _create(path: str, spec_json: str, spec_hash: str) -> None:
         for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
             if os.path.exists(leftover):
                 os.remove(leftover)
-
-
-def _normalised(row: Mapping) -> dict:
-    """A row with every value in the Python type SQLite returns for its column (so the
-    checksum written equals the checksum read back); NaN becomes NULL."""
-    unknown = set(row) - set(COLUMNS)
-    if unknown:
-        raise KeyError(f"unknown store columns: {sorted(unknown)}")
-    out = {}
-    for name in COLUMNS:
-        value = row.get(name)
-        if value is not None:
-            value = _PYTHON[_TYPES[name].split()[0]](value)
-            if isinstance(value, float) and math.isnan(value):
-                value = None
-        out[name] = value
-    return out
 
 
 def _running(pid: int) -> bool:
