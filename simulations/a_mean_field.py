@@ -20,7 +20,7 @@ import _study
 from theorylab.psa.compare import PAPER_GRID, PAPER_STATISTICS
 from theorylab.plots import save
 from theorylab.plots.sweep import predicted_vs_simulated
-from theorylab.sweep import compare_rows
+from theorylab.psa.sweep import compare_rows
 
 STUDY = "a_mean_field"
 DK = sorted({dk for dk, _ in PAPER_GRID})

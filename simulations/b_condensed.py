@@ -36,7 +36,7 @@ from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, COND
 from theorylab.psa.quadrature import argmax_limit
 from theorylab.psa.observables import measure
 from theorylab.psa.row_stats import exact_row_stats
-from theorylab.sweep import agreement, compare_rows
+from theorylab.psa.sweep import agreement, compare_rows
 
 STUDY = "b_condensed"
 DK = 16

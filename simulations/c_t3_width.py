@@ -21,7 +21,7 @@ import numpy as np
 import _study
 from theorylab.plots import save
 from theorylab.plots.sweep import gamma_c_along
-from theorylab.sweep import compare_rows
+from theorylab.psa.sweep import compare_rows
 
 STUDY = "c_t3_width"
 T = 512

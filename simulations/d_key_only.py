@@ -19,7 +19,7 @@ import os
 import _study
 from theorylab.plots import save
 from theorylab.plots.sweep import predicted_vs_simulated
-from theorylab.sweep import compare_rows
+from theorylab.psa.sweep import compare_rows
 
 STUDY = "d_key_only"
 DK = [32, 64, 128, 256, 512]

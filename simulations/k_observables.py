@@ -35,7 +35,7 @@ from theorylab.plots.observables import condensation_ratio_along_T
 from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, CONDENSATION_OBSERVABLE,
                                       annealed_gamma_c, freezing_coupling)
 from theorylab.psa.observables import OBSERVABLE_NAMES
-from theorylab.sweep import agreement
+from theorylab.psa.sweep import agreement
 
 STUDY = "k_observables"
 SCANS = {"9-64": [9, 12, 16, 24, 32, 40, 48, 64], "16-2048": [2**k for k in range(4, 12)],

@@ -30,7 +30,7 @@ import numpy as np
 
 PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.symbolic")
 MODULES_EXTRA = ("theorylab.rng", "theorylab.stats")
-EXCLUDED_PACKAGES = ("theorylab.sweep",)
+EXCLUDED_PACKAGES = ("theorylab.sweep", "theorylab.psa.sweep")      # sweep plumbing (also psa.sweep_compute)
 
 
 def library_modules() -> list[str]:
