@@ -1,12 +1,14 @@
 """The ``planted`` marker: tests that run certificates on a copy of the library with a bug planted in it.
 
-Each such run is a fresh interpreter of 2-3 s, so the default run leaves them out (``addopts`` in
-pyproject.toml: ``-m 'not slow and not planted'``) and CI runs them once, as their own step
-(``python -m pytest -q -m 'planted and not slow'``). A test is marked by what it calls -- a function of
-the planting harness (:mod:`theorylab.mutation.planting`, re-exported with ``assert_caught`` by
-tests/planted.py), directly, through a function of its own module or through a fixture -- not by the
-name of its file. A test that plants through the command line (``theorylab mutate``) carries the
-marker itself.
+Each such run is a certify run on a copy (a fresh interpreter of 2-3 s, or a fork of a warm worker
+for the tables of tests/planted/), so the default run leaves them out (``addopts`` in pyproject.toml:
+``-m 'not slow and not planted'``) and CI runs them once, as their own step
+(``python -m pytest -q -p no:cacheprovider -m 'planted and not slow'``). tests/test_planted_bugs.py, which
+runs the tables, carries the marker itself; any other test is marked by what it calls -- a function of
+the planting harness (:mod:`theorylab.mutation.planting`, re-exported with ``assert_caught`` and
+``run_bug`` by tests/planted/), directly, through a function of its own module or through a fixture --
+not by the name of its file. A test that plants through the command line (``theorylab mutate``) carries
+the marker itself.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 
 from theorylab.mutation import planting
 
-HARNESS = (planted, planting, planted.assert_caught, planting.certify_with_bug, planting.plant,
+HARNESS = (planted, planting, planted.assert_caught, planted.run_bug, planting.certify_with_bug, planting.plant,
            planting.run_certify, planting.copy_library)
 """What a planted-bug test reaches: the two modules (``planted.certify_with_bug``) and their entry points."""
 

@@ -1,7 +1,11 @@
-"""perron_frobenius on periodic (imprimitive) nonnegative matrices: p eigenvalues share the modulus rho.
+"""Cycles in plga/operator.py: the Perron pair of a periodic (imprimitive) nonnegative matrix, whose p
+eigenvalues share the modulus rho, and the NOTEARS walk series of a cycle longer than 60.
 
-Before round 4 the eigenvalue of largest modulus was taken, which for a p-cycle could be a complex
-omega^k rho: the returned vector was garbage (entries ~1e15, residual ~4e15)."""
+Taking the eigenvalue of largest modulus could give a complex omega^k rho for a p-cycle: the
+returned vector was garbage (entries ~1e15, residual ~4e15). A walk series stopped at k = 60 gave a
+directed 64-cycle h = 0."""
+from math import factorial
+
 import numpy as np
 import pytest
 
@@ -18,3 +22,11 @@ def test_perron_pair_of_a_weighted_cycle(w):
     assert pf.second == pytest.approx(rho, rel=1e-13)        # periodic: rho is not strictly dominant
     assert np.all(pf.vector > 0) and pf.vector.sum() == pytest.approx(1.0)
     assert np.max(np.abs(C @ pf.vector - rho * pf.vector)) <= 1e-14 and pf.residual <= 1e-14
+
+
+def test_notears_sees_a_cycle_longer_than_60():
+    W = np.roll(np.eye(64), 1, axis=1)
+    value = op.notears_h(W)
+    assert value.method == "walk-series"
+    assert value.h == pytest.approx(64 / factorial(64), rel=1e-13)   # h = sum_k tr(W^k)/k! = 64/64! + 64/128! + ...
+    assert op.dag_loss(W) > 0
