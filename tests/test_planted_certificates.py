@@ -11,7 +11,11 @@ import pytest
 from planted import assert_caught, certify_with_bug
 
 NN, SHEAR = "theorylab/nn/attention.py", "theorylab/psa/shear.py"
-DECODER, OPERATOR = "theorylab/nn/decoder.py", "theorylab/plga/operator.py"
+DECODER = "theorylab/nn/decoder.py"
+CHAIN = "theorylab/plga/chain.py"
+PERRON = "theorylab/plga/perron.py"
+ROPE = "theorylab/plga/rope.py"
+DIAGNOSTICS = "theorylab/plga/diagnostics.py"
 ENVELOPE, GRADES = "theorylab/graded/envelope.py", "theorylab/graded/grades.py"
 
 #: label -> (path, old, new, further replacements, certificates that must FAIL)
@@ -25,15 +29,15 @@ BUGS = {
         ["A9", "P20.numeric", "G1.numeric", "A12.numeric", "P9.numeric"]),
     "score scale dk instead of sqrt(dk), SDPA and PLGA alike": (
         NN, "/ np.sqrt(qs.shape[-1])", "/ qs.shape[-1]",
-        ((OPERATOR, "q @ G @ k.T / np.sqrt(dk)", "q @ G @ k.T / dk"),
-         (OPERATOR, 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk')),
+        ((CHAIN, "q @ G @ k.T / np.sqrt(dk)", "q @ G @ k.T / dk"),
+         (CHAIN, 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk')),
         ["A1", "A1.symbolic", "A9", "P20.numeric", "G1.numeric"]),
     "PLGA power A_LM**(2P)": (
-        OPERATOR, "    return A ** P\n", "    return A ** (2 * P)\n", (), ["A2.numeric", "A9"]),
+        CHAIN, "    return A ** P\n", "    return A ** (2 * P)\n", (), ["A2.numeric", "A9"]),
     "twirl constant loosened x2": (
-        OPERATOR, "else 1.0 / s.min())", "else 2.0 / s.min())", (), ["A12.numeric"]),
+        ROPE, "else 1.0 / s.min())", "else 2.0 / s.min())", (), ["A12.numeric"]),
     "row perturbation bound loosened x2": (
-        OPERATOR, "np.linalg.norm(dG, 2) / np.sqrt(q_t.size))", "np.linalg.norm(dG, 2) * 2 / np.sqrt(q_t.size))", (),
+        DIAGNOSTICS, "np.linalg.norm(dG, 2) / np.sqrt(q_t.size))", "np.linalg.norm(dG, 2) * 2 / np.sqrt(q_t.size))", (),
         ["A10.stability"]),
     "Thm 4.1 lower factor loosened x1/2": (
         ENVELOPE, "return 1.0 - np.sqrt(mu / nu), 1.0 / (1.0 - mu)",
@@ -66,26 +70,26 @@ MORE_BUGS = {
     "G-cache recomputed from the new rows at every step": (
         DECODER, "G = frozen = hc.G if start else attention.plga_operator(spec, qs)",
         "G = frozen = attention.plga_operator(spec, qs)", (), ["A8"]),
-    "cumulative Gram without the cumulative sum": (OPERATOR, "return np.cumsum(outer, axis=0)", "return outer", (),
+    "cumulative Gram without the cumulative sum": (CHAIN, "return np.cumsum(outer, axis=0)", "return outer", (),
                                                    ["A9"]),
-    "LayerNorm eps outside the square root": (OPERATOR, "den = np.sqrt(var + eps_y)",
+    "LayerNorm eps outside the square root": (CHAIN, "den = np.sqrt(var + eps_y)",
                                               "den = np.sqrt(var) + eps_y", (), ["A11.numeric", "A2.numeric"]),
-    "metric learner without its residual": (OPERATOR, "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2",
+    "metric learner without its residual": (CHAIN, "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2",
                                             "x = _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", (), ["A2.metric"]),
-    "G_LM = A_P a (right action)": (OPERATOR, "G = params.a @ A_P + params.b_a", "G = A_P @ params.a + params.b_a", (),
+    "G_LM = A_P a (right action)": (CHAIN, "G = params.a @ A_P + params.b_a", "G = A_P @ params.a + params.b_a", (),
                                     ["A2.numeric"]),
-    "Perron vector normalised by its max": (OPERATOR, "v = v / v.sum()", "v = v / v.max()", (), ["A3"]),
+    "Perron vector normalised by its max": (PERRON, "v = v / v.sum()", "v = v / v.max()", (), ["A3"]),
     "commutant projection: J part with the wrong sign": (
-        OPERATOR, "s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]", "s = 0.5 * B[..., 0, 1] - 0.5 * B[..., 1, 0]", (),
+        ROPE, "s = 0.5 * B[..., 1, 0] - 0.5 * B[..., 0, 1]", "s = 0.5 * B[..., 0, 1] - 0.5 * B[..., 1, 0]", (),
         ["A12.numeric"]),
-    "position twirl over n = 0..S-1": (OPERATOR, "plane_rotations(freqs, np.arange(1, S + 1))",
+    "position twirl over n = 0..S-1": (ROPE, "plane_rotations(freqs, np.arange(1, S + 1))",
                                        "plane_rotations(freqs, np.arange(S))", (), ["A12.numeric"]),
     "twirl constant ignores the sum frequencies": (
-        OPERATOR, "diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]", "diffs += [th[iu[0]] - th[iu[1]]]", (),
+        ROPE, "diffs += [th[iu[0]] + th[iu[1]], th[iu[0]] - th[iu[1]]]", "diffs += [th[iu[0]] - th[iu[1]]]", (),
         ["A12.numeric"]),
-    "order parameter without the 1/2": (OPERATOR, "den = 0.5 * (_rms(D1) + _rms(D2))", "den = _rms(D1) + _rms(D2)", (),
+    "order parameter without the 1/2": (DIAGNOSTICS, "den = 0.5 * (_rms(D1) + _rms(D2))", "den = _rms(D1) + _rms(D2)", (),
                                         ["A10"]),
-    "row bound with the Frobenius norm of K": (OPERATOR, "np.linalg.norm(K, 2) * np.linalg.norm(dG, 2)",
+    "row bound with the Frobenius norm of K": (DIAGNOSTICS, "np.linalg.norm(K, 2) * np.linalg.norm(dG, 2)",
                                                "np.linalg.norm(K) * np.linalg.norm(dG, 2)", (), ["A10.stability"]),
     "unshear with the wrong sign": (SHEAR, "return (y + g * r_prev) / (1 + g)", "return (y - g * r_prev) / (1 + g)",
                                     (), ["P20.numeric"]),

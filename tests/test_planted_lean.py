@@ -8,36 +8,41 @@ import pytest
 
 from planted import assert_caught, certify_with_bug
 
-OPERATOR, DECODER = "theorylab/plga/operator.py", "theorylab/nn/decoder.py"
+DECODER = "theorylab/nn/decoder.py"
+CHAIN = "theorylab/plga/chain.py"
+PERRON = "theorylab/plga/perron.py"
+NOTEARS = "theorylab/plga/notears.py"
+ROPE = "theorylab/plga/rope.py"
+DIAGNOSTICS = "theorylab/plga/diagnostics.py"
 ENVELOPES, CONTRACTION = "theorylab/plga/envelopes.py", "theorylab/plga/contraction.py"
 SOFTMAX, SYM_SOFTMAX = "theorylab/psa/softmax.py", "theorylab/symbolic/softmax.py"
 
 #: label -> (path, old, new, further replacements, certificates that must FAIL)
 BUGS = {
     "gated residual unit without its final LayerNorm": (
-        OPERATOR, "    return layer_norm(h + x, u.ln_gamma, u.ln_beta, eps_ln)", "    return h + x", (),
+        CHAIN, "    return layer_norm(h + x, u.ln_gamma, u.ln_beta, eps_ln)", "    return h + x", (),
         ["A2.metric", "A2.numeric"]),
     "prefix check without the shape conjunct": (
         DECODER, "shaped, gap = len(full) == len(x), 0.0", "shaped, gap = True, 0.0",
         ((DECODER, "shaped &= len(part) == r + 1", "shaped &= True"),), ["A9.shape"]),
     "signed order parameter without the 1/2": (
-        OPERATOR, "0.5 * (abs(_mean(D1)) + abs(_mean(D2)))", "(abs(_mean(D1)) + abs(_mean(D2)))", (),
+        DIAGNOSTICS, "0.5 * (abs(_mean(D1)) + abs(_mean(D2)))", "(abs(_mean(D1)) + abs(_mean(D2)))", (),
         ["A10.signed"]),
     "twirl multiplier at (S + 1) omega": (
-        OPERATOR, "np.abs(np.sin(S * omega / 2))", "np.abs(np.sin((S + 1) * omega / 2))", (), ["A12.standard"]),
+        ROPE, "np.abs(np.sin(S * omega / 2))", "np.abs(np.sin((S + 1) * omega / 2))", (), ["A12.standard"]),
     "DAG loss as log(1 + x) (loses the floor)": (
-        OPERATOR, "np.log1p(np.exp(excess)) if excess <= 0", "np.log(1 + np.exp(excess)) if excess <= 0", (),
+        NOTEARS, "np.log1p(np.exp(excess)) if excess <= 0", "np.log(1 + np.exp(excess)) if excess <= 0", (),
         ["A13.dl"]),
-    "Hadamard power with |P|": (OPERATOR, "    return A ** P\n", "    return A ** np.abs(P)\n", (),
+    "Hadamard power with |P|": (CHAIN, "    return A ** P\n", "    return A ** np.abs(P)\n", (),
                                 ["A14.symbolic", "A14.numeric", "A2.numeric"]),
     "LayerNorm eps outside the square root": (
-        OPERATOR, "den = (var + eps) ** 0.5", "den = var ** 0.5 + eps",
-        ((OPERATOR, "den = np.sqrt(var + eps_y)", "den = np.sqrt(var) + eps_y"),),
+        CHAIN, "den = (var + eps) ** 0.5", "den = var ** 0.5 + eps",
+        ((CHAIN, "den = np.sqrt(var + eps_y)", "den = np.sqrt(var) + eps_y"),),
         ["A15.symbolic", "A15.numeric"]),
     "LayerNorm proxy without the 2": (
-        OPERATOR, "eps * s_mant ** 2 / (2 * v)", "eps * s_mant ** 2 / v",
+        DIAGNOSTICS, "eps * s_mant ** 2 / (2 * v)", "eps * s_mant ** 2 / v",
         (), ["A15.numeric"]),
-    "rank-one route sums |alpha|": (OPERATOR, "s = math.fsum(M[0])", "s = math.fsum(np.abs(M[0]))", (), ["A16"]),
+    "rank-one route sums |alpha|": (PERRON, "s = math.fsum(M[0])", "s = math.fsum(np.abs(M[0]))", (), ["A16"]),
     "softmax mask ignored": (SOFTMAX, "s = np.where(keep, s, -np.inf)", "s = np.where(keep, s, s)", (),
                              ["A17.numeric"]),
     "exact softmax normaliser off by u_0": (SYM_SOFTMAX, "    total = sum(u)\n", "    total = sum(u) + u[0]\n", (),
@@ -47,7 +52,7 @@ BUGS = {
         ["A18"]),
     "additive-unit Lipschitz constant with sup|SiLU'| = 1": (
         CONTRACTION, "return 1.0 + SILU_PRIME_SUP * float(", "return 1.0 + 1.0 * float(", (), ["A18"]),
-    "absorbed operator transposed": (OPERATOR, "    return W @ G, b @ G\n", "    return W @ G.T, b @ G.T\n", (),
+    "absorbed operator transposed": (CHAIN, "    return W @ G, b @ G\n", "    return W @ G.T, b @ G.T\n", (),
                                      ["A19.symbolic", "A19.numeric"]),
     "SiLU' envelope sigma(U) + U/8": (ENVELOPES, "return sigmoid(U) + U / 4", "return sigmoid(U) + U / 8", (),
                                       ["A20", "A20.numeric"]),
@@ -62,12 +67,12 @@ MORE_BUGS = {
         DECODER, "            gap = np.inf                                                    # Some row vs None",
         "            pass                                                            # Some row vs None", (),
         ["A9.shape"]),
-    "ordered twirl list equal to the unordered one": (OPERATOR, "        diffs += diffs[1:]\n", "        pass\n", (),
+    "ordered twirl list equal to the unordered one": (ROPE, "        diffs += diffs[1:]\n", "        pass\n", (),
                                                       ["A12.standard"]),
-    "Hadamard power of A + 1e-12": (OPERATOR, "    return A ** P\n", "    return (A + 1e-12) ** P\n", (),
+    "Hadamard power of A + 1e-12": (CHAIN, "    return A ** P\n", "    return (A + 1e-12) ** P\n", (),
                                     ["A14.numeric"]),
     "perron_frobenius without the identical-rows route": (
-        OPERATOR, "if M.size and np.all(M == M[:1]):", "if False and np.all(M == M[:1]):", (), ["A16"]),
+        PERRON, "if M.size and np.all(M == M[:1]):", "if False and np.all(M == M[:1]):", (), ["A16"]),
     "iSwiGLU' envelope U sigma(U) + U^2/4": (ENVELOPES, "return 2 * U * sigmoid(U) + U * U / 4",
                                              "return U * sigmoid(U) + U * U / 4", (), ["A20", "A20.numeric"]),
     "Newton for u* aims at u tanh(u/2) = 2.1": (ENVELOPES, "step = (u * t - 2) /", "step = (u * t - 2.1) /", (),

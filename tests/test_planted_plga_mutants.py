@@ -8,39 +8,44 @@ import pytest
 
 from planted import assert_caught
 
-OPERATOR, CONTRACTION = "theorylab/plga/operator.py", "theorylab/plga/contraction.py"
+CONTRACTION = "theorylab/plga/contraction.py"
+PARAMS = "theorylab/plga/params.py"
+CHAIN = "theorylab/plga/chain.py"
+PERRON = "theorylab/plga/perron.py"
+ROPE = "theorylab/plga/rope.py"
+DIAGNOSTICS = "theorylab/plga/diagnostics.py"
 
 #: label -> (path, old, new, certificates that must FAIL)
 BUGS = {
     "gated unit's first bias b1 dropped": (
-        OPERATOR, "silu(x @ g.W1 + g.b1)", "silu(x @ g.W1)", ["A2.metric"]),
+        CHAIN, "silu(x @ g.W1 + g.b1)", "silu(x @ g.W1)", ["A2.metric"]),
     "additive unit subtracts b2": (
-        OPERATOR, "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 - u.b2",
+        CHAIN, "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 + u.b2", "x = x + _silu(x @ u.W1 + u.b1) @ u.W2 - u.b2",
         ["A2.metric"]),
     "Glorot-normal with fan_out only": (
-        OPERATOR, "np.sqrt(2.0 / (m + n))", "np.sqrt(2.0 / n)", ["A2.metric"]),
+        PARAMS, "np.sqrt(2.0 / (m + n))", "np.sqrt(2.0 / n)", ["A2.metric"]),
     "one gated residual unit too many": (
-        OPERATOR, "np.ones(dk), np.zeros(dk))\n                      for _ in range(n_res))",
+        PARAMS, "np.ones(dk), np.zeros(dk))\n                      for _ in range(n_res))",
         "np.ones(dk), np.zeros(dk))\n                      for _ in range(n_res + 1))", ["A2.metric"]),
     "rank-one residual reported as 0": (
-        OPERATOR, "float(np.max(np.abs(M @ v - s * v)))", "0.0", ["A3"]),
+        PERRON, "float(np.max(np.abs(M @ v - s * v)))", "0.0", ["A3"]),
     "second eigenvalue modulus taken as the smallest": (
-        OPERATOR, "second = float(np.max(np.abs(np.delete(vals, lead))))",
+        PERRON, "second = float(np.max(np.abs(np.delete(vals, lead))))",
         "second = float(np.min(np.abs(np.delete(vals, lead))))", ["A3"]),
     "order parameter scaled by max D2 instead of max |D2|": (
-        OPERATOR, "max(np.max(np.abs(D1)), np.max(np.abs(D2)))", "max(np.max(np.abs(D1)), np.max(D2))", ["A10"]),
+        DIAGNOSTICS, "max(np.max(np.abs(D1)), np.max(np.abs(D2)))", "max(np.max(np.abs(D1)), np.max(D2))", ["A10"]),
     "signed mean of a zero tensor is 1": (
-        OPERATOR, "return 0.0 if top == 0 else top * float(np.mean(X / top))",
+        DIAGNOSTICS, "return 0.0 if top == 0 else top * float(np.mean(X / top))",
         "return 1.0 if top == 0 else top * float(np.mean(X / top))", ["A10.signed"]),
     "density report eigenvalues of D + D^T": (
-        OPERATOR, "np.linalg.eigvalsh(0.5 * (D + D.T))", "np.linalg.eigvalsh(D + D.T)", ["A11.numeric"]),
+        DIAGNOSTICS, "np.linalg.eigvalsh(0.5 * (D + D.T))", "np.linalg.eigvalsh(D + D.T)", ["A11.numeric"]),
     "off-commutant residual not normalised below ||G|| = 1": (
-        OPERATOR, "np.divide(num, den,", "np.divide(num, np.maximum(den, 1.0),", ["A12.numeric"]),
+        ROPE, "np.divide(num, den,", "np.divide(num, np.maximum(den, 1.0),", ["A12.numeric"]),
     "twirl multiplier 2 at a resonance": (
-        OPERATOR, "den, out=np.ones_like(den), where=den > 0)", "den, out=np.full_like(den, 2.0), where=den > 0)",
+        ROPE, "den, out=np.ones_like(den), where=den > 0)", "den, out=np.full_like(den, 2.0), where=den > 0)",
         ["A12.standard"]),
     "exact LayerNorm centred by column means": (
-        OPERATOR, "centred = x - x.mean(axis=-1, keepdims=True)", "centred = x - x.mean(axis=0, keepdims=True)",
+        CHAIN, "centred = x - x.mean(axis=-1, keepdims=True)", "centred = x - x.mean(axis=0, keepdims=True)",
         ["A15.symbolic"]),
     "pairwise ratios of ||f(x)|| instead of ||f(x) - f(y)||": (
         CONTRACTION, "np.asarray(f(X)) - np.asarray(f(Y))", "np.asarray(f(X))", ["A18"]),

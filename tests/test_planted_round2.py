@@ -9,18 +9,23 @@ import pytest
 
 from planted import assert_caught
 
-OPERATOR, CONTRACTION = "theorylab/plga/operator.py", "theorylab/plga/contraction.py"
+CONTRACTION = "theorylab/plga/contraction.py"
+PARAMS = "theorylab/plga/params.py"
+CHAIN = "theorylab/plga/chain.py"
+PERRON = "theorylab/plga/perron.py"
+NOTEARS = "theorylab/plga/notears.py"
+DIAGNOSTICS = "theorylab/plga/diagnostics.py"
 TRANSITION, EXACT, GRADED = "theorylab/psa/transition.py", "theorylab/symbolic/exact.py", "theorylab/symbolic/graded.py"
 
 #: label -> (path, old, new, certificates that must FAIL or ERROR)
 BUGS = {
-    "Perron residual ||M v + rho v||": (OPERATOR, "M @ v - rho * v", "M @ v + rho * v", ["A3"]),
+    "Perron residual ||M v + rho v||": (PERRON, "M @ v - rho * v", "M @ v + rho * v", ["A3"]),
     "diameter skips pairs (0, k), 2 <= k < n - 1": (CONTRACTION, "X[i + 1:] - X[i]", "X[i - 1:] - X[i]", ["A18"]),
-    "iSwiGLU domain cut at 5e153": (OPERATOR, "_ISWIGLU_MAX = 1e154", "_ISWIGLU_MAX = 5e153", ["A2.numeric"]),
-    "eps floor 2e-9": (OPERATOR, "EPS: float = 1e-9", "EPS: float = 2e-9", ["A2.numeric"]),
-    "positivity refuses min iSwiGLU = 0": (OPERATOR, "self.min_iswiglu >= 0 and", "self.min_iswiglu > 0 and",
+    "iSwiGLU domain cut at 5e153": (CHAIN, "_ISWIGLU_MAX = 1e154", "_ISWIGLU_MAX = 5e153", ["A2.numeric"]),
+    "eps floor 2e-9": (PARAMS, "EPS: float = 1e-9", "EPS: float = 2e-9", ["A2.numeric"]),
+    "positivity refuses min iSwiGLU = 0": (DIAGNOSTICS, "self.min_iswiglu >= 0 and", "self.min_iswiglu > 0 and",
                                            ["A2.numeric"]),
-    "NOTEARS series used up to rho = 16": (OPERATOR, "_SERIES_RHO = 8.0", "_SERIES_RHO = 16.0", ["A5.numeric"]),
+    "NOTEARS series used up to rho = 16": (NOTEARS, "_SERIES_RHO = 8.0", "_SERIES_RHO = 16.0", ["A5.numeric"]),
     "crossing scale without Delta": (TRANSITION, "delta + L + var / 2.0", "L + var / 2.0", ["P15"]),
     "companion degree from the batch axis": (TRANSITION, "coeffs.shape[-1] - 1", "coeffs.shape[0] - 1", ["P15"]),
     "exact() rounds SymPy rationals through float": (

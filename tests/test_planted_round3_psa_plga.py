@@ -7,14 +7,17 @@ import pytest
 
 from planted import assert_caught
 
-OPERATOR, SHEAR, TRANSITION = "theorylab/plga/operator.py", "theorylab/psa/shear.py", "theorylab/psa/transition.py"
+SHEAR, TRANSITION = "theorylab/psa/shear.py", "theorylab/psa/transition.py"
+PARAMS = "theorylab/plga/params.py"
+CHAIN = "theorylab/plga/chain.py"
+NOTEARS = "theorylab/plga/notears.py"
 
 #: label -> (path, old, new, certificates that must FAIL)
 BUGS = {
-    "eps_LN default doubled": (OPERATOR, "EPS_LN: float = 1e-6", "EPS_LN: float = 2e-6", ["A11.numeric"]),
-    "tiny-row LayerNorm without 1/sqrt(eps)": (OPERATOR, "np.ldexp(centred, e) / np.sqrt(eps)", "np.ldexp(centred, e)",
+    "eps_LN default doubled": (PARAMS, "EPS_LN: float = 1e-6", "EPS_LN: float = 2e-6", ["A11.numeric"]),
+    "tiny-row LayerNorm without 1/sqrt(eps)": (CHAIN, "np.ldexp(centred, e) / np.sqrt(eps)", "np.ldexp(centred, e)",
                                                ["A11.numeric"]),
-    "walk term -inf below a renormalised trace of 1": (OPERATOR, "np.log(np.trace(B)) + log_scale  ",
+    "walk term -inf below a renormalised trace of 1": (NOTEARS, "np.log(np.trace(B)) + log_scale  ",
                                                        "(np.log(np.trace(B)) + log_scale if np.trace(B) > 1 else -np.inf)",
                                                        ["A5.numeric"]),
     "negative integers beyond 2^53 kept exact": (SHEAR, "abs(int(g)) <= 2 ** 53", "int(g) <= 2 ** 53", ["P1"]),

@@ -7,32 +7,38 @@ import pytest
 
 from planted import assert_caught
 
-OPERATOR, ENVELOPES = "theorylab/plga/operator.py", "theorylab/plga/envelopes.py"
+ENVELOPES = "theorylab/plga/envelopes.py"
+PARAMS = "theorylab/plga/params.py"
+CHAIN = "theorylab/plga/chain.py"
+PERRON = "theorylab/plga/perron.py"
+NOTEARS = "theorylab/plga/notears.py"
+ROPE = "theorylab/plga/rope.py"
+DIAGNOSTICS = "theorylab/plga/diagnostics.py"
 SHEAR, DEPLOY, TRANSITION = "theorylab/psa/shear.py", "theorylab/psa/deploy.py", "theorylab/psa/transition.py"
 SYMBOLIC = "theorylab/symbolic/plga.py"
 
 #: label -> (path, old, new, certificates that must FAIL[, accepted statuses])
 BUGS = {
     "Perron root picked by modulus (periodic matrices)": (
-        OPERATOR, "lead = int(np.argmax(vals.real))", "lead = int(np.argmax(np.abs(vals)))", ["A3"]),
+        PERRON, "lead = int(np.argmax(vals.real))", "lead = int(np.argmax(np.abs(vals)))", ["A3"]),
     "Perron residual field of the signed maximum": (
-        OPERATOR, "float(np.max(np.abs(M @ v - rho * v))), rho)", "float(np.max(M @ v - rho * v)), rho)", ["A3"]),
+        PERRON, "float(np.max(np.abs(M @ v - rho * v))), rho)", "float(np.max(M @ v - rho * v)), rho)", ["A3"]),
     "silu_prime_sup's Newton derivative t + u/2": (
         ENVELOPES, "step = (u * t - 2) / (t + u * (1 - t * t) / 2)", "step = (u * t - 2) / (t + u / 2)", ["A20"]),
     "positivity accepts A_LM = 0 at eps = 0": (
-        OPERATOR, "self.min_A_LM > 0 and", "self.min_A_LM >= 0 and", ["A2.numeric"]),
+        DIAGNOSTICS, "self.min_A_LM > 0 and", "self.min_A_LM >= 0 and", ["A2.numeric"]),
     "logit margin sorted along the first axis": (
         ENVELOPES, "top = np.sort(z, axis=-1)", "top = np.sort(z, axis=0)", ["A20"]),
     "off-commutant residual rescaled up, not down": (
-        OPERATOR, "G = np.ldexp(G, -np.frexp(", "G = np.ldexp(G, np.frexp(", ["A12.numeric"], ("FAIL", "ERROR")),
+        ROPE, "G = np.ldexp(G, -np.frexp(", "G = np.ldexp(G, np.frexp(", ["A12.numeric"], ("FAIL", "ERROR")),
     "LayerNorm row scale along axis 1": (
-        OPERATOR, "np.frexp(np.max(np.abs(x), axis=-1, keepdims=True))",
+        CHAIN, "np.frexp(np.max(np.abs(x), axis=-1, keepdims=True))",
         "np.frexp(np.max(np.abs(x), axis=1, keepdims=True))", ["A11.numeric"]),
     "init_params default n_dense 1": (
-        OPERATOR, 'residual: str = "glu-ln", n_dense: int = 2)', 'residual: str = "glu-ln", n_dense: int = 1)',
+        PARAMS, 'residual: str = "glu-ln", n_dense: int = 2)', 'residual: str = "glu-ln", n_dense: int = 1)',
         ["A11.numeric"]),
     "NOTEARS error bound without ceil(log2 d)": (
-        OPERATOR, "int(np.ceil(np.log2(len(M))))", "int(np.log2(len(M)))", ["A5.numeric"]),
+        NOTEARS, "int(np.ceil(np.log2(len(M))))", "int(np.log2(len(M)))", ["A5.numeric"]),
     "range growth of the signed maximum": (
         DEPLOY, "return np.max(np.abs(psa.shear(x, g))) / top", "return np.max(psa.shear(x, g)) / top", ["P20.exact"]),
     "string couplings converted by float()": (

@@ -6,33 +6,36 @@ import pytest
 
 from planted import assert_caught
 
-OP, SHEAR, DEPLOY, SYMB = ("theorylab/plga/operator.py", "theorylab/psa/shear.py", "theorylab/psa/deploy.py",
-                           "theorylab/symbolic/plga.py")
+SHEAR, DEPLOY, SYMB = "theorylab/psa/shear.py", "theorylab/psa/deploy.py", "theorylab/symbolic/plga.py"
+CHAIN = "theorylab/plga/chain.py"
+NOTEARS = "theorylab/plga/notears.py"
+ROPE = "theorylab/plga/rope.py"
+DIAGNOSTICS = "theorylab/plga/diagnostics.py"
 
 #: label -> (path, old, new, certificates that must FAIL or ERROR)
 BUGS = {
     "walk series truncated at 60 terms (misses cycles longer than 60)": (
-        OP, "kmax = d + 60 ", "kmax = 60 ", ["A5.numeric"]),
+        NOTEARS, "kmax = d + 60 ", "kmax = 60 ", ["A5.numeric"]),
     "exact LayerNorm divides a constant row by 0 at eps = 0": (
-        OP, "np.where(den == 0, 1, den)", "np.where(den == 1, 1, den)", ["A15.symbolic"]),
+        CHAIN, "np.where(den == 0, 1, den)", "np.where(den == 1, 1, den)", ["A15.symbolic"]),
     "glu validates its rows against the hidden width": (
-        OP, "_unit_rows(x, g.W1.shape[0])", "_unit_rows(x, g.W1.shape[1])", ["A11.numeric"]),
+        CHAIN, "_unit_rows(x, g.W1.shape[0])", "_unit_rows(x, g.W1.shape[1])", ["A11.numeric"]),
     "off-commutant residual of G = 0 divides by 0": (
-        OP, "out=np.zeros_like(num), where=den > 0)", "out=np.zeros_like(num), where=den >= 0)", ["A12.numeric"]),
+        ROPE, "out=np.zeros_like(num), where=den > 0)", "out=np.zeros_like(num), where=den >= 0)", ["A12.numeric"]),
     "twirl multiplier at a resonance divides by 0": (
-        OP, "out=np.ones_like(den), where=den > 0)", "out=np.ones_like(den), where=den >= 0)", ["A12.standard"]),
+        ROPE, "out=np.ones_like(den), where=den > 0)", "out=np.ones_like(den), where=den >= 0)", ["A12.standard"]),
     "eps-LN proxy scales rows by their largest entry, not |entry|": (
-        OP, "e = np.frexp(np.max(np.abs(D), axis=-1))[1]", "e = np.frexp(np.max(D, axis=-1))[1]", ["A15.numeric"]),
+        DIAGNOSTICS, "e = np.frexp(np.max(np.abs(D), axis=-1))[1]", "e = np.frexp(np.max(D, axis=-1))[1]", ["A15.numeric"]),
     "glu subtracts its output bias": (
-        OP, "@ g.W3 + g.b3", "@ g.W3 - g.b3", ["A11.numeric"]),
+        CHAIN, "@ g.W3 + g.b3", "@ g.W3 - g.b3", ["A11.numeric"]),
     "float LayerNorm of a constant row at eps = 0 divides 0 by 0": (
-        OP, "out=np.zeros_like(centred), where=den > 0)", "out=np.zeros_like(centred), where=den >= 0)",
+        CHAIN, "out=np.zeros_like(centred), where=den > 0)", "out=np.zeros_like(centred), where=den >= 0)",
         ["A11.numeric"]),
     "twirl multiplier reduces omega mod pi": (
-        OP, "np.remainder(real_array(\"omega\", omega), 2 * np.pi)", "np.remainder(real_array(\"omega\", omega), np.pi)",
+        ROPE, "np.remainder(real_array(\"omega\", omega), 2 * np.pi)", "np.remainder(real_array(\"omega\", omega), np.pi)",
         ["A12.standard"]),
     "walk series switches route below rho = 8": (
-        OP, "if rho <= _SERIES_RHO:", "if rho < _SERIES_RHO:", ["A5.numeric"]),
+        NOTEARS, "if rho <= _SERIES_RHO:", "if rho < _SERIES_RHO:", ["A5.numeric"]),
     "crossing_root's near-real floor max(2, |g|)": (
         "theorylab/psa/transition.py", "1e-6 * np.maximum(1.0, np.abs(roots))", "1e-6 * np.maximum(2.0, np.abs(roots))",
         ["P15"]),

@@ -5,7 +5,9 @@ import pytest
 
 from planted import assert_caught
 
-OP, SHEAR, TRANSITION = "theorylab/plga/operator.py", "theorylab/psa/shear.py", "theorylab/psa/transition.py"
+SHEAR, TRANSITION = "theorylab/psa/shear.py", "theorylab/psa/transition.py"
+PARAMS = "theorylab/plga/params.py"
+ROPE = "theorylab/plga/rope.py"
 
 #: label -> (path, old, new, certificates that must FAIL or ERROR)
 BUGS = {
@@ -16,11 +18,11 @@ BUGS = {
     "large-g limit of a vanishing SNR is 1, not 0": (
         TRANSITION, "if 2 * p == q else 0.0", "if 2 * p == q else 1.0", ["P18.plateau"]),
     "Glorot-uniform limit sqrt(3 / (m + n))": (
-        OP, "lim = np.sqrt(6.0 / (m + n))", "lim = np.sqrt(3.0 / (m + n))", ["A2.metric"]),
+        PARAMS, "lim = np.sqrt(6.0 / (m + n))", "lim = np.sqrt(3.0 / (m + n))", ["A2.metric"]),
     "twirl statistics report C_Theta * S as the bound": (
-        OP, "twirl_constant(th) / S)", "twirl_constant(th) * S)", ["A12.standard"]),
+        ROPE, "twirl_constant(th) / S)", "twirl_constant(th) * S)", ["A12.standard"]),
     "twirl frequencies keep the sign of theta_a - theta_b": (
-        OP, "return np.abs(np.concatenate(diffs))", "return np.concatenate(diffs)", ["A12.standard"]),
+        ROPE, "return np.abs(np.concatenate(diffs))", "return np.concatenate(diffs)", ["A12.standard"]),
 }
 
 
