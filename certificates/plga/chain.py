@@ -129,7 +129,7 @@ def positivity_numeric(iswiglu=plga.iswiglu, stages=plga.stages_from_density, in
 # ----------------------------------------------------------------------------------------- A2 (residual units)
 @certificate("A2.metric", title="Phi_res in both residual conventions (the authors' LN(GLU(r) + r), ours additive) "
                                 "against the reference; rank 63 of 64 only with the final LayerNorm",
-             paper="PLGA eq. 3.3, Prplga. 3.11; the authors' public model code (ResLayerA)",
+             paper="PLGA eq. 3.3, Prop. 3.11; the authors' public model code (ResLayerA)",
              claim="The library's metric learner, with the authors' gated unit LN(W3(silu(W1 r) * W2 r) + r) and with "
                    "our additive unit r + silu(r W1) W2, equals the reference chain; with the authors' 110M "
                    "configuration (dk = 64, 8 units of 2 gated layers, width 180) and S = 40 random queries the "
@@ -296,7 +296,7 @@ def _zero_or_witness(expr, gens, witness) -> bool:
 
 
 @certificate("A14.symbolic", title="Hadamard-power group law A^{o(s+t)P} = A^{o sP} o A^{o tP} and A^{o 0} = 1, exactly",
-             paper="PLGA eq. 3.5, Prplga. 3.7; Lean HadamardPower.lean (hadPow_add, hadPow_zero)",
+             paper="PLGA eq. 3.5, Prop. 3.7; Lean HadamardPower.lean (hadPow_add, hadPow_zero)",
              claim="For entrywise positive A and real P, s, t the library's elementwise power satisfies "
                    "A^{o(s+t)P} = A^{o sP} o A^{o tP} entrywise and A^{o 0} = 1 1^T.",
              method="exact")
@@ -332,7 +332,7 @@ def hadamard_group_exact(power=plga.hadamard_power) -> Outcome:
 
 
 @certificate("A14.numeric", title="Hadamard-power group law in float64 against exp(P o log A), on PLGA heads",
-             paper="PLGA eq. 3.5, §2.2, Prplga. 3.7",
+             paper="PLGA eq. 3.5, §2.2, Prop. 3.7",
              claim="On A_LM of random heads (entries down to eps = 1e-9) the library's A^{o P} equals exp(P o log A) "
                    "and the group law holds to float rounding for s, t in [-2, 2]; A^{o 0} = 1 exactly.",
              method="numeric")

@@ -22,18 +22,9 @@ from theorylab.plga import envelopes as env
 
 
 # ----------------------------------------------------------------------------------------- A18
-@certificate("A18", title="Diameter contraction under composition and iteration, attained; the row-map bound",
-             paper="PLGA Prplga. 5.12(i); Lean Contraction.lean (diam_comp_le, diam_iterate_le)",
-             claim="diam g(f(S)) <= K_g K_f diam S (equality for aligned linear maps), diam f^N(S) = K^N diam S for "
-                   "f = K x + c; the additive unit is (1 + sup|SiLU'| ||W1|| ||W2||)-Lipschitz, attained by aligned "
-                   "rank-one weights at r W1 = u*, and the row map's image diameter obeys the product bound; the "
-                   "gated unit has no global constant.",
-             method="numeric")
-def contraction(diameter=con.diameter, composition=con.composition_bound, lipschitz=con.unit_lipschitz,
-                row_map=con.row_map_lipschitz, init=plga.init_params, pairwise=con.pairwise_ratios) -> Outcome:
-    """Diameters against SciPy ``pdist`` (``reference.plga_lean.diameter``); unit images through
-    ``reference.plga.residual_unit``; spectral norms from ``eigvalsh``; u* and sup|SiLU'| by mpmath ``findroot``."""
-    rng = np.random.default_rng(18)
+def _contraction_diameters(diameter, composition, rng) -> tuple[np.ndarray, float, float, float, list]:
+    """A18's diameters against SciPy ``pdist`` (also at scales 2^(+-900)), the composition bound on a random cloud and
+    attained on aligned points, and the iterates of f = x/2 (equality)."""
     S = np.vstack([rng.normal(size=(60, 4)), np.zeros((1, 4)), np.eye(4)[:1]])
     A, B = np.diag([3.0, 1.0, 0.5, 0.25]), np.diag([2.0, 0.5, 1.0, 1.0])
     Kf, Kg = ref.spectral_norm(A), ref.spectral_norm(B)
@@ -52,7 +43,13 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     for N in range(1, 11):
         X = 0.5 * X                                                      # exact in binary; diameters are translation
         iterates.append(lref.diameter(X) / composition([0.5] * N, diameter(S)))   # invariant, so no offset is needed
-    sup_u, sup = lref.silu_prime_sup_mp()
+    return S, diam_err, comp, attained, iterates
+
+
+def _contraction_row_map(diameter, composition, row_map, pairwise, init, rng, sup) -> dict:
+    """A18's additive residual units: the library's constants against 1 + sup|SiLU'| ||W1|| ||W2|| (``eigvalsh``),
+    its pairwise ratios against ones computed here, each unit's ratios below its constant, and the composite's image
+    diameter below the product bound (``reference.plga.residual_unit``)."""
     params = init(8, 3, n_res=3, residual="additive")
     ks = row_map(params)
     k_err = max(abs(k / (1 + sup * ref.spectral_norm(u.W1) * ref.spectral_norm(u.W2)) - 1)
@@ -70,6 +67,12 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
     for u in params.units:
         image = ref.residual_unit(image, (u.W1, u.b1, u.W2, u.b2), 0.0)
     composite = lref.diameter(image) / composition(ks, diameter(pts))
+    return {"k_err": k_err, "pts": pts, "ratios": ratios, "pair_err": pair_err, "image": image,
+            "composite": composite}
+
+
+def _contraction_unit_constant(lipschitz, init, sup_u) -> tuple[float, bool]:
+    """A18's unit constant attained by an aligned rank-one unit at r W1 = u*, and refused for the gated unit."""
     w1, w2 = 1.5, 0.8
     e = np.zeros((4, 4))
     e[0, 0] = 1.0
@@ -83,6 +86,27 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
         gated_refused = False
     except ParameterError:
         gated_refused = True
+    return sharp, gated_refused
+
+
+@certificate("A18", title="Diameter contraction under composition and iteration, attained; the row-map bound",
+             paper="PLGA Prop. 5.12(i); Lean Contraction.lean (diam_comp_le, diam_iterate_le)",
+             claim="diam g(f(S)) <= K_g K_f diam S (equality for aligned linear maps), diam f^N(S) = K^N diam S for "
+                   "f = K x + c; the additive unit is (1 + sup|SiLU'| ||W1|| ||W2||)-Lipschitz, attained by aligned "
+                   "rank-one weights at r W1 = u*, and the row map's image diameter obeys the product bound; the "
+                   "gated unit has no global constant.",
+             method="numeric")
+def contraction(diameter=con.diameter, composition=con.composition_bound, lipschitz=con.unit_lipschitz,
+                row_map=con.row_map_lipschitz, init=plga.init_params, pairwise=con.pairwise_ratios) -> Outcome:
+    """Diameters against SciPy ``pdist`` (``reference.plga_lean.diameter``); unit images through
+    ``reference.plga.residual_unit``; spectral norms from ``eigvalsh``; u* and sup|SiLU'| by mpmath ``findroot``."""
+    rng = np.random.default_rng(18)
+    _, diam_err, comp, attained, iterates = _contraction_diameters(diameter, composition, rng)
+    sup_u, sup = lref.silu_prime_sup_mp()
+    units = _contraction_row_map(diameter, composition, row_map, pairwise, init, rng, sup)
+    k_err, pts, ratios, pair_err, image, composite = (
+        units[k] for k in ("k_err", "pts", "ratios", "pair_err", "image", "composite"))
+    sharp, gated_refused = _contraction_unit_constant(lipschitz, init, sup_u)
     ok = (diam_err <= 1e-14 and comp <= 1 and abs(attained - 1) <= 1e-15 and max(abs(r - 1) for r in iterates) <= 1e-15
           and k_err <= 1e-12 and max(ratios) <= 1 and composite <= 1 and abs(sharp - 1) <= 1e-9 and gated_refused
           and pair_err <= 1e-14)
@@ -98,7 +122,7 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
                                  "(3 units, 100 pairs)", pair_err, tolerance=1e-14),
                         bound("max pairwise ratio / K per additive unit (100 pairs)", ratios, formula="<= 1"),
                         bound("diam phi(S) / (prod K_j diam S), 3 additive units", composite,
-                              formula="diam_comp_le composed; loose, as Prplga. 5.12 warns"),
+                              formula="diam_comp_le composed; loose, as Prop. 5.12 warns"),
                         computed("aligned rank-one unit at r W1 = u*: pair ratio / K (attained: 1)", sharp,
                                  tolerance=1e-9),
                         computed("gated unit LN(GLU(r) + r): no global constant (refused)", gated_refused)),
@@ -109,7 +133,7 @@ def contraction(diameter=con.diameter, composition=con.composition_bound, lipsch
 # ----------------------------------------------------------------------------------------- A20
 @certificate("A20", title="Derivative envelopes dominate sup|iSwiGLU'| and sup|SiLU'| on [-U, U] (interval); "
                           "sup|SiLU'| = 1.0998 at u* = 2.40; greedy margin 2B < margin exact",
-             paper="PLGA Prplga. 5.12 (C_G); the authors' audit (iswiglu_dprime_env, silu_dprime_env, margin_ok)",
+             paper="PLGA Prop. 5.12 (C_G); the authors' audit (iswiglu_dprime_env, silu_dprime_env, margin_ok)",
              claim="For U = 0.018, 0.5, 2, 10 rigorous enclosures of sup_{|u|<=U} |f'| lie below the library's envelopes "
                    "2U sigma(U) + U^2/4 and sigma(U) + U/4, which are tight at small U (ratio < 1.001 at U = 0.018); "
                    "u* in [2.39935728, 2.39935729] and sup|SiLU'| = 1.09983932...; an l_inf logit perturbation B keeps "

@@ -107,7 +107,7 @@ def _invariant_heads(G_stars, base):
 
 @certificate("A19.numeric", title="An input-invariant PLGA decoder collapses to SDPA with W_Q G*: exactly without "
                                   "RoPE, with RoPE iff G* commutes with the rotations",
-             paper="PLGA Thm 5.4(ii), Prplga. 4.1; Lean InferenceCollapse.lean, Rope.lean (relative_position_of_commute)",
+             paper="PLGA Thm 5.4(ii), Prop. 4.1; Lean InferenceCollapse.lean, Rope.lean (relative_position_of_commute)",
              claim="For PLGA heads with a = 0 (G_LM = b_a = G*), the library's collapse_invariant_plga gives an SDPA "
                    "decoder (W_Q,h -> W_Q,h G*) whose logits equal the reference PLGA decoder's: without RoPE for any G*, "
                    "with RoPE for G* in the commutant (blocks c I + s J), and not for a generic G*.",

@@ -57,20 +57,12 @@ def notears_symbolic(trace_power=_exact_route("trace_power"), walks=_exact_route
 
 
 
-@certificate("A5.numeric", title="NOTEARS h(W) evaluated overflow-safely matches direct and 40-digit routes",
-             paper="PLGA §4.3 (NOTEARS)",
-             claim="The library's h(W) equals tr expm(W o W) - d (SciPy) where that is representable, equals the "
-                   "40-digit mpmath value where it overflows, is 0 for a DAG and > 0 for positive W.",
-             method="numeric")
-def notears_numeric(notears=plga.notears_h, walk_terms=plga.walk_terms) -> Outcome:
-    """rho(W o W) in {0.5, 3, 7, 20}: vs SciPy expm; rho ~ 800: log h vs mpmath expm at 40 digits."""
-    import mpmath as mp
+def _notears_scales(notears, walk_terms, base, rho0: float) -> tuple[bool, tuple, list]:
+    """A5.numeric at rho(W o W) = 0.5, 3, 7, 20 and on both sides of the documented switch rho = 8: h against SciPy's
+    tr expm(W o W) - d, the route taken, and the walk series summed here."""
     from scipy.linalg import expm
 
-    rng = np.random.default_rng(11)
-    d = 6
-    base = rng.uniform(0.1, 1.0, (d, d))
-    rho0 = float(np.max(np.abs(np.linalg.eigvals(base * base))))
+    d = len(base)
     rels = []
     for target in (0.5, 3.0, 7.0, 20.0):
         W = base * np.sqrt(target / rho0)
@@ -86,6 +78,20 @@ def notears_numeric(notears=plga.notears_h, walk_terms=plga.walk_terms) -> Outco
     Wm = base * np.sqrt(3.0 / rho0)
     series = float(np.sum(np.exp(walk_terms(Wm, 60))))
     series_rel = abs(series - notears(Wm).h) / notears(Wm).h
+    ok = edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12
+    return ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
+                         tolerance=1e-10),
+                computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
+                         formula="walk-series, shifted-expm"),
+                computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12)), rels
+
+
+def _notears_walks(notears, walk_terms, base, rng) -> tuple[bool, tuple]:
+    """A5.numeric's closed-walk counts: a triangular W o W against mpmath, a strictly triangular W (every term -inf,
+    h = 0 on a DAG) and a positive W (h > 0)."""
+    import mpmath as mp
+
+    d = len(base)
     # a triangular W o W = [[a, c, 0], [0, b, 0], [0, 0, 0]]: tr((W o W)^k) = a^k + b^k exactly, while the large
     # off-diagonal entry dominates the power (the renormalised trace is < 1); strictly triangular: every term -inf
     a_, b_, c_ = 1.5, 0.75, 400.0
@@ -94,8 +100,22 @@ def notears_numeric(notears=plga.notears_h, walk_terms=plga.walk_terms) -> Outco
     tri_exact = np.array([float(mp.log((mp.mpf(a_) ** k + mp.mpf(b_) ** k) / mp.factorial(k))) for k in ks])
     tri_err = float(np.max(np.abs(walk_terms(tri, 40) - tri_exact)))
     dag = np.triu(rng.uniform(0.5, 3.0, (d, d)), 1)
-    nilpotent_terms = walk_terms(dag, 8)
+    nilpotent = bool(np.all(walk_terms(dag, 8) == -np.inf))
     h_dag = notears(dag).h
+    positive = bool(notears(base).h > 0)
+    ok = h_dag == 0 and positive and tri_err <= 1e-13 and nilpotent
+    return ok, (computed("W o W = [[1.5, 400, 0], [0, 0.75, 0], [0, 0, 0]]: max |walk_terms - log((1.5^k + "
+                         "0.75^k)/k!)| (mpmath), k = 1..40", tri_err, tolerance=1e-13),
+                computed("strictly triangular W: walk_terms k = 1..8 all -inf", nilpotent),
+                computed("h(DAG)", h_dag), computed("h(positive W) > 0", positive))
+
+
+def _notears_overflow(notears, base, rho0: float) -> tuple[bool, tuple]:
+    """A5.numeric where h overflows: log h at rho ~ 800 against mpmath at 40 digits, and the documented refusal of a
+    W o W too far from normal (answered at k = 27, refused at k = 28)."""
+    import mpmath as mp
+
+    d = len(base)
     big = base * np.sqrt(800.0 / rho0)
     with mp.workdps(40):
         Mm = mp.matrix([[mp.mpf(float(v)) ** 2 for v in row] for row in big])
@@ -115,6 +135,18 @@ def notears_numeric(notears=plga.notears_h, walk_terms=plga.walk_terms) -> Outco
         except ParameterError:
             far[k] = "refused"
     far_ok = isinstance(far[27], float) and 1e-10 <= far[27] <= 1e-8 and far[28] == "refused"
+    return log_err <= 1e-9 and far_ok, (
+        computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
+        computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h),
+        computed("W o W = [[100, 2^k, 0], [0, 100, 0], [0, 0, 0]]: |log h / mpmath - 1| at k = 27 "
+                 "(answered, in [1e-10, 1e-8]); k = 28 refused (bound 2^(k+3) 3 eps > 1e-8 log h)",
+                 {str(k): v for k, v in far.items()}))
+
+
+def _notears_edges(notears, walk_terms) -> tuple[bool, tuple]:
+    """A5.numeric's edge cases: a directed 64-cycle (every walk longer than 60 steps), rho = 8 exactly, and W = 0."""
+    import mpmath as mp
+
     # a directed 64-cycle (dk = 64, the authors' head size): tr((W o W)^k) = 0 for k < 64, so all of
     # h = 64 sum_m 1/(64 m)! (mpmath) comes from closed walks longer than 60 steps
     cycle = np.roll(np.eye(64), 1, axis=1)
@@ -126,26 +158,29 @@ def notears_numeric(notears=plga.notears_h, walk_terms=plga.walk_terms) -> Outco
     at8 = notears(np.full((2, 2), 2.0))
     at8_rel = abs(at8.h / float(mp.expm1(8)) - 1)
     zero_ok = bool(np.all(walk_terms(np.zeros((3, 3)), 4) == -np.inf)) and notears(np.zeros((3, 3))).h == 0
-    ok = cycle_rel <= 1e-13 and at8.method == "walk-series" and at8_rel <= 1e-13 and zero_ok and edge and np.max(rels) <= 1e-10 and series_rel <= 1e-12 and h_dag == 0 and notears(base).h > 0 \
-        and log_err <= 1e-9 and tri_err <= 1e-13 and bool(np.all(nilpotent_terms == -np.inf)) and far_ok
-    return Outcome(ok, (computed("max rel |h - (tr expm - d)| at rho = 0.5, 3, 7, 20, 8 (1 -/+ 1e-6)", float(np.max(rels)),
-                                 tolerance=1e-10),
-                        computed("route at rho = 8 (1 - 1e-6), 8 (1 + 1e-6) (documented switch: series up to 8)", routes,
-                                 formula="walk-series, shifted-expm"),
-                        computed("rel |sum exp(walk_terms) - h|", series_rel, tolerance=1e-12),
-                        computed("W o W = [[1.5, 400, 0], [0, 0.75, 0], [0, 0, 0]]: max |walk_terms - log((1.5^k + "
-                                 "0.75^k)/k!)| (mpmath), k = 1..40", tri_err, tolerance=1e-13),
-                        computed("strictly triangular W: walk_terms k = 1..8 all -inf", bool(np.all(nilpotent_terms == -np.inf))),
-                        computed("h(DAG)", h_dag), computed("h(positive W) > 0", bool(notears(base).h > 0)),
-                        computed("rho ~ 800: |log h - log h (mpmath 40 digits)|", log_err, tolerance=1e-9),
-                        computed("rho ~ 800: log h", hv.log_h), computed("rho ~ 800: h (float)", hv.h),
-                        computed("W o W = [[100, 2^k, 0], [0, 100, 0], [0, 0, 0]]: |log h / mpmath - 1| at k = 27 "
-                                 "(answered, in [1e-10, 1e-8]); k = 28 refused (bound 2^(k+3) 3 eps > 1e-8 log h)",
-                                 {str(k): v for k, v in far.items()}),
-                        computed("directed 64-cycle W (unit weights): rel |h - 64 sum_m 1/(64 m)!| (mpmath)", cycle_rel,
-                                 tolerance=1e-13),
-                        computed("rho = 8 exactly (W o W = 4 ones(2, 2)): route, rel |h - (e^8 - 1)|", [at8.method, at8_rel]),
-                        computed("W = 0: walk_terms all -inf and h = 0", zero_ok)),
+    ok = cycle_rel <= 1e-13 and at8.method == "walk-series" and at8_rel <= 1e-13 and zero_ok
+    return ok, (computed("directed 64-cycle W (unit weights): rel |h - 64 sum_m 1/(64 m)!| (mpmath)", cycle_rel,
+                         tolerance=1e-13),
+                computed("rho = 8 exactly (W o W = 4 ones(2, 2)): route, rel |h - (e^8 - 1)|", [at8.method, at8_rel]),
+                computed("W = 0: walk_terms all -inf and h = 0", zero_ok))
+
+
+@certificate("A5.numeric", title="NOTEARS h(W) evaluated overflow-safely matches direct and 40-digit routes",
+             paper="PLGA §4.3 (NOTEARS)",
+             claim="The library's h(W) equals tr expm(W o W) - d (SciPy) where that is representable, equals the "
+                   "40-digit mpmath value where it overflows, is 0 for a DAG and > 0 for positive W.",
+             method="numeric")
+def notears_numeric(notears=plga.notears_h, walk_terms=plga.walk_terms) -> Outcome:
+    """rho(W o W) in {0.5, 3, 7, 20}: vs SciPy expm; rho ~ 800: log h vs mpmath expm at 40 digits."""
+    rng = np.random.default_rng(11)
+    d = 6
+    base = rng.uniform(0.1, 1.0, (d, d))
+    rho0 = float(np.max(np.abs(np.linalg.eigvals(base * base))))
+    scales_ok, scales, rels = _notears_scales(notears, walk_terms, base, rho0)
+    walks_ok, walks = _notears_walks(notears, walk_terms, base, rng)
+    overflow_ok, overflow = _notears_overflow(notears, base, rho0)
+    edges_ok, edges = _notears_edges(notears, walk_terms)
+    return Outcome(scales_ok and walks_ok and overflow_ok and edges_ok, scales + walks + overflow + edges,
                    arrays={"W": base, "relative_errors": np.array(rels)}, seeds={"W": 11})
 
 

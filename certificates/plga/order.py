@@ -21,7 +21,7 @@ from theorylab.errors import ParameterError
 
 # ----------------------------------------------------------------------------------------- A10
 @certificate("A10", title="Order parameter m(theta) = 0 iff the tensor is input-invariant",
-             paper="PLGA Def. 5.1, Prplga. 5.2(ii)",
+             paper="PLGA Def. 5.1, Prop. 5.2(ii)",
              claim="m = ||D1 - D2||_rms / mean(||D1||_rms, ||D2||_rms) vanishes iff D1 == D2, including identically "
                    "zero tensors (piecewise convention); with a = 0, b_a = G*, m(G_LM) = 0 while m(A_P) > 0.",
              method="numeric")

@@ -17,14 +17,10 @@ from theorylab.errors import ParameterError
 
 
 # ----------------------------------------------------------------------------------------- A3
-@certificate("A3", title="Perron-Frobenius on A_LM; rank-one A = 1 alpha^T has spectral radius sum(alpha)",
-             paper="PLGA Prplga. 3.9, 3.12",
-             claim="A_LM > 0 has a simple positive spectral radius with a positive eigenvector; a rank-one matrix "
-                   "with identical rows alpha^T has spectral radius equal to the common row sum.", method="numeric")
-def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=plga.init_params,
-           bounds=plga.collatz_wielandt_bounds) -> Outcome:
-    """Eigen route against the reference power iteration (theorylab.certificates.reference.plga.perron_root) on 5 random
-    heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
+def _perron_heads(perron, stages, init, bounds) -> tuple[bool, tuple, dict]:
+    """A3 on 5 random heads' A_LM: the eigen route against the reference power iteration
+    (theorylab.certificates.reference.plga.perron_root), the residual computed here, the second modulus against NumPy's
+    eigvals, and Collatz-Wielandt brackets at v = 1 (also on diag(1.7e308, 1e308)) and at the Perron vector."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
     worst_second, worst_field, field_exact = 0.0, 0.0, True
     arrays = {}
@@ -49,6 +45,29 @@ def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=p
         second_ref = float(np.sort(np.abs(np.linalg.eigvals(A)))[-2])           # |lambda_2|, NumPy's eigvals
         worst_second = float(np.maximum(worst_second, abs(pf.second - second_ref) / rho))
         arrays[f"vector{seed}"] = pf.vector
+    huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
+    bracket &= bounds(huge) == (1e308, 1.7e308)                         # v = 1 leaves them representable
+    ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
+        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and worst_second <= 1e-12 and field_exact
+    evidence = (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
+                computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
+                computed("Perron vector > 0 (5 heads)", positive),
+                computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref; "
+                         "diag(1.7e308, 1e308): (1e308, 1.7e308)", bracket),
+                computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
+                computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
+                         tolerance=1e-12),
+                computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
+                computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
+                         worst_field, tolerance=1e-15),
+                computed("library residual == max |A v - rho v| computed here, bitwise (5 heads)", field_exact),
+                computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9))
+    return ok, evidence, arrays
+
+
+def _perron_rank_one(perron) -> tuple[bool, tuple]:
+    """A3 on rank-one inputs 1 alpha^T: rho = sum(alpha) with the constant eigenvector, and 24 mixed-sign ones
+    (d = 2..7) whose library residual must be ||M v - lambda v||_inf computed here."""
     alpha = np.random.default_rng(9).uniform(0.1, 2.0, DK)
     R1 = np.outer(np.ones(DK), alpha)
     pf1 = perron(R1)
@@ -65,7 +84,18 @@ def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=p
         here = float(np.max(np.abs(Rc @ pc.vector - pc.eigenvalue * pc.vector)))
         clone_resid &= bool(pc.residual == here)
         clone_worst = max(clone_worst, here)
-    periodic = []                      # weighted p-cycles (irreducible, period p): p eigenvalues of modulus rho
+    ok = rank_one <= 1e-12 and flat <= 1e-12 and clone_resid and clone_worst <= 1e-15
+    return ok, (computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
+                computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat, tolerance=1e-12),
+                computed("24 rank-one inputs with mixed signs (d = 2..7): library residual == "
+                         "||M v - lambda v||_inf computed here", clone_resid),
+                computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15))
+
+
+def _perron_periodic(perron) -> tuple[bool, tuple]:
+    """A3 on weighted p-cycles (irreducible, period p: p eigenvalues of modulus rho) against the closed form
+    rho = (prod w)^(1/p) and the null space of C - rho I."""
+    periodic = []
     for w in ([1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [0.5, 3.0, 1.0, 0.25], [1.0, 4.0]):
         p = len(w)
         C = np.roll(np.diag(w), 1, axis=1)                              # C[i, i+1] = w_i
@@ -75,37 +105,25 @@ def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=p
         periodic.append(max(abs(pc.rho / rho_c - 1), abs(pc.eigenvalue / rho_c - 1), abs(pc.second / rho_c - 1),
                             float(np.max(np.abs(pc.vector - null / null.sum()))),
                             0.0 if np.isrealobj(pc.vector) and np.all(pc.vector > 0) else 1.0))
-    huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
-    bracket &= bounds(huge) == (1e308, 1.7e308)                         # v = 1 leaves them representable
-    ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
-        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and rank_one <= 1e-12 \
-        and flat <= 1e-12 and clone_resid \
-        and worst_second <= 1e-12 \
-        and clone_worst <= 1e-15 and max(periodic) <= 1e-12 and field_exact
-    return Outcome(ok, (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
-                        computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
-                        computed("Perron vector > 0 (5 heads)", positive),
-                        computed("library brackets == (min, max) row sum (to 1e-14), and they bracket rho_ref; "
-                                 "diag(1.7e308, 1e308): (1e308, 1.7e308)", bracket),
-                        computed("min relative spectral gap (rho - |lambda_2|)/rho", worst_gap),
-                        computed("max |library |lambda_2| - NumPy eigvals |lambda_2|| / rho_ref", worst_second,
-                                 tolerance=1e-12),
-                        computed("max ||A v - rho v||_inf / rho (computed here)", worst_resid, tolerance=1e-10),
-                        computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
-                                 worst_field, tolerance=1e-15),
-                        computed("library residual == max |A v - rho v| computed here, bitwise (5 heads)", field_exact),
-                        computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9),
-                        computed("rank one: |rho - sum(alpha)|/sum(alpha)", rank_one, tolerance=1e-12),
-                        computed("rank one: max |v - 1/dk| (eigenvector is the constant vector)", flat,
-                                 tolerance=1e-12),
-                        computed("24 rank-one inputs with mixed signs (d = 2..7): library residual == "
-                                 "||M v - lambda v||_inf computed here", clone_resid),
-                        computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15),
-                        computed("weighted 3-, 4-, 2-cycles (periodic: |lambda_2| = rho): max relative error of rho, "
-                                 "eigenvalue and second vs (prod w)^(1/p), of the vector vs the null space of "
-                                 "C - rho I, and 1 if the vector is not real and positive", periodic, tolerance=1e-12)),
-                   arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
+    return max(periodic) <= 1e-12, (
+        computed("weighted 3-, 4-, 2-cycles (periodic: |lambda_2| = rho): max relative error of rho, "
+                 "eigenvalue and second vs (prod w)^(1/p), of the vector vs the null space of "
+                 "C - rho I, and 1 if the vector is not real and positive", periodic, tolerance=1e-12),)
 
+
+@certificate("A3", title="Perron-Frobenius on A_LM; rank-one A = 1 alpha^T has spectral radius sum(alpha)",
+             paper="PLGA Prop. 3.9, 3.12",
+             claim="A_LM > 0 has a simple positive spectral radius with a positive eigenvector; a rank-one matrix "
+                   "with identical rows alpha^T has spectral radius equal to the common row sum.", method="numeric")
+def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=plga.init_params,
+           bounds=plga.collatz_wielandt_bounds) -> Outcome:
+    """Eigen route against the reference power iteration (theorylab.certificates.reference.plga.perron_root) on 5 random
+    heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
+    heads_ok, heads, arrays = _perron_heads(perron, stages, init, bounds)
+    clones_ok, clones = _perron_rank_one(perron)
+    cycles_ok, cycles = _perron_periodic(perron)
+    return Outcome(heads_ok and clones_ok and cycles_ok, heads + clones + cycles,
+                   arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
 
 
 # ----------------------------------------------------------------------------------------- A4
@@ -130,7 +148,7 @@ def positive_not_psd(spectrum=_exact_route("symmetric_part_eigenvalues")) -> Out
 # ----------------------------------------------------------------------------------------- A16
 @certificate("A16", title="Rank one A = 1 alpha^T: det 0, A^{k+1} = s^k A, row-sum eigenvector, nilpotent at s = 0; "
                           "perron_frobenius answers it",
-             paper="PLGA Prplga. 3.9; Lean RankOne.lean (rowClone_*)",
+             paper="PLGA Prop. 3.9; Lean RankOne.lean (rowClone_*)",
              claim="For symbolic alpha (d = 3, 4): rank 1 alpha^T <= 1 (every 2x2 minor vanishes) and = 1 iff alpha != 0, "
                    "det = 0, A 1 = s 1, A^{k+1} = s^k A (k <= 4), and A^2 = 0 when s = 0; the library's "
                    "perron_frobenius returns rho = |s|, eigenvalue s, second 0 exactly on dyadic rank-one inputs, "

@@ -21,7 +21,7 @@ from theorylab.psa.shear import rope_frequencies
 
 # ----------------------------------------------------------------------------------------- A6
 @certificate("A6", title="Commutant criterion: offset-only scores iff G is block-diagonal in span{I, J}",
-             paper="PLGA Prplga. 4.1",
+             paper="PLGA Prop. 4.1",
              claim="For nonresonant frequencies, q^T R_t^T G R_s k depends only on s - t for all q, k iff G commutes "
                    "with the rotations iff G is block-diagonal with 2x2 blocks c I + s J.", method="exact")
 def commutant(projection=plga.commutant_projection, solutions=_exact_route("commuting_solutions")) -> Outcome:
@@ -129,32 +129,9 @@ public audit of the PLGA theory; recomputed here in mpmath from exact frequencie
 
 
 
-@certificate("A12.numeric", title="Position twirl converges to the commutant projection within C_Theta/S, attained",
-             paper="PLGA Lemma 5.9, App. D",
-             claim="||(1/S) sum_n R_n M R_n^T - Pi(M)||_F <= (C_Theta/S) ||M||_F with C_Theta = 44968.277... at dk = 64, "
-                   "base 10^4; the bound is attained, up to the factor |sin(S omega/2)| -> 1, by a matrix at the worst "
-                   "frequency; the off-commutant residual ||G - Pi G||/||G|| of the operator is reported.",
-             method="numeric")
-def twirl_numeric(twirl=plga.position_twirl, projection=plga.commutant_projection, constant=plga.twirl_constant,
-                  residual=plga.off_commutant_residual, stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
-    """C_Theta of the library's RoPE frequencies vs the golden value and the reference (mpmath, exact frequencies);
-    twirl and projection vs the reference (loop sum, 3-point Haar average per plane); the bound on random M
-    (dk = 8, base 10, S = 64..4096) and attained on the extremal M of ``reference.plga.extremal_twirl_input``, at
-    dk = 8 (S = 23), on the two worst planes of dk = 64 (S ~ pi/omega ~ 70,600) and on two pairs of high
-    frequencies whose worst frequency is a sum or a double (near 2 pi)."""
-    C64 = constant(rope_frequencies(64, 1e4))
-    C64_ref = ref.twirl_constant(ref.rope_frequencies_mp(64, 10000))
-    freqs = rope_frequencies(8, 10.0)
-    C = constant(freqs)
-    C_ref = ref.twirl_constant(freqs)
-    M = np.random.default_rng(12).normal(size=(8, 8))
-    Ss = (64, 256, 1024, 4096)
-    errs = [float(np.linalg.norm(twirl(M, freqs, s) - projection(M))) for s in Ss]
-    bounds_ = [C / s * float(np.linalg.norm(M)) for s in Ss]
-    within = all(e <= b for e, b in zip(errs, bounds_))
-    slope = float(np.polyfit(np.log(Ss), np.log(errs), 1)[0])
-    twirl_ref = float(np.max(np.abs(twirl(M, freqs, 64) - ref.position_twirl(M, freqs, 64))))
-    projection_ref = float(np.max(np.abs(projection(M) - ref.haar_projection(M))))
+def _twirl_attained(twirl, projection, constant, freqs) -> tuple[dict, dict]:
+    """A12.numeric's extremal inputs (``reference.plga.extremal_twirl_input``) at S ~ pi/omega: [S, error / bound,
+    |sin(S omega/2)|] per frequency set, and |library C_Theta / reference - 1| on each."""
     attained, constants = {}, {}
     cases = (("dk = 8, base 10 (worst: theta_a - theta_b)", freqs),
              ("dk = 64, base 1e4, planes 30-31 (the golden C_Theta)", rope_frequencies(64, 1e4)[30:]),
@@ -168,6 +145,48 @@ def twirl_numeric(twirl=plga.position_twirl, projection=plga.commutant_projectio
         ratio = err / (constant(fr) / Sx * float(np.linalg.norm(Mx)))
         attained[name] = (Sx, ratio, abs(float(np.sin(Sx * omega / 2))))
         constants[name] = abs(constant(fr) / ref.twirl_constant(fr) - 1)
+    return attained, constants
+
+
+def _twirl_convergence(twirl, projection, constant) -> tuple[bool, tuple, dict]:
+    """A12.numeric's C_Theta (library vs golden and reference), the twirl's convergence within (C_Theta/S) ||M||_F on
+    a random M (dk = 8, base 10, S = 64..4096), twirl and projection vs the reference, and the attained bound."""
+    C64 = constant(rope_frequencies(64, 1e4))
+    C64_ref = ref.twirl_constant(ref.rope_frequencies_mp(64, 10000))
+    freqs = rope_frequencies(8, 10.0)
+    C = constant(freqs)
+    C_ref = ref.twirl_constant(freqs)
+    M = np.random.default_rng(12).normal(size=(8, 8))
+    Ss = (64, 256, 1024, 4096)
+    errs = [float(np.linalg.norm(twirl(M, freqs, s) - projection(M))) for s in Ss]
+    bounds_ = [C / s * float(np.linalg.norm(M)) for s in Ss]
+    within = all(e <= b for e, b in zip(errs, bounds_))
+    slope = float(np.polyfit(np.log(Ss), np.log(errs), 1)[0])
+    twirl_ref = float(np.max(np.abs(twirl(M, freqs, 64) - ref.position_twirl(M, freqs, 64))))
+    projection_ref = float(np.max(np.abs(projection(M) - ref.haar_projection(M))))
+    attained, constants = _twirl_attained(twirl, projection, constant, freqs)
+    ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
+          and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13
+          and projection_ref <= 1e-13
+          and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values()))
+    return ok, (computed("C_Theta at dk = 64, base 1e4: library", C64, tolerance=1e-12 * C_THETA_64),
+                computed("the same, reference (mpmath, exact frequencies) and golden",
+                         [C64_ref, C_THETA_64], tolerance=1e-14 * C_THETA_64),
+                computed("C_Theta at dk = 8, base 10: library, reference", [C, C_ref], tolerance=1e-12 * C),
+                computed("max |library C_Theta / reference - 1| over the four frequency sets below",
+                         float(np.max(list(constants.values()))), tolerance=1e-12),
+                computed("||twirl_S(M) - Pi M||_F, S = 64..4096", errs),
+                bound("(C_Theta/S) ||M||_F", bounds_, formula="Lemma 5.9"),
+                computed("log-log slope of the twirl error in S", slope),
+                computed("max |library twirl - reference loop| (S = 64)", twirl_ref, tolerance=1e-13),
+                computed("max |library Pi(M) - reference Haar average|", projection_ref, tolerance=1e-13),
+                computed("extremal M: [S, error / bound, |sin(S omega/2)|] (attained iff equal)",
+                         {k: list(v) for k, v in attained.items()}, tolerance=1e-9)), {"M": M, "errors": np.array(errs)}
+
+
+def _twirl_residuals(residual, projection, stages, init) -> tuple[bool, tuple]:
+    """A12.numeric's off-commutant residual ||X - Pi X||_F / ||X||_F: of a random head's G_LM and of Pi(G_LM), on a
+    stack (2-d and 4-d) against the reference Haar average, and at scales 2^(+-900) and 1e-300 .. 1e300."""
     G = stages(plga.density_operator(_queries(500, 64, 8)), init(8, 3)).G
     res_G, res_PG = float(residual(G)), float(residual(projection(G)))
     single = np.zeros((8, 8))
@@ -186,31 +205,32 @@ def twirl_numeric(twirl=plga.position_twirl, projection=plga.commutant_projectio
             float(np.linalg.norm(np.ldexp(X, -997) - ref.haar_projection(np.ldexp(X, -997)))
                   / np.linalg.norm(np.ldexp(X, -997)))                  # relative there: below rounding)
         stack_err = float(np.maximum(stack_err, abs(float(residual(Xs)) - here)))      # NaN propagates
-    ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
-          and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13 and projection_ref <= 1e-13 and res_PG <= 1e-15
-          and all(abs(r / sx - 1) <= 1e-9 and sx >= 0.99 for _, r, sx in attained.values())
-          and stack_err <= 1e-14 and stack_lib[1] == 1.0)
-    return Outcome(ok, (computed("C_Theta at dk = 64, base 1e4: library", C64, tolerance=1e-12 * C_THETA_64),
-                        computed("the same, reference (mpmath, exact frequencies) and golden",
-                                 [C64_ref, C_THETA_64], tolerance=1e-14 * C_THETA_64),
-                        computed("C_Theta at dk = 8, base 10: library, reference", [C, C_ref], tolerance=1e-12 * C),
-                        computed("max |library C_Theta / reference - 1| over the four frequency sets below",
-                                 float(np.max(list(constants.values()))), tolerance=1e-12),
-                        computed("||twirl_S(M) - Pi M||_F, S = 64..4096", errs),
-                        bound("(C_Theta/S) ||M||_F", bounds_, formula="Lemma 5.9"),
-                        computed("log-log slope of the twirl error in S", slope),
-                        computed("max |library twirl - reference loop| (S = 64)", twirl_ref, tolerance=1e-13),
-                        computed("max |library Pi(M) - reference Haar average|", projection_ref, tolerance=1e-13),
-                        computed("extremal M: [S, error / bound, |sin(S omega/2)|] (attained iff equal)",
-                                 {k: list(v) for k, v in attained.items()}, tolerance=1e-9),
-                        computed("off-commutant residual of a random-head G_LM", res_G),
-                        computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15),
-                        computed("residual of the stack [G_LM, E_03, Pi(G_LM) + E_03/2, 0]: library (E_03 attains 1)",
-                                 [float(x) for x in stack_lib]),
-                        computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack and G_LM 2^(+-900), "
-                                 "an all-negative G with entries 1e-300 .. 1e300 (reference); the stack as (2, 2, 8, 8)", stack_err,
-                                 tolerance=1e-14)),
-                   arrays={"M": M, "errors": np.array(errs)}, seeds={"M": 12, "queries": 500})
+    ok = res_PG <= 1e-15 and stack_err <= 1e-14 and stack_lib[1] == 1.0
+    return ok, (computed("off-commutant residual of a random-head G_LM", res_G),
+                computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15),
+                computed("residual of the stack [G_LM, E_03, Pi(G_LM) + E_03/2, 0]: library (E_03 attains 1)",
+                         [float(x) for x in stack_lib]),
+                computed("max |library - ||X - Haar(X)||_F / ||X||_F| over the stack and G_LM 2^(+-900), "
+                         "an all-negative G with entries 1e-300 .. 1e300 (reference); the stack as (2, 2, 8, 8)",
+                         stack_err, tolerance=1e-14))
+
+
+@certificate("A12.numeric", title="Position twirl converges to the commutant projection within C_Theta/S, attained",
+             paper="PLGA Lemma 5.9, App. D",
+             claim="||(1/S) sum_n R_n M R_n^T - Pi(M)||_F <= (C_Theta/S) ||M||_F with C_Theta = 44968.277... at dk = 64, "
+                   "base 10^4; the bound is attained, up to the factor |sin(S omega/2)| -> 1, by a matrix at the worst "
+                   "frequency; the off-commutant residual ||G - Pi G||/||G|| of the operator is reported.",
+             method="numeric")
+def twirl_numeric(twirl=plga.position_twirl, projection=plga.commutant_projection, constant=plga.twirl_constant,
+                  residual=plga.off_commutant_residual, stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
+    """C_Theta of the library's RoPE frequencies vs the golden value and the reference (mpmath, exact frequencies);
+    twirl and projection vs the reference (loop sum, 3-point Haar average per plane); the bound on random M
+    (dk = 8, base 10, S = 64..4096) and attained on the extremal M of ``reference.plga.extremal_twirl_input``, at
+    dk = 8 (S = 23), on the two worst planes of dk = 64 (S ~ pi/omega ~ 70,600) and on two pairs of high
+    frequencies whose worst frequency is a sum or a double (near 2 pi)."""
+    converge_ok, converge, arrays = _twirl_convergence(twirl, projection, constant)
+    residuals_ok, residuals = _twirl_residuals(residual, projection, stages, init)
+    return Outcome(converge_ok and residuals_ok, converge + residuals, arrays=arrays, seeds={"M": 12, "queries": 500})
 
 
 
@@ -223,6 +243,76 @@ TWIRL_GOLDEN = {64: (0.27497705612426776, 0.3635912698412698, 0.0317460317460317
 
 
 # ----------------------------------------------------------------------------------------- A12 (standard spectrum)
+def _standard_statistics(statistics, fr, Ss) -> tuple[dict, float, bool, float]:
+    """A12.standard's multiplier table per pair set and S against ``reference.plga_lean.multiplier_statistics``
+    (explicit sums of e^{i omega n}), and the ordered table against the authors' recorded one."""
+    table, stats_err, counts_ok = {}, 0.0, True
+    for pairs in plga.PAIR_SETS:
+        for S in Ss:
+            lib, reference = statistics(fr, S, pairs), lref.multiplier_statistics(fr, S, pairs)
+            table[f"{pairs} S={S}"] = [lib.n, lib.worst, lib.median, lib.below_0_1, lib.below_0_01,
+                                       lib.slowest_in_plane]
+            stats_err = float(np.maximum(stats_err, max(abs(getattr(lib, k) - reference[k])
+                                                        for k in ("worst", "median", "slowest_in_plane"))))
+            counts_ok &= (lib.n == reference["n"] and lib.below_0_1 == reference["below_0_1"]
+                          and lib.below_0_01 == reference["below_0_01"])
+    golden = max(max(abs(a - b) for a, b in zip(table[f"ordered S={S}"][2:5], TWIRL_GOLDEN[S])) for S in Ss)
+    return table, stats_err, counts_ok, golden
+
+
+def _standard_edges(statistics, multiplier) -> tuple[dict, bool, float]:
+    """A12.standard at a resonance (theta_0 = theta_1, omega = 0 exactly) and at frequencies outside [0, 2 pi)."""
+    resonant = {}                                                   # theta_0 = theta_1: theta_0 - theta_1 = 0 exactly
+    for pairs in plga.PAIR_SETS:
+        lib, reference = statistics(np.array([0.7, 0.7, 0.3]), 64, pairs), \
+            lref.multiplier_statistics(np.array([0.7, 0.7, 0.3]), 64, pairs)
+        resonant[pairs] = [lib.worst, reference["worst"], lib.median, reference["median"], lib.bound]
+    resonance_ok = all(v[0] == v[1] == 1.0 and abs(v[2] - v[3]) <= 1e-12 and v[4] == np.inf for v in resonant.values())
+    wrapped = np.array([-1.0, 4.0, 10.0, 19.0, 2 * np.pi])            # outside [0, pi) and [0, 2 pi): 2 pi-periodic
+    wrap_err = float(np.max(np.abs(multiplier(wrapped, 64) - np.abs(lref.ergodic_averages(wrapped, 64)))))
+    return resonant, resonance_ok, wrap_err
+
+
+def _standard_residuals(twirl, projection, fr, Ss) -> tuple[np.ndarray, list, float, float]:
+    """A12.standard's relative twirl residual at S = 64, 256 against ``twirl_residual_eigenbasis``, and the trivial
+    bound ||M - Pi M|| / ||M||."""
+    M = np.random.default_rng(64).normal(size=(64, 64))
+    norm = float(np.linalg.norm(M))
+    residual = [float(np.linalg.norm(twirl(M, fr, S) - projection(M))) / norm for S in Ss[:2]]
+    residual_ref = [lref.twirl_residual_eigenbasis(M, fr, S) / norm for S in Ss[:2]]
+    off = float(np.linalg.norm(M - projection(M))) / norm
+    route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
+    return M, residual, route, off
+
+
+def _standard_bounds(statistics, frequencies, constant, fr, Ss) -> dict:
+    """A12.standard's frequency lists and C_Theta / S: the ordered list as the entry weighting, the bound against the
+    reference list, attained on one plane theta = pi/(2S), and off-standard spectra."""
+    entries = np.array(lref.off_commutant_entry_frequencies(fr))
+    ordered = np.sort(frequencies(fr, "ordered"))
+    weighting = (float(np.max(np.abs(entries[::2] - ordered)) + np.max(np.abs(entries[1::2] - ordered)))
+                 if 2 * ordered.size == entries.size else np.inf)
+    bounds = [constant(fr) / S for S in Ss]
+    c_ref = 1.0 / float(np.min(np.abs(np.sin(np.array(lref.twirl_frequency_list(fr, "unordered")) / 2))))
+    bound_err = max(max(abs(statistics(fr, S, pairs).bound * S / c_ref - 1) for pairs in plga.PAIR_SETS for S in Ss),
+                    max(abs(b * S / c_ref - 1) for b, S in zip(bounds, Ss)))
+    reached = {}                                    # one plane theta = pi/(2S): omega = pi/S, |sin(S omega/2)| = 1
+    for S in (3, 64, 1024):
+        lib = statistics(np.array([np.pi / (2 * S)]), S)
+        reached[S] = [lib.worst, lib.bound, 1.0 / (S * abs(math.sin(np.pi / (2 * S))))]
+    reached_err = max(max(abs(v[0] / v[2] - 1), abs(v[1] / v[2] - 1)) for v in reached.values())
+    spread = {}                     # unsorted, theta_b > theta_a (negative differences), 2 theta past 2 pi (sin < 0)
+    for th in (np.array([0.3, 4.0, 0.9, 5.5, 2.0]), np.array([np.pi / 2])):      # pi/2: omega = pi, |sin| = 1
+        listed = {pairs: np.array(lref.twirl_frequency_list(th, pairs)) for pairs in plga.PAIR_SETS}
+        spread[f"theta = {np.round(th, 3).tolist()}"] = [
+            max(float(np.max(np.abs(np.sort(frequencies(th, pairs)) - np.sort(listed[pairs])))) if
+                frequencies(th, pairs).size == listed[pairs].size else np.inf for pairs in plga.PAIR_SETS),
+            abs(constant(th) * float(np.min(np.abs(np.sin(listed["unordered"] / 2)))) - 1)]
+    spread_err = max(max(v) for v in spread.values())
+    return {"weighting": weighting, "bounds": bounds, "bound_err": bound_err, "reached": reached,
+            "reached_err": reached_err, "spread": spread, "spread_err": spread_err}
+
+
 @certificate("A12.standard", title="The twirl at the standard spectrum (dk = 64, base 1e4): both pair sets' "
                                    "multipliers, the measured residuals, the Lemma 5.9 bound vacuous there",
              paper="PLGA Lemma 5.9, App. D; the authors' audit (twirl_analytic)",
@@ -238,53 +328,14 @@ def twirl_standard(statistics=plga.twirl_statistics, frequencies=plga.twirl_freq
     ordered table vs the authors' published values; the library twirl vs ``twirl_residual_eigenbasis``."""
     fr = rope_frequencies(64, 1e4)
     Ss = (64, 256, 1024)
-    table, stats_err, counts_ok = {}, 0.0, True
-    for pairs in plga.PAIR_SETS:
-        for S in Ss:
-            lib, reference = statistics(fr, S, pairs), lref.multiplier_statistics(fr, S, pairs)
-            table[f"{pairs} S={S}"] = [lib.n, lib.worst, lib.median, lib.below_0_1, lib.below_0_01,
-                                       lib.slowest_in_plane]
-            stats_err = float(np.maximum(stats_err, max(abs(getattr(lib, k) - reference[k])
-                                                        for k in ("worst", "median", "slowest_in_plane"))))
-            counts_ok &= (lib.n == reference["n"] and lib.below_0_1 == reference["below_0_1"]
-                          and lib.below_0_01 == reference["below_0_01"])
-    resonant = {}                                                   # theta_0 = theta_1: theta_0 - theta_1 = 0 exactly
-    for pairs in plga.PAIR_SETS:
-        lib, reference = statistics(np.array([0.7, 0.7, 0.3]), 64, pairs), \
-            lref.multiplier_statistics(np.array([0.7, 0.7, 0.3]), 64, pairs)
-        resonant[pairs] = [lib.worst, reference["worst"], lib.median, reference["median"], lib.bound]
-    resonance_ok = all(v[0] == v[1] == 1.0 and abs(v[2] - v[3]) <= 1e-12 and v[4] == np.inf for v in resonant.values())
-    golden = max(max(abs(a - b) for a, b in zip(table[f"ordered S={S}"][2:5], TWIRL_GOLDEN[S])) for S in Ss)
-    wrapped = np.array([-1.0, 4.0, 10.0, 19.0, 2 * np.pi])            # outside [0, pi) and [0, 2 pi): 2 pi-periodic
-    wrap_err = float(np.max(np.abs(multiplier(wrapped, 64) - np.abs(lref.ergodic_averages(wrapped, 64)))))
-    entries = np.array(lref.off_commutant_entry_frequencies(fr))
-    ordered = np.sort(frequencies(fr, "ordered"))
-    weighting = (float(np.max(np.abs(entries[::2] - ordered)) + np.max(np.abs(entries[1::2] - ordered)))
-                 if 2 * ordered.size == entries.size else np.inf)
-    M = np.random.default_rng(64).normal(size=(64, 64))
-    norm = float(np.linalg.norm(M))
-    residual = [float(np.linalg.norm(twirl(M, fr, S) - projection(M))) / norm for S in Ss[:2]]
-    residual_ref = [lref.twirl_residual_eigenbasis(M, fr, S) / norm for S in Ss[:2]]
-    off = float(np.linalg.norm(M - projection(M))) / norm
-    bounds = [constant(fr) / S for S in Ss]
-    c_ref = 1.0 / float(np.min(np.abs(np.sin(np.array(lref.twirl_frequency_list(fr, "unordered")) / 2))))
-    bound_err = max(max(abs(statistics(fr, S, pairs).bound * S / c_ref - 1) for pairs in plga.PAIR_SETS for S in Ss),
-                    max(abs(b * S / c_ref - 1) for b, S in zip(bounds, Ss)))
-    reached = {}                                    # one plane theta = pi/(2S): omega = pi/S, |sin(S omega/2)| = 1
-    for S in (3, 64, 1024):
-        lib = statistics(np.array([np.pi / (2 * S)]), S)
-        reached[S] = [lib.worst, lib.bound, 1.0 / (S * abs(math.sin(np.pi / (2 * S))))]
-    route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
-    reached_err = max(max(abs(v[0] / v[2] - 1), abs(v[1] / v[2] - 1)) for v in reached.values())
-    spread = {}                     # unsorted, theta_b > theta_a (negative differences), 2 theta past 2 pi (sin < 0)
-    for th in (np.array([0.3, 4.0, 0.9, 5.5, 2.0]), np.array([np.pi / 2])):      # pi/2: omega = pi, |sin| = 1
-        listed = {pairs: np.array(lref.twirl_frequency_list(th, pairs)) for pairs in plga.PAIR_SETS}
-        spread[f"theta = {np.round(th, 3).tolist()}"] = [
-            max(float(np.max(np.abs(np.sort(frequencies(th, pairs)) - np.sort(listed[pairs])))) if
-                frequencies(th, pairs).size == listed[pairs].size else np.inf for pairs in plga.PAIR_SETS),
-            abs(constant(th) * float(np.min(np.abs(np.sin(listed["unordered"] / 2)))) - 1)]
-    spread_err = max(max(v) for v in spread.values())
-    ok = (stats_err <= 1e-12 and bound_err <= 1e-12 and reached_err <= 1e-12 and spread_err <= 1e-14 and counts_ok and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
+    table, stats_err, counts_ok, golden = _standard_statistics(statistics, fr, Ss)
+    resonant, resonance_ok, wrap_err = _standard_edges(statistics, multiplier)
+    M, residual, route, off = _standard_residuals(twirl, projection, fr, Ss)
+    lists = _standard_bounds(statistics, frequencies, constant, fr, Ss)
+    weighting, bounds, bound_err, reached, reached_err, spread, spread_err = (
+        lists[k] for k in ("weighting", "bounds", "bound_err", "reached", "reached_err", "spread", "spread_err"))
+    ok = (stats_err <= 1e-12 and bound_err <= 1e-12 and reached_err <= 1e-12 and spread_err <= 1e-14 and counts_ok
+          and resonance_ok and golden <= 1e-12 and wrap_err <= 1e-12 and weighting <= 1e-15 and route <= 1e-10
           and all(r <= off for r in residual) and all(b > 1 for b in bounds))
     return Outcome(ok, (
         computed("[n, worst, median, frac < 0.1, frac < 0.01, slowest in-plane] per pair set and S", table),

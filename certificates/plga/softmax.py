@@ -16,7 +16,7 @@ from theorylab.psa import softmax as psoftmax
 
 # ----------------------------------------------------------------------------------------- A7
 @certificate("A7", title="Softmax rows: same distribution iff scores differ by a common constant",
-             paper="PLGA Prplga. 5.2(iii)",
+             paper="PLGA Prop. 5.2(iii)",
              claim="Two finite score rows give the same softmax distribution iff they differ by a common additive "
                    "constant.", method="exact")
 def softmax_rows(probabilities=None, softmax=None) -> Outcome:
@@ -59,7 +59,7 @@ def softmax_rows(probabilities=None, softmax=None) -> Outcome:
 
 # ----------------------------------------------------------------------------------------- A17
 @certificate("A17.symbolic", title="Softmax: positive, sums to 1, shift invariant, averages inside the convex hull",
-             paper="PLGA Prplga. 3.12; Lean Softmax.lean (softmax_pos, softmax_sum_one, softmax_shift, softmax_avg_le)",
+             paper="PLGA Prop. 3.12; Lean Softmax.lean (softmax_pos, softmax_sum_one, softmax_shift, softmax_avg_le)",
              claim="With u_i = e^{z_i} > 0 the library's softmax p_i = u_i / sum u is positive, sums to 1, is invariant "
                    "under z + c, and max v - sum p_i v_i = sum p_i (max v - v_i) >= 0, tending to 0 as the weight "
                    "concentrates on the maximum (the bound is sharp).",
@@ -96,7 +96,7 @@ def softmax_exact(probabilities=LazyFunction("theorylab.symbolic.softmax.probabi
 
 @certificate("A17.numeric", title="Masked softmax in float64: exactly zero off the support, row-stochastic on it, "
                                   "shift invariant; convex-hull bound approached",
-             paper="PLGA Prplga. 3.12, §4 (causal mask); Lean Softmax.lean (maskedSoftmax_*)",
+             paper="PLGA Prop. 3.12, §4 (causal mask); Lean Softmax.lean (maskedSoftmax_*)",
              claim="The library's masked softmax equals the ideal masked softmax (40-digit reference): exactly 0 off "
                    "the allowed set, > 0 on it, rows summing to 1, invariant under a common shift; sum p v <= max v "
                    "with slack (1 - p_max)(max v - v_rest) -> 0 as the score gap grows.",
