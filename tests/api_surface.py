@@ -644,18 +644,18 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
 EMPTY_INPUT: dict[str, tuple] = {
     # elementwise and row-wise maps: an empty array gives an empty result (docs/api.md, 'Empty arrays')
     **{k: ("x",) for k in ("theorylab.nn.decoder.gelu", "theorylab.nn.decoder.layer_norm",
-                           "theorylab.plga.operator.gated_unit", "theorylab.plga.operator.glu",
-                           "theorylab.plga.operator.layer_norm")},
-    **{k: ("u",) for k in ("theorylab.plga.operator.iswiglu", "theorylab.plga.operator.sigmoid",
-                           "theorylab.plga.operator.silu")},
-    "theorylab.plga.operator.ln_scale_error": ("D",), "theorylab.plga.operator.row_clone": ("alpha",),
-    "theorylab.plga.operator.absorb_operator": ("W",), "theorylab.psa.montecarlo.loadings": ("g",),
+                           "theorylab.plga.chain.gated_unit", "theorylab.plga.chain.glu",
+                           "theorylab.plga.chain.layer_norm")},
+    **{k: ("u",) for k in ("theorylab.plga.chain.iswiglu", "theorylab.plga.chain.sigmoid",
+                           "theorylab.plga.chain.silu")},
+    "theorylab.plga.diagnostics.ln_scale_error": ("D",), "theorylab.plga.perron.row_clone": ("alpha",),
+    "theorylab.plga.chain.absorb_operator": ("W",), "theorylab.psa.montecarlo.loadings": ("g",),
     "theorylab.psa.quadrature.one_minus_phi": ("t",), "theorylab.rng.normals": ("samples", "indices"),
-    "theorylab.nn.attention.scores": ("qs", "ks"), "theorylab.plga.operator.scores": ("q_rot", "k_rot"),
+    "theorylab.nn.attention.scores": ("qs", "ks"), "theorylab.plga.chain.scores": ("q_rot", "k_rot"),
     "theorylab.nn.attention.plga_operator": ("qs",),
     # empty sums and products with a defined value: D_Q of no queries is 0, the composition of no maps the identity
-    "theorylab.plga.operator.density_operator": ("q_rot",), "theorylab.plga.operator.g_lm": ("q_rot",),
-    "theorylab.plga.operator.plga_stages": ("q_rot",), "theorylab.plga.contraction.composition_bound": ("lipschitz",),
+    "theorylab.plga.chain.density_operator": ("q_rot",), "theorylab.plga.chain.g_lm": ("q_rot",),
+    "theorylab.plga.chain.plga_stages": ("q_rot",), "theorylab.plga.contraction.composition_bound": ("lipschitz",),
 }
 """Arguments documented to take empty arrays, by driven call (merged into :attr:`Case.empty_input`)."""
 
@@ -670,10 +670,10 @@ NOT_APPLICABLE: dict[str, dict[str, str]] = {
     "theorylab.nn.attention.two_tap": {"mismatch:x": "the width of x is free: the taps act along positions"},
     "theorylab.nn.tasks.induction_hits": {"mismatch:s": "the number of keys (last axis of s) is free: target indexes "
                                                         "it (out-of-range targets are refused)"},
-    "theorylab.plga.operator.cumulative_density_operators": {
+    "theorylab.plga.chain.cumulative_density_operators": {
         "mismatch:q_rot": "dk (last axis of q_rot) is free; mask is tied to its rows (a mask of another length is "
                           "refused)"},
-    "theorylab.plga.operator.plane_rotations": {"mismatch:freqs": "freqs and positions are independent grids",
+    "theorylab.plga.rope.plane_rotations": {"mismatch:freqs": "freqs and positions are independent grids",
                                                 "mismatch:positions": "freqs and positions are independent grids"},
     "theorylab.psa.shear.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
     "theorylab.graded.ladder_sim.summarize": {"mismatch:risks": "the last axis of risks counts the repetitions (any number)"},
@@ -692,10 +692,10 @@ def _skip(reason: str, *names: str) -> None:
 
 _skip("result record: a frozen dataclass that library functions fill in; nothing to validate",
       "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.grades.ClippedOptimum",
-      "theorylab.graded.grades.GradeRow", "theorylab.plga.operator.PLGAStages",
-      "theorylab.plga.operator.PositivityMargins", "theorylab.plga.operator.PerronPair",
-      "theorylab.plga.operator.TwirlStatistics",
-      "theorylab.plga.operator.NotearsValue", "theorylab.plga.operator.DensityReport",
+      "theorylab.graded.grades.GradeRow", "theorylab.plga.chain.PLGAStages",
+      "theorylab.plga.diagnostics.PositivityMargins", "theorylab.plga.perron.PerronPair",
+      "theorylab.plga.rope.TwirlStatistics",
+      "theorylab.plga.notears.NotearsValue", "theorylab.plga.diagnostics.DensityReport",
       "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
       "theorylab.psa.montecarlo.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
       "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
@@ -709,14 +709,14 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
-      "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.operator.ResidualUnit",
-      "theorylab.plga.operator.GLU", "theorylab.plga.operator.GatedResidualUnit",
-      "theorylab.plga.operator.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
+      "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.params.ResidualUnit",
+      "theorylab.plga.params.GLU", "theorylab.plga.params.GatedResidualUnit",
+      "theorylab.plga.params.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
       "theorylab.nn.tasks.InductionHead", "theorylab.graded.envelope.LinearClass",
       "theorylab.graded.ladder.LadderDesign",
       "theorylab.psa.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
-      "theorylab.plga.operator.PLGAParams.dk", "theorylab.plga.operator.PositivityMargins.positive",
+      "theorylab.plga.params.PLGAParams.dk", "theorylab.plga.diagnostics.PositivityMargins.positive",
       "theorylab.nn.attention.Graded.diag",
       "theorylab.nn.decoder.Decoder.n_head", "theorylab.nn.decoder.Decoder.d", "theorylab.nn.tasks.InductionBatch.T",
       "theorylab.graded.envelope.LinearClass.caps", "theorylab.graded.envelope.StratifiedModel.dims",
@@ -736,7 +736,7 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainResult.row", "theorylab.psa.observables.Measurement.row",
       "theorylab.psa.row_stats.RowStatistics.participation")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
-      "theorylab.plga.operator.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
+      "theorylab.plga.params.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
       "theorylab.nn.decoder.cache_floats", "theorylab.nn.decoder.compile_grading",
       "theorylab.nn.decoder.restore_queries", "theorylab.psa.induction.reduced_channel_model",

@@ -21,7 +21,7 @@ BUGS = [
         '/ np.sqrt(qs.shape[-1])',
         '/ qs.shape[-1]',
         ('A1', 'A1.symbolic', 'A9', 'P20.numeric', 'G1.numeric'),
-        also=((OPERATOR, 'q @ G @ k.T / np.sqrt(dk)', 'q @ G @ k.T / dk'), (OPERATOR, 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk'), )),
+        also=(('theorylab/plga/chain.py', 'q @ G @ k.T / np.sqrt(dk)', 'q @ G @ k.T / dk'), ('theorylab/plga/chain.py', 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk'), )),
     Bug('EG-MHSA head ignores the clip',
         ATTENTION,
         'return grading_diag(self.grades, self.lam, self.clip)',

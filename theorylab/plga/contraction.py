@@ -22,7 +22,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, finite_result, real_array, real_scalar
 from theorylab.plga.envelopes import SILU_PRIME_SUP
-from theorylab.plga.operator import PLGAParams, ResidualUnit
+from theorylab.plga.params import PLGAParams, ResidualUnit
 
 
 def _points(name: str, X) -> np.ndarray:

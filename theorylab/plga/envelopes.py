@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from theorylab.errors import ParameterError, finite_result, real_array
-from theorylab.plga.operator import sigmoid
+from theorylab.plga.chain import sigmoid
 
 
 def silu_prime(u) -> np.ndarray:
