@@ -49,7 +49,7 @@ def _small_pilots(draw_pilot, cfg) -> tuple[bool, list]:
     ok, rows = True, []
     for name, (d, n, K) in SMALL_PILOTS.items():
         design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
-        pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
+        pilot = draw_pilot(design, n, cfg["law_seed"], blocks=K)
         XtX, Xty, w = pilot.XtX.sum(0), pilot.Xty.sum(0), np.sqrt(design.alpha)
         T, T_max = _pilot_moments_statistic(XtX, Xty, n, design.tau, w, design.sigma_xi)
         N = ref_streams.noise_statistic(XtX, Xty, w, SMALL_SIGMA)
@@ -118,7 +118,7 @@ def _pilot_shape(draw_pilot, cfg) -> tuple[bool, list]:
     rows_out, ok = [], True
     for name, (d, n, K) in SHAPE_PILOTS.items():
         design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
-        pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
+        pilot = draw_pilot(design, n, cfg["law_seed"], blocks=K)
         XtX, Xty = pilot.XtX, pilot.Xty
         case, asym, stats = XtX.shape == (K, d, d) and Xty.shape == (K, d) and n % K == 0, np.inf, "wrong shape"
         if case:
@@ -140,8 +140,8 @@ def _replayed_pilots(draw_pilot, cfg) -> tuple[float, list]:
     err, rows = 0.0, []
     for name, (d, n, K) in REPLAYED_PILOTS.items():
         design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], d, SMALL_SIGMA, cfg["C"])
-        pilot = draw_pilot(design, n, cfg["pilot_seed"], blocks=K)
-        XtX, Xty = ref_streams.replay_pilot(design.tau, np.sqrt(design.alpha), SMALL_SIGMA, n, cfg["pilot_seed"], K)
+        pilot = draw_pilot(design, n, cfg["law_seed"], blocks=K)
+        XtX, Xty = ref_streams.replay_pilot(design.tau, np.sqrt(design.alpha), SMALL_SIGMA, n, cfg["law_seed"], K)
         same = pilot.XtX.shape == XtX.shape and pilot.n == n
         e = max(float(np.max(np.abs(pilot.XtX - XtX)) / np.max(np.abs(XtX))),
                 float(np.max(np.abs(pilot.Xty - Xty)) / np.max(np.abs(Xty)))) if same else np.inf
@@ -163,11 +163,12 @@ def _bootstrap_statistic(weights, K) -> tuple[bool, float, float]:
 
 def pilot_law_checks(draw_pilot, cfg, pilot) -> tuple[bool, list]:
     """Step 7 and 7b: both block draws on small pilots, the law of the Bartlett draw's blocks, and the equal-probability
-    block resampling of the bootstrap of ``pilot`` (BOOTSTRAP_RESAMPLES resamples, Pearson). Returns the verdict and the evidence."""
+    block resampling of the bootstrap of ``pilot`` (BOOTSTRAP_RESAMPLES resamples, Pearson). The small pilots and the
+    bootstrap draw from ``cfg["law_seed"]``. Returns the verdict and the evidence."""
     small_ok, small_rows = _small_pilots(draw_pilot, cfg)
     shape_ok, shape_rows = _pilot_shape(draw_pilot, cfg)
     boot_rows_ok, boot_stat, boot_max = _bootstrap_statistic(
-        lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["pilot_seed"]), pilot.XtX.shape[0])
+        lad.bootstrap_weights(pilot, BOOTSTRAP_RESAMPLES, cfg["law_seed"]), pilot.XtX.shape[0])
     ok = bool(small_ok and shape_ok and boot_rows_ok and boot_stat <= boot_max)
     return ok, [
         bound("small pilots, sigma_xi = 1/4 [draw, d, n, blocks, Mahalanobis statistic, chi2(2d) quantile at 1e-7, "
