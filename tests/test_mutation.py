@@ -43,13 +43,18 @@ SRC = textwrap.dedent('''\
     ''')
 
 
+def _key(m) -> str:
+    """``line:col:operator`` of a mutant (its display position; the id is position-free)."""
+    return f"{m.line}:{m.col}:{m.operator}"
+
+
 def _line(src: str, text: str) -> int:
     return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
 
 
 @pytest.fixture(scope="module")
 def mutants():
-    return {m.id.split(":", 1)[1]: m for m in generate("theorylab/x.py", SRC)}
+    return {_key(m): m for m in generate("theorylab/x.py", SRC)}
 
 
 def test_operators_are_generated_with_deterministic_ids(mutants):
@@ -63,8 +68,12 @@ def test_operators_are_generated_with_deterministic_ids(mutants):
     assert {f"{loop}:20:range(stop+1)", f"{loop}:20:range(stop-1)", f"{loop}:29:const(1->2)",
             f"{body}:17:slice(upper+1)", f"{body}:15:const(1->0)", f"{body}:31:bool(and->or)",
             f"{body}:27:cmp(>->>=)", f"{ret}:14:cmp(<=-><)", f"{ret}:17:const(0.5->1.0)"} <= set(mutants)
-    again = {m.id.split(":", 1)[1] for m in generate("theorylab/x.py", SRC)}
-    assert again == set(mutants)
+    again = {_key(m): m.id for m in generate("theorylab/x.py", SRC)}
+    assert again == {k: m.id for k, m in mutants.items()}
+    assert mutants[f"{y}:21:arith(*->/)"].id.startswith("theorylab/x.py::f::arith(*->/)::")
+    assert mutants[f"{_line(SRC, 'RATE')}:8:const(2.0->4.0)"].id.startswith("theorylab/x.py::<module>::const(2.0->4.0)::")
+    sig = _line(SRC, "def f(")
+    assert mutants[f"{sig}:22:const(10000.0->20000.0)"].id.startswith("theorylab/x.py::f::")   # a default: its function
 
 
 def test_every_mutant_parses_and_changes_the_tree(mutants):
@@ -92,8 +101,8 @@ def test_resource_estimates_are_not_mutated():
            "def train_cost(n):\n    return 8 * n * STEP_SECONDS\n"
            "def memory_estimate(n):\n    return 8 * n * n\n"
            "def f(x, m):\n    check_memory('m', 16 * m * 2)\n    return x * 2\n")
-    ids = [m.id for m in generate("theorylab/x.py", src)]
-    assert ids and all(i.split(":")[1] == "8" for i in ids), ids      # only ``return x * 2`` is mutated
+    ms = generate("theorylab/x.py", src)
+    assert ms and all(m.line == 8 for m in ms), [m.id for m in ms]      # only ``return x * 2`` is mutated
 
 
 def test_scopes(mutants):
@@ -137,7 +146,7 @@ def test_numba_code_reads_only_numba_modules():
 def test_coverage_selects_certificates_by_scope():
     from theorylab.mutation.callgraph import Analysis, Unit
 
-    m = {x.id.split(":", 1)[1]: x for x in generate("theorylab/x.py", SRC)}
+    m = {_key(x): x for x in generate("theorylab/x.py", SRC)}
     loop, sig, ret = _line(SRC, "for i in"), _line(SRC, "def f("), _line(SRC, "return y <= 0.5")
     f_unit, k_unit = Unit("theorylab/x.py", "f", False, (sig + 1, ret)), Unit("theorylab/x.py", "kernel", True, (1, 1))
     analysis = Analysis(uses={("theorylab/x.py", "kernel"): {f_unit}, ("theorylab/x.py", "RATE"): {f_unit}},
@@ -181,10 +190,10 @@ def test_scores_and_equivalent_file(tmp_path):
                            "survived": 1, "not_covered": 1, "score_percent": 50.0}
     assert rows["nn"]["score_percent"] == 50.0 and rows["total"]["score_percent"] == round(100 * 3 / 6, 1)
     good = tmp_path / "eq.toml"
-    good.write_text('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = "only sizes a progress bar"\n')
-    assert mutation.load_equivalent(good) == {"theorylab/psa/x.py:1:2:const(1->2)": "only sizes a progress bar"}
+    good.write_text(f'[equivalent]\n"{ms[0].id}" = "only sizes a progress bar"\n')
+    assert mutation.load_equivalent(good) == {ms[0].id: "only sizes a progress bar"}
     bad = tmp_path / "bad.toml"
-    bad.write_text('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = ""\n')
+    bad.write_text(f'[equivalent]\n"{ms[0].id}" = ""\n')
     with pytest.raises(mutation.ParameterError, match="reason"):
         mutation.load_equivalent(bad)
 
@@ -196,8 +205,8 @@ def test_three_mutant_run_end_to_end(tmp_path, capsys):
     src = (library_root() / path).read_text()
     by_id = {m.id: m for m in generate(path, src)}
     log, dis = _line(src, "return np.log(context_length(T) - 1.0)"), _line(src, "return context_length(T) - 2.0")
-    killed = next(i for i in by_id if i.startswith(f"{path}:{log}:") and i.endswith("const(1.0->2.0)"))
-    uncovered = next(i for i in by_id if i.startswith(f"{path}:{dis}:") and i.endswith("const(2.0->1.0)"))
+    killed = next(i for i, m in by_id.items() if m.line == log and m.operator == "const(1.0->2.0)")
+    uncovered = next(i for i, m in by_id.items() if m.line == dis and m.operator == "const(2.0->1.0)")
     listed = next(i for i, m in by_id.items() if m.scope == "module" and "key-only" in src.splitlines()[m.line - 1])
     eq = tmp_path / "eq.toml"
     eq.write_text(f'[equivalent]\n"{listed}" = "test listing: P14 reads only the t4-only model"\n')
@@ -266,7 +275,8 @@ def test_sampled_scores_weight_the_total_by_package_population():
 
 @pytest.mark.parametrize("text, fragment", [
     ('[equivalent]\n"../../etc/passwd:1:1:x" = "r"\n', "keys must be mutant ids"),
-    ('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = 5\n', "reason string"),
+    ('[equivalent]\n"theorylab/psa/x.py::f::const(1->2)::0123abcd.0" = 5\n', "reason string"),
+    ('[equivalent]\n"theorylab/psa/x.py:1:2:const(1->2)" = "r"\n', "keys must be mutant ids"),   # the former form
     ('equivalent = 5\n', "exactly one table"),
     ('[other]\nx = 1\n', "exactly one table"),
     ('[equivalent\n', "must be a TOML file"),
@@ -292,3 +302,89 @@ def test_journal_of_the_wrong_shape_is_one_parameter_error(tmp_path, text, fragm
     with pytest.raises(mutation.ParameterError, match=re.escape(fragment)) as info:
         mutation.read_journal(path)
     assert str(info.value).startswith("--resume") and "\n" not in str(info.value)
+
+
+def _by_scope(mutants) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m in mutants:
+        out.setdefault(m.qualname, set()).add(m.id)
+    return out
+
+
+def test_ids_stay_the_same_when_other_lines_move():
+    """Lines inserted at the top of a copy of shear.py and into one of its functions: every mutant of the
+    other functions (and of module level) keeps its id though its line moved; the edited function keeps the
+    ids of its old mutants and gains only those of the new statement."""
+    path = "theorylab/psa/shear.py"
+    src = (library_root() / path).read_text()
+    before = generate(path, src)
+    tree = ast.parse(src)
+    fns = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    edited = max(fns, key=lambda f: sum(m.qualname == f.name for m in before))
+    first = edited.body[1] if isinstance(edited.body[0], ast.Expr) and isinstance(
+        getattr(edited.body[0], "value", None), ast.Constant) else edited.body[0]
+    lines = src.split("\n")
+    lines.insert(first.lineno - 1, " " * first.col_offset + "_pad = 7 * 3 + 1")
+    top = ["# a comment", "_EXTRA = 2.0 * 5", ""]
+    moved = "\n".join(lines[:1] + top + lines[1:]) if not lines[0].startswith('"""') else "\n".join(top + lines)
+    after = generate(path, moved)
+    old, new = _by_scope(before), _by_scope(after)
+    assert {m.line for m in after if m.qualname != "<module>"} != {m.line for m in before if m.qualname != "<module>"}
+    for scope, ids in old.items():
+        if scope not in (edited.name, "<module>"):
+            assert new[scope] == ids, scope
+    assert old[edited.name] < new[edited.name]
+    added = {i.split("::")[2] for i in new[edited.name] - old[edited.name]}
+    assert added == {"const(7->8)", "const(7->6)", "const(3->4)", "const(3->2)", "const(1->2)", "const(1->0)",
+                     "arith(*->/)", "arith(+->-)", "drop(*,left)", "drop(*,right)", "drop(+,left)", "drop(+,right)"}, added
+    assert {i.split("::")[2] for i in new["<module>"] - old["<module>"]} == {"const(2.0->4.0)", "const(2.0->1.0)",
+                                                                            "const(5->6)", "const(5->4)", "arith(*->/)",
+                                                                            "drop(*,left)", "drop(*,right)"}
+    assert old["<module>"] <= new["<module>"]
+    line_before = {m.id: m.line for m in before}
+    shifts = {m.line - line_before[m.id] for m in after if m.id in line_before}
+    assert shifts == {3, 4}, shifts          # 3 lines above every mutant, one more above those below the insertion
+
+
+def test_ids_ignore_formatting_and_count_repeats():
+    from theorylab.mutation.mutants import normalised, statement_digest
+
+    assert normalised(ast.parse("x = (1 +  2)  # c")) == normalised(ast.parse("x = 1 + 2"))
+    assert statement_digest(ast.parse("if a < 1:\n    y = 1\n").body[0]) == \
+        statement_digest(ast.parse("if a < 1:  # other body\n    z = 3\n").body[0])     # a header's digest
+    src = "def f(a):\n    a = a + 1\n    a = a + 1\n    return a\n"
+    plus = sorted((m.line, m.id) for m in generate("theorylab/x.py", src) if m.operator == "arith(+->-)")
+    assert [i.rsplit(".", 1)[1] for _, i in plus] == ["0", "1"] and len({i.rsplit(".", 1)[0] for _, i in plus}) == 1
+
+
+def test_line_maps_from_coverage_contexts(tmp_path, monkeypatch):
+    """coverage.py's contexts give the lines a certificate ran, and the function lines run on import."""
+    coverage = pytest.importorskip("coverage")
+    from theorylab.mutation import linecov
+
+    pkg = tmp_path / "covpkg_mutation_test"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("def table():\n    return [i * 2 for i in range(3)]\n\n\nTABLE = table()\n\n\n"
+                                "def late(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    recorder = linecov.Recorder(str(tmp_path))
+    cov = coverage.Coverage(data_file=None, config_file=False, source=[recorder.root])
+    cov.start()
+    imports = linecov._ImportContexts(cov, recorder)
+    try:
+        recorder.current = "C1"
+        cov.switch_context("C1")
+        from covpkg_mutation_test import mod
+        recorder.current = "C2"
+        cov.switch_context("C2")
+        assert mod.late(1) == 2
+        cov.switch_context(linecov.SETUP)
+    finally:
+        imports.close()
+        cov.stop()
+    maps = linecov._maps(cov.get_data(), recorder)
+    rel = "covpkg_mutation_test/mod.py"
+    assert maps["import_lines"] == {rel: [2]}
+    assert maps["lines"] == {"C1": {rel: [2]}, "C2": {rel: [9]}}
+    assert rel in maps["touched"]["C1"] and maps["touched"]["C2"] == [rel]

@@ -33,7 +33,7 @@ def register(sub) -> None:
     p.add_argument("--package", nargs="+", metavar="PKG", type=text,
                    help="library packages to mutate (default: all of psa graded plga nn sim symbolic)")
     p.add_argument("--file", nargs="+", metavar="PATH", type=text, help="library files to mutate (e.g. theorylab/psa/shear.py)")
-    p.add_argument("--mutant", nargs="+", metavar="ID", type=text, help="run exactly these mutant ids (file:line:col:operator)")
+    p.add_argument("--mutant", nargs="+", metavar="ID", type=text, help="run exactly these mutant ids (file::scope::operator::statement.k, as --list prints them)")
     p.add_argument("--max-mutants", type=int, metavar="N", help="run a seeded sample of N mutants")
     p.add_argument("--per-package", type=int, metavar="N",
                    help="run a seeded sample of N mutants of each package (scores then carry 95%% intervals)")
@@ -82,8 +82,10 @@ def run(args) -> int:
     mutants = mutation.collect(root, packages, args.file, args.mutant, args.max_mutants, args.seed,
                                args.per_package)
     if args.list:
-        emit([{"id": m.id, "scope": m.scope, "before": m.before, "after": m.after} for m in mutants], args.format)
+        emit([{"id": m.id, "location": m.location, "scope": m.scope, "before": m.before, "after": m.after}
+              for m in mutants], args.format)
         return 0
+    _require_coverage()
     journal = args.json and args.json + ".partial.jsonl"
     prior, prior_seconds, session = [], 0.0, 0
     if args.resume:
@@ -117,6 +119,17 @@ def run(args) -> int:
     return 0
 
 
+def _require_coverage() -> None:
+    """One line naming the install when coverage.py (the per-certificate line coverage) is missing."""
+    from importlib.util import find_spec
+
+    from theorylab.errors import ParameterError
+    from theorylab.mutation.linecov import INSTALL_HINT
+
+    if find_spec("coverage") is None:
+        raise ParameterError(INSTALL_HINT)
+
+
 def _print(result: dict, args) -> None:
     columns = ["package", "mutants", "equivalent", "killed", "timeout", "survived", "not_covered", "score_percent"]
     emit(result["scores"], args.format, columns=columns + (["population", "score_ci95"]
@@ -127,7 +140,7 @@ def _print(result: dict, args) -> None:
     print(f"\n{len(survivors)} survivors; run {result['seconds']:.0f}s (setup {result['setup_seconds']:.0f}s)")
     if args.show_survivors:
         for m in survivors:
-            print(f"  {m['status']:11s} {m['id']}  {m['before']} -> {m['after']}")
+            print(f"  {m['status']:11s} {m['id']}  ({m.get('location', '')})  {m['before']} -> {m['after']}")
     else:
         for file, n in sorted(Counter(m["id"].split(":")[0] for m in survivors).items()):
             print(f"  {n:4d}  {file}")

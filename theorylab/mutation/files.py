@@ -16,8 +16,9 @@ from theorylab.errors import ParameterError
 STATUSES = ("killed", "timeout", "survived", "not-covered", "equivalent")
 EQUIVALENT_MAX_BYTES = 1 << 22
 """Largest equivalent file read (the committed one is a few kilobytes)."""
-MUTANT_ID = re.compile(r"theorylab/[A-Za-z0-9_/]+\.py:[0-9]+:[0-9]+:\S+")
-"""The form of a mutant id, ``file:line:col:operator`` with the file inside the library (no ``..``)."""
+MUTANT_ID = re.compile(r"theorylab/[A-Za-z0-9_/]+\.py::(<module>|[A-Za-z_][A-Za-z0-9_.]*)::\S+::[0-9a-f]{8}\.[0-9]+")
+"""The form of a mutant id, ``file::scope::operator::statement.k`` (:mod:`theorylab.mutation.mutants`) with
+the file inside the library (no ``..``)."""
 
 
 def load_equivalent(path) -> dict[str, str]:
@@ -55,7 +56,7 @@ def load_equivalent(path) -> dict[str, str]:
                              f"{path}: {got}")
     bad = [k for k in table if not MUTANT_ID.fullmatch(k)]
     if bad:
-        raise ParameterError(f"--equivalent: keys must be mutant ids file:line:col:operator of a library file "
+        raise ParameterError(f"--equivalent: keys must be mutant ids file::scope::operator::statement.k of a library file "
                              f"({path}: {', '.join(repr(k)[:80] for k in bad[:3])})")
     bad = [k for k, v in table.items() if not isinstance(v, str) or not v.strip()]
     if bad:
@@ -112,8 +113,10 @@ def _journal_record(d, where: str) -> dict:
         positive_int("session", d.get("session", 0), low=0, high=2 ** 63 - 1)
         certs = d.get("certificates", [])
         if not isinstance(certs, list) or not all(isinstance(c, str) for c in certs) or not all(
-                isinstance(d.get(k, ""), str) for k in ("killed_by", "listed_equivalent", "before", "after", "scope")):
-            raise ParameterError("certificates must be a list of ids and killed_by, before, after, scope strings")
+                isinstance(d.get(k, ""), str) for k in ("killed_by", "listed_equivalent", "before", "after", "scope",
+                                                     "location")):
+            raise ParameterError("certificates must be a list of ids and killed_by, before, after, scope, location "
+                                 "strings")
     except ParameterError as exc:
         raise ParameterError(f"{where}: {exc}") from None
     return d

@@ -4,8 +4,24 @@ A mutant is one small edit of one file, the kind of slip a careful author still 
 edit is located on the file's syntax tree and spliced into its *text* (formatting, comments
 and every other line stay as they are), and the mutated text must parse to a different tree.
 
-Operators (the name is the last field of the mutant id ``file:line:col:operator``)
-----------------------------------------------------------------------------------
+Mutant ids
+----------
+``file::scope::operator::statement.k``, e.g. ``theorylab/psa/shear.py::_width::const(4->5)::1f0c9a2e.0``:
+``scope`` is the qualified name of the enclosing function or class (``Class.method``,
+``outer.inner``; ``<module>`` for module-level code; a default argument belongs to its function),
+``statement`` the first 8 hex digits of the SHA-256 of the enclosing statement's normalised
+syntax tree (a compound statement: its header only -- the test of an ``if``, the target and
+iterable of a ``for``, the signature of a ``def``), and ``k`` the index, in source order, of this
+mutant among those of the scope with the same operator and statement digest. The tree is written
+out by :func:`normalised` (node types and field values, no positions, no empty fields), so
+comments, formatting and the Python version do not enter. An id therefore stays the same when
+lines are added, removed or edited anywhere else in the file, and also elsewhere in the same
+function; it changes when the statement itself is edited (an equivalence argued for the old
+statement has to be argued again) or when an identical statement is added before it in the same
+scope. ``line`` and ``col`` (1-based, of the anchor) are display fields (:attr:`Mutant.location`).
+
+Operators (the third field of the mutant id)
+--------------------------------------------
 ``arith(+->-)`` ...   arithmetic operator swaps ``+ <-> -``, ``* <-> /``, ``** -> *``, ``// -> /``
                       (also in augmented assignments, ``aug(+=->-=)``);
 ``drop(+,right)``     one term of a sum / one factor of a product or quotient dropped;
@@ -46,10 +62,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import hashlib
 import io
 import math
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from theorylab.mutation.callgraph import bound_names, is_numba
 
@@ -77,6 +94,32 @@ def _is_resource_estimate(name: str) -> bool:
     return name.endswith(("_cost", "_SECONDS")) or name in ("memory_estimate", "_RATE_GUESS")
 
 
+MODULE = "<module>"
+"""The scope of module-level code in a mutant id."""
+
+
+def normalised(node) -> str:
+    """The syntax tree ``node`` written out without positions or empty fields (``None``, ``[]``):
+    the same text for the same code on every Python version this library supports."""
+    if isinstance(node, ast.AST):
+        fields = [(name, getattr(node, name, None)) for name in node._fields]
+        inner = ",".join(f"{name}={normalised(value)}" for name, value in fields if value not in (None, []))
+        return f"{type(node).__name__}({inner})"
+    if isinstance(node, list):
+        return "[" + ",".join(normalised(v) for v in node) + "]"
+    return repr(node)
+
+
+def statement_digest(stmt) -> str:
+    """First 8 hex digits of the SHA-256 of a statement's :func:`normalised` tree; a compound statement
+    counts with its header only (its bodies are statements of their own)."""
+    header = [f"{name}={normalised(value)}" for name, value in ast.iter_fields(stmt)
+              if value not in (None, []) and not (isinstance(value, list) and isinstance(
+                  value[0], (ast.stmt, ast.excepthandler, getattr(ast, "match_case", ast.stmt))))]
+    text = f"{type(stmt).__name__}({','.join(header)})"
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace characters ``start:end`` of the source by ``text``."""
@@ -101,11 +144,19 @@ class Mutant:
     before: str
     after: str
     names: tuple[str, ...] = ()
+    qualname: str = MODULE
+    statement: str = ""
+    k: int = 0
 
     @property
     def id(self) -> str:
-        """Deterministic id ``file:line:col:operator`` (1-based line and column of the anchor)."""
-        return f"{self.file}:{self.line}:{self.col}:{self.operator}"
+        """Id ``file::scope::operator::statement.k``, stable under edits elsewhere (module docstring)."""
+        return f"{self.file}::{self.qualname}::{self.operator}::{self.statement}.{self.k}"
+
+    @property
+    def location(self) -> str:
+        """``file:line:col`` of the anchor (display only: it moves with every edit above it)."""
+        return f"{self.file}:{self.line}:{self.col}"
 
     @property
     def package(self) -> str:
@@ -254,6 +305,8 @@ class _Generator(ast.NodeVisitor):
         self.skip = 0
         self.names: tuple[str, ...] = ()     # the top-level statement's bound names / the Numba function
         self.flags: set[str] = set()
+        self.qualname = MODULE                # the id's scope
+        self.statement = ""                   # the id's statement digest
 
     def visit_Module(self, node):
         for stmt in node.body:
@@ -293,7 +346,9 @@ class _Generator(ast.NodeVisitor):
             return
         children = list(ast.iter_child_nodes(node))
         inner = ("line", _header_lines(node)) if self.scope[0] == "line" else None
+        saved, self.statement = self.statement, statement_digest(node)
         self._with([c for c in children if not isinstance(c, ast.stmt)], skip=skip, scope=inner)
+        self.statement = saved
         self._with([c for c in children if isinstance(c, ast.stmt)], skip=skip)
 
     def visit_FunctionDef(self, node):
@@ -309,22 +364,29 @@ class _Generator(ast.NodeVisitor):
         params = list(zip(a.defaults, positional[len(positional) - len(a.defaults):])) + list(
             zip(a.kw_defaults, a.kwonlyargs))
         defaults = [d for d, p in params if d is not None and not _is_control(p.arg)]
-        saved = self.flags
+        saved = self.flags, self.qualname, self.statement
         self.flags = _validation_flags(node)
+        self.qualname = node.name if self.qualname == MODULE else f"{self.qualname}.{node.name}"
+        self.statement = statement_digest(node)
         self._with(defaults, scope=("numba", body) if inner[0] == "numba" else ("function", body), skip=skip)
         self._with(node.body, scope=inner, skip=skip)
-        self.flags = saved
+        self.flags, self.qualname, self.statement = saved
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node):
+        saved = self.qualname
+        self.qualname = node.name if self.qualname == MODULE else f"{self.qualname}.{node.name}"
         self._with(node.body)
+        self.qualname = saved
 
     def visit_arg(self, node):
         pass  # annotations
 
     def visit_AnnAssign(self, node):
+        saved, self.statement = self.statement, statement_digest(node)
         self._with([node.value], scope=("line", _header_lines(node)) if self.scope[0] == "line" else None)
+        self.statement = saved
 
     def visit_JoinedStr(self, node):
         pass
@@ -360,7 +422,8 @@ class _Generator(ast.NodeVisitor):
         line, col = self.src.position(anchor)
         kind, lines = self.scope
         self.mutants.append(Mutant(self.file, line, col, operator, tuple(edits), kind, lines,
-                                   _short(before), _short(after), self.names if kind in ("numba", "module") else ()))
+                                   _short(before), _short(after), self.names if kind in ("numba", "module") else (),
+                                   self.qualname, self.statement))
 
     def _mutate(self, node):
         if self.skip:
@@ -447,12 +510,18 @@ def _short(text: str, width: int = 80) -> str:
 def generate(file: str, source: str) -> list[Mutant]:
     """Every mutant of one file (``file`` is its path relative to the library root, with ``/``).
 
-    Each edited node must parse and differ from the original node as a tree; ids are unique
-    (a duplicate id is an error of this module).
+    Each edited node must parse and differ from the original node as a tree; ids (module docstring)
+    are unique (a duplicate id is an error of this module). In source order.
     """
     gen = _Generator(file, _Source(source))
     gen.visit(ast.parse(source))
-    ids = [m.id for m in gen.mutants]
+    counts: dict[tuple[str, str, str], int] = {}
+    mutants = []
+    for m in sorted(gen.mutants, key=lambda m: (m.line, m.col)):   # stable: ties keep the visiting order
+        group = (m.qualname, m.operator, m.statement)
+        mutants.append(replace(m, k=counts.get(group, 0)))
+        counts[group] = counts.get(group, 0) + 1
+    ids = [m.id for m in mutants]
     if len(set(ids)) != len(ids):
         raise AssertionError(f"duplicate mutant ids in {file}: {sorted({i for i in ids if ids.count(i) > 1})[:3]}")
-    return gen.mutants
+    return mutants

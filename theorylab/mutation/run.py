@@ -6,7 +6,7 @@ process. The mutant is **killed** when certify exits non-zero (a FAIL or an ERRO
 crash on import) or exceeds its time limit (**timeout**, counted as killed and listed
 separately); it **survived** when every certificate that ran PASSed. Only the certificates
 that execute the mutated code run (per-certificate line coverage, measured once on the clean
-copy, :mod:`theorylab.mutation.linecov`); a mutant that no certificate executes is a survivor
+copy by coverage.py, :mod:`theorylab.mutation.linecov`); a mutant that no certificate executes is a survivor
 **not covered**. Mutants listed in the equivalent file (TOML, table ``[equivalent]``,
 ``"mutant id" = "reason"``) that survive are **equivalent** and leave the score; a listed
 mutant that is killed is reported (the listing is wrong).
@@ -103,7 +103,7 @@ def collect(root: Path, packages=PACKAGES, files=None, ids=None, max_mutants=Non
                                  f"relative to the library root, e.g. theorylab/psa/shear.py); got {', '.join(bad)}")
         pool = [f for f in library_files(root) if f in files]
     if ids:
-        pool = sorted({i.split(":", 1)[0] for i in ids})
+        pool = sorted({i.split("::", 1)[0] for i in ids})
         if any(f not in library_files(root) for f in pool):
             raise ParameterError(f"--mutant ids must start with a library file of {', '.join(PACKAGES)} (got "
                                  f"{', '.join(f for f in pool if f not in library_files(root))})")
@@ -112,7 +112,8 @@ def collect(root: Path, packages=PACKAGES, files=None, ids=None, max_mutants=Non
         known = {m.id for m in mutants}
         unknown = [i for i in ids if i not in known]
         if unknown:
-            raise ParameterError(f"--mutant ids must be generated mutants (unknown: {', '.join(unknown[:5])})")
+            raise ParameterError(f"--mutant ids must be generated mutants, file::scope::operator::statement.k as "
+                                 f"--list prints them (unknown: {', '.join(unknown[:5])})")
         mutants = [m for m in mutants if m.id in set(ids)]
     if max_mutants is not None and max_mutants < len(mutants):
         mutants = random.Random(seed).sample(mutants, max_mutants)
@@ -138,7 +139,7 @@ def coverage_from(raw: dict, root: Path, order: list[str]) -> Coverage:
 
 def stale_equivalents(root: Path, equivalent: dict[str, str]) -> list[str]:
     """Listed equivalent ids that no longer name a generated mutant (the code moved or changed)."""
-    files = {i.split(":", 1)[0] for i in equivalent}
+    files = {i.split("::", 1)[0] for i in equivalent}
     known = {m.id for f in files if (Path(root) / f).is_file() for m in generate(f, (Path(root) / f).read_text())}
     return sorted(set(equivalent) - known)
 
@@ -217,7 +218,8 @@ class MutantResult:
     """The reason given in the equivalent file, kept when the mutant is killed after all."""
 
     def as_dict(self) -> dict:
-        d = {"id": self.mutant.id, "status": self.status, "seconds": round(self.seconds, 1)}
+        d = {"id": self.mutant.id, "location": self.mutant.location, "status": self.status,
+             "seconds": round(self.seconds, 1)}
         if self.killed_by:
             d["killed_by"] = self.killed_by
         if self.status not in ("killed", "timeout") or self.listed_equivalent:
@@ -246,6 +248,7 @@ def _warm(worker: Worker, only: list[str] | None, timeout: float) -> dict:
 def _measure_coverage(worker: Worker, only: list[str] | None, timeout: float) -> dict:
     out = worker.dest.parent / "coverage.json"
     env = child_environment(worker.dest, worker.cache, threads=1, bytecode=True)   # also warms this copy
+    env["NUMBA_JIT_COVERAGE"] = "0"      # Numba must not report compiled lines into the certificates' contexts
     code = runner_code(worker.dest, "from theorylab.mutation.linecov import main; sys.exit(main(sys.argv[1:]))")
     status, _, err = run_process([sys.executable, "-c", code, str(worker.dest), str(out), *(only or [])],
                                  cwd=worker.dest, env=env, timeout=timeout, holder=worker)
