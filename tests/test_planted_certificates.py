@@ -42,7 +42,7 @@ BUGS = {
         ENVELOPE, "return 1.0 - np.sqrt(mu / nu), 1.0 / (1.0 - mu)",
         "return 1.0 - np.sqrt(mu / nu), 2.0 / (1.0 - mu)", (), ["G8.numeric"]),
     "EG-MHSA head ignores the clip": (
-        NN, "return grading_diag(self.grades, self.lam, self.clip)", "return grading_diag(self.grades, self.lam)", (),
+        NN, "diag = grading_diag(self.grades, self.lam, self.clip)", "diag = grading_diag(self.grades, self.lam)", (),
         ["G1.numeric"]),
     "gradient_u: sign of the alpha tilt flipped": (
         GRADES, "return _tilted(t, u) - _tilted(a, -u)", "return _tilted(t, u) - _tilted(a, u)", (), ["G4"]),
@@ -61,11 +61,11 @@ MORE_BUGS = {
                                                       ["A9", "P9.numeric", "P20.numeric"]),
     "GELU constant 0.0447": (DECODER, "0.044715 * x**3", "0.0447 * x**3", (), ["A9"]),
     "decoder LayerNorm eps 1e-6": (DECODER, "LN_EPS = 1e-5", "LN_EPS = 1e-6", (), ["A9"]),
-    "final LayerNorm skipped in forward": (DECODER, "return layer_norm(x, model.ln_f) @ model.wte.T                  ",
-                                           "return x @ model.wte.T                  ", (), ["A9", "P20.numeric"]),
+    "final LayerNorm skipped in forward": (DECODER, "return _layer_norm(x, model.ln_f) @ model.wte.T  ",
+                                           "return x @ model.wte.T  ", (), ["A9", "P20.numeric"]),
     "G-cache recomputed from the new rows at every step": (
-        DECODER, "G = frozen = hc.G if start else attention.plga_operator(spec, qs)",
-        "G = frozen = attention.plga_operator(spec, qs)", (), ["A8"]),
+        DECODER, "G = frozen = hc.G if start else attention._plga_operator(spec, qs)",
+        "G = frozen = attention._plga_operator(spec, qs)", (), ["A8"]),
     "cumulative Gram without the cumulative sum": (OPERATOR, "return np.cumsum(outer, axis=0)", "return outer", (),
                                                    ["A9"]),
     "LayerNorm eps outside the square root": (OPERATOR, "den = np.sqrt(var + eps_y)",

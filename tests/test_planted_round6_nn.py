@@ -41,4 +41,4 @@ def test_one_seed_summary_with_a_warning_makes_p23_error():
 
 @pytest.mark.slow
 def test_predecessor_sensitivity_default_moved_makes_p10_fail():
-    assert_caught(TASKS, "i: int = 1,", "i: int = 2,", ["P10"])
+    assert_caught(TASKS, "i: int = 1) -> float:", "i: int = 2) -> float:", ["P10"])

@@ -16,8 +16,8 @@ BUGS = {
     "GELU derivative without the 1/2": (GRAD, "return dy * (0.5 * (1 + t)", "return dy * ((1 + t)", ["P21.grad"]),
     "LayerNorm gain gradient summed over every axis": (
         GRAD, "axes = tuple(range(dy.ndim - 1))", "axes = tuple(range(dy.ndim))", ["P21.grad"]),
-    "RoPE backward rotates forward": (GRAD, "psa.rope(dy, base, -_positions(dy))", "psa.rope(dy, base, _positions(dy))",
-                                      ["P21.grad"]),
+    "RoPE backward rotates forward": (GRAD, "attention._rope(dy, -_positions(dy), base)",
+                                      "attention._rope(dy, _positions(dy), base)", ["P21.grad"]),
     "predecessor-tap gradient divides": (GRAD, "np.sum(dy * prev)", "np.sum(dy / prev)", ["P21.grad"]),
     "clipping by the squared norm": (OPTIM, "norm = math.sqrt(sum(float(np.sum(g * g)) for g in grads.values()))",
                                      "norm = sum(float(np.sum(g * g)) for g in grads.values())", ["P21.training"]),
