@@ -19,7 +19,7 @@ BUGS = {
     "slow planes exclude a tied plane": (TASKS, "(positive_int(\"T\", T) - 1) <= 1.0", "(positive_int(\"T\", T) - 1) < 1.0",
                                          ["P10"]),
     "InductionBatch.T is the batch size": (TASKS, "return self.tokens.shape[1]", "return self.tokens.shape[0]", ["P10"]),
-    "target positions reach the query": (TASKS, "np.arange(1, T - 1 if query_is_key", "np.arange(1, T if query_is_key",
+    "target positions reach the query": ("theorylab/psa/canonical.py", "np.arange(1, T - 1 if query_is_key", "np.arange(1, T if query_is_key",
                                          ["P10"]),
     "Graded's default RoPE base 5000": (NN_ATTN, "    clip: float | None = None\n    base: float | None = 10000.0",
                                         "    clip: float | None = None\n    base: float | None = 5000.0",

@@ -22,7 +22,7 @@ BUGS = {
     "clipping by the squared norm": (OPTIM, "norm = math.sqrt(sum(float(np.sum(g * g)) for g in grads.values()))",
                                      "norm = sum(float(np.sum(g * g)) for g in grads.values())", ["P21.training"]),
     "cosine phase counted from -warmup": (OPTIM, "frac = (step - warmup)", "frac = (step + warmup)", ["P21.training"]),
-    "Wilson centre with z^2/n": (TASKS, "centre = (p + z * z / (2 * n))", "centre = (p + z * z / n)",
+    "Wilson centre with z^2/n": ("theorylab/stats.py", "centre = (p + z * z / (2 * n))", "centre = (p + z * z / n)",
                                  ["P21.training"]),
     "recall without its padding": (TASKS, "T = 2 * pairs + padding + 1", "T = 2 * pairs + 1", ["P21.training"]),
     "gamma_c midpoint fixed at 1/2": (STATS, "half = 0.5 * (a[0] + a.max())", "half = 0.5", ["P23.estimator"]),

@@ -34,6 +34,7 @@ Conventions (named here, explained in docs/transformer.md)
 """
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass
 
@@ -205,15 +206,23 @@ def _rope(x, positions, base):
     return _rotate(x, cos, sin)                                         # [..., n, dk] rotated rows
 
 
-def _rope_tables(dk: int, base: float, positions) -> tuple[np.ndarray, np.ndarray]:
-    """``psa.shear.rope_tables(len(positions), rope_frequencies(dk, base), positions)`` without the checks."""
-    freqs = float(base) ** (-np.arange(0, dk, 2) / dk)                  # [dk/2] base^(-2j/dk)
-    angles = positions[:, None] * freqs[None, :]                        # [n, dk/2]
-    return np.cos(angles), np.sin(angles)
+def _rope_tables(dk: int, base: float, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RoPE ``(cos, sin)`` tables ``(n, dk/2)`` of float ``positions`` (n,): ``psa.shear``'s own, computed once per
+    ``(dk, base, positions)`` in a process (read-only), so a training step builds none."""
+    return _cached_tables(dk, float(base), positions.tobytes())
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_tables(dk: int, base: float, positions: bytes) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.frombuffer(positions, dtype=float)                         # [n]
+    cos, sin = psa.rope_tables(len(pos), psa.rope_frequencies(dk, base), pos)   # [n, dk/2] x2
+    cos.flags.writeable = sin.flags.writeable = False
+    return cos, sin
 
 
 def _rotate(x, cos, sin) -> np.ndarray:
-    """``psa.shear.rotate_pairs(x, cos, sin)`` along axis -2 without the checks (object arrays too)."""
+    """``psa.shear.rotate_pairs(x, cos, sin)``'s arithmetic along axis -2 without its checks (object arrays too;
+    psa.shear has no unchecked kernel to call: this copy is guarded by its own planted bug)."""
     even, odd = x[..., 0::2], x[..., 1::2]
     out = np.empty_like(x) if x.dtype == object else np.empty(x.shape, dtype=np.result_type(x, cos))
     out[..., 0::2] = cos * even - sin * odd
