@@ -195,9 +195,9 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
 
 
 # ------------------------------------------------------------------------------ P20
-def _batched_block_streams(streams) -> float:
-    """``streams`` on the rows 4..8 of sequences of 9 rows with leading batch axes (2, 3), given the raw (q, k) of
-    position 3, for PSA (post- and pre-RoPE) and TwoTap heads, against the reference streams of each whole sequence
+def _batched_block_streams() -> float:
+    """``attention.streams`` on the rows 4..8 of sequences of 9 rows with leading batch axes (2, 3), given the raw
+    (q, k) of position 3, for PSA (post- and pre-RoPE) and TwoTap heads, against the reference streams of each whole sequence
     sliced to the block: max relative error over the query, key and value streams."""
     rng = np.random.default_rng(20)
     Q, K, V = rng.normal(size=(3, 2, 3, 9, DK))
@@ -207,8 +207,8 @@ def _batched_block_streams(streams) -> float:
     heads.append((attention.TwoTap(q_taps=(1.5, -0.5), k_taps=(0.3, 0.9)), lambda x: ref.two_tap_stream(x, (1.5, -0.5)),
                   lambda x: ref.two_tap_stream(x, (0.3, 0.9))))
     for spec, ref_q, ref_k in heads:
-        got = streams(spec, Q[..., start:, :], K[..., start:, :], V[..., start:, :], start,
-                      (Q[..., start - 1, :], K[..., start - 1, :]))
+        got = attention.streams(spec, Q[..., start:, :], K[..., start:, :], V[..., start:, :], start,
+                                (Q[..., start - 1, :], K[..., start - 1, :]))
         want = [np.array([[f(x) for x in b] for b in X])[..., start:, :] for f, X in ((ref_q, Q), (ref_k, K))]
         want.append(V[..., start:, :])
         err = max(err, *(_max_error(g, w) if g.shape == w.shape else np.inf for g, w in zip(got, want)))
@@ -221,7 +221,7 @@ def _batched_block_streams(streams) -> float:
                    "speculative rollback by truncation, with the raw key of the restore point rebuilt from one anchored raw "
                    "key per block by unshearing) gives the full-recomputation logits; extra state is 1/T of the KV "
                    "cache (0.024 % at T = 4096); the insertion costs 6d FLOPs per token per layer.")
-def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcome:
+def psa_cache(insert=deploy.insert_sheared) -> Outcome:
     """Symmetric post-RoPE PSA decoder (g = 1 and 0.8 in the two heads): cached decode, speculative rollback and prefix reuse against the
     reference forward pass; measured cache floats against 1/T; counted FLOPs against 6d."""
     couplings = (1.0, 0.8)                                                # per head; g = 1 is the taps (2, -1)
@@ -229,35 +229,35 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
                                                                                               g_k=couplings[h]), seed=3)
     reference = view.model(model)
     full = ref.forward(reference, TOKENS)
-    decoded = decoder.decode(model, TOKENS, prompt=5, streams=streams)
-    _, prefix = decoder.extend(model, decoder.empty_cache(model), TOKENS[:6], streams)
+    decoded = decoder.decode(model, TOKENS, prompt=5)
+    _, prefix = decoder.extend(model, decoder.empty_cache(model), TOKENS[:6])
     drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
-    _, spec = decoder.extend(model, decoder.commit(prefix), drafts, streams)
-    rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:], streams)
+    _, spec = decoder.extend(model, decoder.commit(prefix), drafts)
+    rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:])
     single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=attention.PSA(g_q=1.0, g_k=0.8), seed=4)
-    _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6], streams)   # one head: the same rollback
-    _, c1 = decoder.extend(single, decoder.commit(c1), drafts, streams)
-    rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:], streams)
+    _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6])   # one head: the same rollback
+    _, c1 = decoder.extend(single, decoder.commit(c1), drafts)
+    rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:])
     other = np.concatenate([TOKENS[:6], TOKENS[::-1][:5]])                # same prefix, other continuation
-    reuse_other = decoder.extend(model, decoder.commit(prefix), other[6:], streams)[0]
-    reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:], streams)[0]
+    reuse_other = decoder.extend(model, decoder.commit(prefix), other[6:])[0]
+    reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:])[0]
     err_full = _max_error(decoder.forward(model, TOKENS), full)
-    decoded_1 = decoder.decode(model, TOKENS, prompt=1, streams=streams)   # every step a one-token block
+    decoded_1 = decoder.decode(model, TOKENS, prompt=1)   # every step a one-token block
     err_decode = max(_max_error(decoded, full), _max_error(decoded_1, full))
     err_rollback = max(_max_error(rest, full[8:]), _max_error(rest_1, ref.forward(view.model(single), TOKENS)[8:]))
     err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
                               _max_error(reuse_same, full[6:])]))
     # a rollback right after the restore point's own block start (length 1, the raw query of position 0 lost and
     # rebuilt) and the state held right after a rollback inside a block: one raw key + one anchor per head = 2 d L
-    _, c0 = decoder.extend(model, decoder.empty_cache(model), TOKENS[:1], streams)
-    _, c0 = decoder.extend(model, decoder.commit(c0), drafts, streams)
-    rest_0, _ = decoder.extend(model, decoder.commit(decoder.rollback(c0, 1)), TOKENS[1:], streams)
+    _, c0 = decoder.extend(model, decoder.empty_cache(model), TOKENS[:1])
+    _, c0 = decoder.extend(model, decoder.commit(c0), drafts)
+    rest_0, _ = decoder.extend(model, decoder.commit(decoder.rollback(c0, 1)), TOKENS[1:])
     err_rollback = max(err_rollback, _max_error(rest_0, full[1:]))
     extra_rolled = decoder.cache_floats(decoder.rollback(spec, 8))["extra"]
-    _, open_0 = decoder.extend(model, decoder.empty_cache(model), drafts, streams)   # a block opened at position 0
+    _, open_0 = decoder.extend(model, decoder.empty_cache(model), drafts)   # a block opened at position 0
     undone = decoder.rollback(open_0, 0)                                  # undone whole: nothing may remain
     empty_after_undo = decoder.cache_floats(undone) == {"kv": 0, "extra": 0}
-    err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS, streams)[0], full))
+    err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS)[0], full))
     # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
     # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
     # (PSA.member, TwoTap.shear, Graded: no clip)
@@ -282,14 +282,14 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
     # a five-token block after a committed prompt of 4: committed, the raw query and key of the last position per
     # head (2 d L); open, also the anchor (the raw key before the block, 3 d L)
-    _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:4], streams)
-    _, c = decoder.extend(model, decoder.commit(c), TOKENS[4:9], streams)
+    _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:4])
+    _, c = decoder.extend(model, decoder.commit(c), TOKENS[4:9])
     block_extra = [decoder.cache_floats(decoder.commit(c))["extra"], decoder.cache_floats(c)["extra"]]
     dl = model.d * len(model.layers)
     fractions, counts = [], []
     for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
-        _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1], streams)
-        _, c = decoder.extend(model, decoder.commit(c), TOKENS[T - 1:T], streams)
+        _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1])
+        _, c = decoder.extend(model, decoder.commit(c), TOKENS[T - 1:T])
         f = decoder.cache_floats(decoder.commit(c))
         fractions.append((Fraction(f["extra"], f["kv"]), Fraction(1, T)))
         counts.append(((f["kv"], f["extra"]), (float(deploy.kv_cache_floats(T, model.d, len(model.layers))),
@@ -299,7 +299,7 @@ def psa_cache(streams=attention.streams, insert=deploy.insert_sheared) -> Outcom
     rng = np.random.default_rng(0)
     flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
     frac_4096 = float(deploy.extra_state_fraction(4096))
-    err_batched = _batched_block_streams(streams)
+    err_batched = _batched_block_streams()
     passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched]) <= TOL
               and err_plga_default <= TOL_PLGA and block_extra == [2 * dl, 3 * dl]
               and extra_rolled == 2 * model.d * len(model.layers) and empty_after_undo
@@ -421,7 +421,7 @@ def _head0_tensors(model: decoder.Decoder, tokens) -> dict:
              claim="With input-invariant G_LM (a = 0, b_a = G*) the G-cached decoder matches full prefix "
                    "recomputation token by token although A_LM varies; with W_K = 0 the cache is exact while "
                    "m(G_LM) > 0; a generic input-dependent G_LM breaks the prompt-frozen cache.")
-def g_cache(streams=attention.streams) -> Outcome:
+def g_cache() -> Outcome:
     """Library G-cached decode (prompt 4) against the reference's per-prefix recomputation and the reference
     G-cache (G_LM frozen at the prompt's Gram); order parameters from the reference tensors."""
     G_star = np.random.default_rng(7).normal(size=(DK, DK))
@@ -430,7 +430,7 @@ def g_cache(streams=attention.streams) -> Outcome:
     silent = decoder.Decoder(base.wte, tuple(decoder.Layer(**{**l.__dict__, "w_k": np.zeros_like(l.w_k)})
                                              for l in base.layers), base.ln_f)
     other = TOKENS[::-1].copy()
-    cached = {k: decoder.decode(m, TOKENS, prompt=4, streams=streams)
+    cached = {k: decoder.decode(m, TOKENS, prompt=4)
               for k, m in (("invariant", invariant), ("silent", silent), ("generic", base))}
     recomputed = {k: ref.prefix_logits(view.model(m), TOKENS)
                   for k, m in (("invariant", invariant), ("silent", silent), ("generic", base))}

@@ -8,6 +8,7 @@ from theorylab.graded.attention import grading_matrix
 from theorylab.nn import attention as A
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
+from theorylab.psa.softmax import softmax
 
 
 def qkv(T=10, dk=8, seed=0):
@@ -117,3 +118,30 @@ def test_unshear_keys_inverts_the_key_filter(spec):
     _, ks, _ = A.streams(spec, q, k, v)
     np.testing.assert_allclose(A.unshear_keys(spec, ks), k, rtol=0, atol=1e-14)
     np.testing.assert_allclose(A.unshear_keys(spec, ks[5:], 5, k[4]), k[5:], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("base", [10000.0, 500.0])
+def test_rope_kernel_is_psa_rope(base):
+    """The decoder's unchecked RoPE repeats psa.shear.rope operation for operation (same tables from psa, the same
+    products and sums in the same order), so the two agree exactly, at positive and negative positions."""
+    x = np.random.default_rng(3).normal(size=(2, 7, 8))
+    for pos in (np.arange(3, 10, dtype=float), -np.arange(7, dtype=float)):
+        assert np.array_equal(A._rope(x, pos, base), psa.rope(x, base, pos))
+
+
+def test_causal_softmax_kernel_is_psa_softmax():
+    """The unchecked causal softmax does psa.softmax.softmax(s, mask=past)'s arithmetic (masked scores -inf, the same
+    shift, exp and normalisation), so the weights agree exactly; future keys get weight exactly 0."""
+    s = np.random.default_rng(4).normal(size=(3, 4, 6)) * 5
+    past = np.arange(6)[None, :] <= np.arange(2, 6)[:, None]
+    p = A._attention_weights(s)
+    assert np.array_equal(p, softmax(s, mask=past))
+    assert np.all(p[..., ~past] == 0.0)
+
+
+def test_graded_diag_is_computed_once_and_read_only():
+    spec = A.Graded(np.array([0.0, 1.0, 2.0, 3.0]), 2.0)
+    assert spec.diag is spec.diag
+    assert np.array_equal(spec.diag, [1.0, 2.0, 4.0, 8.0])                 # 2^q: powers of two are exact
+    with pytest.raises(ValueError):
+        spec.diag[0] = 3.0

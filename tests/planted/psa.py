@@ -517,7 +517,7 @@ BUGS = [
         SHEAR,
         'out[..., 0::2] = cos * even - sin * odd',
         'out[..., 0::2] = cos * even + sin * odd',
-        ('A9', 'P9.numeric', 'P20.numeric'),
+        ('P9.numeric',),           # the decoder rotates with its own kernel (its bug: tests/planted/nn.py)
         slow=True),
     Bug('unshear with the wrong sign',
         SHEAR,

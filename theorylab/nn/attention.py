@@ -34,6 +34,8 @@ Conventions (named here, explained in docs/transformer.md)
 """
 from __future__ import annotations
 
+import functools
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +45,7 @@ from theorylab.graded.attention import grading_matrix
 from theorylab.graded.grades import clip_bound
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
-from theorylab.psa.softmax import softmax
+from theorylab.psa.shear import _momentum, _shear
 
 GRAMS = ("global", "cumulative")
 
@@ -74,6 +76,12 @@ def _scalar(name: str, value) -> float:
     return float(v)
 
 
+def _coupling(name: str, value) -> int | float:
+    """A validated coupling as ``psa.shear`` computes with it: integers up to 2^53 stay exact, other reals float."""
+    v = _scalar(name, value)
+    return int(value) if isinstance(value, numbers.Integral) and abs(int(value)) <= 2 ** 53 else v
+
+
 @dataclass(frozen=True)
 class PSA:
     """Phase Space Attention (PSA §4): sheared post-RoPE streams ``x + g p``.
@@ -88,8 +96,8 @@ class PSA:
     base: float | None = 10000.0
 
     def __post_init__(self):
-        _scalar("g_q", self.g_q)
-        _scalar("g_k", self.g_k)
+        object.__setattr__(self, "g_q", _coupling("g_q", self.g_q))
+        object.__setattr__(self, "g_k", _coupling("g_k", self.g_k))
         choice("placement", self.placement, psa.PLACEMENTS)
         _rope_base(self.base)
 
@@ -117,11 +125,14 @@ class Graded:
         if self.clip is not None:
             clip_bound(self.clip)
         _rope_base(self.base)
+        diag = grading_diag(self.grades, self.lam, self.clip)          # computed (and checked) once
+        diag.flags.writeable = False
+        object.__setattr__(self, "_diag", diag)
 
     @property
     def diag(self) -> np.ndarray:
-        """Diagonal of ``M = diag(lam^q)``, clipped to ``lam^q <= clip`` (GLLM §3.1, §8.1.1)."""
-        return grading_diag(self.grades, self.lam, self.clip)
+        """Diagonal of ``M = diag(lam^q)``, clipped to ``lam^q <= clip`` (GLLM §3.1, §8.1.1); read-only."""
+        return self._diag
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,7 +199,35 @@ def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ the three steps
 def _rope(x, positions, base):
-    return x if base is None else psa.rope(x, base, positions)         # [..., n, dk] rotated rows
+    """RoPE of validated rows ``x`` (..., n, dk) at float ``positions`` (n,): ``psa.shear.rope``'s arithmetic."""
+    if base is None:
+        return x
+    cos, sin = _rope_tables(x.shape[-1], base, positions)               # [n, dk/2] x2
+    return _rotate(x, cos, sin)                                         # [..., n, dk] rotated rows
+
+
+def _rope_tables(dk: int, base: float, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RoPE ``(cos, sin)`` tables ``(n, dk/2)`` of float ``positions`` (n,): ``psa.shear``'s own, computed once per
+    ``(dk, base, positions)`` in a process (read-only), so a training step builds none."""
+    return _cached_tables(dk, float(base), positions.tobytes())
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_tables(dk: int, base: float, positions: bytes) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.frombuffer(positions, dtype=float)                         # [n]
+    cos, sin = psa.rope_tables(len(pos), psa.rope_frequencies(dk, base), pos)   # [n, dk/2] x2
+    cos.flags.writeable = sin.flags.writeable = False
+    return cos, sin
+
+
+def _rotate(x, cos, sin) -> np.ndarray:
+    """``psa.shear.rotate_pairs(x, cos, sin)``'s arithmetic along axis -2 without its checks (object arrays too;
+    psa.shear has no unchecked kernel to call: this copy is guarded by its own planted bug)."""
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x) if x.dtype == object else np.empty(x.shape, dtype=np.result_type(x, cos))
+    out[..., 0::2] = cos * even - sin * odd
+    out[..., 1::2] = sin * even + cos * odd
+    return out
 
 
 def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -210,6 +249,13 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     spec = _spec(spec)
     q, k, v = _projections(q, k, v)
     start = positive_int("start", start, low=0)
+    if start > 0 and isinstance(spec, (PSA, TwoTap)):
+        prev = _previous(prev, q.shape[:-2] + q.shape[-1:])
+    return _streams(spec, q, k, v, start, prev)
+
+
+def _streams(spec: HeadSpec, q, k, v, start: int, prev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`streams` without the checks: ``prev`` is the validated retained pair (PSA, TwoTap, start > 0)."""
     n = q.shape[-2]                                                     # rows in this block
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
     if isinstance(spec, Graded):
@@ -218,7 +264,7 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     if not isinstance(spec, (PSA, TwoTap)):                             # SDPA, PLGA
         return _rope(q, pos, spec.base), _rope(k, pos, spec.base), v
     if start > 0:                                                       # prepend position start-1
-        prev_q, prev_k = _previous(prev, q.shape[:-2] + q.shape[-1:])
+        prev_q, prev_k = prev
         q = np.concatenate([prev_q[..., None, :], q], axis=-2)         # [n+1, dk]
         k = np.concatenate([prev_k[..., None, :], k], axis=-2)         # [n+1, dk]
         pos = np.arange(start - 1, start + n, dtype=float)              # [n+1]
@@ -259,11 +305,13 @@ def _previous(prev, shape) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sheared(x, g, pos, spec: PSA):
+    """``psa.shear.place_shear`` (or ``shear`` without RoPE) of validated rows, without the checks."""
     if spec.base is None:                                               # no RoPE: placements coincide
-        return psa.shear(x, g)                                          # [..., n, dk]
-    freqs = psa.rope_frequencies(x.shape[-1], spec.base)                # [dk/2]
-    cos, sin = psa.rope_tables(len(pos), freqs, pos)                    # [n, dk/2] x2
-    return psa.place_shear(x, g, cos, sin, placement=spec.placement)    # [..., n, dk]
+        return _shear(x, g, -2)                                         # [..., n, dk]
+    cos, sin = _rope_tables(x.shape[-1], spec.base, pos)                # [n, dk/2] x2
+    if spec.placement == "post-rope":
+        return _shear(_rotate(x, cos, sin), g, -2)                      # [..., n, dk]
+    return _rotate(_shear(x, g, -2), cos, sin)                          # [..., n, dk]
 
 
 @finite_output("x, taps")
@@ -285,7 +333,7 @@ def two_tap(x, taps) -> np.ndarray:
 
 def _two_tap(x, taps) -> np.ndarray:
     b0, b1 = taps
-    return (b0 + b1) * x - b1 * psa.momentum(x)                        # [..., n, dk]
+    return (b0 + b1) * x - b1 * _momentum(x, -2)                       # [..., n, dk]
 
 
 def _filtered(x, taps, pos, spec: TwoTap):
@@ -342,8 +390,14 @@ def scores(qs, ks, G=None) -> np.ndarray:
     qs, ks = real_or_exact("qs", qs), real_or_exact("ks", ks)
     if qs.ndim < 2 or ks.ndim < 2 or qs.shape[-1] != ks.shape[-1] or qs.shape[-1] == 0:
         raise ParameterError(f"qs (..., n, dk) and ks (..., m, dk) must share dk (got {qs.shape} and {ks.shape})")
-    if G is None:
-        return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])     # [n, m]
+    return _scores(qs, ks)
+
+
+def _scores(qs, ks, G=None) -> np.ndarray:
+    """:func:`scores` of validated streams; a PLGA operator ``G`` goes to ``plga.operator.scores``."""
+    if G is not None:
+        return plga.scores(qs, ks, G)                                   # [n, m] (PLGA eq. 3.7)
+    return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])         # [n, m]
 
 
 def attention_weights(s) -> np.ndarray:
@@ -351,9 +405,17 @@ def attention_weights(s) -> np.ndarray:
     s = real_array("s", s)
     if s.ndim < 2 or s.shape[-2] > s.shape[-1] or not s.size:
         raise ParameterError(f"s must be (..., n, m) scores with 1 <= n <= m (got shape {s.shape})")
+    return _attention_weights(s)
+
+
+def _attention_weights(s: np.ndarray) -> np.ndarray:
+    """:func:`attention_weights` of validated scores: ``psa.softmax.softmax(s, mask=past)``'s arithmetic
+    (future keys get score -inf, weight exactly 0)."""
     n, m = s.shape[-2:]
     past = np.arange(m)[None, :] <= np.arange(m - n, m)[:, None]        # [n, m] keys up to the query
-    return softmax(s, mask=past)                                        # [..., n, m]
+    s = np.where(past, s, -np.inf)                                      # [..., n, m]
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)                            # [..., n, m]
 
 
 def attend(s, vs) -> np.ndarray:
@@ -364,10 +426,19 @@ def attend(s, vs) -> np.ndarray:
     return p @ vs                                                       # [n, dv]
 
 
+def _attend(s, vs) -> np.ndarray:
+    """:func:`attend` of validated scores and values."""
+    return _attention_weights(s) @ vs                                   # [n, dv]
+
+
 def plga_operator(spec: PLGA, qs) -> np.ndarray:
     """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative."""
     if not isinstance(spec, PLGA):
         raise ParameterError(f"spec must be a PLGA head (got {type(spec).__name__})")
+    return _plga_operator(spec, qs)
+
+
+def _plga_operator(spec: PLGA, qs) -> np.ndarray:
     if spec.gram == "global":
         return plga.g_lm(qs, spec.params)                               # [dk, dk]
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
@@ -380,10 +451,16 @@ def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     attention weights) is appended to it for the backward pass. Floats only: the exact route (object
     arrays) goes through :func:`streams` and :func:`scores`.
     """
-    q, k, v = real_array("q", q), real_array("k", k), real_array("v", v)
-    qs, ks, vs = streams(spec, q, k, v)                                 # [T, dk] x3
-    G = plga_operator(spec, qs) if isinstance(spec, PLGA) else None     # None | [dk, dk] | [T, dk, dk]
-    p = attention_weights(scores(qs, ks, G))                            # [T, T]
+    spec = _spec(spec)
+    q, k, v = _projections(real_array("q", q), real_array("k", k), real_array("v", v))
+    return _head(spec, q, k, v, trace)
+
+
+def _head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
+    """:func:`head` of validated float projections (the decoder's kernel)."""
+    qs, ks, vs = _streams(spec, q, k, v, 0, None)                       # [T, dk] x3
+    G = _plga_operator(spec, qs) if isinstance(spec, PLGA) else None    # None | [dk, dk] | [T, dk, dk]
+    p = _attention_weights(_scores(qs, ks, G))                          # [T, T]
     if trace is not None:
         trace.append({"q": q, "k": k, "v": v, "qs": qs, "ks": ks, "vs": vs, "p": p})
     return p @ vs                                                       # [T, dk]

@@ -30,11 +30,12 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import (ParameterError, check_memory, describe, finite_output, positive_int, real_array,
-                              real_scalar, seed_int)
+from theorylab.errors import (ParameterError, check_memory, describe, finite_output, finite_result, positive_int,
+                              real_array, real_scalar, seed_int)
 from theorylab.nn import attention
-from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec
+from theorylab.nn.attention import PLGA, PSA, SDPA, Graded, HeadSpec, TwoTap
 from theorylab.plga import operator as plga
+from theorylab.plga.chain import _layer_norm as _plga_layer_norm
 
 LN_EPS = 1e-5
 
@@ -113,10 +114,18 @@ def layer_norm(x, affine) -> np.ndarray:
     return plga.layer_norm(x, affine[0], affine[1], eps=LN_EPS)             # [n, d]
 
 
+def _layer_norm(x: np.ndarray, affine) -> np.ndarray:
+    """:func:`layer_norm` of validated rows with the model's own (gamma, beta): ``plga.operator``'s kernel."""
+    return _plga_layer_norm(x, affine[0], affine[1], LN_EPS)                # [n, d]
+
+
 @finite_output("x")
 def gelu(x) -> np.ndarray:
     """GELU, tanh approximation (GPT-2)."""
-    x = real_array("x", x, allow_empty=True)
+    return _gelu(real_array("x", x, allow_empty=True))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
@@ -131,8 +140,11 @@ def _rows(x, d: int) -> np.ndarray:
 @finite_output("x")
 def mlp(layer: Layer, x) -> np.ndarray:
     """``GELU(x W_fc + b_fc) W_proj + b_proj`` of the rows ``x`` (n, d)."""
-    x = _rows(x, layer.w_fc.shape[0])
-    return gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
+    return _mlp(layer, _rows(x, layer.w_fc.shape[0]))
+
+
+def _mlp(layer: Layer, x: np.ndarray) -> np.ndarray:
+    return _gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
 
 
 def split_heads(x, n_head: int) -> np.ndarray:
@@ -141,6 +153,10 @@ def split_heads(x, n_head: int) -> np.ndarray:
     x = real_array("x", x)
     if x.ndim < 2 or x.shape[-1] % n_head:
         raise ParameterError(f"x must be (..., n, d) with d a multiple of n_head = {n_head} (got shape {x.shape})")
+    return _split_heads(x, n_head)
+
+
+def _split_heads(x: np.ndarray, n_head: int) -> np.ndarray:
     return np.moveaxis(x.reshape(*x.shape[:-1], n_head, -1), -2, -3)        # [..., n, d] -> [..., H, n, dk]
 
 
@@ -149,16 +165,23 @@ def merge_heads(x) -> np.ndarray:
     x = real_array("x", x)
     if x.ndim < 3:
         raise ParameterError(f"x must be an (..., H, n, dk) array (got shape {x.shape})")
+    return _merge_heads(x)
+
+
+def _merge_heads(x: np.ndarray) -> np.ndarray:
     return np.moveaxis(x, -3, -2).reshape(*x.shape[:-3], x.shape[-2], -1)   # [..., H, n, dk] -> [..., n, d]
 
 
 @finite_output("x")
 def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-head query, key and value projections ``(H, n, dk)`` of the rows ``x`` (n, d)."""
-    x = _rows(x, layer.w_q.shape[0])
+    return _projections(layer, _rows(x, layer.w_q.shape[0]))
+
+
+def _projections(layer: Layer, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     H = len(layer.heads)
-    return (split_heads(x @ layer.w_q, H), split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
-            split_heads(x @ layer.w_v, H))
+    return (_split_heads(x @ layer.w_q, H), _split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
+            _split_heads(x @ layer.w_v, H))
 
 
 def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
@@ -177,11 +200,17 @@ def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ full forward
+@finite_output("model, tokens")
 def forward(model: Decoder, tokens) -> np.ndarray:
     """Logits (T, V) of every position (``(batch, T, V)`` for tokens ``(batch, T)``), computed without a cache."""
-    return logits(model, hidden_states(model, tokens))                      # [..., T, V]
+    return _forward(model, token_ids(model, tokens, batched=True))
 
 
+def _forward(model: Decoder, tokens: np.ndarray) -> np.ndarray:
+    return _logits(model, _hidden_states(model, tokens))                    # [..., T, V]
+
+
+@finite_output("model, tokens")
 def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarray:
     """The residual stream ``(..., T, d)`` after the last block, for tokens ``(T,)`` or ``(batch, T)``.
 
@@ -190,35 +219,47 @@ def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarr
     outputs ``a``, ``mid = x + a W_O``, ``u2 = LN2(mid)`` and ``heads`` (one
     ``attention.head`` trace per head).
     """
-    x = model.wte[token_ids(model, tokens, batched=True)]                   # [..., T, d]
+    return _hidden_states(model, token_ids(model, tokens, batched=True), trace)
+
+
+def _hidden_states(model: Decoder, tokens: np.ndarray, trace: list | None = None) -> np.ndarray:
+    """:func:`hidden_states` of validated token ids (the kernel of the forward and training passes)."""
+    x = model.wte[tokens]                                                   # [..., T, d]
     for layer in model.layers:
         rec = None if trace is None else {"x": x, "heads": []}
-        u1 = layer_norm(x, layer.ln1)                                       # [..., T, d]
-        q, k, v = projections(layer, u1)                                    # [..., H, T, dk] x3
-        heads = [attention.head(s, q[..., h, :, :], k[..., h, :, :], v[..., h, :, :],
-                                None if rec is None else rec["heads"]) for h, s in enumerate(layer.heads)]
-        a = merge_heads(np.stack(heads, axis=-3))                           # [..., T, H dk]
+        u1 = _layer_norm(x, layer.ln1)                                      # [..., T, d]
+        q, k, v = _projections(layer, u1)                                   # [..., H, T, dk] x3
+        heads = [attention._head(s, q[..., h, :, :], k[..., h, :, :], v[..., h, :, :],
+                                 None if rec is None else rec["heads"]) for h, s in enumerate(layer.heads)]
+        a = _merge_heads(np.stack(heads, axis=-3))                          # [..., T, H dk]
         mid = x + a @ layer.w_o                                             # [..., T, d]
-        u2 = layer_norm(mid, layer.ln2)                                     # [..., T, d]
-        x = mid + mlp(layer, u2)                                            # [..., T, d]
+        u2 = _layer_norm(mid, layer.ln2)                                    # [..., T, d]
+        x = mid + _mlp(layer, u2)                                           # [..., T, d]
         if rec is not None:
             rec.update(u1=u1, a=a, mid=mid, u2=u2)
             trace.append(rec)
     return x
 
 
+@finite_output("x")
 def logits(model: Decoder, x) -> np.ndarray:
     """``LN_f(x) wte^T``: logits ``(..., V)`` of residual-stream rows ``x`` (..., d) (tied embedding)."""
     x = real_array("x", x)
     if x.ndim < 1 or x.shape[-1] != model.d:
         raise ParameterError(f"x must be residual-stream rows (..., {model.d}) (got shape {x.shape})")
-    return layer_norm(x, model.ln_f) @ model.wte.T                          # [..., V]
+    return _logits(model, x)
+
+
+def _logits(model: Decoder, x: np.ndarray) -> np.ndarray:
+    return _layer_norm(x, model.ln_f) @ model.wte.T                         # [..., V]
 
 
 def prefix_logits(model: Decoder, tokens) -> np.ndarray:
     """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8)."""
     tokens = token_ids(model, tokens)
-    return np.stack([forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = np.stack([_forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
+    return finite_result("model, tokens", rows)
 
 
 @dataclass(frozen=True)
@@ -316,8 +357,8 @@ def empty_cache(model: Decoder) -> Cache:
                           for layer in model.layers))
 
 
-def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
-                streams=attention.streams) -> tuple[np.ndarray, HeadCache]:
+@finite_output("q, k, v")
+def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.ndarray, HeadCache]:
     """One head over new raw rows ``q, k, v`` (n, dk) at positions start..: output (n, dk) and new cache.
 
     The rows form a new open block: a PSA head keeps the raw query and key of its last row
@@ -331,8 +372,16 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
     if q.ndim != 2 or q.shape[1] != dk or k.shape != q.shape or v.shape != (len(q), dv):
         raise ParameterError(f"q, k must be (n, {dk}) and v (n, {dv}) rows of this head "
                              f"(got shapes {q.shape}, {k.shape}, {v.shape})")
+    return _cached_head(attention._spec(spec), hc, q, k, v, start)
+
+
+def _cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.ndarray, HeadCache]:
+    """:func:`cached_head` of validated rows consistent with the cache (the kernel of :func:`extend`)."""
     prev = (hc.raw_q[-1], hc.raw_k[-1]) if len(hc.raw_q) else None        # retained raw vectors
-    qs, ks, vs = streams(spec, q, k, v, start, prev)                        # [n, dk] x3, inserted once
+    if prev is None and start > 0 and isinstance(spec, (PSA, TwoTap)):
+        raise ParameterError("prev must hold the raw (q, k) of position start-1 for a PSA or two-tap block "
+                             "with start > 0")
+    qs, ks, vs = attention._streams(spec, q, k, v, start, prev)             # [n, dk] x3, inserted once
     K, V = np.concatenate([hc.keys, ks]), np.concatenate([hc.values, vs])   # [t+n, dk] cached + new
     keep = min(start, 1)                                                    # keep the row of position start-1
     raw_q, raw_k, anchor, gram, frozen, G = hc.raw_q, hc.raw_k, None, hc.gram, hc.G, None
@@ -343,8 +392,8 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int,
         D = np.cumsum(np.concatenate([D0[None], np.einsum("ni,nj->nij", qs, qs)]), axis=0)  # [n+1, dk, dk]
         gram, G = D[1 - keep:], plga.stages_from_density(D[1:], spec.params).G            # G: [n, dk, dk]
     elif isinstance(spec, PLGA):
-        G = frozen = hc.G if start else attention.plga_operator(spec, qs)  # [dk, dk] frozen at the prompt
-    out = attention.attend(attention.scores(qs, K, G), V)                   # [n, dk]
+        G = frozen = hc.G if start else attention._plga_operator(spec, qs)  # [dk, dk] frozen at the prompt
+    out = attention._attend(attention._scores(qs, K, G), V)                 # [n, dk]
     return out, HeadCache(K, V, raw_q, raw_k, gram, frozen, anchor, spec)
 
 
@@ -360,7 +409,10 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
     as in this decoder); with grouped-query values an engine would have to keep the raw
     queries of the block instead.
     """
-    start = positive_int("start", start, low=0)
+    return _restore_queries(layer, caches, positive_int("start", start, low=0))
+
+
+def _restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> tuple[HeadCache, ...]:
     lost = [isinstance(s, PSA) and start > 0 and not len(hc.raw_q) for s, hc in zip(layer.heads, caches)]
     if not any(lost):
         return caches
@@ -374,52 +426,79 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
         except np.linalg.LinAlgError:
             raise ParameterError("w_v must be invertible to restore the raw query of a query-sheared PSA head "
                                  "after a rollback inside a block") from None
-        q = split_heads((u @ layer.w_q)[None], len(caches))[:, 0]          # [H, dk]
+        q = _split_heads((u @ layer.w_q)[None], len(caches))[:, 0]         # [H, dk]
     return tuple(replace(hc, raw_q=(q[h] if s.g_q != 0 else np.zeros(dk))[None]) if m else hc
                  for h, (m, s, hc) in enumerate(zip(lost, layer.heads, caches)))
 
 
-def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int,
-                     streams=attention.streams) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
+@finite_output("x")
+def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
     """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
     if not isinstance(caches, (tuple, list)) or len(caches) != len(layer.heads):
         raise ParameterError(f"caches must hold one HeadCache per head ({len(layer.heads)})")
     start = positive_int("start", start, low=0)
-    q, k, v = projections(layer, x)                                         # [H, n, dk] x3
-    caches = restore_queries(layer, caches, start)
-    outs, caches = zip(*(cached_head(s, hc, q[h], k[h], v[h], start, streams)
+    x = _rows(x, layer.w_q.shape[0])
+    if x.ndim != 2:
+        raise ParameterError(f"x must be an (n, {layer.w_q.shape[0]}) array of new rows (got shape {x.shape})")
+    _consistent(caches, start)
+    return _cached_attention(layer, caches, x, start)
+
+
+def _consistent(caches, start: int) -> None:
+    """Every head cache holds ``start`` keys and values of this layer's head width."""
+    for hc in caches:
+        if not isinstance(hc, HeadCache) or len(hc.keys) != start:
+            raise ParameterError(f"start must be the cached length {len(hc.keys) if isinstance(hc, HeadCache) else 0} "
+                                 f"(got {start})")
+
+
+def _cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x: np.ndarray,
+                      start: int) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
+    q, k, v = _projections(layer, x)                                        # [H, n, dk] x3
+    caches = _restore_queries(layer, caches, start)
+    outs, caches = zip(*(_cached_head(s, hc, q[h], k[h], v[h], start)
                          for h, (s, hc) in enumerate(zip(layer.heads, caches))))
-    return merge_heads(np.stack(outs)) @ layer.w_o, tuple(caches)           # [n, d]
+    return _merge_heads(np.stack(outs)) @ layer.w_o, tuple(caches)          # [n, d]
 
 
-def extend(model: Decoder, cache: Cache, tokens, streams=attention.streams) -> tuple[np.ndarray, Cache]:
+@finite_output("model, tokens")
+def extend(model: Decoder, cache: Cache, tokens) -> tuple[np.ndarray, Cache]:
     """Append ``tokens`` (n,) to the cached prefix: logits (n, V) of the new positions and the new cache.
 
     The new positions form the open speculative block (a previous open block is closed).
-    ``streams`` is the head-stream function (``attention.streams``); it is a parameter only
-    so that mutation tests can inject a wrong cache insertion.
     """
     tokens = token_ids(model, tokens)
+    if not isinstance(cache, Cache) or len(cache.layers) != len(model.layers) \
+            or any(len(lc) != len(layer.heads) for lc, layer in zip(cache.layers, model.layers)):
+        raise ParameterError("cache must be a Cache of this model (one HeadCache per head and layer)")
+    for lc in cache.layers:
+        _consistent(lc, cache.length)
+    return _extend(model, cache, tokens)
+
+
+def _extend(model: Decoder, cache: Cache, tokens: np.ndarray) -> tuple[np.ndarray, Cache]:
+    """:func:`extend` of validated token ids and a cache of this model."""
     x = model.wte[tokens]                                                   # [n, d]
     layers = []
     for layer, lc in zip(model.layers, cache.layers):
-        a, lc = cached_attention(layer, lc, layer_norm(x, layer.ln1), cache.length, streams)
+        a, lc = _cached_attention(layer, lc, _layer_norm(x, layer.ln1), cache.length)
         x = x + a                                                           # [n, d]
-        x = x + mlp(layer, layer_norm(x, layer.ln2))                        # [n, d]
+        x = x + _mlp(layer, _layer_norm(x, layer.ln2))                      # [n, d]
         layers.append(lc)
-    return layer_norm(x, model.ln_f) @ model.wte.T, Cache(cache.length + len(tokens), tuple(layers), cache.length)
+    return _layer_norm(x, model.ln_f) @ model.wte.T, Cache(cache.length + len(tokens), tuple(layers), cache.length)
 
 
-def decode(model: Decoder, tokens, prompt: int, streams=attention.streams) -> np.ndarray:
+@finite_output("model, tokens")
+def decode(model: Decoder, tokens, prompt: int) -> np.ndarray:
     """Logits (T, V): prefill the first ``prompt`` tokens, then one cached step per token."""
     tokens = token_ids(model, tokens)
     prompt = positive_int("prompt", prompt)
     if prompt > len(tokens):
         raise ParameterError(f"prompt must be <= the number of tokens ({len(tokens)}; got {prompt})")
-    logits, cache = extend(model, empty_cache(model), tokens[:prompt], streams)
+    logits, cache = _extend(model, empty_cache(model), tokens[:prompt])
     rows = [logits]
     for t in range(prompt, len(tokens)):
-        step, cache = extend(model, commit(cache), tokens[t:t + 1], streams)
+        step, cache = _extend(model, commit(cache), tokens[t:t + 1])
         rows.append(step)
     return np.concatenate(rows)
 
@@ -482,16 +561,15 @@ def cache_floats(cache: Cache) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------------------ grading compile-out
-def compile_grading(model: Decoder, diag=lambda spec: spec.diag) -> Decoder:
+def compile_grading(model: Decoder) -> Decoder:
     """The standard transformer computing the same function as a graded one (GLLM Rem. 1, Cor. 1).
 
     Every :class:`Graded` head h becomes an :class:`SDPA` head with ``W~ = W M_h`` for
-    ``W in {W_Q, W_K, W_V}`` (its columns scaled by ``diag(M_h)``). ``diag`` maps a
-    graded spec to its diagonal (a parameter for mutation tests only).
+    ``W in {W_Q, W_K, W_V}`` (its columns scaled by ``diag(M_h)``).
     """
     layers = []
     for layer in model.layers:
-        m = np.concatenate([diag(s) if isinstance(s, Graded) else np.ones(layer.w_q.shape[1] // len(layer.heads))
+        m = np.concatenate([s.diag if isinstance(s, Graded) else np.ones(layer.w_q.shape[1] // len(layer.heads))
                             for s in layer.heads])                          # [d] column scales
         heads = tuple(SDPA(s.base) if isinstance(s, Graded) else s for s in layer.heads)
         layers.append(replace(layer, w_q=layer.w_q * m, w_k=layer.w_k * m, w_v=layer.w_v * m, heads=heads))

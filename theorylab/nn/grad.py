@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from theorylab.errors import ParameterError, finite_result, integer_array, real_array
-from theorylab.nn import decoder
+from theorylab.nn import attention, decoder
 from theorylab.nn.attention import PSA, SDPA, TwoTap
 from theorylab.psa import shear as psa
 
@@ -149,14 +149,14 @@ def mlp_vjp(layer: decoder.Layer, u, dy) -> tuple[np.ndarray, dict[str, np.ndarr
     """VJP of ``decoder.mlp(layer, u)``: ``(du, {w_fc, b_fc, w_proj, b_proj})``."""
     pre = u @ layer.w_fc + layer.b_fc                                   # [..., 4d]
     dh = _gelu_vjp(pre, dy @ layer.w_proj.T)                             # [..., 4d]
-    grads = {"w_proj": _flat(decoder.gelu(pre)).T @ _flat(dy), "b_proj": _flat(dy).sum(axis=0),
+    grads = {"w_proj": _flat(decoder._gelu(pre)).T @ _flat(dy), "b_proj": _flat(dy).sum(axis=0),
              "w_fc": _flat(u).T @ _flat(dh), "b_fc": _flat(dh).sum(axis=0)}
     return dh @ layer.w_fc.T, grads
 
 
 def logits_vjp(model: decoder.Decoder, x, dlogits) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """VJP of ``decoder.logits(model, x) = LN_f(x) wte^T``: ``(dx, {wte, ln_f.0, ln_f.1})``."""
-    u = decoder.layer_norm(x, model.ln_f)                               # [..., d]
+    u = decoder._layer_norm(x, model.ln_f)                              # [..., d]
     dx, dg, db = layer_norm_vjp(x, model.ln_f, dlogits @ model.wte)
     return dx, {"wte": _flat(dlogits).T @ _flat(u), "ln_f.0": dg, "ln_f.1": db}
 
@@ -175,7 +175,7 @@ def _positions(x) -> np.ndarray:
 
 def rope_vjp(dy, base: float | None) -> np.ndarray:
     """VJP of RoPE at positions ``0..n-1`` (``psa.shear.rope``): the inverse rotation (angles negated)."""
-    return dy if base is None else psa.rope(dy, base, -_positions(dy))
+    return attention._rope(dy, -_positions(dy), base)
 
 
 def two_tap_vjp(x, taps, dy) -> tuple[np.ndarray, np.ndarray | None]:
@@ -195,7 +195,8 @@ def two_tap_vjp(x, taps, dy) -> tuple[np.ndarray, np.ndarray | None]:
 
 def _taps(spec, stream: str) -> np.ndarray:
     if isinstance(spec, PSA):
-        return np.array(psa.stream_taps(spec.g_q if stream == "q" else spec.g_k))   # the shear (1 + g, -g)
+        g = spec.g_q if stream == "q" else spec.g_k                    # validated at construction
+        return np.array([1 + g, -g])                                    # the shear's taps (psa.shear.stream_taps)
     return spec.q_taps if stream == "q" else spec.k_taps
 
 
@@ -213,7 +214,7 @@ def stream_vjp(spec, x, dy, stream: str) -> tuple[np.ndarray, np.ndarray | None]
     if spec.base is None:
         dx, dtaps = two_tap_vjp(x if learn else None, taps, dy)
     elif spec.placement == "post-rope":
-        dr, dtaps = two_tap_vjp(psa.rope(x, spec.base) if learn else None, taps, dy)
+        dr, dtaps = two_tap_vjp(attention._rope(x, _positions(x), spec.base) if learn else None, taps, dy)
         dx = rope_vjp(dr, spec.base)
     else:
         dx, dtaps = two_tap_vjp(x if learn else None, taps, rope_vjp(dy, spec.base))
@@ -255,7 +256,7 @@ def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.
         dmid = dx + dln2                                                # [..., T, d]
         grads.update({f"layers.{i}.{k}": v for k, v in g.items()})
         grads[f"layers.{i}.w_o"] = _flat(rec["a"]).T @ _flat(dmid)
-        da = decoder.split_heads(dmid @ layer.w_o.T, len(layer.heads))  # [..., H, T, dk]
+        da = decoder._split_heads(dmid @ layer.w_o.T, len(layer.heads))  # [..., H, T, dk]
         parts = []
         for h, (spec, hrec) in enumerate(zip(layer.heads, rec["heads"])):
             dq, dk, dv, taps = head_vjp(spec, hrec, da[..., h, :, :])
@@ -263,7 +264,7 @@ def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.
             grads.update({f"layers.{i}.heads.{h}.{k}": v for k, v in taps.items()})
         du1 = 0.0
         for w, d in zip(("w_q", "w_k", "w_v"), zip(*parts)):
-            merged = decoder.merge_heads(np.stack(d, axis=-3))          # [..., T, H dk]
+            merged = decoder._merge_heads(np.stack(d, axis=-3))         # [..., T, H dk]
             grads[f"layers.{i}.{w}"] = _flat(rec["u1"]).T @ _flat(merged)
             du1 = du1 + merged @ getattr(layer, w).T
         dln1, grads[f"layers.{i}.ln1.0"], grads[f"layers.{i}.ln1.1"] = layer_norm_vjp(rec["x"], layer.ln1, du1)
@@ -289,11 +290,26 @@ def loss_and_grad(model: decoder.Decoder, tokens, answers) -> tuple[float, dict[
     tokens = decoder.token_ids(model, tokens, batched=True)
     if tokens.ndim != 2:
         raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
+    answers = integer_array("answers", answers, high=len(model.wte) - 1)
+    if answers.shape != tokens.shape[:1]:
+        raise ParameterError(f"answers must hold one token id per sequence, shape ({len(tokens)},) "
+                             f"(got {answers.shape})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss, grads, logits = _loss_and_grad(model, tokens, answers)
+    if not (math.isfinite(loss) and all(np.all(np.isfinite(g)) for g in grads.values())):
+        raise ParameterError("model, tokens out of range: the loss or a gradient overflows the float range")
+    return loss, grads, logits
+
+
+def _loss_and_grad(model: decoder.Decoder, tokens: np.ndarray,
+                   answers: np.ndarray) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
+    """:func:`loss_and_grad` of validated ``(batch, T)`` token ids and answers, unchecked for overflow
+    (the training loop's kernel: it checks the loss and the gradient norm of each step)."""
     trace: list = []
-    h = decoder.hidden_states(model, tokens, trace)                     # [B, T, d]
+    h = decoder._hidden_states(model, tokens, trace)                    # [B, T, d]
     last = h[..., -1, :]                                                # [B, d]
-    logits = decoder.logits(model, last)                                # [B, V]
-    loss, dlogits = cross_entropy(logits, answers)
+    logits = decoder._logits(model, last)                               # [B, V]
+    loss, dlogits = _cross_entropy(logits, answers)
     dlast, grads = logits_vjp(model, last, dlogits)
     dh = np.zeros_like(h)
     dh[..., -1, :] = dlast

@@ -57,6 +57,10 @@ def clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[
     return the norm before."""
     if max_norm is not None:
         max_norm = real_scalar("max_norm", max_norm, low=0, low_inclusive=False)
+    return _clip_by_norm(grads, max_norm)
+
+
+def _clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[dict[str, np.ndarray], float]:
     norm = math.sqrt(sum(float(np.sum(g * g)) for g in grads.values()))
     if max_norm is None or norm <= max_norm:
         return grads, norm
@@ -72,7 +76,12 @@ def adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], stat
 
     ``lr >= 0`` overrides ``opt.lr`` (for a schedule); ``decay`` names the parameters with weight decay.
     """
-    lr = opt.lr if lr is None else real_scalar("lr", lr, low=0)
+    return _adamw_step(params, grads, state, opt, opt.lr if lr is None else real_scalar("lr", lr, low=0), decay)
+
+
+def _adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: AdamState, opt: AdamW,
+                lr: float, decay) -> tuple[dict[str, np.ndarray], AdamState]:
+    """:func:`adamw_step` with a validated ``lr``, unchecked for overflow (the training loop's kernel)."""
     t = state.t + 1
     c1, c2 = 1.0 - opt.b1 ** t, 1.0 - opt.b2 ** t
     new, m, v = dict(params), dict(state.m), dict(state.v)
@@ -89,6 +98,10 @@ def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
     step, steps, warmup = positive_int("step", step, low=0), positive_int("steps", steps), positive_int(
         "warmup", warmup, low=0)
     peak = real_scalar("peak", peak, low=0, low_inclusive=False)
+    return _learning_rate(step, steps, peak, warmup)
+
+
+def _learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
     if step < warmup:
         return peak * (step + 1) / warmup
     frac = (step - warmup) / max(1, steps - warmup)

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import (ParameterError, check_memory, choice, integer_array, positive_int, real_array,
-                              real_scalar, seed_int)
+from theorylab.errors import (ParameterError, check_memory, choice, finite_output, integer_array, positive_int,
+                              real_array, real_scalar, seed_int)
 from theorylab.nn import attention
 from theorylab.psa import shear as psa
 from theorylab.psa.canonical import ceiling, plant_induction, target_positions
@@ -48,7 +48,11 @@ def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionB
     n, T = positive_int("n", n), positive_int("T", T, low=4)
     vocab = positive_int("vocab", vocab, low=T - 1)
     check_memory("n, vocab", 16 * n * vocab)
-    rng = np.random.default_rng(seed_int("seed", seed))
+    return _induction_sequences(n, T, vocab, seed_int("seed", seed))
+
+
+def _induction_sequences(n: int, T: int, vocab: int, seed: int) -> InductionBatch:
+    rng = np.random.default_rng(seed)
     tokens = np.argsort(rng.random((n, vocab)), axis=1)[:, :T]          # [n, T] distinct tokens
     tokens, target = plant_induction(rng, tokens, query_is_key=True)     # target j in 1..T-2
     return InductionBatch(tokens, target)
@@ -73,9 +77,14 @@ def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed
     n, pairs = positive_int("n", n), positive_int("pairs", pairs)
     alphabet = positive_int("alphabet", alphabet, low=max(2, pairs))
     padding = positive_int("padding", padding, low=0)
+    check_memory("n, alphabet, pairs, padding", 16.0 * n * alphabet + 8.0 * n * (4 * pairs + padding + 1))
+    return _associative_recall(n, pairs, alphabet, padding, seed_int("seed", seed))
+
+
+def _associative_recall(n: int, pairs: int, alphabet: int, padding: int, seed: int) -> InductionBatch:
+    """:func:`associative_recall` of validated sizes and seed (the training loop's kernel)."""
     T = 2 * pairs + padding + 1
-    check_memory("n, alphabet, pairs, padding", 16.0 * n * alphabet + 8.0 * n * (T + 2 * pairs))
-    rng = np.random.default_rng(seed_int("seed", seed))
+    rng = np.random.default_rng(seed)
     keys = np.argsort(rng.random((n, alphabet)), axis=1)[:, :pairs]      # [n, L] distinct keys
     values = rng.integers(0, alphabet, size=(n, pairs))                  # [n, L] shared alphabet
     pick = rng.integers(0, pairs, size=n)                                # [n] queried pair
@@ -134,11 +143,17 @@ def _embedding(E, head: InductionHead, batch: InductionBatch) -> np.ndarray:
     return E
 
 
-def query_scores(head: InductionHead, E: np.ndarray, batch: InductionBatch, streams=attention.streams) -> np.ndarray:
+@finite_output("E")
+def query_scores(head: InductionHead, E: np.ndarray, batch: InductionBatch) -> np.ndarray:
     """Scores ``(N, T)`` of the last position (the query) against every key."""
-    x = _embedding(E, head, batch)[batch.tokens]                         # [N, T, dk]
-    qs, ks, _ = streams(head.spec, x @ head.w_q, x @ head.w_k, x)       # [N, T, dk] x2
-    return attention.scores(qs[:, -1:], ks)[:, 0]                       # [N, T]
+    return _query_scores(head, _embedding(E, head, batch), batch.tokens)
+
+
+def _query_scores(head: InductionHead, E: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """:func:`query_scores` of a validated table ``E`` covering ``tokens`` (N, T)."""
+    x = E[tokens]                                                        # [N, T, dk]
+    qs, ks, _ = attention._streams(head.spec, x @ head.w_q, x @ head.w_k, x, 0, None)   # [N, T, dk] x2
+    return attention._scores(qs[:, -1:], ks)[:, 0]                      # [N, T]
 
 
 def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -153,14 +168,13 @@ def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
     return top[np.arange(len(s)), target] / top.sum(axis=1)             # [N]
 
 
-def induction_accuracy(head: InductionHead, E: np.ndarray, batch: InductionBatch,
-                       streams=attention.streams) -> np.ndarray:
+def induction_accuracy(head: InductionHead, E: np.ndarray, batch: InductionBatch) -> np.ndarray:
     """Per-sequence induction credit (N,) of ``head`` on ``batch`` (the mean is the accuracy)."""
-    return induction_hits(query_scores(head, E, batch, streams), batch.target)
+    return induction_hits(query_scores(head, E, batch), batch.target)
 
 
-def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: InductionBatch, i: int = 1,
-                            streams=attention.streams) -> float:
+@finite_output("E")
+def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: InductionBatch, i: int = 1) -> float:
     """``max |Delta s_{i+1}|``: how much the score of key ``i+1`` moves when the token at ``i`` changes
     (to the next token, ``(t_i + 1) mod vocab``).
 
@@ -174,8 +188,8 @@ def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: Induction
         raise ParameterError(f"i must be <= T - 4 = {batch.T - 4} (got {i})")
     changed = batch.tokens.copy()
     changed[:, i] = (changed[:, i] + 1) % len(E)                         # a different token at i
-    before = query_scores(head, E, batch, streams)[:, i + 1]             # [N]
-    after = query_scores(head, E, InductionBatch(changed, batch.target), streams)[:, i + 1]
+    before = _query_scores(head, E, batch.tokens)[:, i + 1]              # [N]
+    after = _query_scores(head, E, changed)[:, i + 1]
     return float(np.max(np.abs(after - before)))
 
 

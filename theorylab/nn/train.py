@@ -44,7 +44,7 @@ import numpy as np
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
 from theorylab.nn import attention, decoder, grad, optim, tasks
 from theorylab.psa import shear as psa
-from theorylab.resources import Cost, ResourceError
+from theorylab.resources import Cost
 
 VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
 COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
@@ -217,10 +217,15 @@ def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.Induct
     if not isinstance(seed_words, (list, tuple, np.ndarray)) or not len(seed_words) \
             or (isinstance(seed_words, np.ndarray) and (seed_words.ndim != 1 or seed_words.dtype.kind not in "iu")):
         raise ParameterError(f"seed_words must be a non-empty list of seeds (got {describe(seed_words)})")
-    seed = int(np.random.SeedSequence([seed_int("seed_words", w) for w in seed_words]).generate_state(1)[0])
+    return _batch(config, n, [seed_int("seed_words", w) for w in seed_words])
+
+
+def _batch(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
+    """:func:`batch_of` of validated seed words (the config's task sizes were validated by TrainConfig)."""
+    seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
     if config.task == "recall":
-        return tasks.associative_recall(n, config.pairs, config.alphabet, config.padding, seed)
-    return tasks.induction_sequences(n, config.T, config.vocab, seed)
+        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed)
+    return tasks._induction_sequences(n, config.T, config.vocab, seed)
 
 
 def answers(batch: tasks.InductionBatch) -> np.ndarray:
@@ -312,16 +317,15 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     state = optim.init_state({k: params[k] for k in names})
     history = []
     for step in range(config.steps):
-        batch = batch_of(config, config.batch, [seed, 1, step])
-        try:                        # the model's own numbers leaving the float range: the run diverged
-            loss, grads, _ = grad.loss_and_grad(model, batch.tokens, answers(batch))
-            grads, norm = optim.clip_by_norm({k: grads[k] for k in names}, config.clip)
-            lr = optim.learning_rate(step, config.steps, config.lr, config.warmup)
-            params, state = optim.adamw_step(params, grads, state, opt, lr, decay)
-        except ResourceError:
-            raise
-        except ParameterError as exc:
-            raise ParameterError(f"training diverged at step {step} ({exc}); lower lr (got {config.lr:g})") from None
+        batch = _batch(config, config.batch, [seed, 1, step])
+        with np.errstate(over="ignore", invalid="ignore"):      # kernels: the config and batch are valid
+            loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
+            grads, norm = optim._clip_by_norm({k: grads[k] for k in names}, config.clip)
+        if not math.isfinite(loss + norm):   # the model's own numbers leaving the float range: the run diverged
+            raise ParameterError(f"training diverged at step {step} (the loss or a gradient overflows the float "
+                                 f"range); lower lr (got {config.lr:g})")
+        lr = optim._learning_rate(step, config.steps, config.lr, config.warmup)
+        params, state = optim._adamw_step(params, grads, state, opt, lr, decay)
         model = grad.with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
             history.append(_log(step, loss, lr, norm, model))
