@@ -3,7 +3,7 @@ import pytest
 
 from planted import certify_with_bug, plant
 
-LOG_COUNT = ("theorylab/psa/scoremodel.py", "return np.log(context_length(T) - 1.0)")
+LOG_COUNT = ("theorylab/psa/scoremodel.py", "return np.log(T - 1.0)     # L")
 
 
 def test_clean_copy_passes_and_planted_copy_fails():

@@ -26,7 +26,8 @@ BUGS = {
     "plateau_check z of the wrong sign": (
         COMPARE, '"z": (mc - p) / se if se > 0', '"z": (p - mc) / se if se > 0', ["P18.plateau"]),
     "band_edge_check reports the lower root": (
-        COMPARE, "upper = float(np.asarray(band(dk, T)[1]))", "upper = float(np.asarray(band(dk, T)[0]))",
+        COMPARE, "upper = float(np.asarray(transition.t4_band(dk, T)[1]))",
+        "upper = float(np.asarray(transition.t4_band(dk, T)[0]))",
         ["P19.band"]),
     "band_edge_check: the root itself not above it": (
         COMPARE, '"above_upper_root": bool(gi >= upper)', '"above_upper_root": bool(gi > upper)', ["P19.band"]),

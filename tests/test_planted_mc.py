@@ -19,7 +19,7 @@ PLANTED = {
     "batch-means CI of gamma_c loses its 1/sqrt(B)":
         (COMPETITION, "ok.std(ddof=1) / np.sqrt(ok.size)", "ok.std(ddof=1)", "P17"),
     "distractors m = T - 1":
-        (SCOREMODEL, "return context_length(T) - 2.0", "return context_length(T) - 1.0", "P17.variants"),
+        (SCOREMODEL, "return T - 2.0     # m", "return T - 1.0     # m", "P17.variants"),
     "key-only variance drops its base term":
         (SCOREMODEL, '"key-only", (0.0, 1.0), (1.0, 0.0, 2.0)', '"key-only", (0.0, 1.0), (0.0, 0.0, 2.0)', "P17.variants"),
     "quadrature: wrong sign of E[exp(-e^Y); Y > 0]":

@@ -18,8 +18,8 @@ BUGS = {
     "comparison rows divide by the RoPE match": (
         "induction.py", '"gap_model_rope": gap_model * (rope', '"gap_model_rope": gap_model / (rope', "P19.crossover"),
     "half-plateau at a third of the plateau": (
-        "observables.py", "return single(\"dk and T\", argmax_limit(variant, dk, T)) / 2.0",
-        "return single(\"dk and T\", argmax_limit(variant, dk, T)) / 3.0", "P18.plateau"),
+        "observables.py", "return _argmax_probability(model, dk, T, None) / 2.0",
+        "return _argmax_probability(model, dk, T, None) / 3.0", "P18.plateau"),
     "t grid's left extension without the 10 sigma tail": (
         "row_stats.py", "delta - _TAIL_Z * sigma - np.log", "delta - np.log", "P24.interval"),
     "row-statistics score limit reads only the target noise": (

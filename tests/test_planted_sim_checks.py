@@ -46,6 +46,28 @@ PLANTED = {
         ("theorylab/psa/induction.py", 'gap={"T1": (0.0,)', 'gap={"T1": (1.0,)', "P19.crossover"),
 }
 
+#: were injected into the certificates' library calls before they lost their test-only parameters
+PLANTED_PLATEAU_BAND = {
+    "argmax plateau with m = T - 1 distractors":
+        ("theorylab/psa/transition.py", "return np.exp(_distractors(T) * log_ndtr(r))",
+         "return np.exp((_distractors(T) + 1.0) * log_ndtr(r))", "P18.plateau"),
+    # a shift of ~2 SE of the Monte Carlo: the plateau-vs-reference and quadrature checks must catch it
+    "argmax plateau shifted by 1.5e-3":
+        ("theorylab/psa/transition.py", 'return argmax_probability("t4-only", dk, T)',
+         'return argmax_probability("t4-only", dk, T) + 1.5e-3', "P18.plateau"),
+    "simulated mass fed the gap with its sign flipped":
+        ("theorylab/psa/montecarlo.py", "delta = model._gap(g, dk)", "delta = -model._gap(g, dk)", "P19.band"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", list(PLANTED_PLATEAU_BAND))
+def test_planted_plateau_and_band_bugs_fail(label):
+    path, old, new, cid = PLANTED_PLATEAU_BAND[label]
+    run = certify_with_bug(path, old, new, [cid])
+    assert run.returncode == 1 and run.status(cid) == "FAIL", run.output
+
+
 FAST = {
     "graded risk skips the last sample size":
         ("theorylab/graded/risk_sim.py", "for i in range(len(m_values)):", "for i in range(len(m_values) - 1):", "G8"),
