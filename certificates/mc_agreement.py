@@ -148,7 +148,7 @@ def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool, float]:
     err = abs(float(exact(variant, dk, T, level=level_in)) - g_in)
     beyond = bool(ref.mass(variant, 10.0, dk, T) < level_out and np.isnan(exact(variant, dk, T, level=level_out)))
     m = ref.distractors(64)
-    first = abs(float(exact("t4-only", 1.0, 64, model=HUMP)) - (1.0 - math.sqrt(1.0 - math.log(m) / 10.0)) / 10.0)
+    first = abs(float(exact(HUMP, 1.0, 64)) - (1.0 - math.sqrt(1.0 - math.log(m) / 10.0)) / 10.0)
     return err, beyond, first
 
 
@@ -477,7 +477,7 @@ def _row_stats_record() -> tuple[bool, bool]:
         base = score_model("t4-only")                 # sign -1: the gap negated (a deliberately altered model)
         model = dataclasses.replace(base, gap_poly=tuple(sign * c for c in base.gap_poly))
         try:
-            simulate_row_stats("t4-only", dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64", model=model)
+            simulate_row_stats(model, dk, 10, [1.0], samples=1, sigma0=sigma0, dtype="float64")
         except ParameterError:
             return True
         return False
@@ -694,7 +694,7 @@ PLATEAU_FALSE_FAILURE = 1e-4
              claim="At large g the t4-only mean target mass equals the zero-parameter argmax limit "
                    "Phi(sqrt(dk)/2)^(T-2) (paper: within 9e-4 of simulation).", method="monte-carlo",
              false_failure=PLATEAU_FALSE_FAILURE)
-def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_mass, seed=None) -> Outcome:
+def argmax_plateau_vs_mc(seed=None) -> Outcome:
     """At g = 10, (dk, T) = (16, 64) and (16, 24) (``compare.plateau_check``, 100,000 samples per point):
     the library plateau equals the reference's ``Phi(sqrt(dk)/2)^(T-2)`` (1e-13); the reference mass
     M(10) is within the paper's 9e-4 of it; the library quadrature equals the reference (1e-9); the
@@ -703,7 +703,7 @@ def argmax_plateau_vs_mc(plateau=transition.argmax_plateau, simulate=simulate_ma
     alpha = PLATEAU_FALSE_FAILURE
     base = _base(seed, 1800)
     points, g, samples = ((16.0, 64), (16.0, 24)), 10.0, 100_000
-    rows = plateau_check(points, g=g, samples=samples, seed=base, plateau=plateau, simulate=simulate)
+    rows = plateau_check(points, g=g, samples=samples, seed=base)
     col = {k: np.array([r[k] for r in rows]) for k in ("plateau", "exact_mass", "mc_mass", "se")}
     col["reference_plateau"] = np.array([ref.argmax_plateau(dk, T) for dk, T in points])
     col["reference_mass"] = np.array([ref.mass("t4-only", g, dk, T) for dk, T in points])
@@ -802,7 +802,7 @@ def _argmax_probability_error(dk: float = 16.0, T: int = 64) -> float:
                 r = gap / mp.sqrt(sum(mp.mpf(c) * gm ** k for k, c in enumerate(model.var_poly)))
                 r = min(max(r, -40), 40)              # Phi(-40)^m and 1 - Phi(40) are below the float range
                 exact = float(mp.exp(ref.distractors(T) * mp.log(mp.ncdf(r))))
-                got = float(transition.argmax_probability(model.variant, dk, T, g, model=model))
+                got = float(transition.argmax_probability(model, dk, T, g))
                 errors.append(abs(got - exact) / max(exact, 1e-300))
     return float(np.max(errors))
 
@@ -928,7 +928,7 @@ BAND_FALSE_FAILURE = 1e-4
              paper="PSA §6.7 (beyond the paper)", method="monte-carlo", false_failure=BAND_FALSE_FAILURE,
              claim="Above the annealed upper root (2.245 at (128, 512)) the annealed mass falls below 1/2, but the "
                    "simulated and exact target mass stay above 0.999 up to g = 4.")
-def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact_mass, seed=None) -> Outcome:
+def band_upper_edge(seed=None) -> Outcome:
     """MC (``compare.band_edge_check``, 20,000 samples) and the reference integral at g = upper root
     x {1, 1.1, 1.3, 1.5} and g = 4.
 
@@ -942,9 +942,9 @@ def band_upper_edge(band=transition.t4_band, simulate=simulate_mass, exact=exact
     alpha = BAND_FALSE_FAILURE
     base = _base(seed, 1900)
     dk, T, n = 128.0, 512, 20000
-    upper = float(np.asarray(band(dk, T)[1]))
+    upper = float(np.asarray(transition.t4_band(dk, T)[1]))
     g = np.array([upper, 1.1 * upper, 1.3 * upper, 1.5 * upper, 4.0])
-    rows = band_edge_check(dk, T, g, samples=n, seed=base, band=band, simulate=simulate, exact=exact)
+    rows = band_edge_check(dk, T, g, samples=n, seed=base)
     col = {k: np.array([r[k] for r in rows]) for k in ("gamma", "mc_mass", "se", "exact_mass", "annealed_mass")}
     refm = np.array([ref.mass("t4-only", float(x), dk, T) for x in g])
     ref_ann = 1.0 / (1.0 + (T - 1) * np.exp(np.array([ref.variance("t4-only", x) / 2 - ref.gap("t4-only", x, dk)

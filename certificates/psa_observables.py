@@ -27,6 +27,7 @@ from theorylab.certify import montecarlo as mcs
 from theorylab.psa.compare import CONDENSED_GRID, CONDENSED_SCAN, pearson_r
 from theorylab.psa import transition
 from theorylab.psa.observables import measure
+from theorylab.psa.scoremodel import score_model
 
 DELTA = 2e-3
 """Relative step in x = g^2 at which the reference fall must be below its value at the library's peak."""
@@ -159,6 +160,10 @@ SINGLE_G = (0.3, 0.8, 1.5, 2.5)
 where the t grid's left extension by Delta - 10 sigma matters at 1e-4)."""
 
 
+T4 = score_model("t4-only")
+"""The model the closed-form curves of the peak-search checks stand in for (unread by those curves)."""
+
+
 def _closed_form_peaks() -> float:
     """The library's exact peak search (scan, bracket, Brent on the second difference) fed logistic curves
     ``F = +-1/(1 + exp(-(u - u0)/(0.03 u0)))``, u = g or g^2, whose slope peaks exactly at u0: max rel error."""
@@ -167,13 +172,13 @@ def _closed_form_peaks() -> float:
     def spec(g0, squared):
         u0 = g0 ** 2 if squared else g0
 
-        def F(variant, dk, T, g, model):
+        def F(model, g, dk, m):
             u = np.asarray(g) ** 2 if squared else np.asarray(g)
             return (-1.0 if squared else 1.0) / (1.0 + np.exp(-(u - u0) / (0.03 * u0)))
         return obs._Peak("closed-form", squared, -1.0 if squared else 1.0, F, None, None)
-    got = [(obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None), g0) for g0 in PEAK_KNOWN
+    got = [(obs._exact_peak_search(spec(g0, sq), T4, 16.0, 64), g0) for g0 in PEAK_KNOWN
            for sq in (False, True)]
-    outside = [obs._exact_peak_search(spec(g0, sq), "t4-only", 16.0, 64, None) for g0 in PEAK_OUTSIDE
+    outside = [obs._exact_peak_search(spec(g0, sq), T4, 16.0, 64) for g0 in PEAK_OUTSIDE
                for sq in (False, True)]
     err = max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
     return err if not np.any(np.isfinite(outside)) else np.inf
@@ -194,11 +199,11 @@ def _skewed_peaks() -> float:
     a, b, k, factors = SKEW
 
     def spec(g0):
-        def F(variant, dk, T, g, model):
+        def F(model, g, dk, m):
             return gammainc(a / b, (a - 1) / b * (np.asarray(g, float) / g0) ** b)
         return obs._Peak("skewed", False, 1.0, F, None, None)
     with np.errstate(over="ignore"):
-        got = [(obs._exact_peak_search(spec(obs.SCAN[k] * f), "t4-only", 16.0, 64, None), obs.SCAN[k] * f)
+        got = [(obs._exact_peak_search(spec(obs.SCAN[k] * f), T4, 16.0, 64), obs.SCAN[k] * f)
                for f in factors]
     return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
 

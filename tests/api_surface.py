@@ -170,6 +170,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(deploy.alternating_stream, T=5, d=2, shape_free=("T", "d"))
     # ------------------------------------------------------------------ psa.scoremodel
     case(scoremodel.score_model, variant="t4-only")
+    case(scoremodel.resolve_model, variant="t4-only")
     case(scoremodel.log_count, T=512.0)
     case(scoremodel.distractors, T=512.0)
     case(scoremodel.context_length, T=512.0)
@@ -478,7 +479,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(competition.per_sample_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), start=0,
          count=4, seed=0, sigma0=0.1, dtype="float64", work={"start": 2 ** 62, "count": 256, "T": 4096},
          shape_free=("count",))
-    case(competition.resolve_model, variant="t4-only", model=None, fixed=("model",), none_input=("model",))
+    case(competition.simulated_model, variant="t4-only")
     case(competition.simulate_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), samples=64, seed=0,
          sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
     case(competition.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True, nan_input=("mass",))
@@ -510,7 +511,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(row_stats.exact_entropy, variant="t3-inclusive", dk=64.0, T=16, gammas=g2, refine=1, work={"refine": 2})
     case(row_stats.exact_distractor_entropy, variant="key-only", dk=64.0, T=16, gammas=g2, refine=1,
          work={"refine": 2})
-    case(row_stats_mc.score_polynomials, variant="t3-inclusive", model=None, g=g2, dk=64.0)
+    case(row_stats_mc.score_polynomials, variant="t3-inclusive", g=g2, dk=64.0)
     case(row_stats_mc.per_sample_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, start=0, count=4, seed=0,
          sigma0=0.1, dtype="float64", work={"start": 2 ** 62, "count": 256, "T": 4096}, shape_free=("count",))
     case(row_stats_mc.simulate_row_stats, variant="t4-only", dk=64.0, T=16, gammas=g2, samples=64, seed=0,

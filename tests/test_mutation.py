@@ -204,7 +204,7 @@ def test_three_mutant_run_end_to_end(tmp_path, capsys):
     path = "theorylab/psa/scoremodel.py"
     src = (library_root() / path).read_text()
     by_id = {m.id: m for m in generate(path, src)}
-    log, dis = _line(src, "return np.log(context_length(T) - 1.0)"), _line(src, "return context_length(T) - 2.0")
+    log, dis = _line(src, "return np.log(T - 1.0)     # L"), _line(src, "return T - 2.0     # m")
     killed = next(i for i, m in by_id.items() if m.line == log and m.operator == "const(1.0->2.0)")
     uncovered = next(i for i, m in by_id.items() if m.line == dis and m.operator == "const(2.0->1.0)")
     listed = next(i for i, m in by_id.items() if m.scope == "module" and "key-only" in src.splitlines()[m.line - 1])

@@ -50,6 +50,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "names from pkgutil's listing of the theorylab.certificates package itself",
     ("theorylab/_moved.py", "_AliasFinder.create_module", "importlib.import_module(new)"):
         "the new home of a moved module, a constant of the MOVED table",
+    ("theorylab/sweep/__init__.py", "__getattr__", "importlib.import_module(_MOVED[name])"):
+        "the module a moved PSA sweep name lives in now, a constant of the _MOVED table",
+    ("theorylab/sweep/registry.py", "task", "importlib.import_module(TASKS[name])"):
+        "a registered sweep task's module, a constant of the TASKS table (a spec names the task, not a module)",
     ("theorylab/cli/__init__.py", "build_parser", "importlib.import_module(f'{__name__}.{info.name}')"):
         "names from pkgutil's listing of the theorylab.cli package itself",
     ("theorylab/cli/bench.py", "register", "importlib.import_module(f'{benches.__name__}.{info.name}')"):

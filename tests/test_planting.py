@@ -8,7 +8,7 @@ from planted import TABLES, Bug, certify_with_bug, plant, tables
 from theorylab.certify import select
 from theorylab.mutation.planting import library_root
 
-LOG_COUNT = ("theorylab/psa/scoremodel.py", "return np.log(context_length(T) - 1.0)")
+LOG_COUNT = ("theorylab/psa/scoremodel.py", "return np.log(T - 1.0)     # L")
 LEAN_CERTIFICATES = ["A2.metric", "A9.shape", "A10.signed", "A12.standard", "A13.dl", "A14.symbolic", "A14.numeric",
                      "A15.symbolic", "A15.numeric", "A16", "A17.symbolic", "A17.numeric", "A18", "A19.symbolic",
                      "A19.numeric", "A20", "A20.numeric"]

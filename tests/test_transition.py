@@ -97,8 +97,8 @@ def test_argmax_probability_limit_when_degrees_differ():
     from theorylab.psa.scoremodel import ScoreModel
     steep = ScoreModel("t4-only", (0.0, 0.0, 1.0), (1.0, 0.0, 2.0), "gap outgrows sigma")
     flat = ScoreModel("t4-only", (0.0, 1.0), (1.0, 0.0, 0.0, 0.0, 4.0), "sigma outgrows gap")
-    assert tr.argmax_probability("t4-only", 64, 512, model=steep) == 1.0
-    assert tr.argmax_probability("t4-only", 64, 12, model=flat) == pytest.approx(0.5 ** 10, rel=1e-14)
+    assert tr.argmax_probability(steep, 64, 512) == 1.0
+    assert tr.argmax_probability(flat, 64, 12) == pytest.approx(0.5 ** 10, rel=1e-14)   # rounding of Phi(0)^10
 
 
 def test_argmax_probability_rejects_bad_g():

@@ -24,9 +24,10 @@ from typing import NamedTuple
 import numpy as np
 
 from theorylab._io import input_cost, parse_json, read_text
-from theorylab.errors import ParameterError, choice, derived_seed, describe, positive_int, real_array, seed_int
+from theorylab.errors import (ParameterError, choice, derived_seed, describe, positive_int, real_array, real_scalar,
+                              seed_int)
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, head_width, log_count
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, _log_count, context_length, head_width, log_count, score_model
 from theorylab.resources import Cost
 
 
@@ -96,7 +97,11 @@ def _paired(x, y, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
 
 def pearson_r(x, y) -> float:
     """Pearson correlation of the finite pairs (NaN with fewer than 3); x and y of the same shape."""
-    x, y = _paired(x, y, ("x", "y"))
+    return _pearson_r(*_paired(x, y, ("x", "y")))
+
+
+def _pearson_r(x: np.ndarray, y: np.ndarray) -> float:
+    """Kernel of :func:`pearson_r` (two float arrays of one shape)."""
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3:
         return float("nan")
@@ -117,7 +122,16 @@ def relative_error(predicted, simulated) -> np.ndarray:
         On a zero ``simulated`` value, shapes that differ, values that are not real numbers or
         infinite, or an error beyond the float range (a huge difference over a tiny ``simulated``).
     """
-    p, s = _paired(predicted, simulated, ("predicted", "simulated"))
+    return _relative_errors(*_paired(predicted, simulated, ("predicted", "simulated")))
+
+
+def _relative_error(predicted: float, simulated: float) -> float:
+    """:func:`relative_error` of two floats (NaN marks a missing value)."""
+    return float(_relative_errors(np.asarray(predicted, dtype=float), np.asarray(simulated, dtype=float)))
+
+
+def _relative_errors(p: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Kernel of :func:`relative_error` (float arrays of one shape); refuses a zero ``s`` and an overflow."""
     if np.any(s == 0):
         raise ParameterError("simulated must be nonzero (or NaN for a missing value): the error relative to 0 is "
                              "undefined (got 0)")
@@ -265,36 +279,39 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
         default ``mass-half``, the root of M(g) = 1/2), measured exactly and by Monte Carlo.
     monte_carlo : run the Monte Carlo (False: law vs exact only; the MC columns are NaN).
     """
-    from theorylab.psa.observables import measure, observable as lookup
+    from theorylab.psa.observables import _measure_exact, measure, observable as lookup
 
-    choice("variant", variant, VARIANTS)
+    model = score_model(variant)
     lookup(observable)
     pts = validate_grid(points)
     samples = positive_int("samples", samples)
     seed = seed_int("seed", seed)
-    kwargs = {} if c is None else {"c": c}
+    c = transition.CONDENSATION_C if c is None else real_scalar("c", c, low=0, low_inclusive=False)
     nan = float("nan")
     rows = []
     for i, (dk, T) in enumerate(pts):
-        law = transition.gamma_c(variant, dk, T, **kwargs)
-        exact = measure(observable, variant, dk, T).gamma_c
-        mc = measure(observable, variant, dk, T, method="mc", samples=samples, seed=derived_seed(seed, i),
+        dk_a, T_a = np.asarray(dk, dtype=float), np.asarray(float(T))       # the validated point as 0-d arrays
+        law = transition._gamma_c(model, dk_a, T_a, c)
+        exact = _measure_exact(observable, model, dk, T).gamma_c
+        point_seed = derived_seed(seed, i)
+        mc = measure(observable, variant, dk, T, method="mc", samples=samples, seed=point_seed,
                      progress=progress) if monte_carlo else None
-        row = {"dk": dk, "T": T, "L": float(log_count(T)), "branch": str(law.branch), "observable": observable,
-               "law_gamma_c": float(law.gamma_c), "annealed_gamma_c": float(transition.annealed_gamma_c(variant, dk, T)),
+        row = {"dk": dk, "T": T, "L": float(_log_count(T_a)), "branch": str(law.branch), "observable": observable,
+               "law_gamma_c": float(law.gamma_c),
+               "annealed_gamma_c": float(transition._annealed_gamma_c(model, dk_a, T_a)),
                "exact_gamma_c": exact, "mc_gamma_c": mc.gamma_c if mc else nan, "mc_ci_low": mc.ci_low if mc else nan,
-               "mc_ci_high": mc.ci_high if mc else nan, "seed": derived_seed(seed, i)}
-        row["rel_err_law"] = float(relative_error(row["law_gamma_c"], row["mc_gamma_c"]))
-        row["rel_err_exact"] = float(relative_error(exact, row["mc_gamma_c"]))
-        row["rel_err_law_exact"] = float(relative_error(row["law_gamma_c"], exact))
+               "mc_ci_high": mc.ci_high if mc else nan, "seed": point_seed}
+        row["rel_err_law"] = _relative_error(row["law_gamma_c"], row["mc_gamma_c"])
+        row["rel_err_exact"] = _relative_error(exact, row["mc_gamma_c"])
+        row["rel_err_law_exact"] = _relative_error(row["law_gamma_c"], exact)
         rows.append(row)
-    law_v = [r["law_gamma_c"] for r in rows]
-    mc_v = [r["mc_gamma_c"] for r in rows]
-    ex_v = [r["exact_gamma_c"] for r in rows]
-    return Comparison(variant, samples if monte_carlo else 0, seed, tuple(rows), pearson_r(law_v, mc_v),
-                      _median([r["rel_err_law"] for r in rows]), pearson_r(ex_v, mc_v),
+    law_v = np.array([r["law_gamma_c"] for r in rows])
+    mc_v = np.array([r["mc_gamma_c"] for r in rows])
+    ex_v = np.array([r["exact_gamma_c"] for r in rows])
+    return Comparison(variant, samples if monte_carlo else 0, seed, tuple(rows), _pearson_r(law_v, mc_v),
+                      _median([r["rel_err_law"] for r in rows]), _pearson_r(ex_v, mc_v),
                       _median([r["rel_err_exact"] for r in rows]), observable, _max([r["rel_err_law"] for r in rows]),
-                      pearson_r(law_v, ex_v), _median([r["rel_err_law_exact"] for r in rows]),
+                      _pearson_r(law_v, ex_v), _median([r["rel_err_law_exact"] for r in rows]),
                       _max([r["rel_err_law_exact"] for r in rows]))
 
 
@@ -408,48 +425,47 @@ def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = 
 
 
 def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.0, 3.5, 4.0), *,
-                    samples: int = 20000, seed: int = 0, band=None, simulate=None, exact=None) -> list[dict]:
+                    samples: int = 20000, seed: int = 0) -> list[dict]:
     """Above the annealed band's upper root: annealed vs exact vs simulated mass at each g (t4-only).
 
     The t4-only annealed mass falls back below 1/2 above ``t4_band(dk, T)[1]``
-    (2.245 at (128, 512)); the quenched model (quadrature, simulation) says otherwise.
-    ``band``, ``simulate``, ``exact`` default to the library's ``t4_band``, ``simulate_mass``,
-    ``exact_mass`` (replaceable for mutation tests). One row per g, with the upper root.
+    (2.245 at (128, 512)); the quenched model (quadrature, simulation) says otherwise: the rows hold
+    :func:`annealed_mass`, :func:`theorylab.psa.quadrature.exact_mass` and
+    :func:`theorylab.psa.montecarlo.simulate_mass` at each g. One row per g, with the upper root
+    (:func:`theorylab.psa.transition.t4_band`).
     """
     from theorylab.psa.montecarlo import simulate_mass
     from theorylab.psa.quadrature import exact_mass
 
-    band, simulate, exact = band or transition.t4_band, simulate or simulate_mass, exact or exact_mass
     g = real_array("gammas", gammas, low=0)
     seed = seed_int("seed", seed)
-    curve = simulate("t4-only", dk, T, g, samples=samples, seed=seed)
-    ex = exact("t4-only", dk, T, g)
+    curve = simulate_mass("t4-only", dk, T, g, samples=samples, seed=seed)
+    ex = exact_mass("t4-only", dk, T, g)
     ann = annealed_mass("t4-only", dk, T, g)
-    upper = float(np.asarray(band(dk, T)[1]))
+    upper = float(np.asarray(transition.t4_band(dk, T)[1]))
     return [{"gamma": float(gi), "upper_root": upper, "above_upper_root": bool(gi >= upper),
              "annealed_mass": float(a), "exact_mass": float(e), "mc_mass": float(m), "se": float(se)}
             for gi, a, e, m, se in zip(g, ann, ex, curve.mass, curve.se)]
 
 
 def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *, g: float = 10.0,
-                  samples: int = 200_000, seed: int = 0, plateau=None, simulate=None) -> list[dict]:
+                  samples: int = 200_000, seed: int = 0) -> list[dict]:
     """Argmax plateau ``Phi(sqrt(dk)/2)^m`` vs the simulated and exact mass at large g (t4-only).
 
-    Point i uses seed ``seed + i`` (mod 2^64). ``plateau``/``simulate`` default to the library's
-    ``argmax_plateau``/``simulate_mass``. Rows: plateau, exact M(g), MC M(g) with SE,
+    Point i uses seed ``seed + i`` (mod 2^64). Rows: plateau
+    (:func:`theorylab.psa.transition.argmax_plateau`), exact M(g), MC M(g)
+    (:func:`theorylab.psa.montecarlo.simulate_mass`) with SE,
     ``mc_minus_plateau`` and ``z = (MC - plateau) / SE`` (NaN when SE = 0: every sample gave the same
     mass), ``exact_minus_plateau``.
     """
     from theorylab.psa.montecarlo import simulate_mass
     from theorylab.psa.quadrature import exact_mass
 
-    plateau = plateau or transition.argmax_plateau
-    simulate = simulate or simulate_mass
     seed = seed_int("seed", seed)
     rows = []
     for i, (dk, T) in enumerate(validate_grid(points)):
-        p = float(np.asarray(plateau(dk, T)))
-        curve = simulate("t4-only", dk, T, [g], samples=samples, seed=derived_seed(seed, i))
+        p = float(np.asarray(transition.argmax_plateau(dk, T)))
+        curve = simulate_mass("t4-only", dk, T, [g], samples=samples, seed=derived_seed(seed, i))
         mc, se, ex = float(curve.mass[0]), float(curve.se[0]), float(exact_mass("t4-only", dk, T, g))
         rows.append({"dk": dk, "T": T, "gamma": g, "plateau": p, "exact_mass": ex, "mc_mass": mc, "se": se,
                      "mc_minus_plateau": mc - p, "z": (mc - p) / se if se > 0 else float("nan"),

@@ -46,7 +46,7 @@ import numpy as np
 from theorylab._progress import progress as progress_bar
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
                               real_scalar, seed_int, single)
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, resolve_model
 from theorylab.resources import Cost, bytes_of, count
 from theorylab.psa.quadrature import integer_context_length
 from theorylab.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
@@ -70,8 +70,12 @@ CHUNK = 2048
 
 def loading_variance_poly(variant: str) -> np.ndarray:
     """Coefficients of ``a(g)^2 + b(g)^2`` (lowest degree first): must equal ``sigma^2(g)``."""
+    return _loading_variance_poly(choice("variant", variant, VARIANTS))
+
+
+def _loading_variance_poly(variant: str) -> np.ndarray:
     P = np.polynomial.polynomial
-    a, b = LOADINGS[choice("variant", variant, VARIANTS)]
+    a, b = LOADINGS[variant]
     return P.polyadd(P.polymul(a, a), P.polymul(b, b))
 
 
@@ -173,38 +177,48 @@ DTYPES: tuple[str, ...] = tuple(_KERNELS)
 """Arithmetic of the Monte Carlo kernels (normals, scores and weights; sums are float64)."""
 
 
-def per_sample_mass(variant: str, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
-                    sigma0: float = 0.0, dtype: str = "float32", model: ScoreModel | None = None) -> np.ndarray:
+def per_sample_mass(variant, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
+                    sigma0: float = 0.0, dtype: str = "float32") -> np.ndarray:
     """Target mass of samples ``start .. start+count-1`` at every g: shape ``(count, G)``.
 
     Sample ``s`` is the same configuration in every call (counter-based draws);
-    ``start + count <= 2^63``, ``seed`` in [0, 2^64).
+    ``start + count <= 2^63``, ``seed`` in [0, 2^64). ``variant`` as for :func:`simulate_mass`.
     """
     dtype = choice("dtype", dtype, DTYPES)
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
-    model = resolve_model(variant, model)
+    model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     count = positive_int("count", count)
     start = positive_int("start", start, low=0, high=2 ** 63 - count)
     check_memory("count, gammas", 8 * count * g.size)
-    return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
+    return _run_chunk(model, g, dk, m, seed, sigma0, dtype, start, count)
 
 
-def resolve_model(variant: str, model: ScoreModel | None) -> ScoreModel:
-    """The ScoreModel to simulate: ``score_model(variant)``, or ``model`` if its variance
-    polynomial equals the variant's loadings (a way to feed a deliberately altered gap)."""
-    if model is None:
-        return score_model(variant)
+def simulated_model(variant) -> ScoreModel:
+    """The :class:`ScoreModel` the Monte Carlo simulates for ``variant`` (a name or a ScoreModel).
+
+    A name gives the paper's model (:func:`~theorylab.psa.scoremodel.score_model`). A ScoreModel
+    (:func:`~theorylab.psa.scoremodel.resolve_model`) is simulated with the channel loadings of its
+    ``variant`` (:data:`LOADINGS`), so its variance polynomial must equal theirs (:func:`loading_variance_poly`,
+    to 1e-12 relative); its gap polynomial is free (e.g. a gap of the other sign).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown variant, or a ScoreModel whose variance differs from its variant's loadings.
+    """
+    model = resolve_model(variant)
+    if not isinstance(variant, ScoreModel):
+        return model
     want = np.trim_zeros(np.asarray(model.var_poly, float), "b")
-    got = np.trim_zeros(loading_variance_poly(variant), "b")
+    got = np.trim_zeros(_loading_variance_poly(model.variant), "b")
     if want.shape != got.shape or not np.allclose(want, got, rtol=1e-12, atol=1e-14):
-        raise ParameterError(f"model's variance polynomial must equal the {variant} loadings "
+        raise ParameterError(f"variant's variance polynomial must equal the {model.variant} loadings "
                              f"(got {tuple(model.var_poly)})")
     return model
 
 
-def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
-    a, b = _loadings(variant, g)
-    delta = model.gap(g, dk)
+def _run_chunk(model, g, dk, m, seed, sigma0, dtype, start, count) -> np.ndarray:
+    a, b = _loadings(model.variant, g)
+    delta = model._gap(g, dk)
     out = np.empty((count, g.size))
     # one fixed argument type for every call: the seed as uint64 and the start as int64, so that the
     # first call does not decide the compiled signature (a small seed would otherwise type it int64
@@ -214,7 +228,8 @@ def _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count) -> n
 
 
 def _validate(variant, dk, T, gammas, seed, sigma0, dtype):
-    choice("variant", variant, VARIANTS)
+    """The boundary checks of the simulations: ``(model, g, dk, m, seed, sigma0)``."""
+    model = simulated_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3).ravel()
     dk = single("dk", head_width(dk))
     m = int(distractors(integer_context_length(T, high=2**31)))
@@ -222,7 +237,9 @@ def _validate(variant, dk, T, gammas, seed, sigma0, dtype):
     sigma0 = real_scalar("sigma0", sigma0, low=0)
     itemsize = np.dtype(dtype).itemsize
     check_memory("T", 2 * m * itemsize * nb.get_num_threads())      # two normals per distractor, per thread
-    return g, dk, m, seed, sigma0
+    if isinstance(variant, ScoreModel):      # a user's gap polynomial: refuse an overflowing gap, once
+        model.gap(g, dk)
+    return model, g, dk, m, seed, sigma0
 
 
 @dataclass(frozen=True)
@@ -253,38 +270,44 @@ class MassCurve:
     dtype: str = "float32"
 
 
-def simulate_mass(variant: str, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
-                  sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
-                  model: ScoreModel | None = None) -> MassCurve:
+def simulate_mass(variant, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
+                  sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None) -> MassCurve:
     """Monte Carlo mean target mass ``M(g) = E[1/(1 + sum_j exp(x_j - Delta))]`` on a g grid.
 
     Parameters
     ----------
-    variant : score-model variant (:data:`theorylab.psa.scoremodel.VARIANTS`).
+    variant : score-model variant: a name of :data:`theorylab.psa.scoremodel.VARIANTS`, or a
+        :class:`~theorylab.psa.scoremodel.ScoreModel` with that variant's loadings (:func:`simulated_model`).
     dk : head width (> 0).  T : context length (integer >= 3); ``m = T - 2`` distractors.
     gammas : couplings g (>= 0), all evaluated on the same draws (common random numbers).
     samples : number of independent queries.  seed : stream seed, an integer in [0, 2^64).
     sigma0 : standard deviation of the target's own score noise (default 0).
     dtype : "float32" (default) or "float64" kernel arithmetic.
     progress : show a progress bar (None: only when the run is expected to exceed ~2 s).
-    model : optional ScoreModel replacing ``score_model(variant)`` (same variance
-        polynomial required; used by mutation tests to feed an altered gap).
 
     Returns
     -------
     MassCurve
-        Identical for any thread count with the same seed.
+        Identical for any thread count with the same seed; its ``variant`` is the model's name.
     """
     dtype = choice("dtype", dtype, DTYPES)
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
-    model = resolve_model(variant, model)
+    model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
     samples = positive_int("samples", samples)
-    check_memory("samples, gammas, T", 16 * samples + simulate_cost(m + 2, g.size, samples, dtype).memory)
+    _check_simulate_memory(m, g.size, samples, dtype)
+    return _simulate_mass(model, g, dk, m, seed, sigma0, dtype, samples, progress)
+
+
+def _check_simulate_memory(m: int, n_gamma: int, samples: int, dtype: str) -> None:
+    check_memory("samples, gammas, T", 16 * samples + simulate_cost(m + 2, n_gamma, samples, dtype).memory)
+
+
+def _simulate_mass(model, g, dk, m, seed, sigma0, dtype, samples, progress) -> MassCurve:
+    """Kernel of :func:`simulate_mass` (validated by the caller, memory checked)."""
     if progress is None:
         progress = samples * m * g.size > 2.0 * _RATE_GUESS
-    run = partial(_run_chunk, variant, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)
+    run = partial(_run_chunk, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)
     mass, se, batch_mass = batch_means(run, samples, "simulate", progress)
-    return MassCurve(variant, dk, int(m + 2), samples, seed, sigma0, g, mass, se, batch_mass, dtype)
+    return MassCurve(model.variant, dk, int(m + 2), samples, seed, sigma0, g, mass, se, batch_mass, dtype)
 
 
 def batch_means(run, samples: int, label: str, progress: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -344,7 +367,7 @@ def simulate_cost(T, n_gamma, samples, dtype: str = "float32") -> Cost:
 
 
 __all__ = ["LOADINGS", "MassCurve", "simulate_mass", "per_sample_mass", "loadings",
-           "loading_variance_poly", "resolve_model", "exp32", "exp64"]
+           "loading_variance_poly", "simulated_model", "exp32", "exp64"]
 
 
 @dataclass(frozen=True)
@@ -414,9 +437,9 @@ def _first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float) -> float:
 _COARSE = np.concatenate([np.linspace(0.0, 4.0, 41), np.linspace(4.25, 10.0, 24)])
 
 
-def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: int = 0, level: float = 0.5,
+def mc_gamma_c(variant, dk: float, T: int, *, samples: int = 20000, seed: int = 0, level: float = 0.5,
                confidence: float = 0.95, fine_points: int = 32, sigma0: float = 0.0, dtype: str = "float32",
-               progress: bool | None = None, model: ScoreModel | None = None) -> MCGammaC:
+               progress: bool | None = None) -> MCGammaC:
     """Simulated gamma_c: the first g where the Monte Carlo mean mass reaches ``level`` (1/2).
 
     Two passes on the same stream (seed): a coarse scan of g in [0, 10] (step 0.1 up to
@@ -428,17 +451,29 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
 
     ``fine_points`` is an integer >= 4. A request whose arrays (:func:`mc_gamma_c_cost`) exceed the
     memory limit is refused with :class:`~theorylab.resources.ResourceError` before anything runs.
+    ``variant`` as for :func:`simulate_mass`.
     """
-    from scipy.stats import t as student_t
-
     T = integer_context_length(T)
     samples = positive_int("samples", samples)
     level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
     confidence = real_scalar("confidence", confidence, low=0, high=1, low_inclusive=False, high_inclusive=False)
     fine_points = positive_int("fine_points", fine_points, low=4)
     check_memory("samples, fine_points, T", mc_gamma_c_cost(T, samples, fine_points).memory)   # before the grid
-    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
-    coarse = simulate_mass(variant, dk, T, _COARSE, samples=min(samples, 2000), **kw)
+    dtype = choice("dtype", dtype, DTYPES)
+    model, _, dk, m, seed, sigma0 = _validate(variant, dk, T, _COARSE, seed, sigma0, dtype)
+    _check_simulate_memory(m, _COARSE.size, min(samples, 2000), dtype)
+    _check_simulate_memory(m, fine_points, samples, dtype)
+    return _mc_gamma_c(model, dk, m, samples, seed, level, confidence, fine_points, sigma0, dtype, progress)
+
+
+def _mc_gamma_c(model: ScoreModel, dk: float, m: int, samples: int, seed: int, level: float, confidence: float,
+                fine_points: int, sigma0: float, dtype: str, progress) -> MCGammaC:
+    """Kernel of :func:`mc_gamma_c` (everything validated and the memory checked by the caller)."""
+    from scipy.stats import t as student_t
+
+    variant = model.variant
+    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress)
+    coarse = _simulate_mass(model, _COARSE, dk, m, samples=min(samples, 2000), **kw)
     nan = float("nan")
     above = coarse.mass >= level
     hits = np.flatnonzero(~above[:-1] & above[1:])
@@ -448,7 +483,7 @@ def mc_gamma_c(variant: str, dk: float, T: int, *, samples: int = 20000, seed: i
     i = hits[0]
     lo = _COARSE[max(i - 1, 0)]
     hi = _COARSE[min(i + 2, _COARSE.size - 1)]
-    curve = simulate_mass(variant, dk, T, np.linspace(lo, hi, fine_points), samples=samples, **kw)
+    curve = _simulate_mass(model, np.linspace(lo, hi, fine_points), dk, m, samples=samples, **kw)
     root = _first_crossing(curve.gamma, curve.mass, level)
     batch_roots = np.array([_first_crossing(curve.gamma, b, level) for b in curve.batch_mass])
     ok = batch_roots[np.isfinite(batch_roots)]

@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_scalar, seed_int, single
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
+from theorylab.psa.scoremodel import ScoreModel, head_width, resolve_model
 
 METHODS: tuple[str, ...] = ("exact", "mc")
 
@@ -98,7 +98,7 @@ def _check(variant, dk, T, method, samples, seed, confidence, sigma0, dtype):
     from theorylab.psa.montecarlo import DTYPES
     from theorylab.psa.quadrature import integer_context_length
 
-    choice("variant", variant, VARIANTS)
+    model = resolve_model(variant)
     choice("dtype", dtype, DTYPES)
     dk = single("dk", head_width(dk))
     T = integer_context_length(T)
@@ -109,7 +109,7 @@ def _check(variant, dk, T, method, samples, seed, confidence, sigma0, dtype):
     sigma0 = real_scalar("sigma0", sigma0, low=0)
     if method == "exact" and sigma0 > 0:
         raise ParameterError("sigma0 > 0 needs method='mc' (the exact observables have no target noise)")
-    return dk, T, method, samples, seed, confidence, sigma0
+    return model, dk, T, method, samples, seed, confidence, sigma0
 
 
 def _interval(root: float, batch: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -125,54 +125,79 @@ def _interval(root: float, batch: np.ndarray, confidence: float) -> tuple[float,
 
 # --- level observables ---------------------------------------------------------------
 
-def _level(name: str, level_of: Callable[[str, float, int], float], variant, dk, T, method, samples, seed,
-           confidence, sigma0, dtype, progress, model) -> Measurement:
-    dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed, confidence,
-                                                              sigma0, dtype)
-    level = float(level_of(variant, dk, T))
-    if not 0.0 < level < 1.0:
-        return Measurement(name, variant, dk, T, method, float("nan"), level=level)
+def _level(name: str, level_of: Callable[[ScoreModel, float, int], float], variant, dk, T, method, samples, seed,
+           confidence, sigma0, dtype, progress) -> Measurement:
+    model, dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed,
+                                                                     confidence, sigma0, dtype)
     if method == "exact":
-        from theorylab.psa.quadrature import exact_gamma_c
-        return Measurement(name, variant, dk, T, method, exact_gamma_c(variant, dk, T, level=level, model=model),
-                           level=level)
+        return _exact_level(name, level_of, model, dk, T)
+    level = float(level_of(model, dk, T))
+    if not 0.0 < level < 1.0:
+        return Measurement(name, model.variant, dk, T, method, float("nan"), level=level)
     from theorylab.psa.montecarlo import mc_gamma_c
     mc = mc_gamma_c(variant, dk, T, samples=samples, seed=seed, level=level, confidence=confidence, sigma0=sigma0,
-                    dtype=dtype, progress=progress, model=model)
-    return Measurement(name, variant, mc.dk, mc.T, method, mc.gamma_c, mc.ci_low, mc.ci_high, confidence, samples,
-                       seed, level, mc.batch_gamma_c, mc.curve)
+                    dtype=dtype, progress=progress)
+    return Measurement(name, model.variant, mc.dk, mc.T, method, mc.gamma_c, mc.ci_low, mc.ci_high, confidence,
+                       samples, seed, level, mc.batch_gamma_c, mc.curve)
 
 
-def plateau_level(variant: str, dk: float, T: int) -> float:
+def _exact_level(name: str, level_of, model: ScoreModel, dk: float, T: int) -> Measurement:
+    """Kernel of an exact level observable (a validated point)."""
+    from theorylab.psa.quadrature import _exact_gamma_c
+
+    level = float(level_of(model, dk, T))
+    if not 0.0 < level < 1.0:
+        return Measurement(name, model.variant, dk, T, "exact", float("nan"), level=level)
+    return Measurement(name, model.variant, dk, T, "exact", _exact_gamma_c(model, dk, T - 2.0, level), level=level)
+
+
+def plateau_level(variant, dk: float, T: int) -> float:
     """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.psa.quadrature.argmax_limit`)."""
-    from theorylab.psa.quadrature import argmax_limit
-    return single("dk and T", argmax_limit(variant, dk, T)) / 2.0
+    from theorylab.psa.transition import _grid
+
+    model = resolve_model(variant)
+    return single("dk and T", _plateau_levels(model, *_grid(dk, T)))
 
 
-def mass_half(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
-              confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
-              model: ScoreModel | None = None) -> Measurement:
+def _plateau_levels(model: ScoreModel, dk: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Kernel of :func:`plateau_level` (a validated, broadcast grid)."""
+    from theorylab.psa.transition import _argmax_probability
+    return _argmax_probability(model, dk, T, None) / 2.0
+
+
+def _plateau_level(model: ScoreModel, dk: float, T: int) -> float:
+    """:func:`plateau_level` at a validated point."""
+    return float(_plateau_levels(model, np.asarray(dk), np.asarray(float(T))))
+
+
+def _half(model, dk, T) -> float:
+    return 0.5
+
+
+def mass_half(variant, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+              confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
+              progress: bool | None = None) -> Measurement:
     """``mass-half``: the first g where the mean target mass M(g) reaches 1/2 (PSA §7.9's transition).
 
     The root of :func:`theorylab.psa.quadrature.exact_gamma_c` (``method="exact"``) or
     :func:`theorylab.psa.montecarlo.mc_gamma_c` (``"mc"``, with its batch-means interval).
     Undefined (NaN) where M stays below 1/2, e.g. on condensed points whose argmax plateau is < 1/2.
+    ``variant``: a name of :data:`~theorylab.psa.scoremodel.VARIANTS` or a ScoreModel (as every observable).
     """
-    return _level("mass-half", lambda v, d, t: 0.5, variant, dk, T, method, samples, seed, confidence, sigma0,
-                  dtype, progress, model)
+    return _level("mass-half", _half, variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress)
 
 
-def half_plateau(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+def half_plateau(variant, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
                  confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
-                 progress: bool | None = None, model: ScoreModel | None = None) -> Measurement:
+                 progress: bool | None = None) -> Measurement:
     """``half-plateau``: the first g where M(g) reaches half its argmax plateau (:func:`plateau_level`).
 
     For dk >> 8L the plateau is ~1 and this is ``mass-half``. On condensed points it stays
     defined while the plateau is not negligible (it breaks down when M overshoots its own
     plateau, e.g. t4-only at dk = 16, T = 128).
     """
-    return _level("half-plateau", plateau_level, variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
-                  progress, model)
+    return _level("half-plateau", _plateau_level, variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
+                  progress)
 
 
 # --- peak observables ----------------------------------------------------------------
@@ -181,7 +206,7 @@ def half_plateau(variant: str, dk: float, T: int, *, method: str = "exact", samp
 class _Peak:
     """A peak observable: maximise ``sign * dF/du`` over u, with ``u = g`` or ``u = g^2``.
 
-    ``exact(variant, dk, T, g, model)`` is the quadrature curve F(g); ``mc_height(curve)`` the
+    ``exact(model, g, dk, m)`` is the quadrature curve F(g) (a kernel: validated arguments); ``mc_height(curve)`` the
     Monte Carlo estimate of ``sign * dF/du`` on the curve's grid, ``mc_condition(mean, g)`` the
     quantity whose sign change from - to + marks the maximum (from a ``(..., G, 10)`` array of
     statistic means, see :data:`theorylab.psa.row_stats_mc.STATS`).
@@ -200,19 +225,19 @@ def _col(name: str) -> int:
     return STATS.index(name)
 
 
-def _exact_entropy(variant, dk, T, g, model):
-    from theorylab.psa.row_stats import exact_entropy
-    return exact_entropy(variant, dk, T, g, model=model)
+def _exact_entropy(model, g, dk, m):
+    from theorylab.psa.row_stats import _exact_entropy as kernel
+    return kernel(model, g, dk, m)
 
 
-def _exact_distractor_entropy(variant, dk, T, g, model):
-    from theorylab.psa.row_stats import exact_distractor_entropy
-    return exact_distractor_entropy(variant, dk, T, g, model=model)
+def _exact_distractor_entropy(model, g, dk, m):
+    from theorylab.psa.row_stats import _exact_distractor_entropy as kernel
+    return kernel(model, g, m)
 
 
-def _exact_mass(variant, dk, T, g, model):
-    from theorylab.psa.quadrature import exact_mass
-    return exact_mass(variant, dk, T, g, model=model)
+def _exact_mass(model, g, dk, m):
+    from theorylab.psa.quadrature import _exact_mass as kernel
+    return kernel(model, g, dk, m, 0.0, 1)
 
 
 def _entropy_peak_spec(name: str, stat: str, exact: Callable) -> _Peak:
@@ -239,26 +264,20 @@ def _interior_argmax(values: np.ndarray) -> int:
     return i if 0 < i < values.size - 1 else -1
 
 
-def _exact_peak(spec: _Peak, variant, dk, T, model) -> float:
-    if model is None:
-        return _exact_peak_cached(spec.name, variant, dk, T)
-    return _exact_peak_search(spec, variant, dk, T, model)
-
-
 @lru_cache(maxsize=1024)
-def _exact_peak_cached(name: str, variant: str, dk: float, T: int) -> float:
-    """The library model's exact peaks are pure functions of (name, variant, dk, T): memoised."""
-    return _exact_peak_search(_PEAKS[name], variant, dk, T, None)
+def _exact_peak(name: str, model: ScoreModel, dk: float, T: int) -> float:
+    """An exact peak is a pure function of (name, model, dk, T) (a ScoreModel is a frozen value): memoised."""
+    return _exact_peak_search(_PEAKS[name], model, dk, T)
 
 
-def _exact_peak_search(spec: _Peak, variant, dk, T, model) -> float:
+def _exact_peak_search(spec: _Peak, model: ScoreModel, dk: float, T: int) -> float:
     from scipy.optimize import brentq
 
     u = SCAN**2 if spec.squared else SCAN
 
     def F(uu):
         g = np.sqrt(uu) if spec.squared else uu
-        return np.asarray(spec.exact(variant, dk, T, g, model), float)
+        return np.asarray(spec.exact(model, np.asarray(g, dtype=float), dk, T - 2.0), float)
 
     D = spec.sign * np.gradient(F(u), u)
     i = _interior_argmax(D)
@@ -296,16 +315,17 @@ def _crossing_near(g: np.ndarray, cond: np.ndarray, near: float) -> float:
     return float(brentq(curve, g[i], g[i + 1], xtol=1e-14))
 
 
-def _mc_peak(spec: _Peak, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress, model,
+def _mc_peak(spec: _Peak, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress,
              fine_points: int) -> Measurement:
     from theorylab.psa.row_stats_mc import simulate_row_stats
 
-    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress, model=model)
+    kw = dict(seed=seed, sigma0=sigma0, dtype=dtype, progress=progress)
     coarse = simulate_row_stats(variant, dk, T, SCAN, samples=min(samples, 2000), **kw)
+    label = coarse.variant                 # the model's name (variant may be a ScoreModel)
     i = _interior_argmax(spec.mc_height(coarse.mean, SCAN))
     nan = float("nan")
     if i < 0:
-        return Measurement(spec.name, variant, coarse.dk, coarse.T, "mc", nan, nan, nan, confidence, samples, seed,
+        return Measurement(spec.name, label, coarse.dk, coarse.T, "mc", nan, nan, nan, confidence, samples, seed,
                            curve=coarse)
     lo, hi = SCAN[max(i - 2, 0)], SCAN[min(i + 2, SCAN.size - 1)]
     g = np.linspace(lo, hi, fine_points)
@@ -315,38 +335,44 @@ def _mc_peak(spec: _Peak, variant, dk, T, samples, seed, confidence, sigma0, dty
     ref = root if np.isfinite(root) else near
     batch = np.array([_crossing_near(g, spec.mc_condition(b, g), ref) for b in curve.batch_mean])
     lo_ci, hi_ci = _interval(root, batch, confidence)
-    return Measurement(spec.name, variant, curve.dk, curve.T, "mc", root, lo_ci, hi_ci, confidence, samples, seed,
+    return Measurement(spec.name, label, curve.dk, curve.T, "mc", root, lo_ci, hi_ci, confidence, samples, seed,
                        batch_gamma_c=batch, curve=curve)
 
 
-def _peak(name, variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress, model,
+def _peak(name, variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
           fine_points) -> Measurement:
-    dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed, confidence,
-                                                              sigma0, dtype)
+    model, dk, T, method, samples, seed, confidence, sigma0 = _check(variant, dk, T, method, samples, seed,
+                                                                     confidence, sigma0, dtype)
     fine_points = positive_int("fine_points", fine_points, low=4)
     spec = _PEAKS[name]
     if method == "exact":
-        return Measurement(name, variant, dk, T, method, _exact_peak(spec, variant, dk, T, model))
-    return _mc_peak(spec, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress, model, fine_points)
+        return Measurement(name, model.variant, dk, T, method, _exact_peak(name, model, dk, T))
+    return _mc_peak(spec, variant, dk, T, samples, seed, confidence, sigma0, dtype, progress, fine_points)
 
 
-def inflection(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+def _measure_exact(name: str, model: ScoreModel, dk: float, T: int) -> Measurement:
+    """Kernel of ``measure(name, variant, dk, T)`` (exact method, a validated point)."""
+    if name in _PEAKS:
+        return Measurement(name, model.variant, dk, T, "exact", _exact_peak(name, model, dk, T))
+    return _exact_level(name, _half if name == "mass-half" else _plateau_level, model, dk, T)
+
+
+def inflection(variant, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
                confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
-               model: ScoreModel | None = None, fine_points: int = 32) -> Measurement:
+               fine_points: int = 32) -> Measurement:
     """``inflection``: the g of the steepest rise of the mean target mass, argmax dM/dg.
 
     A finite-size crossover point that exists whatever the plateau's height. Exact: the zero of
     M''(g) (five-point stencil of :func:`theorylab.psa.quadrature.exact_mass`) next to the scan's
     maximum of M'. Monte Carlo: the zero of the mean per-sample ``p_0''(g)``.
     """
-    return _peak("inflection", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress, model,
+    return _peak("inflection", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
                  fine_points)
 
 
-def entropy_peak(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
+def entropy_peak(variant, dk: float, T: int, *, method: str = "exact", samples: int = 20000, seed: int = 0,
                  confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
-                 progress: bool | None = None, model: ScoreModel | None = None,
-                 fine_points: int = 32) -> Measurement:
+                 progress: bool | None = None, fine_points: int = 32) -> Measurement:
     """``entropy-peak``: argmax over g of ``-dE[H]/d(g^2)``, H the attention row's entropy.
 
     In the t4-only model every score is g^2 times a fixed random energy, so g^2 is the softmax's
@@ -357,13 +383,12 @@ def entropy_peak(variant: str, dk: float, T: int, *, method: str = "exact", samp
     Monte Carlo: the zero of the mean of ``g H'' - H'`` from per-sample derivatives.
     """
     return _peak("entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
-                 model, fine_points)
+                 fine_points)
 
 
-def distractor_entropy_peak(variant: str, dk: float, T: int, *, method: str = "exact", samples: int = 20000,
+def distractor_entropy_peak(variant, dk: float, T: int, *, method: str = "exact", samples: int = 20000,
                             seed: int = 0, confidence: float = 0.95, sigma0: float = 0.0, dtype: str = "float32",
-                            progress: bool | None = None, model: ScoreModel | None = None,
-                            fine_points: int = 32) -> Measurement:
+                            progress: bool | None = None, fine_points: int = 32) -> Measurement:
     """``distractor-entropy-peak``: argmax over g of ``-dE[H_d]/d(g^2)``, H_d the distractors' own entropy.
 
     The random energy model's finite-size freezing peak: it depends on sigma(g) and m only, not on
@@ -371,7 +396,7 @@ def distractor_entropy_peak(variant: str, dk: float, T: int, *, method: str = "e
     ``c (L/2)^(1/4)``.
     """
     return _peak("distractor-entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
-                 progress, model, fine_points)
+                 progress, fine_points)
 
 
 OBSERVABLES: dict[str, Callable[..., Measurement]] = {

@@ -34,8 +34,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_array, real_scalar, single
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, context_length, distractors, head_width, score_model
+from theorylab.errors import ParameterError, check_memory, positive_int, real_array, real_scalar, single
+from theorylab.psa.scoremodel import ScoreModel, _distractors, context_length, head_width, resolve_model
 from theorylab.psa.transition import argmax_probability
 from theorylab.resources import Cost, bytes_of, count
 
@@ -154,31 +154,37 @@ def _mass_given(delta: float, sigma: float, m: float, refine: int) -> float:
         return float(w @ np.exp(t - np.exp(t) + m * np.log1p(-q)))
 
 
-def exact_mass(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
-               model: ScoreModel | None = None) -> np.ndarray:
+def exact_mass(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1) -> np.ndarray:
     """Mean target softmax mass M(g) of the reduced model, by quadrature (no sampling noise).
 
     Parameters
     ----------
-    variant : score-model variant.  dk : head width (> 0).  T : context length (an integer >= 3).
+    variant : score-model variant: a name of :data:`~theorylab.psa.scoremodel.VARIANTS` or a
+        :class:`~theorylab.psa.scoremodel.ScoreModel` (:func:`~theorylab.psa.scoremodel.resolve_model`).
+    dk : head width (> 0).  T : context length (an integer >= 3).
     gammas : couplings g >= 0.  sigma0 : target-noise standard deviation (>= 0); the mass is averaged over
     ``Delta + sigma0 z`` on nodes adapted to ``sigma0`` (``_target_rule``).
     refine : node multiplier (1 = default accuracy).
-    model : optional ScoreModel replacing ``score_model(variant)`` (mutation tests).
 
     Returns
     -------
     ndarray of M(g), same shape as ``gammas``.
     """
-    choice("variant", variant, VARIANTS)
-    model = model or score_model(variant)
+    model = resolve_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
     dk = single("dk", head_width(dk))
-    m = float(distractors(integer_context_length(T)))
+    m = float(_distractors(integer_context_length(T)))
     sigma0 = real_scalar("sigma0", sigma0, low=0)
     refine = _refine(refine)
-    delta = model.gap(g, dk).ravel()
-    sigma = np.sqrt(model.variance(g)).ravel()
+    if isinstance(variant, ScoreModel):          # a user's polynomials: refuse an overflowing gap or variance, once
+        model.gap(g, dk), model.variance(g)
+    return _exact_mass(model, g, dk, m, sigma0, refine)
+
+
+def _exact_mass(model: ScoreModel, g: np.ndarray, dk: float, m: float, sigma0: float, refine: int) -> np.ndarray:
+    """Kernel of :func:`exact_mass`: ``g`` a float array in [0, 1e3], the rest validated by the caller."""
+    delta = model._gap(g, dk).ravel()
+    sigma = np.sqrt(model._variance(g)).ravel()
     out = np.array([sum(wi * _mass_given(d + sigma0 * zi, float(s), m, refine)     # target noise: _target_rule
                         for zi, wi in zip(*_target_rule(sigma0))) for d, s in zip(delta, sigma)])
     return out.reshape(g.shape)
@@ -210,20 +216,24 @@ def exact_gamma_c_cost() -> Cost:
     return Cost(_QUADRATURE_BYTES, (_SCAN.size + _BRENT_STEPS) * QUADRATURE_SECONDS, "one exact gamma_c")
 
 
-def exact_gamma_c(variant: str, dk: float, T: int, *, level: float = 0.5, xtol: float = 1e-12,
-                  model: ScoreModel | None = None) -> float:
+def exact_gamma_c(variant, dk: float, T: int, *, level: float = 0.5, xtol: float = 1e-12) -> float:
     """Reduced-model gamma_c: the smallest g where the exact mean mass crosses ``level`` upwards.
 
     Scans g in [0, 10] (step 0.1 up to 4, 0.25 beyond) and polishes the first bracket
-    by Brent's method. NaN where M(g) stays below ``level`` on [0, 10].
+    by Brent's method. NaN where M(g) stays below ``level`` on [0, 10]. ``variant`` is a name of
+    :data:`~theorylab.psa.scoremodel.VARIANTS` or a :class:`~theorylab.psa.scoremodel.ScoreModel`.
     """
-    choice("variant", variant, VARIANTS)
+    model = resolve_model(variant)
     dk, T = single("dk", head_width(dk)), integer_context_length(T)
     level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
     xtol = real_scalar("xtol", xtol, low=0, low_inclusive=False)
+    return _exact_gamma_c(model, dk, float(_distractors(T)), level, xtol)
 
+
+def _exact_gamma_c(model: ScoreModel, dk: float, m: float, level: float, xtol: float = 1e-12) -> float:
+    """Kernel of :func:`exact_gamma_c` (``m = T - 2`` distractors; everything validated by the caller)."""
     def f(g):
-        return float(exact_mass(variant, dk, T, g, model=model)) - level
+        return float(_exact_mass(model, np.asarray(g, dtype=float), dk, m, 0.0, 1)) - level
 
     prev_g, prev_f = _SCAN[0], f(_SCAN[0])
     for g in _SCAN[1:]:
@@ -258,7 +268,7 @@ def _target_rule(sigma0: float) -> tuple[np.ndarray, np.ndarray]:
     return z, w * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
 
-def argmax_limit(variant: str, dk, T) -> np.ndarray:
+def argmax_limit(variant, dk, T) -> np.ndarray:
     """Large-g limit of the mean mass for a noiseless target: ``P(target is the argmax)``.
 
     ``Phi(r)^m`` with ``r = gap_lead sqrt(dk) / sqrt(var_lead)`` from the leading powers of g;

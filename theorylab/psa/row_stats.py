@@ -49,10 +49,10 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab.errors import ParameterError, check_memory, choice, real_array, real_scalar, single
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, score_model
+from theorylab.errors import ParameterError, check_memory, real_array, real_scalar, single
+from theorylab.psa.scoremodel import ScoreModel, _distractors, head_width, resolve_model
 from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
-                                 _refine, _target_rule, integer_context_length, one_minus_phi)
+                                      _one_minus_phi, _refine, _target_rule, integer_context_length)
 
 SIGMA_MAX = 1e4
 """Largest distractor spread sigma of the quadrature: up to it, doubling the nodes changes E H and E H_d by less
@@ -160,7 +160,7 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
 
 def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float, mass: bool = True) -> RowMoments:
     t, w = _t_nodes(delta, sigma, m, refine, right=False)
-    pm, pm1, one_minus_pm = _powers(one_minus_phi(t, delta, sigma, refine=refine), m)
+    pm, pm1, one_minus_pm = _powers(_one_minus_phi(t, delta, sigma, refine), m)
     k1, k2 = _bump_expectations(t, delta, sigma, refine)
     with np.errstate(over="ignore"):
         cut = np.exp(-np.exp(t))
@@ -177,7 +177,7 @@ def _distractor_entropy(sigma: float, m: float, refine: int) -> float:
     if m == 1.0:
         return 0.0
     t, w = _t_nodes(0.0, sigma, m, refine, right=True)
-    pm, pm1, one_minus_pm = _powers(one_minus_phi(t, 0.0, sigma, refine=refine), m)
+    pm, pm1, one_minus_pm = _powers(_one_minus_phi(t, 0.0, sigma, refine), m)
     k1, k2 = _bump_expectations(t, 0.0, sigma, refine)
     log_s = float(w @ (one_minus_pm + np.expm1(-np.exp(np.minimum(t, 700.0)))))
     mean_x = m * sigma * sigma * float(w @ ((k1 - k2) * pm1))
@@ -218,63 +218,82 @@ STATISTICS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr")
 """Names of the row statistics (fields of :class:`RowStatistics`)."""
 
 
-def _grid(variant, dk, T, gammas, refine, model):
-    """Validated ``(g, Delta(g), sigma(g), dk, T, m, refine)`` of one variant along g (flattened)."""
-    choice("variant", variant, VARIANTS)
-    model = model or score_model(variant)
+def _grid(variant, dk, T, gammas, refine):
+    """Validated ``(model, g, dk, m, refine)`` of one variant along g (the boundary of this module's functions)."""
+    model = resolve_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
     dk = single("dk", head_width(dk))
     T = integer_context_length(T)
     refine = _refine(refine)
-    sigma = np.sqrt(model.variance(g)).ravel()
+    if isinstance(variant, ScoreModel):        # a user's polynomials: refuse an overflowing gap or variance, once
+        model.gap(g, dk), model.variance(g)
+    _sigma_along(model, g)                     # refuse a sigma(g) beyond the quadrature's range
+    return model, g, dk, float(_distractors(T)), refine
+
+
+def _sigma_along(model: ScoreModel, g: np.ndarray) -> np.ndarray:
+    """``sigma(g)`` flattened; :class:`ParameterError` beyond :data:`SIGMA_MAX`."""
+    sigma = np.sqrt(model._variance(g)).ravel()
     if sigma.size and not sigma.max() <= SIGMA_MAX:
         raise ParameterError(f"gamma too large for the row-statistics quadrature: sigma(g) = {sigma.max():.3g} exceeds "
                              f"{SIGMA_MAX:g} (at g = {g.ravel()[np.argmax(sigma)]:g})")
-    return g, model.gap(g, dk).ravel(), sigma, dk, T, float(distractors(T)), refine
+    return sigma
 
 
-def exact_row_stats(variant: str, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
-                    distractor: bool = True, model: ScoreModel | None = None) -> RowStatistics:
+def exact_row_stats(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1,
+                    distractor: bool = True) -> RowStatistics:
     """Exact mean row statistics M, E H, E H_d, E sum p^2 of the reduced model along g (PSA §6.6-6.8).
 
     Parameters
     ----------
-    variant : score-model variant.  dk : head width (> 0).  T : context length (an integer >= 3).
+    variant : score-model variant: a name of :data:`~theorylab.psa.scoremodel.VARIANTS` or a
+        :class:`~theorylab.psa.scoremodel.ScoreModel` (:func:`~theorylab.psa.scoremodel.resolve_model`).
+    dk : head width (> 0).  T : context length (an integer >= 3).
     gammas : couplings g >= 0.  sigma0 : target-noise standard deviation (>= 0).
     refine : node multiplier (1 = default accuracy).
     distractor : also compute the distractor-only entropy (it does not depend on Delta or sigma0).
-    model : optional ScoreModel replacing ``score_model(variant)`` (mutation tests).
 
     Returns
     -------
-    RowStatistics, arrays of the shape of ``gammas``.
+    RowStatistics, arrays of the shape of ``gammas``; its ``variant`` is the model's name.
     """
-    g, delta, sigma, dk, T, m, refine = _grid(variant, dk, T, gammas, refine, model)
+    model, g, dk, m, refine = _grid(variant, dk, T, gammas, refine)
     sigma0 = real_scalar("sigma0", sigma0, low=0)
+    delta, sigma = model._gap(g, dk).ravel(), _sigma_along(model, g)
     z, wz = _target_rule(sigma0)                       # the target-noise nodes of exact_mass
     out = np.empty((delta.size, 4))
     for i, (d, s) in enumerate(zip(delta, sigma)):
         hd = _distractor_entropy(float(s), m, refine) if distractor else float("nan")
         rows = [_row_moments(float(d + sigma0 * zi), float(s), m, refine, hd) for zi in z]
         out[i] = [sum(wi * getattr(r, k) for r, wi in zip(rows, wz)) for k in STATISTICS]
-    return RowStatistics(variant, dk, T, sigma0, g, *(out[:, j].reshape(g.shape) for j in range(4)))
+    return RowStatistics(model.variant, dk, int(m + 2), sigma0, g, *(out[:, j].reshape(g.shape) for j in range(4)))
 
 
-def exact_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
-                  model: ScoreModel | None = None) -> np.ndarray:
+def exact_entropy(variant, dk: float, T: int, gammas, *, refine: int = 1) -> np.ndarray:
     """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics)."""
-    g, delta, sigma, _, _, m, refine = _grid(variant, dk, T, gammas, refine, model)
+    model, g, dk, m, refine = _grid(variant, dk, T, gammas, refine)
+    return _exact_entropy(model, g, dk, m, refine)
+
+
+def _exact_entropy(model: ScoreModel, g: np.ndarray, dk: float, m: float, refine: int = 1) -> np.ndarray:
+    """Kernel of :func:`exact_entropy` (``g`` in [0, 1e3] with sigma(g) <= SIGMA_MAX; validated by the caller)."""
+    delta, sigma = model._gap(g, dk).ravel(), np.sqrt(model._variance(g)).ravel()
     return np.array([_row_moments(float(d), float(s), m, refine, float("nan"), mass=False).entropy
                      for d, s in zip(delta, sigma)]).reshape(g.shape)
 
 
-def exact_distractor_entropy(variant: str, dk: float, T: int, gammas, *, refine: int = 1,
-                             model: ScoreModel | None = None) -> np.ndarray:
+def exact_distractor_entropy(variant, dk: float, T: int, gammas, *, refine: int = 1) -> np.ndarray:
     """E H_d(g) alone (the distractor-only entropy; no dependence on the gap, dk or target noise).
 
     Same quadrature as :func:`exact_row_stats`'s ``distractor_entropy``; ``dk`` is validated but unused.
     """
-    g, _, sigma, _, _, m, refine = _grid(variant, dk, T, gammas, refine, model)
+    model, g, _, m, refine = _grid(variant, dk, T, gammas, refine)
+    return _exact_distractor_entropy(model, g, m, refine)
+
+
+def _exact_distractor_entropy(model: ScoreModel, g: np.ndarray, m: float, refine: int = 1) -> np.ndarray:
+    """Kernel of :func:`exact_distractor_entropy` (validated by the caller)."""
+    sigma = np.sqrt(model._variance(g)).ravel()
     return np.array([_distractor_entropy(float(s), m, refine) for s in sigma]).reshape(g.shape)
 
 

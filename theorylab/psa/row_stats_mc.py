@@ -31,10 +31,10 @@ import numba as nb
 import numpy as np
 
 from theorylab.errors import ParameterError, choice, positive_int, real_array, single
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, head_width
+from theorylab.psa.scoremodel import ScoreModel, head_width
 from theorylab.resources import Cost, bytes_of, count
 from theorylab.psa.montecarlo import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
-                                       batch_means, exp32, exp64, resolve_model)
+                                       batch_means, exp32, exp64, simulated_model)
 from theorylab.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 
 STATS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr", "d_mass", "d2_mass",
@@ -154,16 +154,15 @@ def _stats64(seed, start, out, m, a, b, delta, a1, b1, d1, a2, b2, d2, sigma0):
 _KERNELS = {"float32": _stats32, "float64": _stats64}
 
 
-def score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float) -> tuple[np.ndarray, ...]:
+def score_polynomials(variant, g, dk: float) -> tuple[np.ndarray, ...]:
     """Loadings, gap and their first two g-derivatives on the grid g: ``(a, b, Delta, a', b', Delta', a'', b'', Delta'')``.
 
-    ``model``: None (``score_model(variant)``) or a ScoreModel with the variant's loadings (:func:`resolve_model`);
-    ``g`` in [0, 1000], ``dk > 0``.
+    ``variant``: a name or a ScoreModel with that variant's loadings
+    (:func:`theorylab.psa.montecarlo.simulated_model`); ``g`` in [0, 1000], ``dk > 0``.
     """
-    choice("variant", variant, VARIANTS)
-    model = resolve_model(variant, model)
+    model = simulated_model(variant)
     g = real_array("gamma", g, low=0, high=1e3)
-    return _score_polynomials(variant, model, g, single("dk", head_width(dk)))
+    return _score_polynomials(model.variant, model, g, single("dk", head_width(dk)))
 
 
 def _score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float) -> tuple[np.ndarray, ...]:
@@ -176,16 +175,15 @@ def _score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float
     return tuple(np.ascontiguousarray(np.broadcast_to(x, g.shape), float) for x in out)
 
 
-def per_sample_row_stats(variant: str, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
-                         sigma0: float = 0.0, dtype: str = "float32",
-                         model: ScoreModel | None = None) -> np.ndarray:
+def per_sample_row_stats(variant, dk: float, T: int, gammas, start: int, count: int, *, seed: int = 0,
+                         sigma0: float = 0.0, dtype: str = "float32") -> np.ndarray:
     """Row statistics (:data:`STATS`) of samples ``start .. start+count-1`` at every g: shape ``(count, G, 10)``.
 
     Sample s is the configuration of :func:`theorylab.psa.montecarlo.per_sample_mass`'s sample s.
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
-    model = resolve_model(variant, model)
+    model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
+    variant = model.variant
     start, count = positive_int("start", start, low=0), positive_int("count", count)
     _check_scores(variant, model, g, dk, sigma0)
     return _run_chunk(variant, model, g, dk, m, seed, sigma0, dtype, start, count)
@@ -248,13 +246,13 @@ class RowStatsCurve:
         return self.batch_mean[:, :, STATS.index(choice("statistic", name, STATS))]
 
 
-def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
-                       sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None,
-                       model: ScoreModel | None = None) -> RowStatsCurve:
+def simulate_row_stats(variant, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
+                       sigma0: float = 0.0, dtype: str = "float32", progress: bool | None = None) -> RowStatsCurve:
     """Monte Carlo means of p_0, H, H_d, sum p^2 and their g-derivatives on a g grid (CRN).
 
     Parameters and draws as :func:`theorylab.psa.montecarlo.simulate_mass` (same seed, same
-    samples: its ``mass`` equals this ``stat("mass")`` up to rounding).
+    samples: its ``mass`` equals this ``stat("mass")`` up to rounding); ``variant`` a name or a ScoreModel
+    with that variant's loadings (:func:`theorylab.psa.montecarlo.simulated_model`).
 
     Returns
     -------
@@ -262,10 +260,16 @@ def simulate_row_stats(variant: str, dk: float, T: int, gammas, *, samples: int 
         Identical for any thread count with the same seed.
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
-    g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
-    model = resolve_model(variant, model)
+    model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
+    variant = model.variant
     samples = positive_int("samples", samples)
     _check_scores(variant, model, g, dk, sigma0)
+    return _simulate_row_stats(model, g, dk, m, seed, sigma0, dtype, samples, progress)
+
+
+def _simulate_row_stats(model, g, dk, m, seed, sigma0, dtype, samples, progress) -> RowStatsCurve:
+    """Kernel of :func:`simulate_row_stats` (validated by the caller, scores checked: ``_check_scores``)."""
+    variant = model.variant
     if progress is None:
         progress = samples * m * g.size > 0.4 * _RATE_GUESS
     run = partial(_run_chunk, variant, model, g, dk, m, seed, sigma0, dtype)          # run(start, count)

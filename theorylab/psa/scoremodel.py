@@ -52,12 +52,19 @@ class ScoreModel:
         """Target score gap ``Delta(g, dk)`` (broadcast over arrays of g and dk)."""
         g = real_array("g", g, low=0)
         dk = real_array("dk", dk, low=0, low_inclusive=False)
-        return np.sqrt(dk) * np.polynomial.polynomial.polyval(g, self.gap_poly)
+        return self._gap(g, dk)
 
     @finite_output("g")
     def variance(self, g) -> np.ndarray:
         """Distractor score variance ``sigma^2(g)``."""
-        g = real_array("g", g, low=0)
+        return self._variance(real_array("g", g, low=0))
+
+    def _gap(self, g: np.ndarray, dk) -> np.ndarray:
+        """Kernel of :meth:`gap`: ``g`` a float array >= 0, ``dk`` > 0 (validated by the caller)."""
+        return np.sqrt(dk) * np.polynomial.polynomial.polyval(g, self.gap_poly)
+
+    def _variance(self, g: np.ndarray) -> np.ndarray:
+        """Kernel of :meth:`variance`: ``g`` a float array >= 0 (validated by the caller)."""
         return np.polynomial.polynomial.polyval(g, self.var_poly)
 
 
@@ -78,14 +85,50 @@ def score_model(variant: str) -> ScoreModel:
     return _MODELS[choice("variant", variant, VARIANTS)]
 
 
+def resolve_model(variant) -> ScoreModel:
+    """The :class:`ScoreModel` a public function of the reduced model computes with.
+
+    Parameters
+    ----------
+    variant : str or ScoreModel
+        A variant name (one of :data:`VARIANTS`: the paper's models), or a :class:`ScoreModel` you built
+        (e.g. ``dataclasses.replace(score_model("t4-only"), gap_poly=...)``) to compute a model that is not
+        the paper's. A ScoreModel's ``variant`` must still be one of :data:`VARIANTS` (the Monte Carlo
+        draws that variant's channel loadings, so it also requires the variance polynomial to equal them);
+        its coefficients must be finite real numbers.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name, or a ScoreModel whose variant is unknown or whose coefficients are not
+        finite reals (the message names ``variant``).
+    """
+    if not isinstance(variant, ScoreModel):
+        return score_model(variant)
+    choice("variant", variant.variant, VARIANTS)
+    for name in ("gap_poly", "var_poly"):
+        real_array(f"variant.{name}", getattr(variant, name))
+    return variant
+
+
+def _log_count(T):
+    """Kernel of :func:`log_count`: ``T`` validated (>= 3) by the caller."""
+    return np.log(T - 1.0)     # L = ln(T - 1)
+
+
 def log_count(T) -> np.ndarray:
     """``L = ln(T - 1)``, the log-count of every closed form (our convention; T >= 3)."""
-    return np.log(context_length(T) - 1.0)
+    return _log_count(context_length(T))
 
 
 def distractors(T) -> np.ndarray:
     """``m = T - 2``, the number of distractor keys (PSA §6.8)."""
-    return context_length(T) - 2.0
+    return _distractors(context_length(T))
+
+
+def _distractors(T):
+    """Kernel of :func:`distractors`: ``T`` validated (>= 3) by the caller."""
+    return T - 2.0     # m = T - 2
 
 
 def context_length(T) -> np.ndarray:
@@ -98,5 +141,5 @@ def head_width(dk) -> np.ndarray:
     return real_array("dk", dk, low=0, low_inclusive=False)
 
 
-__all__ = ["VARIANTS", "ScoreModel", "score_model", "log_count", "distractors",
+__all__ = ["VARIANTS", "ScoreModel", "score_model", "resolve_model", "log_count", "distractors",
            "context_length", "head_width", "ParameterError"]

@@ -29,8 +29,8 @@ from scipy.special import log_ndtr
 
 from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array, real_scalar
 from theorylab.resources import Cost, count
-from theorylab.psa.scoremodel import (ScoreModel, context_length, distractors, head_width,
-                                      log_count, score_model)
+from theorylab.psa.scoremodel import (ScoreModel, _distractors, _log_count, context_length, head_width,
+                                      log_count, resolve_model, score_model)
 
 CONDENSATION_C_PAPER = 0.741
 """The paper's calibrated condensation constant c (0.741 +/- 0.015, PSA §6.7)."""
@@ -75,7 +75,12 @@ def key_only_threshold(T) -> np.ndarray:
 
 def freezing_coupling(T) -> np.ndarray:
     """``g_f = (L/2)^(1/4)``: where the T4-only distractor sigma reaches sqrt(2L) (REM freezing)."""
-    return (log_count(T) / 2.0) ** 0.25
+    return _freezing_coupling(context_length(T))
+
+
+def _freezing_coupling(T: np.ndarray) -> np.ndarray:
+    """Kernel of :func:`freezing_coupling` (``T`` validated)."""
+    return (_log_count(T) / 2.0) ** 0.25
 
 
 def _quadratic_smaller_root(b: np.ndarray, c: np.ndarray, a: float) -> np.ndarray:
@@ -93,8 +98,12 @@ def t4_band(dk, T) -> tuple[np.ndarray, np.ndarray]:
     ``g^2 = (sqrt(dk) -/+ sqrt(dk - 8L)) / 4``; NaN where ``dk < 8L``.
     Example: (dk, T) = (128, 512) gives [0.787, 2.245].
     """
-    dk, T = _grid(dk, T)
-    L = log_count(T)
+    return _t4_band(*_grid(dk, T))
+
+
+def _t4_band(dk: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel of :func:`t4_band` (a validated, broadcast grid)."""
+    L = _log_count(T)
     lower = np.sqrt(_quadratic_smaller_root(np.sqrt(dk), L, 2.0))
     with np.errstate(invalid="ignore"):
         upper = np.sqrt((np.sqrt(dk) + np.sqrt(dk - 8.0 * L)) / 4.0)
@@ -112,25 +121,34 @@ def annealed_gamma_c(variant: str, dk, T) -> np.ndarray:
     * t3-inclusive: no closed form; :func:`crossing_root`.
     """
     model = score_model(variant)
-    dk, T = _grid(dk, T)
-    L = log_count(T)
+    return _annealed_gamma_c(model, *_grid(dk, T))
+
+
+def _annealed_gamma_c(model: ScoreModel, dk: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Kernel of :func:`annealed_gamma_c`: a library model (closed form by its name), a validated grid."""
+    variant = model.variant
+    L = _log_count(T)
     if variant == "t4-only":
         return np.sqrt(_quadratic_smaller_root(np.sqrt(dk), L, 2.0))
     if variant == "symmetric-key-convention":
         return np.sqrt(_quadratic_smaller_root(np.sqrt(dk), L + 0.5, 2.0))
     if variant == "key-only":
         return _quadratic_smaller_root(np.sqrt(dk), L + 0.5, 1.0)
-    return crossing_root(model, dk, T)
+    return _crossing_root(model, dk, T, 4)
 
 
 def crossing_polynomial(model: ScoreModel, dk, T) -> np.ndarray:
     """Coefficients (lowest degree first, shape ``(..., n)``) of ``Delta - L - sigma^2/2`` in g."""
-    dk, T = _grid(dk, T)
+    return _crossing_polynomial(model, *_grid(dk, T))
+
+
+def _crossing_polynomial(model: ScoreModel, dk: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Kernel of :func:`crossing_polynomial` (a validated, broadcast grid)."""
     n = max(len(model.gap_poly), len(model.var_poly))
     gap = np.pad(np.asarray(model.gap_poly, float), (0, n - len(model.gap_poly)))
     var = np.pad(np.asarray(model.var_poly, float), (0, n - len(model.var_poly)))
     coeffs = np.sqrt(dk)[..., None] * gap - 0.5 * var
-    coeffs[..., 0] -= log_count(T)
+    coeffs[..., 0] -= _log_count(T)
     return coeffs
 
 
@@ -158,7 +176,12 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     ``newton_steps`` (an integer in [0, 100]) is the number of polishing steps.
     """
     newton_steps = positive_int("newton_steps", newton_steps, low=0, high=100)
-    coeffs = crossing_polynomial(model, dk, T)
+    return _crossing_root(model, *_grid(dk, T), newton_steps)
+
+
+def _crossing_root(model: ScoreModel, dk: np.ndarray, T: np.ndarray, newton_steps: int) -> np.ndarray:
+    """Kernel of :func:`crossing_root` (a validated, broadcast grid; ``newton_steps`` in [0, 100])."""
+    coeffs = _crossing_polynomial(model, dk, T)
     shape, n = coeffs.shape[:-1], coeffs.shape[-1] - 1
     flat = coeffs.reshape(-1, n + 1)
     companion = np.zeros((flat.shape[0], n, n))
@@ -194,7 +217,12 @@ def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
     condensation constant ``c`` (default :data:`CONDENSATION_C`).
     """
     c = real_scalar("c", c, low=0, low_inclusive=False)
-    return finite_result("c", c * freezing_coupling(T))
+    return finite_result("c", _condensed_gamma_c(context_length(T), c))
+
+
+def _condensed_gamma_c(T: np.ndarray, c: float) -> np.ndarray:
+    """Kernel of :func:`condensed_gamma_c` (``T`` validated, ``c > 0``; the caller checks the result is finite)."""
+    return c * _freezing_coupling(T)
 
 
 @dataclass(frozen=True)
@@ -226,16 +254,23 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
     condensed branch ``c (L/2)^(1/4)`` for ``dk < 8L``. The other variants report their
     annealed root, or ``branch = "none"`` where it does not exist.
     """
+    model = score_model(variant)
     dk, T = _grid(dk, T)
     c = real_scalar("c", c, low=0, low_inclusive=False)
-    L = log_count(T)
-    root = annealed_gamma_c(variant, dk, T)
+    return _gamma_c(model, dk, T, c)
+
+
+def _gamma_c(model: ScoreModel, dk: np.ndarray, T: np.ndarray, c: float) -> CriticalCoupling:
+    """Kernel of :func:`gamma_c`: a library model, a validated broadcast grid, ``c > 0``."""
+    variant = model.variant
+    L = _log_count(T)
+    root = _annealed_gamma_c(model, dk, T)
     branch = np.where(np.isnan(root), "none", "mean-field").astype(object)
     upper = np.full(dk.shape, np.nan)
     if variant == "t4-only":
-        upper = t4_band(dk, T)[1]
+        upper = _t4_band(dk, T)[1]
         condensed = np.isnan(root)
-        root = np.where(condensed, condensed_gamma_c(T, c), root)
+        root = np.where(condensed, finite_result("c", _condensed_gamma_c(T, c)), root)
         branch = np.where(condensed, "condensed", "mean-field").astype(object)
     return CriticalCoupling(variant, dk, T, L, root, branch, upper)
 
@@ -277,7 +312,7 @@ def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(8.0 * L, 16.0), (L + 2.0) ** 2
 
 
-def argmax_probability(variant: str, dk, T, g=None, *, model: ScoreModel | None = None) -> np.ndarray:
+def argmax_probability(variant, dk, T, g=None) -> np.ndarray:
     """``P(noiseless target is the argmax) = Phi(Delta/sigma)^m``, m = T - 2 (PSA §6.7).
 
     The target's score sits ``Delta(g, dk)`` above ``m`` independent Gaussian distractors of
@@ -289,21 +324,24 @@ def argmax_probability(variant: str, dk, T, g=None, *, model: ScoreModel | None 
 
     Parameters
     ----------
-    variant : one of :data:`~theorylab.psa.scoremodel.VARIANTS`.
+    variant : a name of :data:`~theorylab.psa.scoremodel.VARIANTS`, or a :class:`ScoreModel`
+        (:func:`~theorylab.psa.scoremodel.resolve_model`: e.g. a model that is not the paper's).
     dk, T : head width (> 0) and context length (>= 3), broadcast.
     g : coupling(s) > 0, broadcast with dk and T; None for the large-g limit.
-    model : a :class:`ScoreModel` to use instead of ``score_model(variant)`` (mutation tests).
 
     Computed as ``exp(m log Phi(r))`` so that it stays accurate for large T.
     """
-    model = model or score_model(variant)
+    model = resolve_model(variant)
     dk, T = _grid(dk, T)
-    if g is None:
-        r = np.sqrt(dk) * _leading_snr(model)
-    else:
+    if g is not None:
         g = real_array("g", g, low=0, low_inclusive=False)
-        r = _snr(model, g, dk)
-    return np.exp(distractors(T) * log_ndtr(r))
+    return _argmax_probability(model, dk, T, g)
+
+
+def _argmax_probability(model: ScoreModel, dk: np.ndarray, T: np.ndarray, g) -> np.ndarray:
+    """Kernel of :func:`argmax_probability` (a validated grid; ``g`` a float array > 0 or None)."""
+    r = np.sqrt(dk) * _leading_snr(model) if g is None else _snr(model, g, dk)
+    return np.exp(_distractors(T) * log_ndtr(r))
 
 
 _G_PLAIN = 2.0 ** 100
@@ -317,7 +355,7 @@ def _snr(model: ScoreModel, g: np.ndarray, dk: np.ndarray) -> np.ndarray:
     plain = (g >= 1.0 / _G_PLAIN) & (g <= _G_PLAIN)
     g_in, g_out = np.where(plain, g, 1.0), np.where(plain, 1.0, g)
     with np.errstate(divide="ignore", invalid="ignore"):
-        inside = model.gap(g_in, dk) / np.sqrt(model.variance(g_in))
+        inside = model._gap(g_in, dk) / np.sqrt(model._variance(g_in))
         outside = np.sqrt(dk) * _factored_snr(model, g_out)
     return np.where(plain, inside, outside)
 
