@@ -5,7 +5,7 @@ time with adversarial values and asserts: a finite result of the same structure,
 ParameterError.
 
 * :func:`public_callables` enumerates every public callable of the library packages
-  (``theorylab.psa``, ``graded``, ``plga``, ``nn``, ``sim`` except ``sim.sweep``,
+  (``theorylab.psa``, ``graded``, ``plga``, ``nn``, ``sim`` except ``sweep``,
   ``symbolic``, ``compare``): every module-level function or class defined in the module
   whose name does not start with ``_``, plus the public methods of the classes.
 * :data:`CASES` holds one valid call per driven callable; :data:`SKIP` the callables not
@@ -473,7 +473,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(trainstats.loglog_slope, x=np.array([16.0, 32.0, 64.0]), y=np.array([1.0, 1.4, 2.1]))
     case(trainstats.bootstrap_gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), per_seed=acc, draws=20, seed=0,
          nan_ok=True, work={"draws": 200}, shape_free=("draws",))
-    # ------------------------------------------------------------------ sim.competition, exact, rng
+    # ------------------------------------------------------------------ psa.montecarlo, exact, rng
     case(competition.loading_variance_poly, variant="t3-inclusive")
     case(competition.loadings, variant="t3-inclusive", g=np.array([0.5, 1.0]))
     case(competition.per_sample_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), start=0,
@@ -500,7 +500,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(competition.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
     case(exact.exact_mass_cost, n_gamma=4, sigma0=0.1, **cost)
     case(exact.exact_gamma_c_cost)
-    # ------------------------------------------------------------------ sim.row_stats, row_stats_mc
+    # ------------------------------------------------------------------ psa.row_stats, row_stats_mc
     g2 = np.array([0.5, 1.0])
     case(row_stats.bump_expectations, t=np.array([-2.0, 0.0, 1.0]), delta=1.0, sigma=0.8, refine=1,
          work={"refine": 2})
@@ -520,7 +520,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     for method in ("stat", "stat_se", "batch_stat"):
         case(getattr(curve, method), f"theorylab.psa.row_stats_mc.RowStatsCurve.{method}", name="entropy")
     case(row_stats_mc.row_stats_cost, T=16, n_gamma=4, samples=64, dtype="float32", **cost)
-    # ------------------------------------------------------------------ sim.observables
+    # ------------------------------------------------------------------ psa.observables
     obs = dict(variant="t4-only", dk=64.0, T=16, samples=40, seed=0, confidence=0.95, sigma0=0.0, dtype="float32",
                progress=False, fixed=("progress",), nan_ok=True, work={"samples": 64, "T": 256})
     case(observables.mass_half, method="exact", **obs)
@@ -534,7 +534,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(observables.measure, name="entropy-peak", method="mc", **{**obs, **peak_kw})
     case(observables.measure_cost, name="entropy-peak", T=16, method="mc", samples=64, fine_points=8,
          dtype="float32", **cost)
-    # ------------------------------------------------------------------ sim.graded_risk
+    # ------------------------------------------------------------------ graded.risk_sim
     case(graded_risk.estimable_levels, cls=lc, sigma_xi=1.0, m=20, fixed=("cls",))
     case(graded_risk.exact_risk, cls=lc, w=strat.target(), sigma_xi=1.0, m=20, levels_mask=np.array([True, False]),
          fixed=("cls", "levels_mask"), nan_ok=True)
@@ -548,7 +548,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(graded_risk.simulate_cost, model=strat, m_values=np.array([8, 20]), reps=4, fixed=("model",), **cost)
     case(graded_risk.default_m_grid_cost, points=5, **cost)
     case(graded_risk.rows_per_draw, d=4)
-    # ------------------------------------------------------------------ sim.ladder
+    # ------------------------------------------------------------------ graded.ladder_sim
     arm_g = np.array([a.g for a in prereg.arms])
     ladder_ms = np.array([2, 4, 8])
     risks = sladder.learning_curves(design, arm_g, ladder_ms, reps=4, seed=0)
@@ -577,7 +577,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          m_values=ladder_ms, progress=False, fixed=("design", "progress"), nan_ok=True, examples=6,
          work={"draws": 3, "reps": 8, "n_values": 64, "m_values": 64}, shape_free=("n_values",),
          none_input=("m_values",))
-    # ------------------------------------------------------------------ sim.induction
+    # ------------------------------------------------------------------ psa.induction
     case(induction.frequencies, dk=8, theta=0.1, shape_free=("dk",))
     case(induction.induction_batch, rng=np.random.default_rng(0), n=2, T=8, dk=4, fixed=("rng",),
          shape_free=("n", "T", "dk"))
@@ -751,7 +751,7 @@ _skip("writes a file (I/O at the edge): its inputs are a record built by preregi
       "CLI checks (_io.check_output_path) before computing; every string is a path",
       "theorylab.graded.prereg.write")
 _skip("Numba kernel or intrinsic: called from compiled code with machine words; the validated entry points "
-      "are sim.rng.normals, sim.competition.simulate_mass and per_sample_mass",
+      "are rng.normals, psa.montecarlo.simulate_mass and per_sample_mass",
       "theorylab.rng.mix64", "theorylab.rng.sample_key", "theorylab.rng.uniform_pair",
       "theorylab.rng.normal_pair", "theorylab.rng.bits_as_float", "theorylab.rng.float_as_bits",
       "theorylab.rng.log32", "theorylab.rng.normal_pair32", "theorylab.rng.fill_normals32",

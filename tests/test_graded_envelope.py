@@ -1,4 +1,4 @@
-"""Minimax envelope (GLLM Lem. 3-4, Thm. 4.1) and the risk simulation of sim.graded_risk."""
+"""Minimax envelope (GLLM Lem. 3-4, Thm. 4.1) and the risk simulation of graded.risk_sim."""
 import numpy as np
 import pytest
 

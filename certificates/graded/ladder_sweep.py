@@ -28,7 +28,7 @@ in the second set the fifth arm is below the level at the first size (no efficie
 
 
 def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
-    """sim.ladder.summarize on SYNTHETIC risks against reference.ladder_streams.ladder_summary (max relative error,
+    """graded.ladder_sim.summarize on SYNTHETIC risks against reference.ladder_streams.ladder_summary (max relative error,
     NaNs in the same places) and the ranks, order, ordering flag and inverted pairs recomputed here."""
     cfg = SYNTHETIC
     m_ref = sl.reference_size(p.design)

@@ -442,7 +442,7 @@ def measure(name: str, variant: str, dk: float, T: int, **kwargs) -> Measurement
     accepted = _keywords(fn)
     for key in kwargs:
         if key not in accepted:
-            hint = (" (its level is fixed; sim.competition.mc_gamma_c and sim.exact.exact_gamma_c take a level in "
+            hint = (" (its level is fixed; psa.montecarlo.mc_gamma_c and psa.quadrature.exact_gamma_c take a level in "
                     "(0, 1))" if key == "level" else "")
             raise ParameterError(f"{key} is not a parameter of observable {name}{hint}; it takes "
                                  f"{', '.join(accepted)}")
