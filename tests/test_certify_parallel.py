@@ -31,21 +31,52 @@ def test_on_result_is_called_in_catalogue_order():
     assert seen == [s.id for s in specs]
 
 
-def test_fail_fast_stops_where_a_serial_run_would(monkeypatch):
-    specs = select(SUBSET, exact=True)
-    broken = specs[2]
-    # A spec is frozen: a failing twin registered under the same id for this run only (the
-    # forked workers look certificates up by id, so they see it too).
-    import dataclasses
-
-    from theorylab.certify import registry
+def _always_fails(**_):
+    """A check that fails (module level, so a worker process can import it by reference)."""
     from theorylab.certify.record import Outcome
 
-    failing = dataclasses.replace(broken, check=lambda **_: Outcome(False))
-    monkeypatch.setitem(registry.REGISTRY, broken.id, failing)
+    return Outcome(False)
+
+
+def test_fail_fast_stops_where_a_serial_run_would():
+    import dataclasses
+
+    specs = select(SUBSET, exact=True)
+    failing = dataclasses.replace(specs[2], check=_always_fails)
     out = run([*specs[:2], failing, *specs[3:]], jobs=2, fail_fast=True)
     assert [c.id for c in out] == [s.id for s in specs[:3]]
     assert out[-1].status == "FAIL"
+
+
+def test_workers_do_not_fork_a_process_that_ran_openmp_kernels():
+    """After OpenMP-threaded Numba code ran here (a fork of this process would be killed), the
+    workers still run: they start from a fresh server process."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import numba, numpy as np
+        numba.config.THREADING_LAYER = "omp"
+        @numba.njit(parallel=True, cache=False)
+        def total(x):
+            s = 0.0
+            for i in numba.prange(x.size):
+                s += x[i]
+            return s
+        try:
+            assert total(np.ones(1000)) == 1000.0
+        except Exception:          # no OpenMP runtime on this machine: nothing to show
+            print("no-omp"); raise SystemExit(0)
+        from theorylab.certify.registry import select
+        from theorylab.certify.runner import run
+        out = run(select(["P11", "P19.band"], exact=True), jobs=2)      # P19.band runs parallel kernels
+        print([c.status for c in out])
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    if "no-omp" in proc.stdout:
+        pytest.skip("Numba's OpenMP threading layer is not available here")
+    assert "['PASS', 'PASS']" in proc.stdout, proc.stdout + proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("jobs", ["0", "-1", "257", "1.5", "x"])

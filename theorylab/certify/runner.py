@@ -81,20 +81,24 @@ _COST_RANK = {"monte-carlo": 0, "interval": 1, "exact": 2, "numeric": 3}
 
 
 def _parallel(specs, seed, jobs):
-    """Run ``specs`` on a pool of ``jobs`` forked workers and yield their results in order.
+    """Run ``specs`` on a pool of ``jobs`` worker processes and yield their results in order.
 
-    A worker that dies (killed, out of memory) makes its certificate, and every one not yet
+    The workers start from a fresh server process (``forkserver``; ``spawn`` where there is none),
+    never as forks of this one: a process that has already run OpenMP-threaded Numba kernels cannot
+    fork safely (Numba terminates such a child), and a notebook or a test session has usually done
+    so. Each spec travels by reference to its check function, whose certificate module the worker
+    imports. A worker that dies (killed, out of memory) makes its certificate, and every one not yet
     finished, an ERROR naming the cause: the run never passes on what did not run."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     order = sorted(range(len(specs)), key=lambda i: (_COST_RANK.get(specs[i].method, 9), i))
     pool = ProcessPoolExecutor(min(jobs, len(specs)), mp_context=multiprocessing.get_context(method),
                                initializer=_quiet_worker)
     try:
-        futures = {i: pool.submit(_run_by_id, specs[i].id, seed) for i in order}
+        futures = {i: pool.submit(run_one, specs[i], seed=seed) for i in order}
         for i, spec in enumerate(specs):
             try:
                 yield futures[i].result()
@@ -113,12 +117,6 @@ def _quiet_worker() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _run_by_id(cid: str, seed: int | None) -> Certificate:
-    from theorylab.certify.registry import REGISTRY, discover
-
-    return run_one((REGISTRY if cid in REGISTRY else discover())[cid], seed=seed)
 
 
 def _lost(spec: CertificateSpec, why: str) -> Certificate:
