@@ -146,7 +146,7 @@ class Samples:
 
         design = lad.geometric_design(0.6, 0.3, 4, 8)
         self.prereg = json.loads(pr.to_json(pr.preregister(design, n_pilot=100, seed=0, bootstrap=4)))
-        self.journal = {"id": f"{MUTATE_FILE}:1:1:const(0->1)", "status": "killed", "seconds": 2.0, "session": 0,
+        self.journal = {"id": f"{MUTATE_FILE}::<module>::const(0->1)::78924cea.0", "status": "killed", "seconds": 2.0, "session": 0,
                         "elapsed": 5.0, "certificates": ["P1"], "killed_by": "P1"}
         self.spec = self.write("spec.toml", SPEC_TEMPLATE.format(**SPEC_FIELDS))
 
@@ -162,7 +162,7 @@ class Samples:
                 "prereg": [("prereg.json", json.dumps(self.prereg))],
                 "journal": [("journal", json.dumps(self.journal) + "\n")],
                 "spec": [("spec.toml", SPEC_TEMPLATE.format(**SPEC_FIELDS))],
-                "equivalent": [("eq.toml", f'[equivalent]\n"{MUTATE_FILE}:1:1:const(0->1)" = "a reason"\n')],
+                "equivalent": [("eq.toml", f'[equivalent]\n"{MUTATE_FILE}::<module>::const(0->1)::78924cea.0" = "a reason"\n')],
                 "numbers": [("v.txt", "0.5, 0.5\n"), ("v.json", "[0.5, 0.5]")],
                 "grid": [("g.csv", "dk,T\n64,16\n"), ("g.json", "[[64, 16]]")]}.get(fmt, [])
 

@@ -226,8 +226,10 @@ class WorkerPool:
             pass
         finished = {t for f, t in self._tasks.items() if f.done() and not f.cancelled() and f.exception() is None}
         running = {t: pid for t, pid in self._started.items() if t not in finished}
-        codes, deadline = {}, time.monotonic() + 2.0
-        for pid in running.values():            # the pool ends the others (SIGTERM): wait to tell them apart
+        # the pool ends the others (SIGTERM): wait to tell them apart; a loaded machine can take seconds to
+        # reap a killed worker (2 s was too short with the load average at 10), and only a failure waits
+        codes, deadline = {}, time.monotonic() + 15.0
+        for pid in running.values():
             proc = self._processes.get(pid)
             with contextlib.suppress(AssertionError, AttributeError, ValueError, OSError):
                 proc.join(max(0.0, deadline - time.monotonic()))
