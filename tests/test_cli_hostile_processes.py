@@ -49,6 +49,8 @@ dk = [32, 64, 128]
 T = [16, 64]
 """
 TINY_SPEC = SPEC.replace('dk = [32, 64, 128]\nT = [16, 64]', 'dk = [32]\nT = [16, 64]')
+LONG_SPEC = SPEC.replace("samples = 2000", "samples = 200000")
+"""About 8 s of work on 2 cores (SPEC is done in 2 s once compiled): an interrupt 2 s in lands while it runs."""
 
 
 def _env(tmpdir: str | None = None, pythonpath: tuple = (), **extra) -> dict:
@@ -82,8 +84,8 @@ def _sweep(tmp: Path, spec=SPEC) -> list:
     return ["sweep", "run", str(tmp / "spec.toml"), "--store", str(tmp / "s.db"), "--workers", "2", "--no-progress"]
 
 
-def _cluster(tmp: Path) -> list:
-    (tmp / "spec.toml").write_text(SPEC)
+def _cluster(tmp: Path, spec=SPEC) -> list:
+    (tmp / "spec.toml").write_text(spec)
     return ["sweep", "run", str(tmp / "spec.toml"), "--store", str(tmp / "s.db"), "--local-cluster", "2",
             "--no-progress"]
 
@@ -107,8 +109,8 @@ def _has_dask() -> bool:
 
 WORKER_COMMANDS = {
     "train induction": (_train, "theorylab train: interrupted"),
-    "sweep run --workers 2": (_sweep, "theorylab sweep: interrupted"),
-    "sweep run --local-cluster 2": (_cluster, "theorylab sweep: interrupted"),
+    "sweep run --workers 2": (lambda tmp: _sweep(tmp, LONG_SPEC), "theorylab sweep: interrupted"),
+    "sweep run --local-cluster 2": (lambda tmp: _cluster(tmp, LONG_SPEC), "theorylab sweep: interrupted"),
     "mutate (fork)": (_mutate, "theorylab mutate: interrupted"),
     "mutate (exec)": (lambda tmp: _mutate(tmp, "exec"), "theorylab mutate: interrupted"),
     "bench certify": (_bench, "theorylab bench: interrupted"),
@@ -197,6 +199,44 @@ def _long_tmpdir(tmp_path: Path, length: int = 100) -> str:
     folder.mkdir()
     assert len(str(folder)) == length
     return str(folder)
+
+
+SHUTDOWN_INTERRUPTED = """
+import os, signal, threading, time
+from multiprocessing.util import Finalize
+
+
+def slow_exit(seconds):
+    Finalize(None, time.sleep, (seconds,), exitpriority=1)     # this worker takes that long to exit
+
+
+if __name__ == "__main__":
+    from theorylab._workers import WorkerPool
+    from theorylab.cli import exit_interrupted
+
+    pool = WorkerPool(2)
+    futures = [pool.submit(f"slow exit {i}", slow_exit, 2.0) for i in range(2)]
+    pool.wait(futures)
+    while not all(f.done() for f in futures):
+        time.sleep(0.01)
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        pool.shutdown()             # every task done: waits for the workers to exit, and is interrupted
+    except KeyboardInterrupt:
+        exit_interrupted()
+    raise SystemExit("the interrupt did not land in the shutdown")
+"""
+
+
+@POSIX
+def test_an_interrupt_while_a_pool_shuts_down_leaks_nothing(tmp_path):
+    """Ctrl-C while the command waits for its workers to exit (its work done, the pool shutting down): exit 130
+    and nothing on stderr -- the multiprocessing resource tracker reports no leaked semaphore."""
+    script = tmp_path / "shutdown_interrupted.py"
+    script.write_text(SHUTDOWN_INTERRUPTED)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=_env(), timeout=120)
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    assert proc.stderr == ""
 
 
 @POSIX

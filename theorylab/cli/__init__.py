@@ -86,6 +86,25 @@ def main(argv: list[str] | None = None) -> int:
     return int(status or 0)
 
 
+def exit_interrupted() -> None:
+    """End this process at once with status 130 (interrupted), after what a normal exit releases.
+
+    Under ``python -m``, CPython kills itself with SIGINT at exit if the interrupt was first raised
+    inside code a C extension ran through PyRun_String (as Cython modules do while importing),
+    whatever ``main`` returned; so the documented status needs ``os._exit``. Before it, the named
+    semaphores of the worker pools' queues are released as a normal exit releases them
+    (multiprocessing's exit hook, exit priority >= 0): an interrupt that lands while a pool shuts
+    down leaves its queue threads running, which keep the queues alive, and the multiprocessing
+    resource tracker would report their semaphores as leaked, on stderr, once this process is gone.
+    """
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        mp_util._run_finalizers(0)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
 @contextlib.contextmanager
 def _memory_limit(max_memory: str | None):
     """While the command runs, a ``--max-memory`` given on its command line is also the process's
