@@ -234,7 +234,8 @@ def test_an_interrupt_while_a_pool_shuts_down_leaks_nothing(tmp_path):
     and nothing on stderr -- the multiprocessing resource tracker reports no leaked semaphore."""
     script = tmp_path / "shutdown_interrupted.py"
     script.write_text(SHUTDOWN_INTERRUPTED)
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=_env(), timeout=120)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=_env(), timeout=120,
+                          preexec_fn=_terminal_sigint)
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert proc.stderr == ""
 
