@@ -120,3 +120,16 @@ def test_a_source_tree_without_metadata_has_the_unknown_version(monkeypatch):
 
     monkeypatch.setattr(metadata, "version", missing)
     assert theorylab._installed_version() == "0+unknown"
+
+
+def test_the_citation_names_the_release_and_the_licence():
+    """CITATION.cff cites the latest release tag ("unreleased" before the first) under the
+    pyproject's licence (its schema validity is checked by ``cffconvert --validate``)."""
+    text = (ROOT / "CITATION.cff").read_text()
+    fields = dict(re.findall(r'^([a-z-]+): "?([^"\n]*)"?$', text, flags=re.MULTILINE))
+    assert fields["cff-version"] == "1.2.0" and fields["license"] == _pyproject()["project"]["license"]
+    if _git("rev-parse", "HEAD") is None:
+        pytest.skip("not a git checkout")
+    tag = _git("describe", "--tags", "--abbrev=0")
+    assert fields["version"] == (tag.removeprefix("v") if tag else "unreleased")
+    assert text.count("arXiv:") == 3      # the three papers theorylab implements
