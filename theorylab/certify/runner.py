@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import hashlib
 import platform
-import subprocess
 import sys
 import time
 import traceback
 from importlib import metadata
-from pathlib import Path
 
 import numpy as np
 
+from theorylab._provenance import checkout_state
 from theorylab.certify.montecarlo import derived_seed
 from theorylab.certify.record import Certificate, Outcome, Skip
 from theorylab.certify.registry import CertificateSpec
@@ -124,25 +123,16 @@ def _lost(spec: CertificateSpec, why: str) -> Certificate:
 
 
 def git_state(root=None) -> dict:
-    """The git commit of the checkout holding the library, and whether it is dirty.
+    """The git commit of theorylab's own source checkout, and whether it is dirty.
 
     ``dirty`` is True when ``theorylab/``, ``certificates/`` or ``pyproject.toml`` differ from
     the commit (tracked changes or untracked files there: both change what ``certify`` runs).
-    Outside a checkout, or without git, both are None -- never an error.
+    Recorded only when ``root`` (default: the folder of the imported package) holds theorylab's
+    ``pyproject.toml`` and is the top level of its checkout (:func:`theorylab._provenance.checkout_state`);
+    otherwise -- an install, a copy inside another repository, no git -- both are None, never an
+    error, and the report's ``versions.theorylab`` is the record.
     """
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
-    try:
-        def git(*args):
-            return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20,
-                                  check=True).stdout.strip()
-
-        if Path(git("rev-parse", "--show-toplevel")).resolve() != root.resolve():
-            return {"commit": None, "dirty": None}   # the library is not the top of this checkout
-        commit = git("rev-parse", "HEAD")
-        dirty = bool(git("status", "--porcelain", "--", "theorylab", "certificates", "pyproject.toml"))
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
-    return {"commit": commit, "dirty": dirty}
+    return checkout_state(root)
 
 
 def environment() -> dict:

@@ -133,22 +133,26 @@ compute_chunk.describe_task = _describe_chunk   # read by the executors (executo
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """``theorylab`` version plus the git commit of the source tree (``.dirty`` if tracked files of the
-    package are modified)."""
-    import subprocess
+    """Which theorylab computed a row: the installed version, with the commit of its source checkout.
 
+    Returns
+    -------
+    str
+        Run from theorylab's own git checkout (:func:`theorylab._provenance.checkout_state`): the
+        version's public part plus ``+g`` and the first 12 hex digits of the checkout's commit,
+        ``.dirty`` if its sources differ from that commit (the install-time version of an editable
+        install can be older than the checkout). Otherwise -- an installed wheel, a theorylab
+        inside another project's repository -- the installed version, which setuptools-scm makes
+        carry the commit it was built from; never the commit of a repository that merely holds it.
+    """
     import theorylab
-    here = os.path.dirname(os.path.abspath(theorylab.__file__))  # the theorylab package
-    try:
-        commit = subprocess.run(["git", "-C", here, "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no", "--", "."],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return theorylab.__version__
-    if not commit:
-        return theorylab.__version__
-    return f"{theorylab.__version__}+g{commit}{'.dirty' if dirty else ''}"
+    from theorylab._provenance import checkout_state
+
+    version = theorylab.__version__
+    state = checkout_state()
+    if state["commit"] is None:
+        return version
+    return f"{version.split('+')[0]}+g{state['commit'][:12]}{'.dirty' if state['dirty'] else ''}"
 
 
 def _worker() -> str:
