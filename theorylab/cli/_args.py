@@ -177,15 +177,26 @@ def refuse_unread(unread: dict[str, bool], mode: str) -> None:
         raise ParameterError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} not read {mode}")
 
 
+def writes_file(action: argparse.Action) -> argparse.Action:
+    """Mark ``action`` (what ``add_argument`` returned) as naming a file the command writes.
+
+    The vocabulary test (``tests/test_cli_vocabulary.py``) checks that every marked option is spelled as
+    :data:`theorylab.cli._vocabulary.OUTPUT_OPTIONS` allows and that every path option is marked as read
+    (:func:`reads_file`) or written. Returns ``action`` with the attribute ``output_file = True``.
+    """
+    action.output_file = True
+    return action
+
+
 def add_out_option(parser, what: str, **kwargs) -> argparse.Action:
     """Add ``-o/--out PATH``: the file the command writes its result to (``what`` completes the help)."""
-    return parser.add_argument("-o", "--out", metavar="PATH", type=path, help=f"write {what}", **kwargs)
+    return writes_file(parser.add_argument("-o", "--out", metavar="PATH", type=path, help=f"write {what}", **kwargs))
 
 
 def add_plot_option(parser, what: str) -> argparse.Action:
     """Add ``--plot PNG``: a figure written beside the printed result (``what`` names it)."""
-    return parser.add_argument("--plot", metavar="PNG", type=path, default=None,
-                               help=f"also write {what} to this .png file (in an existing folder)")
+    return writes_file(parser.add_argument("--plot", metavar="PNG", type=path, default=None,
+                                           help=f"also write {what} to this .png file (in an existing folder)"))
 
 
 def add_progress_option(parser) -> argparse.Action:

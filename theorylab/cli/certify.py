@@ -7,7 +7,7 @@ import sys
 
 from theorylab._io import check_output_path, write_text_atomic
 from theorylab.cli._args import (add_out_option, add_resource_options, check_cost, deprecated, integer, path, reads_file,
-                                 refuse_unread, seed, text)
+                                 refuse_unread, seed, text, writes_file)
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -57,8 +57,8 @@ def register(sub) -> None:
                    help="table: one line per certificate and a summary (default); json: the report on stdout")
     reads_file(p.add_argument("--verify", metavar="REPORT", type=path,
                               help="re-run the certificates of a JSON report and compare"), "report")
-    p.add_argument("--docs", metavar="PATH", type=path,
-                   help="write the generated certificates page (Markdown) to PATH")
+    writes_file(p.add_argument("--docs", metavar="PATH", type=path,
+                               help="write the generated certificates page (Markdown) to PATH"))
     p.add_argument("--seed", metavar="N", type=seed, help="re-run the Monte Carlo certificates with other draws "
                    "(integer in [0, 2^64); default: their fixed seeds)")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first FAIL or ERROR")

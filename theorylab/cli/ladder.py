@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from theorylab.cli._args import (add_plot_option, add_progress_option, add_resource_options, path, reads_file, seed,
-                                 show_progress)
+                                 show_progress, writes_file)
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -63,8 +63,8 @@ def register(sub) -> None:
     p.add_argument("--pilot-bootstrap", type=float, help="bootstrap resamples of the pilot (default 200)")
     p.add_argument("--seed", type=seed, default=0,
                    help="seed of the pilot, random arm and Monte Carlo, an integer in [0, 2^64) (default 0)")
-    p.add_argument("--prereg", metavar="JSON", type=path,
-                   help="write the pre-registration here (a .json file) before measuring")
+    writes_file(p.add_argument("--prereg", metavar="JSON", type=path,
+                               help="write the pre-registration here (a .json file) before measuring"))
     reads_file(p.add_argument("--from-prereg", metavar="JSON", type=path,
                               help="measure this pre-registration file (no offline step)"), "prereg")
     p.add_argument("--reps", type=float, default=400, help="Monte Carlo repetitions >= 2 (default 400)")
