@@ -117,7 +117,7 @@ def test_report_problems_and_environment():
 
 def test_cli_json_and_verify_roundtrip(tmp_path, capsys):
     path = tmp_path / "r.json"
-    assert main(["certify", "--only", "P11", "P16", "P12.numeric", "--json", str(path)]) == 0
+    assert main(["certify", "--only", "P11", "P16", "P12.numeric", "--out", str(path)]) == 0
     report = json.loads(path.read_text())
     assert {c["id"] for c in report["certificates"]} == {"P11", "P16", "P12.numeric"}
     assert report["summary"]["PASS"] == 3 and "versions" in report["environment"]
@@ -134,7 +134,7 @@ def test_cli_json_and_verify_roundtrip(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv", [["certify", "--verify", "/nonexistent/r.json"],
                                   ["certify", "--only", "P99"],
-                                  ["certify", "--only", "P11", "--json", "/nonexistent/dir/r.json"],
+                                  ["certify", "--only", "P11", "--out", "/nonexistent/dir/r.json"],
                                   ["certify", "--only", "P11", "--docs", "/nonexistent/dir/c.md"]])
 def test_cli_bad_input_exit_2(argv, capsys):
     assert main(argv) == 2

@@ -110,7 +110,7 @@ def test_seed_changes_monte_carlo_draws_reproducibly_and_leaves_other_methods_al
 
 def test_cli_seed_is_recorded_and_verified(tmp_path, capsys):
     path = tmp_path / "r.json"
-    assert main(["certify", "--only", "P19.band", "P11", "--seed", "3", "--json", str(path)]) == 0
+    assert main(["certify", "--only", "P19.band", "P11", "--seed", "3", "--out", str(path)]) == 0
     report = json.loads(path.read_text())
     assert report["seed"] == 3
     band = next(c for c in report["certificates"] if c["id"] == "P19.band")
@@ -118,14 +118,14 @@ def test_cli_seed_is_recorded_and_verified(tmp_path, capsys):
     capsys.readouterr()
     assert main(["certify", "--verify", str(path)]) == 0           # re-run under the recorded seed
     assert "2/2 certificates reproduced: report verified" in capsys.readouterr().out
-    assert main(["certify", "--only", "P11", "--json", str(path)]) == 0
+    assert main(["certify", "--only", "P11", "--out", str(path)]) == 0
     assert json.loads(path.read_text())["seed"] is None
 
 
 @pytest.mark.parametrize("bad", ["-1", "18446744073709551616", "1.5", "abc"])
 def test_cli_bad_seed_is_one_line_exit_2(bad, tmp_path, capsys):
     path = tmp_path / "r.json"
-    assert main(["certify", "--only", "P11", "--seed", bad, "--json", str(path)]) == 2
+    assert main(["certify", "--only", "P11", "--seed", bad, "--out", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--seed: must be an integer in [0, 2^64)" in err[0]
     assert not path.exists()                                     # nothing half-written

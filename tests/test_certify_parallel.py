@@ -1,4 +1,4 @@
-"""``theorylab certify --jobs N``: the same report, in the same order, whatever N."""
+"""``theorylab certify --workers N``: the same report, in the same order, whatever N."""
 from __future__ import annotations
 
 import pytest
@@ -80,9 +80,9 @@ def test_workers_do_not_fork_a_process_that_ran_openmp_kernels():
 
 
 @pytest.mark.parametrize("jobs", ["0", "-1", "257", "1.5", "x"])
-def test_jobs_is_validated(jobs, capsys):
+def test_workers_is_validated(jobs, capsys):
     from theorylab.cli import main
 
-    assert main(["certify", "--jobs", jobs]) == 2
+    assert main(["certify", "--workers", jobs]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--jobs" in err[0]
+    assert len(err) == 1 and "--workers" in err[0]

@@ -15,7 +15,7 @@ FAST = ["P11", "P13", "P16"]          # P13 is numeric with raw arrays
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify") / "r.json"
-    assert main(["certify", "--only", *FAST, "--json", str(path)]) == 0
+    assert main(["certify", "--only", *FAST, "--out", str(path)]) == 0
     return json.loads(path.read_text())
 
 
@@ -127,7 +127,7 @@ def test_exact_selection_is_recorded_and_respected(tmp_path, capsys):
     assert [s.id for s in select(["A10"], exact=True)] == ["A10"]
     assert {"A10", "A10.stability"} <= {s.id for s in select(["A10"])}
     path = tmp_path / "exact.json"
-    assert main(["certify", "--only", "A10", "--exact", "--json", str(path)]) == 0
+    assert main(["certify", "--only", "A10", "--exact", "--out", str(path)]) == 0
     report = json.loads(path.read_text())
     assert report["selection"]["exact"] is True and [c["id"] for c in report["certificates"]] == ["A10"]
     capsys.readouterr()

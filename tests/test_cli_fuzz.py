@@ -70,7 +70,7 @@ def _files(folder) -> dict[str, str]:
     put("report_ev.json", '{"certificates": [{"id": "P11", "status": "PASS", "evidence": [{"name": "x", '
                           '"tolerance": "big"}]}]}')
     out["report_p11.json"] = os.path.join(folder, "report_p11.json")      # a complete report of one certificate
-    assert main(["certify", "--only", "P11", "--json", out["report_p11.json"]]) == 0
+    assert main(["certify", "--only", "P11", "--out", out["report_p11.json"]]) == 0
     put("store.db", os.urandom(4096))
     os.mkdir(os.path.join(folder, "adir"))
     out["adir"] = os.path.join(folder, "adir")
@@ -118,15 +118,15 @@ def _commands(files):
           "--dims": INTS, "--lam": FLOATS}),
         (["induction", "--dk", "4", "--T", "8", "--samples", "4"],
          {"--dk": INTS, "--T": INTS, "--theta": FLOATS, "--rope-base": FLOATS, "--gamma": FLOATS,
-          "--samples": INTS, "--seed": INTS, "--placement": CHOICES, "--member": CHOICES, "--plot": PATHS_OUT}),
+          "--samples": INTS, "--seed": INTS, "--placement": CHOICES, "--variant": CHOICES, "--plot": PATHS_OUT}),
         (["plot", "compare", "--store", files["store.db"], "--out", "fig.png"],
          {"--store": ins, "--out": PATHS_OUT, "--title": ["$x^$", "$$", "$\\foo$", "a\tb", "", "ok"],
           "--variant": CHOICES, "--axis": CHOICES}),
         (["certify", "--only", "NOSUCH"],
-         {"--only": ["", "P999", "x", "--list"], "--json": PATHS_OUT, "--docs": PATHS_OUT, "--verbose": None,
+         {"--only": ["", "P999", "x", "--list"], "--out": PATHS_OUT, "--docs": PATHS_OUT, "--verbose": None,
           "--fail-fast": None, "--max-time": ["1h", "", "x"]}),
         (["certify", "--verify", files["report_p11.json"]],
-         {"--verify": ins, "--only": ["P11"], "--json": PATHS_OUT, "--max-time": ["1h", "", "x", "0"],
+         {"--verify": ins, "--only": ["P11"], "--out": PATHS_OUT, "--max-time": ["1h", "", "x", "0"],
           "--max-memory": ["1G", "", "x"], "--list": None}),
         (["certify", "--list"], {"--only": ["P11"], "--verify": ins, "--max-time": ["1h"]}),
         (["bench", "gamma-c", "--points", "10", "--repeat", "1"],
@@ -167,7 +167,7 @@ def _visible_lines(text: str) -> list[str]:
 
 
 def _outputs(argv) -> set[str]:
-    return {argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--plot", "--out", "--json", "--docs")}
+    return {argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--plot", "--out", "-o", "--docs", "--prereg")}
 
 
 def _check(argv, status, out, err, before, cwd):

@@ -92,7 +92,7 @@ def _cluster(tmp: Path, spec=SPEC) -> list:
 
 def _mutate(tmp: Path, isolation="fork") -> list:
     return ["mutate", "--file", "theorylab/psa/scoremodel.py", "--max-mutants", "2", "--certificates", "P14",
-            "--workers", "1", "--isolation", isolation, "--no-progress", "--json", str(tmp / "m.json")]
+            "--workers", "1", "--isolation", isolation, "--no-progress", "--out", str(tmp / "m.json")]
 
 
 def _bench(tmp: Path) -> list:
@@ -438,7 +438,7 @@ def _options(parser: argparse.ArgumentParser, prefix=()):
             yield prefix, action
 
 
-PATHS = {"--store", "--output", "--json", "--prereg", "--from-prereg", "--plot", "--equivalent", "--a", "--s", "spec"}
+PATHS = {"--store", "--out", "--prereg", "--from-prereg", "--plot", "--equivalent", "--a", "--s", "spec"}
 """Options without a type whose value is a file name (--a/--s: a file or inline numbers): any name the system
 allows (the options of type ``path`` are file names too)."""
 

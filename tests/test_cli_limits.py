@@ -233,10 +233,10 @@ def test_malformed_reports(tmp_path, capsys, name):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["certify", "--json", ""], "--json"), (["certify", "--verify", ""], "--verify"),
+    (["certify", "--out", ""], "--out"), (["certify", "--verify", ""], "--verify"),
     (["certify", "--docs", ""], "--docs"), (["compare", "--plot", ""], "--plot"),
     (["plot", "compare", "--store", "s.db", "--out", ""], "--out"),
-    (["certify", "--list", "--json", "r.json"], "--json is not read with --list"),
+    (["certify", "--list", "--out", "r.json"], "--out is not read with --list"),
     (["certify", "--verify", "r.json", "--only", "P11"], "--only is not read with --verify"),
     (["certify", "--only", "P11", "--max-time", "1h"], "--max-time is not read without --verify"),
     (["gamma-c", "--dk", "64", "--T", "512", "--samples", "10"], "--samples is not read with --method annealed"),

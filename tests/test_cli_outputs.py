@@ -28,13 +28,13 @@ T = [512]
 # (argv before the path, option, suffix the option wants); every command would compute for seconds or more
 # (or need a store) if it did not refuse the path first
 WRITERS = [
-    (["certify", "--only", "G3", "--json"], "--json", ".json"),
+    (["certify", "--only", "G3", "--out"], "--out", ".json"),
     (["certify", "--only", "G3", "--docs"], "--docs", ".md"),
     (["compare", "--samples", "20000", "--plot"], "--plot", ".png"),
     (["induction", "--samples", "2000", "--plot"], "--plot", ".png"),
     (["graded-sim", "--reps", "200", "--no-progress", "--plot"], "--plot", ".png"),
-    (["sweep", "export", "--store", "{store}", "--format", "csv", "-o"], "--output", ".csv"),
-    (["sweep", "export", "--store", "{store}", "--format", "json", "--output"], "--output", ".json"),
+    (["sweep", "export", "--store", "{store}", "--format", "csv", "-o"], "--out", ".csv"),
+    (["sweep", "export", "--store", "{store}", "--format", "json", "--out"], "--out", ".json"),
     (["plot", "gamma-c", "--store", "{store}", "--out"], "--out", ".png"),
 ]
 
@@ -86,9 +86,9 @@ def test_check_output_path_messages_name_option_and_valid_choice(tmp_path):
     with pytest.raises(ParameterError, match=r"^--plot must name a \.png file \(got '.*x\.txt'\)$"):
         check_output_path("--plot", str(tmp_path / "x.txt"), ".png")
     with pytest.raises(ParameterError, match="not a directory"):
-        check_output_path("--json", str(tmp_path), ".json")
+        check_output_path("--out", str(tmp_path), ".json")
     with pytest.raises(ParameterError, match="existing folder"):
-        check_output_path("--json", str(tmp_path / "a" / "r.json"), ".json")
+        check_output_path("--out", str(tmp_path / "a" / "r.json"), ".json")
     with pytest.raises(ParameterError, match="writable folder"):
         check_output_path("--out", "/proc/x.png", ".png")
     assert check_output_path("--out", str(tmp_path / "X.PNG"), ".png").endswith("X.PNG")   # case-insensitive
@@ -124,7 +124,7 @@ def test_atomic_writes_get_ordinary_permissions_and_never_create_folders(tmp_pat
 
 
 def test_cli_results_have_ordinary_permissions(tmp_path, capsys, store, umask_022):
-    files = {"report.json": ["certify", "--only", "G3", "--json"],
+    files = {"report.json": ["certify", "--only", "G3", "--out"],
              "page.md": ["certify", "--only", "G3", "--docs"],
              "rows.csv": ["sweep", "export", "--store", store, "-o"],
              "fig.png": ["plot", "gamma-c", "--store", store, "--out"],
@@ -190,7 +190,7 @@ def test_induction_csv_is_one_parseable_table(monkeypatch, capsys):
     mass = [r for r in rows if r["table"] == "mass"]
     assert len(moments) == 2 * 5 and len(mass) == 2 and len(rows) == 12
     assert {r["channel"] for r in moments} == {"T1", "T2", "T3", "T4", "cov(T3,T4)"}
-    assert all(r["member"] == "symmetric" and float(r["target_mass"]) > 0 for r in mass)
+    assert all(r["variant"] == "symmetric" and float(r["target_mass"]) > 0 for r in mass)
     assert main(argv + ["--format", "json"]) == 0             # JSON unchanged: rows + mass + summary
     out = json.loads(capsys.readouterr().out)
     assert [r["gap"] for r in out["rows"]] == pytest.approx([float(r["gap"]) if r["gap"] else None

@@ -212,7 +212,7 @@ def test_three_mutant_run_end_to_end(tmp_path, capsys):
     eq.write_text(f'[equivalent]\n"{listed}" = "test listing: P14 reads only the t4-only model"\n')
     out = tmp_path / "m.json"
     assert main(["mutate", "--mutant", killed, uncovered, listed, "--certificates", "P14", "--workers", "1",
-                 "--equivalent", str(eq), "--json", str(out), "--no-progress"]) == 0
+                 "--equivalent", str(eq), "--out", str(out), "--no-progress"]) == 0
     result = json.loads(out.read_text())
     status = {m["id"]: m for m in result["mutants"]}
     assert status[killed]["status"] == "killed" and status[killed]["killed_by"] == "P14"
@@ -243,7 +243,7 @@ def test_docs_section_reads_the_committed_results(tmp_path):
     (tmp_path / "results" / "mutation-baseline.json").write_text(mutation.dumps(summary))
     page = mutation_section(tmp_path)
     assert "**baseline** (`results/mutation-baseline.json`, library commit aaaaaaa, 2.0 h)" in page
-    assert "| psa | 4 (1) | 2 (1) | 1 (0) | 66.7 % |" in page and "theorylab mutate --json" in page
+    assert "| psa | 4 (1) | 2 (1) | 1 (0) | 66.7 % |" in page and "theorylab mutate --out" in page
 
 
 def test_journal_round_trip_for_resume(tmp_path):

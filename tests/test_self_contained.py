@@ -46,7 +46,7 @@ def test_every_relative_link_of_the_docs_lands_inside_the_repository():
 
 @pytest.mark.parametrize("line, outside", [
     ("see shared/spec/claims.md", True), ("paper in ../papers/psa.md", True), ("cd /work/main", True),
-    ("![a](../results/a.png)", False), ("theorylab certify --json /tmp/r.json", False),
+    ("![a](../results/a.png)", False), ("theorylab certify --out /tmp/r.json", False),
     ("#!/usr/bin/env bash", False), ("the sheared/spec table", False),
 ])
 def test_the_pattern_tells_outside_paths(line, outside):

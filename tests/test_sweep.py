@@ -236,7 +236,7 @@ def test_executor_options_are_refused_up_front(spec_file, tmp_path, capsys, argv
     (["plot", "compare", "--axis", "T"], "--axis is read by plot gamma-c only"),
     (["plot", "gamma-c", "--predicted", "exact"], "--predicted is read by plot compare only"),
     (["plot", "mass", "--simulated", "exact"], "--simulated is read by plot compare only"),
-    (["sweep", "export", "--output", ""], "--output must name a .csv file (got an empty path)"),
+    (["sweep", "export", "--out", ""], "--out: must name a file (got an empty path)"),
     (["sweep", "status"], "--store must name a store file (got an empty path)"),
 ])
 def test_options_a_mode_does_not_read_and_empty_paths_are_refused(spec_file, tmp_path, capsys, argv, fragment):

@@ -226,7 +226,7 @@ def _commands(spec, store, out):
         "sweep run": ["sweep", "run", str(spec), "--store", store, "--workers", "0", "--no-progress"],
         "sweep status": ["sweep", "status", "--store", store],
         "sweep export": ["sweep", "export", "--store", store],
-        "sweep export -o": ["sweep", "export", "--store", store, "--format", "json", "--output", str(out / "x.json")],
+        "sweep export -o": ["sweep", "export", "--store", store, "--format", "json", "--out", str(out / "x.json")],
         "plot gamma-c": ["plot", "gamma-c", "--store", store, "--out", str(out / "g.png")],
         "plot compare": ["plot", "compare", "--store", store, "--out", str(out / "c.png")],
     }

@@ -121,7 +121,7 @@ def mutation_section(root: Path | None = None) -> str:
              "at a time in a copy of the library; a mutant is killed when `theorylab certify` FAILs or ERRORs on it",
              "(only the certificates that execute the mutated line run). Score = killed / (mutants - equivalent);",
              "equivalent mutants are listed with their reason in `results/mutation-equivalent.toml`. Reproduce",
-             "(hours on two cores): `nice -n 10 theorylab mutate --json results/mutation.json`.", ""]
+             "(hours on two cores): `nice -n 10 theorylab mutate --out results/mutation.json`.", ""]
     if not found:
         return "\n".join(lines + ["No committed mutation result found.", ""])
     for path, label, result in found:

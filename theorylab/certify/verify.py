@@ -55,7 +55,7 @@ class Verification:
 
 
 def load_report(path: str) -> dict:
-    """Read and shape-check a report written by ``theorylab certify --json``.
+    """Read and shape-check a report written by ``theorylab certify --out``.
 
     Everything :func:`verify` reads is checked here, so a malformed report (not a regular file,
     binary, not UTF-8, not JSON, or a field of the wrong type: the selection, ids, statuses,

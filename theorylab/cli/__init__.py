@@ -34,7 +34,13 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (no usage dump)."""
+    """An ArgumentParser whose errors are one line (no usage dump) and which takes no abbreviation:
+    every option must be spelled in full (``--var`` is refused, never read as ``--variant``), so that
+    adding an option can never change what an existing command line means."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse API
         raise UsageError(f"{self.prog}: error: {message}")
@@ -65,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             if not getattr(args, "handler", None):
                 parser.print_help()
                 return 2
-            with _memory_limit(getattr(args, "max_memory", None)):
+            with _resource_limits(getattr(args, "max_memory", None), getattr(args, "max_time", None)):
                 status = args.handler(args)
     except BrokenPipeError:
         return 0
@@ -106,24 +112,24 @@ def exit_interrupted() -> None:
 
 
 @contextlib.contextmanager
-def _memory_limit(max_memory: str | None):
-    """While the command runs, a ``--max-memory`` given on its command line is also the process's
-    ``THEORYLAB_MAX_MEMORY``, so the library's own up-front checks (and worker processes) apply
-    the limit the command was given; the variable is restored afterwards."""
-    if max_memory is None:
-        yield
-        return
-    from theorylab.resources import MEMORY_ENV
+def _resource_limits(max_memory: float | None, max_time: float | None):
+    """While the command runs, a ``--max-memory`` / ``--max-time`` given on its command line is also the
+    process's ``THEORYLAB_MAX_MEMORY`` / ``THEORYLAB_MAX_TIME``, so the library's own up-front checks (and
+    worker processes) apply the limits the command was given; the variables are restored afterwards."""
+    from theorylab.resources import MEMORY_ENV, TIME_ENV
 
-    before = os.environ.get(MEMORY_ENV)
-    os.environ[MEMORY_ENV] = str(max_memory)
+    given = {name: f"{value:.17g}" for name, value in ((MEMORY_ENV, max_memory), (TIME_ENV, max_time))
+             if value is not None}
+    before = {name: os.environ.get(name) for name in given}
+    os.environ.update(given)
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop(MEMORY_ENV, None)
-        else:
-            os.environ[MEMORY_ENV] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager

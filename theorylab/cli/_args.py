@@ -1,7 +1,8 @@
 """Argument types and options shared by the commands: integers with documented ranges, seeds,
 non-empty paths, text (free text and names: UTF-8 only), the marker of options that name a file to
-read (:func:`reads_file`), the resource limits (``--max-memory``, ``--max-time``) and options a mode
-does not read.
+read (:func:`reads_file`), the file outputs (``-o/--out``, ``--plot``), ``--no-progress``, the
+resource limits (``--max-memory``, ``--max-time``), deprecated spellings (:func:`deprecated`) and
+options a mode does not read.
 
 Integer options accept decimal integers and exact integral values in scientific notation
 (``20000``, ``2e4``); anything else (``1.5``, ``nan``, ``inf``, an out-of-range value) is a
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -173,3 +175,71 @@ def refuse_unread(unread: dict[str, bool], mode: str) -> None:
     given = [name for name, was_given in unread.items() if was_given]
     if given:
         raise ParameterError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} not read {mode}")
+
+
+def writes_file(action: argparse.Action) -> argparse.Action:
+    """Mark ``action`` (what ``add_argument`` returned) as naming a file the command writes.
+
+    The vocabulary test (``tests/test_cli_vocabulary.py``) checks that every marked option is spelled as
+    :data:`theorylab.cli._vocabulary.OUTPUT_OPTIONS` allows and that every path option is marked as read
+    (:func:`reads_file`) or written. Returns ``action`` with the attribute ``output_file = True``.
+    """
+    action.output_file = True
+    return action
+
+
+def add_out_option(parser, what: str, **kwargs) -> argparse.Action:
+    """Add ``-o/--out PATH``: the file the command writes its result to (``what`` completes the help)."""
+    return writes_file(parser.add_argument("-o", "--out", metavar="PATH", type=path, help=f"write {what}", **kwargs))
+
+
+def add_plot_option(parser, what: str) -> argparse.Action:
+    """Add ``--plot PNG``: a figure written beside the printed result (``what`` names it)."""
+    return writes_file(parser.add_argument("--plot", metavar="PNG", type=path, default=None,
+                                           help=f"also write {what} to this .png file (in an existing folder)"))
+
+
+def add_progress_option(parser) -> argparse.Action:
+    """Add ``--no-progress`` (read by :func:`show_progress`)."""
+    return parser.add_argument("--no-progress", action="store_true",
+                               help="never show a progress bar (none is shown when stderr is not a terminal)")
+
+
+def show_progress(args) -> bool:
+    """Whether the command may show a progress bar: not ``--no-progress``, and stderr is a terminal."""
+    from theorylab._progress import stderr_is_terminal
+
+    return not args.no_progress and stderr_is_terminal()
+
+
+class DeprecatedOption(argparse.Action):
+    """A former spelling of an option, still read for one release: it stores its value where the new
+    spelling does and prints one line on stderr, ``theorylab CMD: --old is deprecated; use --new``."""
+
+    def __init__(self, option_strings, dest, use: str, **kwargs):
+        self.use = use
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is deprecated; use {self.use}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def deprecated(parser, old: str, action: argparse.Action) -> argparse.Action:
+    """Accept ``old`` (hidden from the help) as a deprecated spelling of ``action``, an option taking a value.
+
+    Parameters
+    ----------
+    parser : the (sub)parser ``action`` belongs to.
+    old : the former option string, e.g. ``"--json"``.
+    action : the option as returned by ``add_argument``; ``old`` takes its type, nargs, choices and dest.
+
+    Returns
+    -------
+    argparse.Action
+        The hidden :class:`DeprecatedOption`.
+    """
+    use = next(o for o in action.option_strings if o.startswith("--"))
+    return parser.add_argument(old, dest=action.dest, action=DeprecatedOption, use=use, type=action.type,
+                               nargs=action.nargs, choices=action.choices, metavar=action.metavar,
+                               default=argparse.SUPPRESS, help=argparse.SUPPRESS)

@@ -27,7 +27,8 @@ prints as `-` in tables and `null` in JSON.
 | 130 | interrupted (Ctrl-C): one line (`theorylab COMMAND: interrupted`), no partial output file, no output from worker processes (they ignore the terminal's SIGINT and are stopped by the command) |
 
 Bad input includes: a value out of its range; an option the chosen mode does not read
-(given, it is refused, never ignored); an empty path (`--json ''`); a file that cannot be
+(given, it is refused, never ignored); an abbreviated option (`--var` for `--variant`: every
+option must be spelled in full); an empty path (`--out ''`); a file that cannot be
 used -- missing, a directory, a pipe or device (refused before any read, never waited on),
 unreadable, binary, not UTF-8, not JSON/CSV/TOML, or of the wrong shape or types, or with a
 numeric field outside the range its option has (grid and profile files, `--verify` reports,
@@ -189,12 +190,51 @@ def _section(parser: argparse.ArgumentParser, name: str) -> list[str]:
     return lines
 
 
+def _deprecated(parser: argparse.ArgumentParser, name: str):
+    """(command, old spelling, new spelling) of every deprecated option under ``parser``."""
+    from theorylab.cli._args import DeprecatedOption
+
+    for action in parser._actions:
+        if isinstance(action, DeprecatedOption):
+            yield name, action.option_strings[0], action.use
+    for child_name, child in _subparsers(parser):
+        yield from _deprecated(child, f"{name} {child_name}")
+
+
+def vocabulary_section(parser: argparse.ArgumentParser) -> list[str]:
+    """The "Option vocabulary" section: the file-output scheme, the table of names, the deprecated spellings."""
+    from theorylab.cli import _vocabulary as vocab
+
+    lines = ["", "## Option vocabulary", "",
+             "An option name means the same thing in every command that has it; every name any command",
+             "takes is in the table below (`theorylab.cli._vocabulary`, checked by `tests/test_cli_vocabulary.py`).",
+             "Options are never abbreviated (`--var` is refused). Commands that show a progress bar take",
+             "`--no-progress`, and draw no bar when stderr is not a terminal. Every command that computes or",
+             "reads takes `--max-memory` and `--max-time`.", "",
+             "File outputs: `-o/--out PATH` is the file a command writes its result to (`certify` and `mutate`:",
+             "the JSON report; `sweep export`: the export; `plot`: the figure, which is its result); `--plot PNG`",
+             "is a figure written beside a result that is printed (`compare`, `graded-sim`, `induction`, `ladder`,",
+             "`train induction`). Two records that are neither keep their names: `certify --docs` (the",
+             "certificates page) and `ladder --prereg` (the pre-registration, written before measuring).", "",
+             "| option | meaning |", "|---|---|"]
+    short = {long: s for s, long in vocab.SHORT_FORMS.items()}
+    for name, meaning in vocab.VOCABULARY.items():
+        spelled = f"`{short[name]}`, `{name}`" if name in short else f"`{name}`"
+        lines.append(f"| {spelled} | {_cell(meaning)} |")
+    old = list(_deprecated(parser, "theorylab"))
+    lines += ["", "Deprecated spellings (accepted for one release; each use prints one line on stderr,",
+              "`theorylab CMD: --old is deprecated; use --new`, and changes nothing else):", "",
+              "| command | deprecated | use |", "|---|---|---|"]
+    lines += [f"| `{cmd}` | `{o}` | `{n}` |" for cmd, o, n in old]
+    return lines
+
+
 def reference() -> str:
     """The Markdown reference of every command and sub-command, the same on every supported Python."""
     from theorylab.cli import build_parser
 
     parser = build_parser()
-    parts = [INTRO.rstrip("\n")]
+    parts = [INTRO.rstrip("\n"), *vocabulary_section(parser)]
 
     def walk(p, name):
         parts.extend(_section(p, name))

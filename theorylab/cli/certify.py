@@ -6,7 +6,8 @@ import json
 import sys
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import add_resource_options, check_cost, integer, path, reads_file, refuse_unread, seed, text
+from theorylab.cli._args import (add_out_option, add_resource_options, check_cost, deprecated, integer, path, reads_file,
+                                 refuse_unread, seed, text, writes_file)
 
 HELP = """\
 Run every registered certificate (or those named by --only) and print one line per
@@ -15,9 +16,9 @@ summary. Exit status 0 only if nothing FAILed or ERRORed, and exit status 1 with
 when the registry is empty or lacks a row of the claims catalogue (nothing, or not
 everything, would be checked).
 
---jobs N runs the certificates on N processes (default: every usable core). Lines are
+--workers N runs the certificates on N processes (default: every usable core). Lines are
 printed, and the report written, in catalogue order whatever N, and every verdict,
-evidence value, seed and array hash is the one a serial run (--jobs 1) gives.
+evidence value, seed and array hash is the one a serial run (--workers 1) gives.
 
 --seed N re-runs every Monte Carlo certificate with other draws: certificate ID gets the
 base seed derived from (N, ID) (same N, same numbers; N an integer in [0, 2^64)); without
@@ -26,7 +27,7 @@ it the certificates use their fixed default seeds. The seed is recorded in the r
 --list shows catalogue coverage (covered / partial / pending, and why) and the
 false-failure budget: the probability that each Monte Carlo certificate FAILs a correct
 library, and their total.
---json PATH writes the machine-readable report (the selection --only/--exact/--fail-fast;
+-o/--out PATH writes the machine-readable report (the selection --only/--exact/--fail-fast;
 certificates with id, title, paper, claim, method, status, seconds, evidence, array
 SHA-256 and seeds; summary; --seed; environment with versions and the git commit of the
 library when run from a checkout, and whether its tree was dirty).
@@ -35,9 +36,11 @@ library when run from a checkout, and whether its tree was dirty).
 hashes, seeds; environment and versions are listed) and fails when a certificate of
 the registry -- or of the report's --only selection -- is missing from the report;
 exit 0 only if the report is complete and everything reproduces.
+--format json prints that report on standard output instead of the lines (table, the
+default, prints the lines).
 --docs PATH writes the generated page docs/certificates.md (claim -> library function
 -> certificate -> method -> status) from this run.
---json and --docs are checked before anything runs: the folder must exist and be
+--out and --docs are checked before anything runs: the folder must exist and be
 writable, the path must not be a directory, and the suffix must be .json / .md.
 --list reads no other option; --verify reads only the resource limits (the re-run is
 estimated from the report's recorded seconds, at least 0.1 s per listed certificate)."""
@@ -49,17 +52,20 @@ def register(sub) -> None:
     p.add_argument("--only", nargs="+", metavar="ID", type=text, help="certificate ids or catalogue rows (e.g. P14 G3)")
     p.add_argument("--exact", action="store_true", help="--only names certificate ids only (A1 without A1.symbolic)")
     p.add_argument("--list", action="store_true", help="show catalogue coverage and exit")
-    p.add_argument("--json", metavar="PATH", type=path, help="write the machine-readable report to PATH")
+    deprecated(p, "--json", add_out_option(p, "the machine-readable report (JSON) to PATH"))
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table: one line per certificate and a summary (default); json: the report on stdout")
     reads_file(p.add_argument("--verify", metavar="REPORT", type=path,
                               help="re-run the certificates of a JSON report and compare"), "report")
-    p.add_argument("--docs", metavar="PATH", type=path,
-                   help="write the generated certificates page (Markdown) to PATH")
+    writes_file(p.add_argument("--docs", metavar="PATH", type=path,
+                               help="write the generated certificates page (Markdown) to PATH"))
     p.add_argument("--seed", metavar="N", type=seed, help="re-run the Monte Carlo certificates with other draws "
                    "(integer in [0, 2^64); default: their fixed seeds)")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first FAIL or ERROR")
-    p.add_argument("--jobs", metavar="N", type=integer(1, 256), default=None,
-                   help="processes to run the certificates on (default: every usable core); the report, "
-                        "its order, verdicts, seeds and hashes do not depend on N")
+    deprecated(p, "--jobs", p.add_argument(
+        "--workers", metavar="N", type=integer(1, 256), default=None,
+        help="processes to run the certificates on (default: every usable core); the report, its order, "
+             "verdicts, seeds and hashes do not depend on N"))
     p.add_argument("--verbose", "-v", action="store_true", help="print the evidence of every certificate")
     add_resource_options(p)
     p.set_defaults(handler=run)
@@ -67,16 +73,18 @@ def register(sub) -> None:
 
 def _refuse_unread(args) -> None:
     """--list reads no other option; --verify only the resource limits, which nothing else reads."""
-    given = {"--only": args.only is not None, "--json": args.json is not None, "--docs": args.docs is not None,
+    given = {"--only": args.only is not None, "--out": args.out is not None, "--docs": args.docs is not None,
              "--fail-fast": args.fail_fast, "--verbose": args.verbose, "--verify": args.verify is not None,
-             "--seed": args.seed is not None, "--exact": args.exact, "--jobs": args.jobs is not None,
+             "--seed": args.seed is not None, "--exact": args.exact, "--workers": args.workers is not None,
+             "--format": args.format != "table",
              "--max-memory": args.max_memory is not None, "--max-time": args.max_time is not None}
     if args.list:
         reads, mode = {"--list"}, "with --list"
     elif args.verify is not None:
         reads, mode = {"--verify", "--max-memory", "--max-time"}, "with --verify"
     else:
-        reads, mode = ({"--only", "--exact", "--json", "--docs", "--fail-fast", "--verbose", "--seed", "--jobs"},
+        reads, mode = ({"--only", "--exact", "--out", "--docs", "--fail-fast", "--verbose", "--seed", "--workers",
+                       "--format"},
                       "without --verify")
     refuse_unread({k: v for k, v in given.items() if k not in reads}, mode)
 
@@ -86,8 +94,8 @@ def run(args) -> int:
     from theorylab.certify import run as run_all
     _refuse_unread(args)
     seed = args.seed
-    if args.json is not None:
-        check_output_path("--json", args.json, ".json")
+    if args.out is not None:
+        check_output_path("--out", args.out, ".json")
     if args.docs is not None:
         check_output_path("--docs", args.docs, ".md")
     if args.list:
@@ -97,6 +105,7 @@ def run(args) -> int:
     if args.verify is not None:
         return _verify(args)
     specs = select(args.only, exact=args.exact)
+    lines = args.format == "table"
 
     def show(cert):
         print(f"{cert.status:5s} {cert.id:16s} {cert.method:11s} {cert.seconds:7.2f}s  {cert.title}", flush=True)
@@ -107,28 +116,35 @@ def run(args) -> int:
             if cert.note:
                 print("        " + cert.note.strip().replace("\n", "\n        "))
 
-    if seed is not None:
+    if seed is not None and lines:
         print(f"Monte Carlo certificates under --seed {seed}", flush=True)
-    results = run_all(specs, fail_fast=args.fail_fast, on_result=show, seed=seed,
-                      jobs=args.jobs if args.jobs is not None else usable_cores())
+    results = run_all(specs, fail_fast=args.fail_fast, on_result=show if lines else None, seed=seed,
+                      jobs=args.workers if args.workers is not None else usable_cores())
     counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "ERROR", "SKIP")}
     total = sum(r.seconds for r in results)
-    print(f"\n{len(results)} certificates: " + ", ".join(f"{n} {s}" for s, n in counts.items())
-          + f" in {total:.1f}s")
-    if args.json is not None:
+    if lines:
+        print(f"\n{len(results)} certificates: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+              + f" in {total:.1f}s")
+    if args.out is not None or not lines:
         env = environment()
         env["seeds"] = {r.id: r.seeds for r in results if r.seeds}
         report = {"selection": {"only": args.only, "exact": args.exact, "fail_fast": args.fail_fast},
                   "certificates": [r.as_dict() for r in results],
                   "summary": {**counts, "total": len(results), "seconds": round(total, 3)},
                   "seed": seed, "environment": env}
-        write_text_atomic(args.json, json.dumps(report, indent=2, default=str) + "\n")
-        print(f"report written to {args.json}")
+        text = json.dumps(report, indent=2, default=str) + "\n"
+        if not lines:
+            sys.stdout.write(text)
+        if args.out is not None:
+            write_text_atomic(args.out, text)
+            if lines:
+                print(f"report written to {args.out}")
     if args.docs is not None:
         from theorylab.certify.docs import markdown
 
         write_text_atomic(args.docs, markdown({r.id: r.status for r in results}).rstrip("\n") + "\n")
-        print(f"certificates page written to {args.docs}")
+        if lines:
+            print(f"certificates page written to {args.docs}")
     return 0 if counts["FAIL"] == counts["ERROR"] == 0 else 1
 
 

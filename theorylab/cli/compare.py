@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import SEED_HELP, SEED_HIGH, add_resource_options, check_cost, integer, path, reads_file, seed
+from theorylab.cli._args import (SEED_HELP, SEED_HIGH, add_plot_option, add_progress_option, add_resource_options,
+                                 check_cost, integer, path, reads_file, seed, show_progress)
 from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
@@ -35,8 +36,8 @@ def register(sub) -> None:
     from theorylab.psa.observables import OBSERVABLE_NAMES
     p.add_argument("--observable", choices=OBSERVABLE_NAMES, default="mass-half",
                    help="transition observable of the exact and MC couplings (default mass-half)")
-    p.add_argument("--plot", default=None, metavar="PNG", type=path,
-                   help="write predicted-vs-simulated figure here (.png in an existing folder)")
+    add_plot_option(p, "the predicted-vs-simulated figure")
+    add_progress_option(p)
     add_format_option(p)
     add_resource_options(p)
     p.set_defaults(handler=run)
@@ -61,7 +62,7 @@ def run(args) -> int:
                              f"(point i uses seed + i; got {args.seed})")
     check_cost(args, compare_grid_cost(points, args.samples, args.observable).then(rows_cost(len(points))))
     result = compare_grid(args.variant, points, samples=args.samples, seed=args.seed, c=args.c,
-                          observable=args.observable)
+                          observable=args.observable, progress=None if show_progress(args) else False)
     if args.plot:
         from theorylab.plots.psa import comparison_figure
         comparison_figure(result, args.plot)

@@ -99,7 +99,8 @@ def run(args) -> int:
                          "caps": cls.caps.tolist() if args.format == "json" else
                          " ".join(f"{c:.4g}" for c in cls.caps),
                          "envelope": float(env.envelope(cls.caps, cls.dims, model.sigma_xi, m)),
-                         "S_levels": "".join(str(l) for l in np.flatnonzero(S)) or "-",
+                         "S_levels": np.flatnonzero(S).tolist() if args.format == "json" else
+                         "".join(str(l) for l in np.flatnonzero(S)) or "-",
                          "upper_applies": bool(env.upper_regime(cls.caps, cls.dims, model.sigma_xi, m))})
     emit(rows, args.format, summary=model_summary(model))
     return 0

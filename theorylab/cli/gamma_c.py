@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import SEED_HELP, add_resource_options, check_cost, integer, refuse_unread, seed
+from theorylab.cli._args import (SEED_HELP, add_progress_option, add_resource_options, check_cost, integer,
+                                 refuse_unread, seed, show_progress)
 from theorylab.cli._output import add_format_option, emit, rows_cost
 
 HELP = """\
@@ -47,6 +48,7 @@ def register(sub) -> None:
     p.add_argument("--samples", type=integer(1), default=None,
                    help="Monte Carlo samples per point with --method mc, an integer >= 1 (default 20000)")
     p.add_argument("--seed", type=seed, default=None, help=f"Monte Carlo seed with --method mc, {SEED_HELP} (default 0)")
+    add_progress_option(p)
     add_format_option(p)
     add_resource_options(p)
     p.set_defaults(handler=run)
@@ -83,9 +85,11 @@ def _num(x: float):
     return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
 
 
-def method_rows(rows: list[dict], method: str, samples: int, seed: int, observable: str = "mass-half") -> list[dict]:
+def method_rows(rows: list[dict], method: str, samples: int, seed: int, observable: str = "mass-half",
+                progress: bool | None = None) -> list[dict]:
     """Replace each row's gamma_c by the exact or Monte Carlo coupling of ``observable`` (adding method,
-    observable, CI, samples, seed; :func:`theorylab.psa.observables.measure`).
+    observable, CI, samples, seed; :func:`theorylab.psa.observables.measure`); ``progress`` is the Monte
+    Carlo progress bar's (None: only for a run expected to be long; False: never).
 
     With ``annealed`` the rows are returned unchanged (the command's original output)."""
     import math
@@ -104,7 +108,8 @@ def method_rows(rows: list[dict], method: str, samples: int, seed: int, observab
             g = measure(observable, r["variant"], r["dk"], _int_T(r["T"], "exact")).gamma_c
             extra = {}
         else:
-            res = measure(observable, r["variant"], r["dk"], _int_T(r["T"]), method="mc", samples=samples, seed=seed)
+            res = measure(observable, r["variant"], r["dk"], _int_T(r["T"]), method="mc", samples=samples, seed=seed,
+                          progress=progress)
             g = res.gamma_c
             extra = {"ci_low": res.ci_low, "ci_high": res.ci_high, "samples": samples, "seed": seed}
         branch = r["branch"] if math.isfinite(g) else "none"
@@ -153,7 +158,7 @@ def run(args) -> int:
         for r in rows:
             _int_T(r["T"], args.method)
     check_cost(args, method_cost(args.T, len(args.dk), len(variants), args.method, samples, observable))
-    rows = method_rows(rows, args.method, samples, seed, observable)
+    rows = method_rows(rows, args.method, samples, seed, observable, None if show_progress(args) else False)
     columns = ["dk", "T", "variant", "L", "gamma_c", "branch", "band_upper"]
     if args.method != "annealed":
         columns += ["method", "observable"] + (["ci_low", "ci_high", "samples", "seed"] if args.method == "mc" else [])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import SEED_HELP, check_cost, integer, path, seed
+from theorylab.cli._args import SEED_HELP, add_plot_option, add_progress_option, check_cost, integer, seed, show_progress
 from theorylab.cli._output import add_format_option, emit, rows_cost
 from theorylab.cli.envelope import add_model_options, build_model
 
@@ -32,9 +32,8 @@ def register(sub) -> None:
     p.add_argument("--reps", type=integer(2), default=200,
                    help="Monte Carlo repetitions per m, an integer >= 2 (default 200)")
     p.add_argument("--seed", type=seed, default=0, help=f"random seed, {SEED_HELP} (default 0)")
-    p.add_argument("--plot", metavar="PNG", type=path,
-                   help="write the simulated-vs-envelope figure here (.png in an existing folder)")
-    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_plot_option(p, "the simulated-vs-envelope figure")
+    add_progress_option(p)
     add_format_option(p)
     p.set_defaults(handler=run)
 
@@ -59,13 +58,13 @@ def run(args) -> int:
         check_cost(args, default_m_grid_cost(points))
         ms = default_m_grid(model, points)
     check_cost(args, simulate_cost(model, ms, args.reps).then(rows_cost(5 * len(ms))))
-    result = simulate(model, ms, args.reps, args.seed, progress=not args.no_progress)
+    result = simulate(model, ms, args.reps, args.seed, progress=show_progress(args))
     if args.plot:
         from theorylab.plots.graded import risk_figure
 
         risk_figure(result, model, args.plot)
     if args.format == "json":
-        emit(result.rows, "json", summary={"ratios": result.ratio_rows, **result.summary})
+        emit(level_lists(result.rows, model), "json", summary={"ratios": result.ratio_rows, **result.summary})
     elif args.format == "csv":
         tagged = [{"table": "risk", **r} for r in result.rows] + [{"table": "ratio", **r} for r in result.ratio_rows]
         emit(tagged, "csv", columns=list(dict.fromkeys(k for r in tagged for k in r)))
@@ -74,3 +73,15 @@ def run(args) -> int:
         print()
         emit(result.ratio_rows, "table", summary=result.summary)
     return 0
+
+
+def level_lists(rows: list[dict], model) -> list[dict]:
+    """The rows with ``S_levels`` as the list of the levels the estimator fits (JSON), not the table's
+    digits ("01", "-" for none), which cannot be read back once a level index has two digits."""
+    import numpy as np
+
+    from theorylab.graded.risk_sim import estimable_levels
+
+    classes = {cls.name: cls for cls in (model.uniform, model.graded)}
+    return [{**r, "S_levels": np.flatnonzero(estimable_levels(classes[r["class"]], model.sigma_xi, r["m"])).tolist()}
+            for r in rows]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import SEED_HELP, add_resource_options, check_cost, integer, path, seed
+from theorylab.cli._args import SEED_HELP, add_plot_option, add_resource_options, check_cost, deprecated, integer, seed
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -16,11 +16,11 @@ gap and distractor variance (standard errors over samples; 'var_bulk' excludes t
 special keys 0, j-1, j+1, T-2; 'lag1' is the correlation of neighbouring distractors)
 beside the reduced model's (T3 gap g sqrt(dk), T4 gap g^2 sqrt(dk), variances 1, 2g^2,
 2g^2, 4g^4, Cov(T3,T4) 2g^3; 'gap_model_rope' multiplies T3/T4 by the mean RoPE match
-factor). A second table: target mass and accuracy per g for --member beside the reduced
-model's exact mass. CSV: the two tables as one, with a first column 'table'
+factor). A second table: target mass and accuracy per g for --variant (the order-lattice
+member) beside the reduced model's exact mass. The coupling column is 'gamma'. CSV: the two tables as one, with a first column 'table'
 (moments | mass). JSON: {"rows": [...], "mass": [...], ...summary}."""
 
-MOMENT_COLUMNS = ["g", "channel", "gap", "gap_se", "gap_model", "gap_model_rope", "var", "var_se", "var_bulk",
+MOMENT_COLUMNS = ["gamma", "channel", "gap", "gap_se", "gap_model", "gap_model_rope", "var", "var_se", "var_bulk",
                   "var_model", "lag1"]
 
 
@@ -41,10 +41,10 @@ def register(sub) -> None:
                    help="number of sampled queries, an integer >= 2 (default 1000)")
     p.add_argument("--seed", type=seed, default=0, help=f"random seed, {SEED_HELP} (default 0)")
     p.add_argument("--placement", choices=("post", "pre"), default="post", help="shear placement (default post)")
-    p.add_argument("--member", choices=("symmetric", "key-only", "query-only", "standard"), default="symmetric",
-                   help="order-lattice member for the target-mass table (default symmetric)")
-    p.add_argument("--plot", metavar="PNG", default=None, type=path,
-                   help="also write a figure to this .png file (in an existing folder)")
+    deprecated(p, "--member", p.add_argument(
+        "--variant", choices=("symmetric", "key-only", "query-only", "standard"), default="symmetric",
+        help="variant (order-lattice member) of the target-mass table (default symmetric)"))
+    add_plot_option(p, "the channel-moments and target-mass figure")
     add_format_option(p)
     add_resource_options(p)
     p.set_defaults(handler=run)
@@ -58,12 +58,12 @@ def run(args) -> int:
     if args.plot is not None:
         check_output_path("--plot", args.plot, ".png")
     check_cost(args, ind.simulate_cost(args.dk, args.T, args.samples).then(ind.moments_cost(args.T, args.samples))
-               .then(ind.mass_rows_cost(args.T, args.samples, len(args.gamma), args.member)))
+               .then(ind.mass_rows_cost(args.T, args.samples, len(args.gamma), args.variant)))
     theta = args.theta if args.rope_base is None else rope_frequencies(args.dk, args.rope_base)
     sample = ind.simulate(args.dk, args.T, theta, args.samples, args.seed, args.placement)
     moments = ind.channel_moments(sample)
     rows = ind.comparison_rows(sample, args.gamma, moments)
-    mass = ind.mass_rows(sample, args.gamma, args.member)
+    mass = ind.mass_rows(sample, args.gamma, args.variant)
     summary = {"dk": args.dk, "T": args.T, "theta": args.theta, "rope_base": args.rope_base,
                "placement": args.placement,
                "samples": args.samples, "seed": args.seed, "head_sign": ind.HEAD_SIGN,
@@ -76,6 +76,7 @@ def run(args) -> int:
         spectrum = f"theta={args.theta}" if args.rope_base is None else f"RoPE base {args.rope_base:g}"
         channel_figure(rows, mass, args.plot, title=f"dk={args.dk} T={args.T} {spectrum} "
                                                      f"{args.placement}-RoPE, {args.samples} samples, seed {args.seed}")
+    rows, mass = _paper_names(rows), _paper_names(mass)
     if args.format == "json":
         emit(rows, "json", summary={"mass": mass, **summary})
     elif args.format == "csv":
@@ -88,3 +89,12 @@ def run(args) -> int:
                   for k, v in moments.special.items()}
         emit(mass, "table", summary={"rope_match_factor": summary["rope_match_factor"], **excess})
     return 0
+
+
+PAPER_NAMES = {"g": "gamma", "member": "variant"}
+"""Output columns under the names every command uses: the coupling is ``gamma``, the model ``variant``."""
+
+
+def _paper_names(rows: list[dict]) -> list[dict]:
+    """``rows`` with the library's columns ``g``/``member`` named ``gamma``/``variant`` (order kept)."""
+    return [{PAPER_NAMES.get(k, k): v for k, v in r.items()} for r in rows]

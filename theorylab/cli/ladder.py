@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import path, reads_file
+from theorylab.cli._args import (add_plot_option, add_progress_option, add_resource_options, path, reads_file, seed,
+                                 show_progress, writes_file)
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -60,8 +61,10 @@ def register(sub) -> None:
     p.add_argument("--clip", type=float, help="grade clip C >= 1 shared by every arm (default 2)")
     p.add_argument("--n-pilot", type=float, help="pilot sample size, > d (default 65536)")
     p.add_argument("--pilot-bootstrap", type=float, help="bootstrap resamples of the pilot (default 200)")
-    p.add_argument("--seed", type=float, default=0, help="seed of the pilot, random arm and Monte Carlo (default 0)")
-    p.add_argument("--prereg", metavar="JSON", help="write the pre-registration here (a .json file)")
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of the pilot, random arm and Monte Carlo, an integer in [0, 2^64) (default 0)")
+    writes_file(p.add_argument("--prereg", metavar="JSON", type=path,
+                               help="write the pre-registration here (a .json file) before measuring"))
     reads_file(p.add_argument("--from-prereg", metavar="JSON", type=path,
                               help="measure this pre-registration file (no offline step)"), "prereg")
     p.add_argument("--reps", type=float, default=400, help="Monte Carlo repetitions >= 2 (default 400)")
@@ -73,9 +76,10 @@ def register(sub) -> None:
     p.add_argument("--degradation", type=float, nargs="+", metavar="N",
                    help="sweep these pilot sizes instead (Lem. 2; at least 3)")
     p.add_argument("--draws", type=float, default=None, help="pilots per size with --degradation (default 8)")
-    p.add_argument("--plot", metavar="PNG", help="write the figure here (.png in an existing folder)")
-    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_plot_option(p, "the efficiencies-vs-inner-products figure (or the degradation figure)")
+    add_progress_option(p)
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
@@ -144,7 +148,7 @@ def run(args) -> int:
     target = float(real_array("target", args.target, low=0.0, low_inclusive=False))
     points = positive_int("points", args.points, low=4)
     ms = sl.grid("--m", args.m) if args.m else None
-    progress = not args.no_progress
+    progress = show_progress(args)
     if args.degradation is not None:
         return _run_degradation(args, seed, reps, target, ms, progress)
     bootstrap = positive_int("bootstrap", 1000 if args.bootstrap is None else args.bootstrap, low=2)

@@ -6,7 +6,8 @@ import os
 from collections import Counter
 
 from theorylab._io import check_output_path, write_text_atomic
-from theorylab.cli._args import reads_file, text
+from theorylab.cli._args import (add_out_option, add_progress_option, add_resource_options, deprecated, integer,
+                                 reads_file, seed, show_progress, text)
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -19,7 +20,7 @@ that execute the mutated line run (per-certificate line coverage, measured once)
 Prints the score per package (killed / non-equivalent mutants) and the survivors.
 
 The full run takes hours on two cores (run it under `nice -n 10`):
-    theorylab mutate --json results/mutation.json
+    theorylab mutate --out results/mutation.json
 Quick looks: --package, --file, --mutant, --max-mutants N --seed S. An estimate of every
 package's score in a fraction of the time: --per-package N (a seeded sample of N mutants
 per package; the scores then carry 95 % Wilson intervals).
@@ -37,7 +38,8 @@ def register(sub) -> None:
     p.add_argument("--max-mutants", type=int, metavar="N", help="run a seeded sample of N mutants")
     p.add_argument("--per-package", type=int, metavar="N",
                    help="run a seeded sample of N mutants of each package (scores then carry 95%% intervals)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the --max-mutants / --per-package sample (default 0)")
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of the --max-mutants / --per-package sample, an integer in [0, 2^64) (default 0)")
     p.add_argument("--workers", type=int, default=2, help="parallel workers (default 2)")
     p.add_argument("--certificates", nargs="+", metavar="ID", type=text,
                    help="consider only these certificates (quick runs; the score is then partial)")
@@ -46,15 +48,16 @@ def register(sub) -> None:
                                    "checkout)"), "equivalent")
     p.add_argument("--isolation", choices=("fork", "exec"), default="fork",
                    help="fork each run from a pre-imported interpreter (default) or exec a new one")
-    p.add_argument("--json", metavar="PATH", help="write the full result (every mutant) to PATH; verdicts are "
-                                                  "journalled to PATH.partial.jsonl while the run goes on")
+    deprecated(p, "--json", add_out_option(p, "the full result (every mutant) to PATH (JSON); verdicts are "
+                                              "journalled to PATH.partial.jsonl while the run goes on"))
     reads_file(p.add_argument("--resume", action="store_true",
-                              help="keep the verdicts of PATH.partial.jsonl (an interrupted --json run) and run "
-                                   "the rest"), "journal", beside=("--json", ".partial.jsonl"))
+                              help="keep the verdicts of PATH.partial.jsonl (an interrupted --out run) and run "
+                                   "the rest"), "journal", beside=("--out", ".partial.jsonl"))
     p.add_argument("--list", action="store_true", help="list the mutants that would run and exit")
     p.add_argument("--show-survivors", action="store_true", help="print every survivor (default: counts by file)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress_option(p)
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
@@ -64,8 +67,8 @@ def run(args) -> int:
     from theorylab.certify.registry import select
     from theorylab.errors import ParameterError
 
-    if args.json:
-        check_output_path("--json", args.json, ".json")
+    if args.out:
+        check_output_path("--out", args.out, ".json")
     if args.workers < 1 or any(n is not None and n < 1 for n in (args.max_mutants, args.per_package)):
         raise ParameterError("--workers, --max-mutants and --per-package must be integers >= 1")
     bad = [p for p in args.package or () if p not in mutation.PACKAGES]
@@ -86,11 +89,11 @@ def run(args) -> int:
               for m in mutants], args.format)
         return 0
     _require_coverage()
-    journal = args.json and args.json + ".partial.jsonl"
+    journal = args.out and args.out + ".partial.jsonl"
     prior, prior_seconds, session = [], 0.0, 0
     if args.resume:
         if not journal or not os.path.lexists(journal):
-            raise ParameterError("--resume needs --json PATH of an interrupted run (no PATH.partial.jsonl found)")
+            raise ParameterError("--resume needs --out PATH of an interrupted run (no PATH.partial.jsonl found)")
         rows, prior_seconds, session = mutation.read_journal(journal)
         prior = [mutation.from_record(m, rows[m.id], equivalent) for m in mutants if m.id in rows]
         mutants = [m for m in mutants if m.id not in rows]
@@ -99,7 +102,7 @@ def run(args) -> int:
         os.remove(journal)
     try:
         result = mutation.run(mutants, root=root, workers=args.workers, certificates=args.certificates,
-                              equivalent=equivalent, isolation=args.isolation, progress=not args.no_progress,
+                              equivalent=equivalent, isolation=args.isolation, progress=show_progress(args),
                               journal=journal, prior=prior, prior_seconds=prior_seconds, session=session)
     except mutation.BaselineFailed as exc:
         print(f"theorylab mutate: {exc}")
@@ -111,10 +114,10 @@ def run(args) -> int:
     if args.max_mutants is not None or args.per_package is not None:
         population = Counter(m.package for m in mutation.collect(root, packages, args.file, args.mutant))
         result["scores"] = mutation.sampled_scores(result["scores"], population)
-    if args.json:
-        write_text_atomic(args.json, mutation.dumps(result))
-        if os.path.exists(args.json + ".partial.jsonl"):
-            os.remove(args.json + ".partial.jsonl")
+    if args.out:
+        write_text_atomic(args.out, mutation.dumps(result))
+        if os.path.exists(args.out + ".partial.jsonl"):
+            os.remove(args.out + ".partial.jsonl")
     _print(result, args)
     return 0
 
@@ -148,5 +151,5 @@ def _print(result: dict, args) -> None:
                        ("stale_equivalent_ids", "listed as equivalent but no longer generated")):
         if result[key]:
             print(f"\n{label}: " + ", ".join(result[key]))
-    if args.json:
-        print(f"\nresult written to {args.json}")
+    if args.out:
+        print(f"\nresult written to {args.out}")

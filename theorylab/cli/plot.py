@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import path, reads_file, text
+from theorylab.cli._args import add_out_option, add_resource_options, reads_file, text
 from theorylab.cli._output import add_format_option, emit
 
 KINDS = ("compare", "gamma-c", "mass")
@@ -21,7 +21,7 @@ def register(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=KINDS, help="which figure")
     reads_file(p.add_argument("--store", required=True, help="SQLite sweep store"), "store")
-    p.add_argument("--out", "-o", required=True, type=path, help="output PNG path in an existing folder (written atomically)")
+    add_out_option(p, "the figure to this .png file in an existing folder (atomically)", required=True)
     p.add_argument("--variant", nargs="+", type=text, help="only these variants")
     p.add_argument("--predicted", choices=("law", "exact"), help="compare only: predicted route (default law)")
     p.add_argument("--simulated", choices=("mc", "exact"), help="compare only: simulated route (default mc)")
@@ -29,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--title", default=None, type=text,
                    help="figure title, at most 1000 characters of matplotlib text (default: the sweep name)")
     add_format_option(p)
+    add_resource_options(p)
     p.set_defaults(handler=run)
 
 
@@ -53,6 +54,9 @@ def run(args) -> int:
     if args.title is not None:
         from theorylab.plots import check_text
         check_text("--title", args.title)
+    from theorylab.cli.sweep import check_store_cost
+
+    check_store_cost(args)
     spec, rows, _ = sweep.read_store(args.store)
     if args.variant:
         wanted = {choice("--variant", v, spec.variants) for v in args.variant}

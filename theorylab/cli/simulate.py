@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import SEED_HELP, add_resource_options, check_cost, integer, seed
+from theorylab.cli._args import SEED_HELP, add_progress_option, add_resource_options, check_cost, integer, seed, show_progress
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
@@ -29,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32",
                    help="kernel arithmetic (default float32)")
     p.add_argument("--exact", action="store_true", help="add the quadrature mass and the z-score")
+    add_progress_option(p)
     add_format_option(p)
     add_resource_options(p)
     p.set_defaults(handler=run)
@@ -42,7 +43,7 @@ def run(args) -> int:
     exact = exact_mass_cost(len(args.gamma), args.sigma0) if args.exact else Cost()
     check_cost(args, simulate_cost(args.T, len(args.gamma), args.samples, args.dtype).then(exact))
     curve = simulate_mass(args.variant, args.dk, args.T, args.gamma, samples=args.samples, seed=args.seed,
-                          sigma0=args.sigma0, dtype=args.dtype)
+                          sigma0=args.sigma0, dtype=args.dtype, progress=None if show_progress(args) else False)
     rows = [{"gamma": float(g), "mass": float(m), "se": float(s)}
             for g, m, s in zip(curve.gamma, curve.mass, curve.se)]
     if args.exact:

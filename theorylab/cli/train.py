@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import argparse
 
-from theorylab.cli._args import add_resource_options, check_cost
+from theorylab.cli._args import (SEED_HELP, SEED_HIGH, add_plot_option, add_progress_option, add_resource_options,
+                                 check_cost, deprecated, integer, seed, show_progress)
 from theorylab.cli._output import add_format_option, emit
 
 HELP = """\
 Train one-layer (or, --variant two-layer, two-layer) NumPy transformers on an induction
 task and report the held-out accuracy of the prediction at the query position, one row per
-(variant, gamma) over --seeds seeds: mean, sd, 95 % Student-t interval over seeds and the
+(variant, gamma) over --seeds N seeds (--seed, --seed + 1, ..., --seed + N - 1): mean, sd, 95 % Student-t interval over seeds and the
 pooled 95 % Wilson interval over the evaluated sequences; 'attention' is the share of
 sequences whose query attends most to the target (one-layer models; the quantity of the
 1/(T-2) ceiling). Tasks: 'recall' (associative recall, PSA A5: --pairs key-value pairs
@@ -39,8 +40,11 @@ def register(sub) -> None:
     q.add_argument("--variant", choices=VARIANTS, default="key-only", help="model variant (default key-only)")
     q.add_argument("--gamma", type=float, nargs="+", default=None, metavar="G",
                    help="couplings g >= 0 (default 2 for symmetric/key-only/query-only/low-pass, 0 otherwise)")
-    q.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 per gamma (default 3)")
-    q.add_argument("--seed0", type=int, default=0, help="first seed (default 0)")
+    q.add_argument("--seeds", type=integer(1), default=3, metavar="N",
+                   help="number of seeds per gamma, an integer >= 1 (default 3)")
+    deprecated(q, "--seed0", q.add_argument("--seed", type=seed, default=0,
+                                            help=f"base seed: the runs use seed, seed + 1, ... {SEED_HELP} "
+                                                 f"(default 0)"))
     q.add_argument("--task", choices=TASKS, default=d.task, help=f"task (default {d.task})")
     q.add_argument("--pairs", type=int, default=d.pairs, help=f"recall: key-value pairs (default {d.pairs})")
     q.add_argument("--alphabet", type=int, default=d.alphabet, help=f"recall: shared alphabet (default {d.alphabet})")
@@ -55,9 +59,8 @@ def register(sub) -> None:
     q.add_argument("--lr", type=float, default=d.lr, help=f"peak learning rate (default {d.lr:g})")
     q.add_argument("--eval-size", type=int, default=d.eval_size, help=f"held-out sequences (default {d.eval_size})")
     q.add_argument("--workers", type=int, default=None, help="worker processes (default: min(2, CPUs))")
-    q.add_argument("--plot", metavar="PNG", default=None,
-                   help="also write a figure (accuracy vs gamma; taps over training for free-two-tap) to this .png")
-    q.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_plot_option(q, "a figure (accuracy vs gamma; taps over training for free-two-tap)")
+    add_progress_option(q)
     add_format_option(q)
     add_resource_options(q)
     q.set_defaults(handler=run)
@@ -70,8 +73,11 @@ def configs(args) -> list:
     from theorylab.nn.train import COUPLED, TrainConfig
 
     gammas = args.gamma if args.gamma is not None else ([2.0] if args.variant in COUPLED else [0.0])
-    positive_int("--seeds", args.seeds)
-    positive_int("--seed0", args.seed0, low=0)
+    from theorylab.errors import ParameterError
+
+    if args.seed + args.seeds - 1 > SEED_HIGH:
+        raise ParameterError(f"--seed must be at most 2^64 - {args.seeds} for --seeds {args.seeds} (the runs use "
+                             f"seed + i; got {args.seed})")
     if args.workers is not None:
         positive_int("--workers", args.workers, high=256)
     return [TrainConfig(variant=args.variant, gamma=g, task=args.task, pairs=args.pairs, alphabet=args.alphabet,
@@ -94,8 +100,8 @@ def run(args) -> int:
     for c in cfgs:
         cost = cost.then(train_cost(c, args.seeds, workers))
     check_cost(args, cost)
-    jobs = [(c, args.seed0 + s) for c in cfgs for s in range(args.seeds)]
-    bar = None if args.no_progress else _bar(sum(c.steps for c, _ in jobs))
+    jobs = [(c, args.seed + s) for c in cfgs for s in range(args.seeds)]
+    bar = _bar(sum(c.steps for c, _ in jobs)) if show_progress(args) else None
     try:
         results = run_many(jobs, args.workers, progress=None if bar is None else bar.update)
     finally:

@@ -237,7 +237,7 @@ def timeout_for(certificates, seconds: dict[str, float]) -> float:
 
 def _warm(worker: Worker, only: list[str] | None, timeout: float) -> dict:
     report = worker.dest.parent / f"{worker.dest.name}-clean.json"
-    args = (["--only", *only, "--exact"] if only else []) + ["--json", str(report)]
+    args = (["--only", *only, "--exact"] if only else []) + ["--out", str(report)]
     run = worker.certify(args, timeout, bytecode=True)
     if run.returncode != 0 or not report.exists():
         raise BaselineFailed("the clean copy does not pass its certificates, so no mutant can be judged "
