@@ -78,9 +78,9 @@ def new_figure(width: float = 5.5, height: float = 4.0, ax=None):
     return fig, axes
 
 
-def integer_ticks(axis, values) -> None:
-    """Major ticks of ``axis`` (an ``ax.xaxis``/``ax.yaxis``) at ``values``, labelled as plain integers
-    (a log axis otherwise writes ``6x10^1``); no minor labels."""
+def plain_ticks(axis, values) -> None:
+    """Major ticks of ``axis`` (an ``ax.xaxis``/``ax.yaxis``) at ``values``, labelled as plain numbers
+    (integers without a decimal point; a log axis otherwise writes ``6x10^1``); no minor ticks."""
     from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
 
     values = sorted({float(v) for v in values})

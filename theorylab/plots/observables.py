@@ -6,7 +6,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from theorylab.plots import integer_ticks, new_figure, panels
+from theorylab.plots import plain_ticks, new_figure, panels
 
 MARKERS = {"entropy-peak": "o", "inflection": "s", "half-plateau": "^", "mass-half": "v",
            "distractor-entropy-peak": "D", "law": "|"}
@@ -79,7 +79,7 @@ def condensation_ratio_along_T(series: Mapping[str, tuple], paper: tuple[float, 
     ax.set_ylim(*ylim)
     ax.set_xscale("log")
     if grid:
-        integer_ticks(ax.xaxis, grid)
+        plain_ticks(ax.xaxis, grid)
     ax.set_xlabel("T (dk = 16)")
     ax.set_ylabel("g_obs / (L/2)^(1/4)")
     ax.legend(fontsize=7)

@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from theorylab.plots import integer_ticks, new_figure
+from theorylab.plots import plain_ticks, new_figure
 
 LABELS = {"law_gamma_c": "predicted (law)", "exact_gamma_c": "exact quadrature",
           "mc_gamma_c": "Monte Carlo"}
@@ -99,7 +99,7 @@ def gamma_c_along(rows: Sequence[Mapping], axis: str = "dk", title: str = "", lo
         ax.set_xscale("log")
     grid = [r[axis] for r in rows if r.get(axis) is not None]
     if grid:
-        integer_ticks(ax.xaxis, grid)
+        plain_ticks(ax.xaxis, grid)
     ax.set_xlabel(axis)
     ax.set_ylabel("gamma_c")
     ax.legend(fontsize=6.5, ncol=2)
