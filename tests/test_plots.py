@@ -229,3 +229,15 @@ def test_accuracy_curves_mark_each_paper_number_in_its_variants_colour():
     (cross,) = [line for line in ax.lines if line.get_marker() == "x"]
     assert cross.get_color() == ax.containers[1].lines[0].get_color()      # symmetric's colour, not standard's
     assert list(cross.get_xdata()) == [4.0] and list(cross.get_ydata()) == [0.834]
+
+
+def test_a_dense_log_grid_keeps_plain_integer_labels_at_readable_spacing():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from theorylab.plots.observables import condensation_ratio_along_T
+
+    T = [9, 12, 16, 24, 29, 32, 40, 48, 64, 94, 128, 256, 302, 512, 972, 1024, 2048, 3147, 4096, 8192, 16384, 32768]
+    fig = condensation_ratio_along_T({"x": (T, np.full(len(T), 0.7))})
+    FigureCanvasAgg(fig).draw()
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["16", "64", "256", "1024", "4096", "16384"]          # grid values, powers of two first

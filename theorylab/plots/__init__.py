@@ -13,6 +13,8 @@ import contextlib
 import os
 from typing import Callable, Iterator, Sequence
 
+import numpy as np
+
 from theorylab._io import atomic_path, check_output_path
 from theorylab.errors import ParameterError
 
@@ -78,12 +80,24 @@ def new_figure(width: float = 5.5, height: float = 4.0, ax=None):
     return fig, axes
 
 
-def plain_ticks(axis, values) -> None:
-    """Major ticks of ``axis`` (an ``ax.xaxis``/``ax.yaxis``) at ``values``, labelled as plain numbers
-    (integers without a decimal point; a log axis otherwise writes ``6x10^1``); no minor ticks."""
+def plain_ticks(axis, values, most: int = 10) -> None:
+    """Major ticks of ``axis`` (an ``ax.xaxis``/``ax.yaxis``) at grid ``values``, labelled as plain numbers
+    (integers without a decimal point; a log axis otherwise writes ``6x10^1``); no minor ticks.
+
+    On a dense positive grid the ticks are thinned so that neighbours are at least 1/``most`` of the
+    grid's log span apart: powers of two first (16, 32, 64, ...), then the other values that fit."""
     from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
 
     values = sorted({float(v) for v in values})
+    if len(values) > 2 and values[0] > 0:
+        logs = np.log10(values)
+        gap = (logs[-1] - logs[0]) / most * (1 - 1e-9)
+        power2 = [v for v in values if float(np.log2(v)).is_integer()]
+        chosen: list[float] = []
+        for v in power2 + [v for v in values if v not in power2]:
+            if all(abs(np.log10(v) - np.log10(c)) >= gap for c in chosen):
+                chosen.append(v)
+        values = sorted(chosen)
     axis.set_major_locator(FixedLocator(values))
     axis.set_major_formatter(FixedFormatter([f"{v:.0f}" if v == round(v) else f"{v:g}" for v in values]))
     axis.set_minor_locator(NullLocator())

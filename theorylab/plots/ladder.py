@@ -112,7 +112,8 @@ def target_sweep_figure(rows, ax=None):
     """Spearman correlation of the pre-registered inner products with the measured token efficiency, against
     the target risk (fraction of the null risk), one line per design with bootstrap CIs; dashed: the same
     correlation for the risk ratio at m_ref (independent of the target).  ``rows``: dicts with ``design``,
-    ``target_fraction``, ``spearman_efficiency``, ``spearman_efficiency_ci``, ``spearman_risk_ratio``.
+    ``target_fraction``, ``spearman_efficiency``, ``spearman_efficiency_ci``, ``spearman_risk_ratio`` (None or NaN:
+    undefined, not drawn).
     ``ax``: an Axes to draw into (default: a new figure).  Returns the Figure."""
     fig, ax = new_figure(6.4, 4.4, ax)
     designs = list(dict.fromkeys(r["design"] for r in rows))
@@ -123,9 +124,11 @@ def target_sweep_figure(rows, ax=None):
         ci = np.array([r["spearman_efficiency_ci"] for r in sel], float)
         ax.errorbar(f, rho, yerr=np.nan_to_num(np.abs(np.stack([rho - ci[:, 0], ci[:, 1] - rho]))), fmt="o-",
                     ms=4, capsize=2, color=f"C{i}", label=f"{name}: efficiency")
-        ax.axhline(sel[0]["spearman_risk_ratio"], color=f"C{i}", ls="--", lw=0.8)
+        if sel[0]["spearman_risk_ratio"] is not None:          # None: undefined (a stored NaN)
+            ax.axhline(sel[0]["spearman_risk_ratio"], color=f"C{i}", ls="--", lw=0.8)
     ax.set_xscale("log")
-    lowest = np.nanmin([r["spearman_efficiency"] for r in rows] + [r["spearman_risk_ratio"] for r in rows] + [0.0])
+    lowest = np.nanmin(np.array([r["spearman_efficiency"] for r in rows] + [r["spearman_risk_ratio"] for r in rows]
+                                + [0.0], dtype=float))
     ax.set_ylim(min(-0.05, lowest - 0.1), 1.05)
     ax.set_xlabel("target risk / null risk (token efficiency measured there)")
     ax.set_ylabel("Spearman(<q, a_hat - s_hat>, measured)")
