@@ -10,6 +10,7 @@ create folders.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import sys
@@ -35,8 +36,50 @@ def parser(description: str, samples: int, paper_samples: int) -> argparse.Argum
     where.add_argument("--scheduler", help="Dask scheduler tcp://host:port")
     where.add_argument("--local-cluster", type=int, metavar="N", help="fresh Dask LocalCluster of N workers")
     p.add_argument("--no-progress", action="store_true")
+    add_figure_only(p)
     p.set_defaults(default_samples=samples, paper_samples=paper_samples)
     return p
+
+
+def add_figure_only(p: argparse.ArgumentParser) -> None:
+    """The ``--figure-only`` option every study has: redraw its figures from its stored results."""
+    p.add_argument("--figure-only", action="store_true",
+                   help="only redraw the figures from the stored <study>.csv/.json in --out (no simulation)")
+
+
+def stored(study: str, folder: str) -> tuple[list[dict], dict]:
+    """The rows of ``<folder>/<study>.csv`` (numbers, booleans and empty cells as None restored) and the
+    summary ``<folder>/<study>.json`` a previous run wrote; a missing file is a ParameterError."""
+    paths = [os.path.join(folder, f"{study}.{ext}") for ext in ("csv", "json")]
+    for path in paths:
+        if not os.path.isfile(path):
+            raise ParameterError(f"--figure-only: no stored results {path!r} (run the study first)")
+    with open(paths[0], newline="") as fh:
+        rows = [{k: _cell(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+    with open(paths[1]) as fh:
+        return rows, json.load(fh)
+
+
+def _cell(text: str):
+    """A CSV cell as written by :func:`write_csv`: '' -> None, True/False -> bool, numbers -> int/float."""
+    if text == "":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def write_png(folder: str, name: str, plot, *args, **kwargs) -> str:
+    """Draw ``plot(*args, **kwargs)`` and write it to ``<folder>/<name>.png`` in the house style
+    (:func:`theorylab.plots.write_figure`)."""
+    from theorylab.plots import write_figure
+
+    return write_figure(os.path.join(folder, f"{name}.png"), plot, *args, **kwargs)
 
 
 def samples_of(args) -> int:

@@ -9,6 +9,7 @@ busy the machine is).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -27,6 +28,7 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: min(2, CPUs))")
     p.add_argument("--out", default=RESULTS, help="output folder (default: results/ of the repository)")
     p.add_argument("--no-progress", action="store_true")
+    _study.add_figure_only(p)
     return p
 
 
@@ -55,15 +57,20 @@ def grouped(configs, results) -> list[dict]:
     return summary_rows(configs, results)
 
 
-def write(study: str, args, runs: list[dict], columns: list[str], summary: dict, fig) -> None:
+def write(study: str, args, runs: list[dict], columns: list[str], summary: dict, figure) -> None:
+    """Write ``<study>.csv`` (the runs), ``<study>.json`` (summary + runs) and ``<study>.png``, drawn by
+    ``figure(summary)`` from what the JSON holds (so ``--figure-only`` redraws the same figure)."""
     folder = _study.output_folder(args.out)
     _study.write_csv(os.path.join(folder, f"{study}.csv"), runs, columns)
-    _study.write_summary(os.path.join(folder, f"{study}.json"), {**summary, "runs": runs})
-    from theorylab.plots import save
-    save(fig, os.path.join(folder, f"{study}.png"))
+    stored = {**summary, "runs": runs}
+    _study.write_summary(os.path.join(folder, f"{study}.json"), stored)
+    _study.write_png(folder, study, figure, json.loads(json.dumps(_study.jsonable(stored))))
 
 
-
+def redraw(study: str, args, figure) -> None:
+    """``--figure-only``: ``<study>.png`` from the stored ``<study>.json`` (no training)."""
+    _, summary = _study.stored(study, args.out)
+    print(_study.write_png(args.out, study, figure, summary))
 
 
 def report_table(rows: list[dict], columns: list[str] | None = None) -> None:

@@ -18,7 +18,6 @@ import os
 
 import _study
 from theorylab.psa.compare import PAPER_GRID, PAPER_STATISTICS
-from theorylab.plots import save
 from theorylab.plots.sweep import predicted_vs_simulated
 from theorylab.psa.sweep import compare_rows
 
@@ -29,8 +28,20 @@ assert sorted(PAPER_GRID) == sorted((dk, t) for dk in DK for t in T), "PAPER_GRI
 PAPER = PAPER_STATISTICS._asdict()
 
 
+def figure(rows: list[dict], flat: dict):
+    """The t4-only law against Monte Carlo with the agreement statistics beside the paper's."""
+    stats = {"Pearson r": flat["law_vs_mc_pearson_r"], "median rel. err": flat["law_vs_mc_median_rel_err"],
+             "paper r": PAPER["pearson_r"], "paper median": PAPER["median_rel_err"]}
+    return predicted_vs_simulated(rows, "law_gamma_c", "mc_gamma_c", stats=stats,
+                                  title="(a) t4-only two-branch law vs Monte Carlo (mean-field grid)")
+
+
 def main() -> None:
     args = _study.parser(__doc__.splitlines()[0], samples=20000, paper_samples=200000).parse_args()
+    if args.figure_only:
+        rows, summary = _study.stored(STUDY, args.out)
+        print(_study.write_png(args.out, STUDY, figure, rows, summary))
+        return
     spec = {"sweep": {"name": "(a) two-branch law vs MC, mean-field grid", "seed": args.seed,
                       "samples": _study.samples_of(args), "compute": ["annealed", "exact", "mc"]},
             "grid": {"variant": ["t4-only"], "dk": DK, "T": T}}
@@ -58,11 +69,7 @@ def main() -> None:
     columns = ["variant", "dk", "T", "dk_star", "law_branch", "law_gamma_c", "exact_gamma_c", "mc_gamma_c",
                "mc_ci_low", "mc_ci_high", "err_law_mc", "err_law_exact", "exact_in_mc_ci", "seed", "mc_samples"]
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
-    stats = {"Pearson r": flat["law_vs_mc_pearson_r"], "median rel. err": flat["law_vs_mc_median_rel_err"],
-             "paper r": PAPER["pearson_r"], "paper median": PAPER["median_rel_err"]}
-    save(predicted_vs_simulated(rows, "law_gamma_c", "mc_gamma_c", stats=stats,
-                                title="(a) t4-only two-branch law vs Monte Carlo (mean-field grid)"),
-         os.path.join(args.out, f"{STUDY}.png"))
+    _study.write_png(args.out, STUDY, figure, rows, flat)
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
     _study.report("(a) mean-field grid: law vs exact vs Monte Carlo", rows, columns[:12], flat)
 

@@ -29,7 +29,6 @@ import numpy as np
 
 import _study
 from theorylab.psa.compare import CONDENSED_SCAN
-from theorylab.plots import save
 from theorylab.plots.observables import transition_curves
 from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, CONDENSATION_OBSERVABLE,
                                       condensed_gamma_c, freezing_coupling)
@@ -49,8 +48,25 @@ G_PLATEAU = [4.0, 10.0]
 PAPER = {"pearson_r": 0.9995, "median_rel_err": 0.031, "max_rel_err": 0.052, "argmax_max_abs_diff": 9e-4}
 
 
+def figure():
+    """Exact curves M, E[H], -dE[H]/d(g^2) at dk = 16 with the transition points (exact numerics only,
+    no Monte Carlo: ``--figure-only`` recomputes them in seconds)."""
+    curves = []
+    for t in CURVE_T:
+        rs = exact_row_stats("t4-only", DK, t, CURVE_G, distractor=False)
+        marks = {o: measure(o, "t4-only", DK, t).gamma_c for o in OBSERVABLES[:3]}
+        marks["law"] = float(condensed_gamma_c(t))
+        curves.append({"label": f"T = {t}", "gamma": CURVE_G, "mass": rs.mass, "entropy": rs.entropy,
+                       "marks": marks})
+    return transition_curves(curves, title=f"(b) dk = 16: M, E[H], -dE[H]/d(g^2) (exact); markers: "
+                                           f"{', '.join(OBSERVABLES[:3])}; dotted: law c = {CONDENSATION_C}")
+
+
 def main() -> None:
     args = _study.parser(__doc__.splitlines()[0], samples=20000, paper_samples=200000).parse_args()
+    if args.figure_only:
+        print(_study.write_png(_study.output_folder(args.out), STUDY, figure))
+        return
     samples = _study.samples_of(args)
     rows, stats = [], {}
     for obs in OBSERVABLES:
@@ -84,14 +100,6 @@ def main() -> None:
                 "mc_se": r["mc_se"], "exact_mass": r["exact_mass"]} for r in mass if r["gamma"] == top]
     diffs = [abs(p["mc_mass"] - p["argmax_limit"]) for p in plateau]
     exact_diffs = [abs(p["exact_mass"] - p["argmax_limit"]) for p in plateau]
-    # the figure: exact curves and the transition points, dk = 16
-    curves = []
-    for t in CURVE_T:
-        rs = exact_row_stats("t4-only", DK, t, CURVE_G, distractor=False)
-        marks = {o: measure(o, "t4-only", DK, t).gamma_c for o in OBSERVABLES[:3]}
-        marks["law"] = float(condensed_gamma_c(t))
-        curves.append({"label": f"T = {t}", "gamma": CURVE_G, "mass": rs.mass, "entropy": rs.entropy,
-                       "marks": marks})
     main_stats = stats[CONDENSATION_OBSERVABLE]
     summary = {"study": STUDY, "dk": DK, "T": T, "points": len(rows), "samples": samples, "seed": args.seed,
                "condensation_c": CONDENSATION_C, "condensation_observable": CONDENSATION_OBSERVABLE,
@@ -123,9 +131,7 @@ def main() -> None:
                "exact_gamma_c", "mc_gamma_c", "mc_ci_low", "mc_ci_high", "err_law_mc", "err_law_exact",
                "ratio_exact", "exact_in_mc_ci", "seed", "mc_samples"]
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
-    save(transition_curves(curves, title=f"(b) dk = 16: M, E[H], -dE[H]/d(g^2) (exact); markers: "
-                                         f"{', '.join(OBSERVABLES[:3])}; dotted: law c = {CONDENSATION_C}"),
-         os.path.join(args.out, f"{STUDY}.png"))
+    _study.write_png(args.out, STUDY, figure)
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
     _study.report("(b) condensed branch at dk = 16", rows,
                   ["observable", "T", "law_gamma_c", "exact_gamma_c", "mc_gamma_c", "mc_ci_low", "mc_ci_high",

@@ -19,7 +19,6 @@ import os
 import numpy as np
 
 import _study
-from theorylab.plots import save
 from theorylab.plots.sweep import gamma_c_along
 from theorylab.psa.sweep import compare_rows
 
@@ -36,8 +35,17 @@ def _monotone(rows, col) -> dict:
             "largest_increase": float(steps.max()) if steps.size and steps.max() > 0 else 0.0}
 
 
+def figure(rows: list[dict]):
+    """gamma_c along dk (plain integer ticks at the grid's dk), t3-inclusive against t4-only."""
+    return gamma_c_along(rows, axis="dk", title=f"(c) gamma_c along dk at T = {T}: t3-inclusive vs t4-only")
+
+
 def main() -> None:
     args = _study.parser(__doc__.splitlines()[0], samples=20000, paper_samples=200000).parse_args()
+    if args.figure_only:
+        rows, _ = _study.stored(STUDY, args.out)
+        print(_study.write_png(args.out, STUDY, figure, rows))
+        return
     spec = {"sweep": {"name": "(c) t3-inclusive width sweep, T = 512", "seed": args.seed,
                       "samples": _study.samples_of(args), "compute": ["annealed", "exact", "mc"]},
             "grid": {"variant": ["t3-inclusive", "t4-only"], "dk": DK, "T": [T]}}
@@ -74,8 +82,7 @@ def main() -> None:
     columns = ["variant", "dk", "T", "law_branch", "law_gamma_c", "exact_gamma_c", "mc_gamma_c", "mc_ci_low",
                "mc_ci_high", "asymptote", "err_law_mc", "err_exact_mc", "seed", "mc_samples"]
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
-    save(gamma_c_along(rows, axis="dk", title=f"(c) gamma_c along dk at T = {T}: t3-inclusive vs t4-only"),
-         os.path.join(args.out, f"{STUDY}.png"))
+    _study.write_png(args.out, STUDY, figure, rows)
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
     _study.report("(c) width sweep at T = 512", rows, columns[:12], flat)
 

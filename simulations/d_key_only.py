@@ -17,7 +17,6 @@ import math
 import os
 
 import _study
-from theorylab.plots import save
 from theorylab.plots.sweep import predicted_vs_simulated
 from theorylab.psa.sweep import compare_rows
 
@@ -27,8 +26,20 @@ T = [16, 64, 512]
 SIDE = {"variant": ["t4-only", "symmetric-key-convention", "key-only"], "dk": [64], "T": [15]}
 
 
+def figure(rows: list[dict], stats: dict):
+    """The key-only law against Monte Carlo on the main grid (``rows`` of variant key-only)."""
+    return predicted_vs_simulated([r for r in rows if r["variant"] == "key-only"], "law_gamma_c", "mc_gamma_c",
+                                  stats={"Pearson r": stats["pearson_r"], "median rel. err": stats["median_rel_err"],
+                                         "max rel. err": stats["max_rel_err"]},
+                                  title="(d) key-only law (Eq. 55) vs Monte Carlo")
+
+
 def main() -> None:
     args = _study.parser(__doc__.splitlines()[0], samples=20000, paper_samples=200000).parse_args()
+    if args.figure_only:
+        rows, summary = _study.stored(STUDY, args.out)
+        print(_study.write_png(args.out, STUDY, figure, rows, summary["law_vs_mc"]))
+        return
     samples = _study.samples_of(args)
     base = {"seed": args.seed, "samples": samples, "compute": ["annealed", "exact", "mc"]}
     _, rows = _study.run(STUDY, {"sweep": {"name": "(d) key-only law vs simulation", **base},
@@ -57,11 +68,7 @@ def main() -> None:
     columns = ["variant", "dk", "T", "threshold_4L_plus_2", "law_branch", "law_gamma_c", "exact_gamma_c",
                "mc_gamma_c", "mc_ci_low", "mc_ci_high", "err_law_mc", "err_law_exact", "seed", "mc_samples"]
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows + side, columns)
-    save(predicted_vs_simulated(rows, "law_gamma_c", "mc_gamma_c",
-                                stats={"Pearson r": stats["pearson_r"], "median rel. err": stats["median_rel_err"],
-                                       "max rel. err": stats["max_rel_err"]},
-                                title="(d) key-only law (Eq. 55) vs Monte Carlo"),
-         os.path.join(args.out, f"{STUDY}.png"))
+    _study.write_png(args.out, STUDY, figure, rows, stats)
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
     _study.report("(d) key-only law vs simulation (+ conventions at (64, 15))", rows + side, columns[:12], flat)
 

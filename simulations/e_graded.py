@@ -22,7 +22,7 @@ import numpy as np
 import _study
 from theorylab.graded.envelope import stratified_model
 from theorylab.graded.grades import TABLE3_PARAMETERS
-from theorylab.plots import new_figure, save
+from theorylab.plots import new_figure
 from theorylab.plots.graded import risk_figure
 from theorylab.graded.risk_sim import default_m_grid, simulate
 
@@ -71,9 +71,9 @@ def main() -> None:
                                  f"{sum(r['upper_ok'] is not None for r in mine)} sample sizes where it applies",
             "lower_bound_holds": f"{sum(r['lower_ok'] is True for r in mine)}/{len(mine)}"}
         if (nu, mu) == HEADLINE:
-            risk_figure(result, model, os.path.join(args.out, f"{STUDY}.png"))
+            _study.write_png(args.out, STUDY, risk_figure, result, model)
         figs[(nu, mu)] = (model, result, band)
-    _ratio_figure(figs, os.path.join(args.out, f"{STUDY}_ratios.png"))
+    _study.write_png(args.out, f"{STUDY}_ratios", ratio_figure, figs)
     columns = list(rows[0])
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
     summary = {"study": STUDY, "reps": reps, "seed": args.seed, "levels": LEVELS, "d": D, "clip": CLIP,
@@ -92,7 +92,8 @@ def _all(values):
     return None if not vals else all(vals)
 
 
-def _ratio_figure(figs, path) -> None:
+def ratio_figure(figs):
+    """Risk ratio graded / uniform against m per model, with Lambda(g) and the cap ratio."""
     fig, ax = new_figure(6.0, 4.4)
     for i, ((nu, mu), (model, result, band)) in enumerate(figs.items()):
         c = f"C{i}"
@@ -109,7 +110,7 @@ def _ratio_figure(figs, path) -> None:
     ax.set_ylabel("worst-of-family risk ratio graded / uniform")
     ax.set_title("(e) risk ratio vs Lambda(g) (dashed) and cap ratio (dotted)", fontsize=10)
     ax.legend(fontsize=7)
-    save(fig, path)
+    return fig
 
 
 if __name__ == "__main__":

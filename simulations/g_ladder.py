@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -71,14 +72,43 @@ def largest_inverted_gap(prereg, pairs) -> float:
     return max((ip[x] - ip[y] for x, y in (p.split(">") for p in pairs)), default=0.0)
 
 
+def headline_figure(rows: list[dict], summary: dict):
+    """The headline design's ladder at the headline target, from the stored CSV rows and JSON summary."""
+    s = summary["designs"][HEADLINE]
+    mine = [{**r, "inv_Lambda_true": 1.0 / r["Lambda_true"]} for r in rows if r["design"] == HEADLINE]
+    return ladder_figure(SimpleNamespace(rows=mine, summary={
+        "design": HEADLINE, "target_fraction": summary["headline_target"], "m_ref": s["m_ref"],
+        "spearman_efficiency": s["spearman_efficiency"], "spearman_risk_ratio": s["spearman_risk_ratio"]}))
+
+
+def redraw(out: str, draws: int) -> None:
+    """``--figure-only``: the ladder and target-sweep figures from the stored CSV/JSON; the Lem. 2 figures
+    from the stored pilot draws, or (a JSON written before the draws were stored) by re-running the
+    deterministic degradation sweep (seed 0, the study's sizes; about a minute)."""
+    rows, summary = _study.stored(STUDY, out)
+    print(_study.write_png(out, STUDY, headline_figure, rows, summary))
+    print(_study.write_png(out, f"{STUDY}_sweep", target_sweep_figure, summary["target_sweep"]))
+    for design, suffix in ((designs()[1], ""), (designs()[4], "_peaked")):
+        stored = summary["degradation"][design.name]
+        if "pilot_draws" in stored:
+            rest = {k: v for k, v in stored.items() if k not in ("rows", "pilot_draws")}
+            deg = SimpleNamespace(rows=stored["rows"], draws=stored["pilot_draws"], summary=rest)
+        else:
+            deg = sl.degradation(design, PILOT_SIZES, draws, 0, 400)
+        print(_study.write_png(out, f"{STUDY}_degradation{suffix}", degradation_figure, deg))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=1000, help="Monte Carlo repetitions (default 1000)")
     p.add_argument("--seeds", type=int, default=5, help="pilot seeds per design (default 5; seed 0 is the headline)")
     p.add_argument("--draws", type=int, default=8, help="pilots per size in the Lem. 2 sweep (default 8)")
     p.add_argument("--out", default=_study.RESULTS)
+    _study.add_figure_only(p)
     args = p.parse_args()
     out = _study.output_folder(args.out)
+    if args.figure_only:
+        return redraw(out, args.draws)
     folder = _study.output_folder(os.path.join(out, f"{STUDY}_prereg"))
     start = time.time()
     rows, sweep, per_design = [], [], {}
@@ -119,18 +149,16 @@ def main() -> None:
             "oracle_gain": s["oracle_gain"], "oracle_gain_ci": s["oracle_gain_ci"],
             "educated_inv_risk_ratio": s["educated_inv_risk_ratio"], "oracle_inv_risk_ratio": s["oracle_inv_risk_ratio"],
             "BC_hat": prereg.BC_hat, "BC_hat_ci": list(prereg.BC_hat_ci), "BC_true": prereg.BC_true}
-        if design.name == HEADLINE:
-            ladder_figure(head, os.path.join(out, f"{STUDY}.png"))
         print(f"{design.name}: predicted {s['predicted_order']}; efficiency at {HEADLINE_TARGET} x null: "
               f"Spearman {s['spearman_efficiency']:.2f}, out of order {s['inverted_pairs']}; risk ratio at m_ref "
               f"{s['m_ref']}: Spearman {s['spearman_risk_ratio']:.2f}, out of order {s['inverted_pairs_risk_ratio']} "
               f"({time.time() - start:.0f} s)")
-    target_sweep_figure(sweep, os.path.join(out, f"{STUDY}_sweep.png"))
+    _study.write_png(out, f"{STUDY}_sweep", target_sweep_figure, sweep)
     degradation = {}
     for design, suffix in ((designs()[1], ""), (designs()[4], "_peaked")):
         deg = sl.degradation(design, PILOT_SIZES, args.draws, 0, 400)
-        degradation_figure(deg, os.path.join(out, f"{STUDY}_degradation{suffix}.png"))
-        degradation[design.name] = {"rows": deg.rows, **deg.summary}
+        _study.write_png(out, f"{STUDY}_degradation{suffix}", degradation_figure, deg)
+        degradation[design.name] = {"rows": deg.rows, "pilot_draws": deg.draws, **deg.summary}
         print(f"{design.name}: Lem. 2 slope of the excess against the error {deg.summary['slope_excess_vs_error']:.2f} "
               f"{np.round(deg.summary['slope_excess_vs_error_ci'], 2).tolist()}, against n (tail) "
               f"{deg.summary['slope_excess_vs_n_tail']:.2f} ({time.time() - start:.0f} s)")
@@ -140,6 +168,7 @@ def main() -> None:
                "sim_design": sl.DESIGN, "designs": per_design, "target_sweep": sweep, "degradation": degradation,
                "seconds": round(time.time() - start, 1)}
     _study.write_summary(os.path.join(out, f"{STUDY}.json"), summary)
+    _study.write_png(out, STUDY, headline_figure, *_study.stored(STUDY, out))     # what the files hold
     _study.report(f"(g) selection ladder at target {HEADLINE_TARGET} x null risk", rows,
                   ["design", "arm", "ip_hat", "Lambda_true", "predicted_rank", "efficiency", "measured_rank",
                    "risk_ratio_ref"], {"seconds": summary["seconds"]})

@@ -30,7 +30,6 @@ import numpy as np
 
 import _study
 from theorylab.psa.compare import CALIBRATION_GRID, CONDENSED_GRID, PAPER_GRID, PAPER_STATISTICS
-from theorylab.plots import save
 from theorylab.plots.observables import condensation_ratio_along_T
 from theorylab.psa.transition import (CONDENSATION_C, CONDENSATION_C_PAPER, CONDENSATION_OBSERVABLE,
                                       annealed_gamma_c, freezing_coupling)
@@ -85,8 +84,23 @@ def _calibration(values, points):
             "c_min": float(np.min(c[ok])) if ok.any() else None, "c_max": float(np.max(c[ok])) if ok.any() else None}
 
 
+def figure(rows: list[dict]):
+    """g_obs / (L/2)^(1/4) along T per observable, from the rows of the T scans (dk = 16)."""
+    ratios = {}
+    for obs in dict.fromkeys(r["observable"] for r in rows):
+        scan = {r["T"]: r["ratio"] for r in rows if r["observable"] == obs and str(r["set"]).startswith("scan ")}
+        Ts = sorted(scan)
+        ratios[obs] = (Ts, [np.nan if scan[t] is None else scan[t] for t in Ts])
+    return condensation_ratio_along_T(ratios, paper=(CONDENSATION_C_PAPER, 0.015),
+                                      title="(k) g_obs / (L/2)^(1/4) at dk = 16 along T, per observable (exact)")
+
+
 def main() -> None:
     args = _study.parser(__doc__.splitlines()[0], samples=20000, paper_samples=200000).parse_args()
+    if args.figure_only:
+        rows, _ = _study.stored(STUDY, args.out)
+        print(_study.write_png(args.out, STUDY, figure, rows))
+        return
     scan_T = sorted({t for ts in SCANS.values() for t in ts})
     cal16 = [t for d, t in CALIBRATION_GRID if d == 16.0]
     cal32 = [t for d, t in CALIBRATION_GRID if d == 32.0]
@@ -94,7 +108,6 @@ def main() -> None:
     rows, summary = [], {"study": STUDY, "samples": _study.samples_of(args), "seed": args.seed, "paper": PAPER,
                          "library": {"condensation_observable": CONDENSATION_OBSERVABLE,
                                      "condensation_c": CONDENSATION_C}, "observables": {}}
-    ratios = {}
     for obs in OBSERVABLE_NAMES:
         values = {}
         values.update(_exact(args, obs, "condensed", *_grid(list(CONDENSED_GRID))))
@@ -136,8 +149,6 @@ def main() -> None:
             rows.append({"observable": obs, "set": "(64, 15)", "variant": v, "dk": 64, "T": 15,
                          "exact_gamma_c": values[(v, 64.0, 15)],
                          "rel_err_law": _study.rel_err(values[(v, 64.0, 15)], PAPER["measured_64_15"])})
-        ratios[obs] = (scan_T, [np.nan if values[("t4-only", 16.0, t)] is None else
-                                _ratio(values[("t4-only", 16.0, t)], t) for t in scan_T])
         summary["observables"][obs] = s
     # Monte Carlo confirmation of the exact couplings
     confirm = {}
@@ -167,9 +178,7 @@ def main() -> None:
     columns = ["observable", "set", "variant", "dk", "T", "exact_gamma_c", "g_freeze", "ratio", "law_gamma_c",
                "rel_err_law", "mc_gamma_c", "mc_ci_low", "mc_ci_high", "seed", "mc_samples"]
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
-    fig = condensation_ratio_along_T({k: v for k, v in ratios.items()}, paper=(CONDENSATION_C_PAPER, 0.015),
-                                     title="(k) g_obs / (L/2)^(1/4) at dk = 16 along T, per observable (exact)")
-    save(fig, os.path.join(args.out, f"{STUDY}.png"))
+    _study.write_png(args.out, STUDY, figure, rows)
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
     table = []
     for obs, s in summary["observables"].items():

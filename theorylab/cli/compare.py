@@ -44,12 +44,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from theorylab._io import check_output_path
+    from theorylab.plots import check_figure_path
     from theorylab.psa.compare import PAPER_GRID, compare_grid, compare_grid_cost, read_grid, read_grid_cost
     from theorylab.errors import ParameterError, real_array
 
     if args.plot is not None:
-        check_output_path("--plot", args.plot, ".png")
+        check_figure_path("--plot", args.plot)
     if args.c is not None:
         if args.variant != "t4-only":
             raise ParameterError(f"--c is read by the t4-only law only (got --variant {args.variant})")
@@ -64,8 +64,14 @@ def run(args) -> int:
     result = compare_grid(args.variant, points, samples=args.samples, seed=args.seed, c=args.c,
                           observable=args.observable, progress=None if show_progress(args) else False)
     if args.plot:
-        from theorylab.plots.psa import comparison_figure
-        comparison_figure(result, args.plot)
+        from theorylab.plots import write_figure
+        from theorylab.plots.sweep import predicted_vs_simulated
+
+        write_figure(args.plot, predicted_vs_simulated, [{**r, "variant": result.variant} for r in result.rows],
+                     ("law_gamma_c", "exact_gamma_c"),
+                     stats={"law vs MC: Pearson r": result.pearson_r,
+                            "law vs MC: median rel. err.": result.median_rel_err},
+                     title=f"PSA reduced model, {result.variant}: prediction vs simulation", name="--plot")
     emit(list(result.rows), args.format, summary=result.summary(),
          columns=["dk", "T", "branch", "law_gamma_c", "annealed_gamma_c", "exact_gamma_c", "mc_gamma_c",
                   "mc_ci_low", "mc_ci_high", "rel_err_law", "rel_err_exact"])

@@ -42,12 +42,12 @@ DEFAULT_POINTS = 10
 
 
 def run(args) -> int:
-    from theorylab._io import check_output_path
+    from theorylab.plots import check_figure_path
     from theorylab.errors import ParameterError
     from theorylab.graded.risk_sim import default_m_grid, default_m_grid_cost, simulate, simulate_cost
 
     if args.plot is not None:
-        check_output_path("--plot", args.plot, ".png")
+        check_figure_path("--plot", args.plot)
     if args.m and args.points is not None:
         raise ParameterError("--points is not read with --m (it sizes the default grid)")
     model = build_model(args)
@@ -60,9 +60,10 @@ def run(args) -> int:
     check_cost(args, simulate_cost(model, ms, args.reps).then(rows_cost(5 * len(ms))))
     result = simulate(model, ms, args.reps, args.seed, progress=show_progress(args))
     if args.plot:
+        from theorylab.plots import write_figure
         from theorylab.plots.graded import risk_figure
 
-        risk_figure(result, model, args.plot)
+        write_figure(args.plot, risk_figure, result, model, name="--plot")
     if args.format == "json":
         emit(level_lists(result.rows, model), "json", summary={"ratios": result.ratio_rows, **result.summary})
     elif args.format == "csv":

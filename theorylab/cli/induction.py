@@ -51,12 +51,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from theorylab._io import check_output_path
+    from theorylab.plots import check_figure_path
     from theorylab.psa.shear import rope_frequencies
     from theorylab.psa import induction as ind
 
     if args.plot is not None:
-        check_output_path("--plot", args.plot, ".png")
+        check_figure_path("--plot", args.plot)
     check_cost(args, ind.simulate_cost(args.dk, args.T, args.samples).then(ind.moments_cost(args.T, args.samples))
                .then(ind.mass_rows_cost(args.T, args.samples, len(args.gamma), args.variant)))
     theta = args.theta if args.rope_base is None else rope_frequencies(args.dk, args.rope_base)
@@ -71,11 +71,13 @@ def run(args) -> int:
                "special_excess": {k: dict(zip(ind.CHANNELS, v)) for k, v in moments.special.items()},
                "quenched_var_cv": dict(zip(ind.CHANNELS, moments.quenched_var_cv))}
     if args.plot:
+        from theorylab.plots import write_figure
         from theorylab.plots.induction import channel_figure
 
         spectrum = f"theta={args.theta}" if args.rope_base is None else f"RoPE base {args.rope_base:g}"
-        channel_figure(rows, mass, args.plot, title=f"dk={args.dk} T={args.T} {spectrum} "
-                                                     f"{args.placement}-RoPE, {args.samples} samples, seed {args.seed}")
+        write_figure(args.plot, channel_figure, rows, mass, summary["rope_match_factor"],
+                     title=f"dk={args.dk} T={args.T} {spectrum} {args.placement}-RoPE, {args.samples} samples, "
+                           f"seed {args.seed}", name="--plot")
     rows, mass = _paper_names(rows), _paper_names(mass)
     if args.format == "json":
         emit(rows, "json", summary={"mass": mass, **summary})

@@ -133,6 +133,7 @@ def run(args) -> int:
     import numpy as np
 
     from theorylab._io import check_output_path
+    from theorylab.plots import check_figure_path
     from theorylab.errors import positive_int, real_array
     from theorylab.graded import ladder as lad
     from theorylab.graded import prereg as pr
@@ -140,7 +141,7 @@ def run(args) -> int:
 
     _check_modes(args)
     if args.plot is not None:
-        check_output_path("--plot", args.plot, ".png")
+        check_figure_path("--plot", args.plot)
     if args.prereg is not None:
         check_output_path("--prereg", args.prereg, ".json")
     seed = positive_int("seed", args.seed, low=0)
@@ -179,9 +180,10 @@ def run(args) -> int:
                "n_pilot": prereg.n_pilot, "a_hat": list(prereg.a_hat), "s_hat": list(prereg.s_hat),
                "BC_hat": prereg.BC_hat, "BC_hat_ci": list(prereg.BC_hat_ci)}
     if args.plot:
+        from theorylab.plots import write_figure
         from theorylab.plots.ladder import ladder_figure
 
-        ladder_figure(result, args.plot)
+        write_figure(args.plot, ladder_figure, result, name="--plot")
     if args.format == "table":
         short = {k: v for k, v in summary.items() if k not in ("estimator", "sim_design")}
         emit(result.rows, "table", summary=_round_lists(short, np), columns=TABLE)
@@ -229,9 +231,10 @@ def _run_degradation(args, seed, reps, target, ms, progress) -> int:
     _refuse_if_too_big(design, grid, reps, 0, 1 + draws * ns.size)
     result = sl.degradation(design, ns, draws, seed, reps, target, grid, progress)
     if args.plot:
+        from theorylab.plots import write_figure
         from theorylab.plots.ladder import degradation_figure
 
-        degradation_figure(result, args.plot)
+        write_figure(args.plot, degradation_figure, result, name="--plot")
     if args.format == "json":
         emit(result.rows, "json", summary={**result.summary, "draws_detail": result.draws})
     else:

@@ -1,4 +1,4 @@
-"""``theorylab plot``: the standard figures of a sweep store (PNG)."""
+"""``theorylab plot``: the standard figures of a sweep store (PNG, PDF or SVG by the suffix of --out)."""
 from __future__ import annotations
 
 import argparse
@@ -38,9 +38,8 @@ OPTIONS = {"predicted": ("compare", "law"), "simulated": ("compare", "mc"), "axi
 
 
 def run(args) -> int:
-    from theorylab._io import check_output_path
+    from theorylab.plots import check_figure_path, write_figure
     from theorylab.errors import ParameterError, choice
-    from theorylab.plots import save
     from theorylab.plots import sweep as plots
     from theorylab import sweep
     from theorylab.psa.sweep import ROUTES, compare_rows
@@ -50,7 +49,7 @@ def run(args) -> int:
             setattr(args, name, default)
         elif args.kind != kind:
             raise ParameterError(f"--{name} is read by plot {kind} only (this is plot {args.kind})")
-    check_output_path("--out", args.out, ".png")
+    check_figure_path("--out", args.out)
     if args.title is not None:
         from theorylab.plots import check_text
         check_text("--title", args.title)
@@ -71,13 +70,12 @@ def run(args) -> int:
     summary = {"figure": args.out, "points": len(rows)}
     if args.kind == "compare":
         stats = compare_rows(rows, args.predicted, args.simulated)
-        fig = plots.predicted_vs_simulated(rows, ROUTES[args.predicted], ROUTES[args.simulated],
-                                           stats=stats, title=title)
+        write_figure(args.out, plots.predicted_vs_simulated, rows, ROUTES[args.predicted], ROUTES[args.simulated],
+                     stats=stats, title=title, name="--out")
         summary.update(stats)
     elif args.kind == "gamma-c":
-        fig = plots.gamma_c_along(rows, axis=args.axis, title=title)
+        write_figure(args.out, plots.gamma_c_along, rows, axis=args.axis, title=title, name="--out")
     else:
-        fig = plots.mass_curves(rows, title=title)
-    save(fig, args.out)
+        write_figure(args.out, plots.mass_curves, rows, title=title, name="--out")
     emit([summary], args.format)
     return 0

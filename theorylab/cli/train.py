@@ -87,13 +87,13 @@ def configs(args) -> list:
 
 
 def run(args) -> int:
-    from theorylab._io import check_output_path
+    from theorylab.plots import check_figure_path
     from theorylab.nn.runner import default_workers, run_many
     from theorylab.nn.train import train_cost
     from theorylab.resources import Cost
 
     if args.plot is not None:
-        check_output_path("--plot", args.plot, ".png")
+        check_figure_path("--plot", args.plot)
     cfgs = configs(args)
     workers = args.workers or default_workers()
     cost = Cost()
@@ -115,8 +115,10 @@ def run(args) -> int:
                ("query-only 0.033, key-only 0.949, symmetric 0.811, low-pass 0.428, free two-tap 1.000, "
                 "two-layer 0.036 (T = 15, §7.5)")}
     if args.plot:
+        from theorylab.plots import write_figure
         from theorylab.plots.trained import accuracy_figure
-        accuracy_figure(rows, results, args.plot)
+
+        write_figure(args.plot, accuracy_figure, rows, results, name="--plot")
     if args.format == "json":
         emit(rows, "json", summary={**summary, "runs": runs})
     else:

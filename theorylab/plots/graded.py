@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.plots import new_figure, save
+from theorylab.plots import panels
 
 
-def risk_figure(result, model, path: str) -> str:
+def risk_figure(result, model, ax=None):
     """Left: worst-of-family risk (MC +- 2 se, exact) of both classes, envelope M, 3M (where Lem. 3(ii)
     applies) and the two-point lower bound, window W shaded.  Right: risk ratio graded/uniform against
-    the cap ratio, Lambda(g) and Thm. 4.1's deterministic band [(1 - r) Lambda, Lambda/(1 - mu)]."""
-    fig, _ = new_figure(11.0, 4.2)
-    fig.clf()
-    ax, bx = fig.subplots(1, 2)
+    the cap ratio, Lambda(g) and Thm. 4.1's deterministic band [(1 - r) Lambda, Lambda/(1 - mu)].
+
+    ``result``: a :mod:`theorylab.graded.risk_sim` simulation result; ``model`` its model.  ``ax``: two Axes to draw
+    into (default: a new figure).  Returns the Figure."""
+    fig, (ax, bx) = panels(2, 11.0, 4.2, ax)
     W = model.window
     colours = {"uniform": "tab:blue", "graded": "tab:orange"}
     for name, colour in colours.items():
@@ -51,4 +52,4 @@ def risk_figure(result, model, path: str) -> str:
     bx.set_ylabel("risk ratio graded / uniform")
     bx.set_title("minimax ratio vs Lambda (Thm. 4.1)", fontsize=9)
     bx.legend(fontsize=7)
-    return save(fig, path)
+    return fig

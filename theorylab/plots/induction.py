@@ -3,17 +3,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.plots import new_figure, save
+from theorylab.plots import panels
 
 
-def channel_figure(moment_rows: list[dict], mass_rows: list[dict], path: str, title: str = "") -> str:
+def channel_figure(moment_rows: list[dict], mass_rows: list[dict], rope_match_factor: float = 1.0,
+                   title: str = "", ax=None):
     """Three panels over g: T3/T4 target gaps, distractor variances and Cov(T3,T4), target mass.
 
-    Markers are measured (with 2-SE bars), lines the reduced model; written atomically to ``path``.
+    Parameters
+    ----------
+    moment_rows, mass_rows : :func:`theorylab.psa.induction.comparison_rows` and
+        :func:`~theorylab.psa.induction.mass_rows` of one simulation.
+    rope_match_factor : the run's :func:`~theorylab.psa.induction.rope_match_factor` (1 without RoPE).
+        The reduced model's target mass has no RoPE, so it is drawn beside the measured mass only
+        for a run whose factor is 1 (like with like); a RoPE run's panel says so instead.
+    title : figure title.  ax : three Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    The Figure. Markers are measured (with 2-SE bars), lines the reduced model.
     """
-    fig, axes = new_figure(12.0, 3.8)
-    fig.clf()
-    ax = fig.subplots(1, 3)
+    fig, ax = panels(3, 12.0, 3.8, ax)
     g = np.array(sorted({r["g"] for r in moment_rows}))
 
     def series(channel, key):
@@ -33,12 +43,15 @@ def channel_figure(moment_rows: list[dict], mass_rows: list[dict], path: str, ti
     ax[2].errorbar([r["g"] for r in m], [r["target_mass"] for r in m],
                    yerr=[2 * r["target_mass_se"] for r in m], fmt="o", label="measured mass")
     ax[2].plot([r["g"] for r in m], [r["accuracy"] for r in m], "s", mfc="none", label="measured accuracy")
-    if any(np.isfinite(r["mass_model"]) for r in m):
+    panel = f"{m[0]['member']} member"
+    if rope_match_factor != 1.0:
+        panel += f"; RoPE run (factor {rope_match_factor:.3g}):\nthe model without RoPE is not drawn"
+    elif any(np.isfinite(r["mass_model"]) for r in m):
         ax[2].plot([r["g"] for r in m], [r["mass_model"] for r in m], "-",
                    label=f"reduced model ({m[0]['model_variant']})")
-    ax[2].set(xlabel="g", ylabel="target mass", title=f"{m[0]['member']} member", ylim=(0, 1.02))
+    ax[2].set(xlabel="g", ylabel="target mass", title=panel, ylim=(0, 1.02))
     for a in ax:
         a.legend(fontsize=7)
     if title:
         fig.suptitle(title, fontsize=9)
-    return save(fig, path)
+    return fig

@@ -1,14 +1,14 @@
-"""Standard figures of a sweep store: predicted vs simulated gamma_c, gamma_c along an
-axis, and mass curves M(g). Each function takes store rows (dicts, see
-:func:`theorylab.sweep.export_rows`) and returns a Matplotlib figure; save it with
-:func:`theorylab.plots.save`."""
+"""Standard figures of gamma_c rows: predicted vs simulated gamma_c (a sweep store's rows or
+``theorylab compare``'s), gamma_c along an axis, and mass curves M(g). Each function takes rows
+(dicts, see :func:`theorylab.sweep.export_rows`), accepts ``ax=`` and returns a Matplotlib figure;
+save it with :func:`theorylab.plots.save`."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from theorylab.plots import new_figure
+from theorylab.plots import plain_ticks, new_figure
 
 LABELS = {"law_gamma_c": "predicted (law)", "exact_gamma_c": "exact quadrature",
           "mc_gamma_c": "Monte Carlo"}
@@ -18,29 +18,50 @@ def _col(rows, name) -> np.ndarray:
     return np.array([np.nan if r.get(name) is None else float(r[name]) for r in rows])
 
 
-def predicted_vs_simulated(rows: Sequence[Mapping], predicted: str = "law_gamma_c",
-                           simulated: str = "mc_gamma_c", stats: Mapping | None = None, title: str = ""):
-    """Scatter of ``predicted`` against ``simulated`` gamma_c (Monte Carlo CIs as error
-    bars), the identity line, one colour per variant; ``stats`` (e.g. Pearson r, median
-    relative error) is written in the corner."""
-    fig, ax = new_figure(5.0, 4.6)
-    x_all, y_all = _col(rows, simulated), _col(rows, predicted)
-    for variant in dict.fromkeys(r["variant"] for r in rows):
+def predicted_vs_simulated(rows: Sequence[Mapping], predicted: str | Sequence[str] = "law_gamma_c",
+                           simulated: str = "mc_gamma_c", stats: Mapping | None = None, title: str = "",
+                           ax=None):
+    """Scatter of ``predicted`` against ``simulated`` gamma_c (Monte Carlo CIs as error bars) and the
+    identity line: the figure of ``theorylab plot compare`` and ``theorylab compare --plot``.
+
+    Parameters
+    ----------
+    rows : dicts with the route columns (``law_gamma_c``, ``exact_gamma_c``, ``mc_gamma_c``,
+        ``mc_ci_low``, ``mc_ci_high``) and ``variant``.
+    predicted : one route column, or several (one marker per route, filled then open).
+    simulated : the route column on the horizontal axis.
+    stats : e.g. Pearson r, median relative error, written in the corner.
+    title : axes title.  ax : an Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    The Figure; one colour per variant.
+    """
+    fig, ax = new_figure(5.0, 4.6, ax)
+    routes = [predicted] if isinstance(predicted, str) else list(predicted)
+    x_all = _col(rows, simulated)
+    y_all = np.concatenate([_col(rows, p) for p in routes])
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    for i, variant in enumerate(variants):
         sel = [r for r in rows if r["variant"] == variant]
-        x, y = _col(sel, simulated), _col(sel, predicted)
+        x = _col(sel, simulated)
         xerr = None
         if simulated == "mc_gamma_c":
             lo, hi = _col(sel, "mc_ci_low"), _col(sel, "mc_ci_high")
             xerr = np.vstack([x - lo, hi - x])
             xerr = np.where(np.isfinite(xerr), xerr, 0.0)
-        ax.errorbar(x, y, xerr=xerr, fmt="o", ms=4, capsize=2, label=variant)
+        for k, route in enumerate(routes):
+            label = variant if len(routes) == 1 else f"{variant}: {LABELS.get(route, route)}"
+            ax.errorbar(x, _col(sel, route), xerr=xerr, fmt="os^v"[k % 4], ms=4, capsize=2, color=f"C{i % 10}",
+                        mfc=None if k == 0 else "none", label=label)
+    x_all = np.tile(x_all, len(routes))
     ok = np.isfinite(x_all) & np.isfinite(y_all)
     if ok.any():
         lo, hi = min(x_all[ok].min(), y_all[ok].min()), max(x_all[ok].max(), y_all[ok].max())
         pad = 0.05 * (hi - lo or 1.0)
         ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], "k--", lw=0.8, label="identity")
     ax.set_xlabel(f"gamma_c, {LABELS.get(simulated, simulated)}")
-    ax.set_ylabel(f"gamma_c, {LABELS.get(predicted, predicted)}")
+    ax.set_ylabel("gamma_c, " + " / ".join(LABELS.get(p, p) for p in routes))
     if stats:
         ax.text(0.03, 0.97, "\n".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
                                       for k, v in stats.items()),
@@ -51,11 +72,13 @@ def predicted_vs_simulated(rows: Sequence[Mapping], predicted: str = "law_gamma_
     return fig
 
 
-def gamma_c_along(rows: Sequence[Mapping], axis: str = "dk", title: str = "", logx: bool = True):
+def gamma_c_along(rows: Sequence[Mapping], axis: str = "dk", title: str = "", logx: bool = True, ax=None):
     """gamma_c against ``axis`` (dk or T): one panel line per (variant, other axis value)
-    and route (law: line, exact: dashed, Monte Carlo: points with CI)."""
+    and route (law: line, exact: dashed, Monte Carlo: points with CI); the axis is labelled at
+    its grid values as plain integers.  ``ax``: an Axes to draw into (default: a new figure).
+    Returns the Figure."""
     other = "T" if axis == "dk" else "dk"
-    fig, ax = new_figure(6.0, 4.4)
+    fig, ax = new_figure(6.0, 4.4, ax)
     groups = dict.fromkeys((r["variant"], r[other]) for r in rows)
     colors = {}
     for i, key in enumerate(groups):
@@ -74,6 +97,9 @@ def gamma_c_along(rows: Sequence[Mapping], axis: str = "dk", title: str = "", lo
                         color=colors[key], label=f"{label}: MC")
     if logx:
         ax.set_xscale("log")
+    grid = [r[axis] for r in rows if r.get(axis) is not None]
+    if grid:
+        plain_ticks(ax.xaxis, grid)
     ax.set_xlabel(axis)
     ax.set_ylabel("gamma_c")
     ax.legend(fontsize=6.5, ncol=2)
@@ -81,9 +107,10 @@ def gamma_c_along(rows: Sequence[Mapping], axis: str = "dk", title: str = "", lo
     return fig
 
 
-def mass_curves(rows: Sequence[Mapping], title: str = ""):
-    """Mean target mass M(g) per (variant, dk, T): exact (line) and Monte Carlo (+- 2 se)."""
-    fig, ax = new_figure(6.0, 4.4)
+def mass_curves(rows: Sequence[Mapping], title: str = "", ax=None):
+    """Mean target mass M(g) per (variant, dk, T): exact (line) and Monte Carlo (+- 2 se).
+    ``ax``: an Axes to draw into (default: a new figure).  Returns the Figure."""
+    fig, ax = new_figure(6.0, 4.4, ax)
     curves = dict.fromkeys((r["variant"], r["dk"], r["T"]) for r in rows)
     for i, key in enumerate(curves):
         sel = sorted((r for r in rows if (r["variant"], r["dk"], r["T"]) == key), key=lambda r: r["gamma"])
