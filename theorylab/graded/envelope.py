@@ -33,6 +33,10 @@ from theorylab.errors import ParameterError, check_memory, finite_result, positi
 from theorylab.graded import grades
 from theorylab.resources import Cost
 
+__all__ = ["UPPER_CONSTANT", "WINDOW_LOW", "caps", "eps2", "envelope", "worth_estimating", "upper_regime",
+           "m_sat", "window", "cap_ratio", "grade_condition", "theorem41_factors", "LinearClass",
+           "StratifiedModel", "stratified_model_cost", "stratified_model"]
+
 UPPER_CONSTANT = 3.0
 """Lem. 3(ii): minimax risk <= 3 * envelope for m >= 2 sum_{l in S} d_l + 4."""
 WINDOW_LOW = 4

@@ -25,6 +25,13 @@ from theorylab.errors import (ParameterError, check_memory, finite_result, integ
                               real_scalar)
 from theorylab.resources import Cost, count
 
+__all__ = ["GAUGE", "PROFILE_SUM_RTOL", "profile", "profiles", "geometric_parameters", "geometric_profiles",
+           "expand_levels", "reduce_levels", "Lambda", "Lambda_q", "log_Lambda_u", "bhattacharyya",
+           "Lambda_star", "bc_geometric", "tilted", "gradient_u", "admissibility", "boundary_polynomial",
+           "optimal_grades", "ClippedOptimum", "clip_bound", "PROGRAM_BYTES", "PROGRAM_SECONDS",
+           "clipped_grades_cost", "clipped_grades", "level_program", "moment_maps", "recession_slope",
+           "clipped_lower_bound", "GradeRow", "table3_row", "TABLE3_PARAMETERS"]
+
 GAUGE = "min-grade-one"
 PROFILE_SUM_RTOL = 1e-6
 
