@@ -121,7 +121,16 @@ def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
 
 
 def window(msat: float) -> tuple[int, int] | None:
-    """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8)."""
+    """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8).
+
+    Examples
+    --------
+    >>> from theorylab.graded import window
+    >>> window(100.0)                         # GLLM Theorem 4.1: 4 <= m <= m_sat / 2
+    (4, 50)
+    >>> window(7.0) is None
+    True
+    """
     last = int(np.floor(real_scalar("m_sat", msat, low=0.0) / 2))
     return (WINDOW_LOW, last) if last >= WINDOW_LOW else None
 

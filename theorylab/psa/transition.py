@@ -66,7 +66,14 @@ def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
 
 @scalar_output
 def crossover_dk(T) -> np.ndarray:
-    """``d*_k = 8L``: below it the t4-only annealed crossing has no real root (PSA §6.7)."""
+    """``d*_k = 8L``: below it the t4-only annealed crossing has no real root (PSA §6.7).
+
+    Examples
+    --------
+    >>> from theorylab.psa import crossover_dk
+    >>> round(crossover_dk(512), 1)           # d*_k = 8 ln(T - 1), PSA §6.7
+    49.9
+    """
     return 8.0 * log_count(T)
 
 
@@ -107,6 +114,12 @@ def t4_band(dk, T) -> tuple[np.ndarray, np.ndarray]:
     With ``x = g^2`` the crossing is ``2x^2 - sqrt(dk) x + L = 0``, so
     ``g^2 = (sqrt(dk) -/+ sqrt(dk - 8L)) / 4``; NaN where ``dk < 8L``.
     Example: (dk, T) = (128, 512) gives [0.787, 2.245].
+
+    Examples
+    --------
+    >>> from theorylab.psa import t4_band
+    >>> [round(g, 3) for g in t4_band(128, 512)]     # PSA §6.7
+    [0.787, 2.245]
     """
     return _t4_band(*_grid(dk, T))
 
@@ -130,6 +143,16 @@ def annealed_gamma_c(variant: str, dk, T) -> np.ndarray:
     * key-only: ``g^2 - sqrt(dk) g + L + 1/2 = 0``, real iff ``dk >= 4L + 2``;
     * symmetric-key-convention: ``gamma_c^2 = (sqrt(dk) - sqrt(dk - 8L - 4)) / 4``;
     * t3-inclusive: no closed form; :func:`crossing_root`.
+
+    Examples
+    --------
+    PSA §6.7 quotes 1.030 at (dk, T) = (64, 512); below ``8L`` there is no root:
+
+    >>> from theorylab.psa import annealed_gamma_c
+    >>> round(annealed_gamma_c("t4-only", 64, 512), 3)
+    1.03
+    >>> annealed_gamma_c("t4-only", [32, 64], 512).round(3)
+    array([ nan, 1.03])
     """
     model = score_model(variant)
     return _annealed_gamma_c(model, *_grid(dk, T))
@@ -229,6 +252,12 @@ def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
 
     Our reading of the paper: the transition sits at REM freezing times the
     condensation constant ``c`` (default :data:`CONDENSATION_C`).
+
+    Examples
+    --------
+    >>> from theorylab.psa import condensed_gamma_c
+    >>> round(condensed_gamma_c(512), 3)      # c = 0.748 times (L/2)^(1/4), PSA §6.7
+    0.994
     """
     c = real_scalar("c", c, low=0, low_inclusive=False)
     return finite_result("c", _condensed_gamma_c(context_length(T), c))
@@ -281,6 +310,18 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
     t4-only follows the two-branch law: the mean-field root for ``dk >= 8L`` and the
     condensed branch ``c (L/2)^(1/4)`` for ``dk < 8L``. The other variants report their
     annealed root, or ``branch = "none"`` where it does not exist.
+
+    Examples
+    --------
+    The two-branch law at the paper's points (PSA §6.7): mean-field above ``d*_k = 8L``, condensed below.
+
+    >>> from theorylab.psa import gamma_c
+    >>> law = gamma_c("t4-only", 128, 512)
+    >>> round(law.gamma_c, 3), law.branch
+    (0.787, 'mean-field')
+    >>> grid = gamma_c("t4-only", [32, 128], 512)
+    >>> [(r["dk"], round(r["gamma_c"], 3), r["branch"]) for r in grid.rows()]
+    [(32.0, 0.994, 'condensed'), (128.0, 0.787, 'mean-field')]
     """
     model = score_model(variant)
     dk, T = _grid(dk, T)
@@ -429,5 +470,11 @@ def argmax_plateau(dk, T) -> np.ndarray:
     """Large-g limit of the t4-only model: ``P(target is argmax) = Phi(sqrt(dk)/2)^m``, m = T - 2.
 
     The t4-only case of :func:`argmax_probability` (its SNR is ``sqrt(dk)/2`` at every g).
+
+    Examples
+    --------
+    >>> from theorylab.psa import argmax_plateau
+    >>> round(argmax_plateau(128, 512), 4)    # Phi(sqrt(128)/2)^510, PSA §6.7
+    1.0
     """
     return argmax_probability("t4-only", dk, T)
