@@ -113,3 +113,40 @@ def test_to_frame_without_pandas_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match=r"theorylab\[pandas\]"):
         psa.gamma_c("t4-only", 128, 512).to_frame()
+
+
+API_HEADING = "## Public names per package"
+
+
+def api_listing() -> str:
+    """The section of docs/api.md listing each package's ``__all__`` by module (regenerate it with
+    ``python tests/test_public_api.py``)."""
+    lines = [API_HEADING, "",
+             "Generated from the packages' `__all__` (`python tests/test_public_api.py` rewrites this section);",
+             "each name is importable from its package and from the module it is listed under.", ""]
+    for package in PACKAGES:
+        pkg = importlib.import_module(package)
+        by_module: dict[str, list[str]] = {}
+        for name in pkg.__all__:
+            home = next(m for m in _modules(package)
+                        if name in getattr(importlib.import_module(m), "__all__", ()) and m.rsplit(".", 1)[1] != "operator")
+            by_module.setdefault(home.rsplit(".", 1)[1], []).append(name)
+        lines.append(f"**`{package}`** ({len(pkg.__all__)} names)")
+        lines.append("")
+        lines += [f"* `{module}`: " + ", ".join(f"`{n}`" for n in names) for module, names in by_module.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def test_api_md_lists_the_packages_all():
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert API_HEADING in text, "docs/api.md lacks its generated section: run python tests/test_public_api.py"
+    assert text[text.index(API_HEADING):].rstrip("\n") == api_listing().rstrip("\n"), \
+        "docs/api.md is stale: run python tests/test_public_api.py"
+
+
+if __name__ == "__main__":
+    path = ROOT / "docs" / "api.md"
+    text = path.read_text(encoding="utf-8")
+    head = text[:text.index(API_HEADING)] if API_HEADING in text else text.rstrip("\n") + "\n\n"
+    path.write_text(head + api_listing().rstrip("\n") + "\n", encoding="utf-8")
