@@ -17,7 +17,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # the entry points each package's docstring names: these must carry examples
 ENTRY_POINTS = {
     "theorylab.psa": ("gamma_c", "annealed_gamma_c", "exact_gamma_c", "exact_mass", "mc_gamma_c", "simulate_mass",
-                      "measure", "score_model", "crossover_dk", "t4_band", "condensed_gamma_c"),
+                      "measure", "score_model", "crossover_dk", "t4_band", "condensed_gamma_c", "compare_grid"),
     "theorylab.graded": ("Lambda", "optimal_grades", "table3_row", "window"),
     "theorylab.plga": ("init_params", "g_lm", "notears_h", "perron_frobenius"),
 }
