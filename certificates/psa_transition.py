@@ -79,7 +79,7 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
     # two-branch law: mean-field root above d*_k; below it the condensed branch sits at REM freezing,
     # sigma^2(g_f) = 2L, enclosed independently as the positive root of var(g) - 2L
     law64, law32 = two_branch("t4-only", 64, 512), two_branch("t4-only", 32, 512)
-    branches = str(law64.branch[()]) == "mean-field" and str(law32.branch[()]) == "condensed"
+    branches = law64.branch == "mean-field" and law32.branch == "condensed"
     ok &= branches and _check_root("two-branch gamma_c (64, 512)", I.smallest_positive_root(model, 64, 512),
                                    law64.gamma_c, "", ev)
     L = I.log_count(512)
@@ -94,7 +94,7 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
         cond = I.Enclosure(fmul(frz.lo, c, prec=I.PREC, rounding="d"), fmul(frz.hi, c, prec=I.PREC, rounding="u"))
         ok &= _check_root(f"condensed branch at (32, 512), c = {c}: c x freezing enclosure", cond,
                           two_branch("t4-only", 32, 512, c=c).gamma_c, "", ev)
-    ev.append(computed("branches at dk = 64 and 32 (T = 512)", f"{law64.branch[()]}, {law32.branch[()]}"))
+    ev.append(computed("branches at dk = 64 and 32 (T = 512)", f"{law64.branch}, {law32.branch}"))
     # asymptote: dk * |gamma_c / (L^2/dk)^(1/4) - 1| stays bounded (the ratio tends to 1 like 1/dk)
     scaled = []
     for dk in (1e4, 1e6, 1e8):

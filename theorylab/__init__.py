@@ -1,8 +1,19 @@
 """theorylab: compute, simulate and certify the claims of three ML-theory papers.
 
-* Phase Space Attention (PSA): ``theorylab.psa``
-* Power Law Graph Attention (PLGA): ``theorylab.plga``
-* Graded LLMs (GLLM): ``theorylab.graded``
+Start here -- one package per paper, each re-exporting its functions (``help(theorylab.psa)``):
+
+* Phase Space Attention (PSA): ``theorylab.psa`` -- ``gamma_c('t4-only', 128, 512)``, ``exact_gamma_c``,
+  ``mc_gamma_c``, ``simulate_mass``, ``measure``, ``compare_grid``;
+* Power Law Graph Attention (PLGA): ``theorylab.plga`` -- ``init_params``, ``g_lm``, ``perron_frobenius``,
+  ``notears_h``, ``twirl_statistics``;
+* Graded LLMs (GLLM): ``theorylab.graded`` -- ``Lambda``, ``optimal_grades``, ``table3_row``, ``simulate``,
+  ``learning_curves``;
+* the NumPy transformer hosting their heads: ``theorylab.nn`` -- ``head``, ``random_decoder``, ``TrainConfig``;
+* certificates from Python: ``theorylab.certify`` (``python -m theorylab certify --list`` on the command
+  line); parameter sweeps: ``theorylab.sweep``. A walk-through: docs/from-python.md.
+
+Scalar input gives Python scalars, arrays give arrays; result records with rows have ``rows()`` (a list
+of dicts) and ``to_frame()`` (a ``pandas.DataFrame``, the optional extra ``theorylab[pandas]``).
 
 Every public function validates its input once and raises
 :class:`ParameterError` (a ``ValueError``) naming the parameter and its valid range.

@@ -12,6 +12,8 @@ import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, finite_result, real_array, real_scalar
 
+__all__ = ["grading_matrix", "grade", "ellipsoid_semi_axes"]
+
 
 def grading_matrix(q, lam: float) -> np.ndarray:
     """The grading matrix ``M = diag(lambda^q)`` of one head (Eq. 10), shape (dk, dk).

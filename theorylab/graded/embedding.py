@@ -16,6 +16,8 @@ from scipy.linalg import block_diag
 
 from theorylab.errors import ParameterError, finite_result, real_array, real_scalar
 
+__all__ = ["mlge_grading", "graded_basis_defect", "orthogonality_defect", "gram_defect", "prop6_bound"]
+
 
 def _list(name: str, value) -> list:
     if isinstance(value, (str, bytes, np.ndarray)) or not isinstance(value, (list, tuple)) or not value:

@@ -33,6 +33,10 @@ from theorylab.errors import ParameterError, check_memory, finite_result, positi
 from theorylab.graded import grades
 from theorylab.resources import Cost
 
+__all__ = ["UPPER_CONSTANT", "WINDOW_LOW", "caps", "eps2", "envelope", "worth_estimating", "upper_regime",
+           "m_sat", "window", "cap_ratio", "grade_condition", "theorem41_factors", "LinearClass",
+           "StratifiedModel", "stratified_model_cost", "stratified_model"]
+
 UPPER_CONSTANT = 3.0
 """Lem. 3(ii): minimax risk <= 3 * envelope for m >= 2 sum_{l in S} d_l + 4."""
 WINDOW_LOW = 4
@@ -117,7 +121,16 @@ def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
 
 
 def window(msat: float) -> tuple[int, int] | None:
-    """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8)."""
+    """``W = {m in N : 4 <= m <= m_sat/2}`` as (first, last), or None when empty (m_sat < 8).
+
+    Examples
+    --------
+    >>> from theorylab.graded import window
+    >>> window(100.0)                         # GLLM Theorem 4.1: 4 <= m <= m_sat / 2
+    (4, 50)
+    >>> window(7.0) is None
+    True
+    """
     last = int(np.floor(real_scalar("m_sat", msat, low=0.0) / 2))
     return (WINDOW_LOW, last) if last >= WINDOW_LOW else None
 

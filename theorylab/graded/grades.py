@@ -21,9 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
                               real_scalar)
 from theorylab.resources import Cost, count
+
+__all__ = ["GAUGE", "PROFILE_SUM_RTOL", "profile", "profiles", "geometric_parameters", "geometric_profiles",
+           "expand_levels", "reduce_levels", "Lambda", "Lambda_q", "log_Lambda_u", "bhattacharyya",
+           "Lambda_star", "bc_geometric", "tilted", "gradient_u", "admissibility", "boundary_polynomial",
+           "optimal_grades", "ClippedOptimum", "clip_bound", "PROGRAM_BYTES", "PROGRAM_SECONDS",
+           "clipped_grades_cost", "clipped_grades", "level_program", "moment_maps", "recession_slope",
+           "clipped_lower_bound", "GradeRow", "table3_row", "TABLE3_PARAMETERS"]
 
 GAUGE = "min-grade-one"
 PROFILE_SUM_RTOL = 1e-6
@@ -150,11 +158,23 @@ def _finite_Lambda(value, name: str):
     return value
 
 
+@scalar_output
 def Lambda(g, alpha, tau):
     """Sample-complexity ratio ``Lambda(g) = (sum_j alpha_j g_j^-2)(sum_j tau_j g_j^2)`` (Prop. 7).
 
     ``g`` has shape (..., d) with positive entries; the result has shape (...). Scale invariant:
     any common scale of g (1e-200, 1e200) gives the same value.
+
+    Examples
+    --------
+    Uniform grades give Lambda = 1; the optimal grades reach ``BC(alpha, tau)^2 < 1`` (GLLM Prop. 7):
+
+    >>> from theorylab.graded import Lambda, optimal_grades
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> Lambda([1.0, 1.0, 1.0], alpha, tau)
+    1.0
+    >>> round(Lambda(optimal_grades(alpha, tau), alpha, tau), 4)
+    0.8695
     """
     a, t = profiles(alpha, tau)
     g = real_array("g", g, low=0.0, low_inclusive=False)
@@ -275,7 +295,14 @@ def boundary_polynomial(t, alpha, tau):
 # --------------------------------------------------------------------------- optimal grades
 def optimal_grades(alpha, tau) -> np.ndarray:
     """Unclipped optimum ``g*_j ~ (alpha_j/tau_j)^(1/4)`` (Prop. 7(iii)), gauge ``min g = 1``;
-    ``Lambda(g*) = BC(alpha, tau)^2``."""
+    ``Lambda(g*) = BC(alpha, tau)^2``.
+
+    Examples
+    --------
+    >>> from theorylab.graded import optimal_grades
+    >>> optimal_grades([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]).round(3)      # GLLM Prop. 7(iii)
+    array([1.581, 1.257, 1.   ])
+    """
     a, t = profiles(alpha, tau)
     g = (a / t) ** 0.25
     return g / g.min()
@@ -417,7 +444,15 @@ class GradeRow:
 
 def table3_row(nu: float, mu: float, levels: int = 4, C: float = 2.0) -> GradeRow:
     """Lambda* = BC(a, s)^2 (Cor. 3 closed form), Lambda*_C (the L-variable program of Prop. 11
-    on the box, Prop. 10), token gain 1/Lambda*_C, g*_C (gauge g_0 = 1) and the Prop. 10(iii) bound."""
+    on the box, Prop. 10), token gain 1/Lambda*_C, g*_C (gauge g_0 = 1) and the Prop. 10(iii) bound.
+
+    Examples
+    --------
+    >>> from theorylab.graded import table3_row
+    >>> row = table3_row(0.5, 0.5)            # GLLM Table 3, nu = mu = 0.5, four levels
+    >>> round(row.Lambda_star, 4), round(row.Lambda_star_C, 4), round(row.token_gain, 3)
+    (0.5689, 0.6039, 1.656)
+    """
     a, s = geometric_profiles(nu, mu, levels)
     bc = bc_geometric(nu, mu, levels)
     opt = clipped_grades(a, s, C)

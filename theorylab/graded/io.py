@@ -19,6 +19,8 @@ from theorylab._io import input_cost, parse_json, read_text
 from theorylab.errors import ParameterError, describe, real_array
 from theorylab.resources import Cost
 
+__all__ = ["VECTOR_BYTES_PER_BYTE", "read_vector_cost", "read_vector"]
+
 VECTOR_BYTES_PER_BYTE = 40.0
 """Peak bytes of the parsed numbers per byte of a vector file (tokens, floats, the array)."""
 

@@ -33,6 +33,11 @@ from theorylab.errors import (ParameterError, check_memory, finite_result, integ
                               real_scalar, seed_int)
 from theorylab.graded import grades
 
+__all__ = ["ARMS", "Q_BASE", "PILOT_FIT", "PILOT_BLOCKS", "PILOT_MAX", "SIGMA_XI_MAX", "PEAKED",
+           "LadderDesign", "profile_design", "geometric_design", "design_from_dict", "Pilot", "pilot_size",
+           "draw_pilot", "estimate_levels", "pilot_estimates", "bootstrap_weights", "Arm", "uniform_arm",
+           "random_arm", "taxonomic_arm", "proxy_arm", "educated_arm", "oracle_arm", "build_arms", "q_of"]
+
 ARMS = ("uniform", "random", "taxonomic", "proxy", "educated", "oracle")
 """The rungs of Table 2, bottom to top (the paper's 'part-of-speech' rung is ``proxy``)."""
 Q_BASE = "e"

@@ -42,6 +42,11 @@ from theorylab.graded import grades
 from theorylab.graded import ladder as lad
 from theorylab.graded.prereg import CI_LEVEL, Preregistration, average_ranks, predicted_ranks
 
+__all__ = ["ESTIMATOR", "DESIGN", "TARGET_FRACTION", "NEWTON_ITERATIONS", "GRID_FACTOR", "MAX_SIZE",
+           "constrained_fit", "learning_curves", "grid", "crossing", "window_end", "reference_size",
+           "default_grid", "target_risk", "memory_estimate", "check_memory", "LadderResult", "spearman",
+           "measure", "summarize", "inverted_pairs", "Degradation", "profile_error", "degradation"]
+
 ESTIMATOR = "least squares over {||G^-1 w|| <= B(g)} at the representation budget B(g) = ||G^-1 w*|| (Prop. 7)"
 DESIGN = "orthogonal design X^T X = m Sigma (Gaussian sequence model), nested samples, common random numbers"
 TARGET_FRACTION = 0.5

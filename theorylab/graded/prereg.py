@@ -25,6 +25,9 @@ from theorylab.errors import (ParameterError, check_memory, describe, positive_i
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
 
+__all__ = ["FORMAT", "CI_LEVEL", "ArmRecord", "Preregistration", "average_ranks", "predicted_ranks",
+           "preregister", "to_json", "RECOMPUTED_RTOL", "from_json", "write", "PREREG_MAX_BYTES", "read"]
+
 FORMAT = "theorylab-ladder-preregistration/1"
 CI_LEVEL = 0.95
 """Two-sided level of every bootstrap percentile interval."""

@@ -35,6 +35,11 @@ from theorylab.errors import (ParameterError, check_memory, finite_result, integ
 from theorylab.graded import envelope as env
 from theorylab.resources import Cost, bytes_of, count
 
+__all__ = ["ESTIMATOR", "TARGETS", "BLOCK", "DRAW_ELEMENTS", "NORMAL_SECONDS", "PRODUCT_SECONDS",
+           "SOLVE_SECONDS", "LOWER_BOUND_SECONDS", "LOWER_BOUND_BYTES", "FLAG_Z", "rows_per_draw",
+           "simulate_cost", "estimable_levels", "exact_risk", "least_favourable_target",
+           "two_point_lower_bound", "RiskSimulation", "simulate", "default_m_grid", "default_m_grid_cost"]
+
 ESTIMATOR = "level-selective least squares (Lem. 3(ii) upper-bound estimator)"
 TARGETS = ("profile", "least-favourable")
 BLOCK = 16

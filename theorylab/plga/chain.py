@@ -259,7 +259,16 @@ def plga_stages(q_rot, params: PLGAParams) -> PLGAStages:
 
 
 def g_lm(q_rot, params: PLGAParams) -> np.ndarray:
-    """``G_LM`` (dk, dk) of the rotated queries ``q_rot`` (S, dk) with the global Gram (eqs. 3.2-3.6)."""
+    """``G_LM`` (dk, dk) of the rotated queries ``q_rot`` (S, dk) with the global Gram (eqs. 3.2-3.6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theorylab.plga import g_lm, init_params
+    >>> q = np.random.default_rng(0).standard_normal((5, 8))       # 5 rotated queries, PLGA eqs. 3.2-3.6
+    >>> g_lm(q, init_params(8, seed=0)).shape
+    (8, 8)
+    """
     return plga_stages(q_rot, params).G
 
 

@@ -77,6 +77,16 @@ def notears_h(W) -> NotearsValue:
     whatever the size of W; the direct ``expm(M - rho I)`` returned 0 or NaN from W ~ 1e10 on).
     Raises ParameterError when W o W is so far from normal (its norm dwarfs its spectral radius)
     that float64 cannot determine ``log h`` to a relative 1e-8.
+
+    Examples
+    --------
+    A 3-cycle of weight 0.5 is not a DAG: ``h = tr exp(W o W) - 3 > 0`` (PLGA §4.3); no edges give 0.
+
+    >>> import numpy as np
+    >>> from theorylab.plga import notears_h
+    >>> W = np.array([[0, 0.5, 0], [0, 0, 0.5], [0.5, 0, 0]])
+    >>> round(notears_h(W).h, 6), notears_h(np.zeros((3, 3))).h
+    (0.007814, 0.0)
     """
     M = _squared("W", W)
     d = len(M)

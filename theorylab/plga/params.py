@@ -116,6 +116,13 @@ def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = 
     The authors' 110M configuration is ``dk = 64, n_res = 8, n_dense = 2, hidden = 180``.
     ``eps > 0`` (the positivity floor: ``A_LM >= eps`` makes ``A_P = A_LM ** P`` finite),
     ``eps_ln >= 0``; ``seed`` in [0, 2^64).
+
+    Examples
+    --------
+    >>> from theorylab.plga import init_params
+    >>> params = init_params(8, seed=0)       # one head of width 8, PLGA §3.1
+    >>> type(params).__name__
+    'PLGAParams'
     """
     dk = positive_int("dk", dk)
     n_res = positive_int("n_res", n_res, low=0)

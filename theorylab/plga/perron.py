@@ -57,7 +57,16 @@ def perron_frobenius(M) -> PerronPair:
     simple), where a general eigensolver returns ``~sqrt(machine eps)`` noise from the defective
     eigenvalue 0 (claim A16). Otherwise raises ParameterError unless ``M`` is one square matrix
     with every entry >= 0 (the Perron-Frobenius theorem says nothing about a matrix with a
-    negative entry)."""
+    negative entry).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theorylab.plga import perron_frobenius
+    >>> pf = perron_frobenius(np.array([[2.0, 1.0], [1.0, 2.0]]))   # PLGA Prop. 3.12
+    >>> round(pf.rho, 12), pf.vector.round(3)
+    (3.0, array([0.5, 0.5]))
+    """
     M = _square("M", M, single=True, exact=False)
     if M.size and np.all(M == M[:1]):                                   # identical rows: M = 1 alpha^T
         s = math.fsum(M[0])

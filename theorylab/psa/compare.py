@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from theorylab._io import input_cost, parse_json, read_text
+from theorylab._results import to_frame
 from theorylab.errors import (ParameterError, choice, derived_seed, describe, positive_int, real_array, real_scalar,
                               seed_int)
 from theorylab.psa import transition
@@ -77,6 +78,10 @@ class Comparison:
     law_exact_pearson_r: float = float("nan")
     law_exact_median_rel_err: float = float("nan")
     law_exact_max_rel_err: float = float("nan")
+
+    def to_frame(self):
+        """:attr:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(list(self.rows))
 
     def summary(self) -> dict:
         return {"variant": self.variant, "observable": self.observable, "samples": self.samples, "seed": self.seed,
@@ -278,6 +283,15 @@ def compare_grid(variant: str, points=PAPER_GRID, *, samples: int = 20000, seed:
     observable : the simulated transition observable (:data:`theorylab.psa.observables.OBSERVABLE_NAMES`;
         default ``mass-half``, the root of M(g) = 1/2), measured exactly and by Monte Carlo.
     monte_carlo : run the Monte Carlo (False: law vs exact only; the MC columns are NaN).
+
+    Examples
+    --------
+    The law against exact quadrature on two points of PSA Table 3 (no Monte Carlo):
+
+    >>> from theorylab.psa import compare_grid
+    >>> cmp = compare_grid("t4-only", [(64, 512), (128, 512)], monte_carlo=False)
+    >>> [(r["dk"], round(r["law_gamma_c"], 4), round(r["exact_gamma_c"], 4)) for r in cmp.rows]
+    [(64.0, 1.03, 1.0239), (128.0, 0.7867, 0.7863)]
     """
     from theorylab.psa.observables import _measure_exact, measure, observable as lookup
 

@@ -289,6 +289,13 @@ def simulate_mass(variant, dk: float, T: int, gammas, *, samples: int = 20000, s
     -------
     MassCurve
         Identical for any thread count with the same seed; its ``variant`` is the model's name.
+
+    Examples
+    --------
+    >>> from theorylab.psa import simulate_mass
+    >>> curve = simulate_mass("t4-only", 128, 512, [0.5, 1.0], samples=1000, seed=0)   # PSA §10
+    >>> curve.mass.round(2)
+    array([0.03, 0.96])
     """
     dtype = choice("dtype", dtype, DTYPES)
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
@@ -452,6 +459,15 @@ def mc_gamma_c(variant, dk: float, T: int, *, samples: int = 20000, seed: int = 
     ``fine_points`` is an integer >= 4. A request whose arrays (:func:`mc_gamma_c_cost`) exceed the
     memory limit is refused with :class:`~theorylab.resources.ResourceError` before anything runs.
     ``variant`` as for :func:`simulate_mass`.
+
+    Examples
+    --------
+    A small Monte Carlo of the crossing (PSA §10; the default is 20000 samples):
+
+    >>> from theorylab.psa import mc_gamma_c
+    >>> r = mc_gamma_c("t4-only", 128, 512, samples=2000, seed=0)
+    >>> round(r.gamma_c, 2), r.ci_low < r.gamma_c < r.ci_high
+    (0.79, True)
     """
     T = integer_context_length(T)
     samples = positive_int("samples", samples)
@@ -489,7 +505,7 @@ def _mc_gamma_c(model: ScoreModel, dk: float, m: int, samples: int, seed: int, l
     ok = batch_roots[np.isfinite(batch_roots)]
     if ok.size >= 2 and np.isfinite(root):
         half = student_t.ppf(0.5 + confidence / 2.0, ok.size - 1) * ok.std(ddof=1) / np.sqrt(ok.size)
-        ci = (root - half, root + half)
+        ci = (float(root - half), float(root + half))
     else:
         ci = (nan, nan)
     return MCGammaC(variant, curve.dk, curve.T, samples, seed, root, ci[0], ci[1], confidence,

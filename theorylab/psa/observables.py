@@ -437,6 +437,15 @@ def measure(name: str, variant: str, dk: float, T: int, **kwargs) -> Measurement
     ------
     ParameterError
         For an unknown observable, a keyword the observable does not take, or an invalid value.
+
+    Examples
+    --------
+    One observable by exact quadrature (PSA §6.8; ``method="mc"`` gives the Monte Carlo with its CI):
+
+    >>> from theorylab.psa import measure
+    >>> r = measure("mass-half", "t4-only", 128, 512)
+    >>> r.method, round(r.gamma_c, 4)
+    ('exact', 0.7863)
     """
     fn = observable(name)
     accepted = _keywords(fn)

@@ -34,6 +34,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, positive_int, real_array, real_scalar, single
 from theorylab.psa.scoremodel import ScoreModel, _distractors, context_length, head_width, resolve_model
 from theorylab.psa.transition import argmax_probability
@@ -60,6 +61,7 @@ def _gauss_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return x, w / np.sqrt(2.0 * np.pi)
 
 
+@scalar_output
 def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarray:
     """``1 - phi(e^t) = E[1 - exp(-e^(t + x - Delta))]``, x ~ N(0, sigma^2), for an array of t.
 
@@ -154,6 +156,7 @@ def _mass_given(delta: float, sigma: float, m: float, refine: int) -> float:
         return float(w @ np.exp(t - np.exp(t) + m * np.log1p(-q)))
 
 
+@scalar_output
 def exact_mass(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, refine: int = 1) -> np.ndarray:
     """Mean target softmax mass M(g) of the reduced model, by quadrature (no sampling noise).
 
@@ -169,6 +172,14 @@ def exact_mass(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, refin
     Returns
     -------
     ndarray of M(g), same shape as ``gammas``.
+
+    Examples
+    --------
+    >>> from theorylab.psa import exact_mass
+    >>> round(exact_mass("t4-only", 128, 512, 0.7), 4)         # PSA §6.7: E[target mass] at g = 0.7
+    0.2371
+    >>> exact_mass("t4-only", 128, 512, [0.0, 0.7, 1.0]).round(3)
+    array([0.002, 0.237, 0.956])
     """
     model = resolve_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
@@ -222,6 +233,14 @@ def exact_gamma_c(variant, dk: float, T: int, *, level: float = 0.5, xtol: float
     Scans g in [0, 10] (step 0.1 up to 4, 0.25 beyond) and polishes the first bracket
     by Brent's method. NaN where M(g) stays below ``level`` on [0, 10]. ``variant`` is a name of
     :data:`~theorylab.psa.scoremodel.VARIANTS` or a :class:`~theorylab.psa.scoremodel.ScoreModel`.
+
+    Examples
+    --------
+    The exact (quadrature) crossing next to the annealed 0.787 (PSA §6.7):
+
+    >>> from theorylab.psa import exact_gamma_c
+    >>> round(exact_gamma_c("t4-only", 128, 512), 4)
+    0.7863
     """
     model = resolve_model(variant)
     dk, T = single("dk", head_width(dk)), integer_context_length(T)
@@ -268,6 +287,7 @@ def _target_rule(sigma0: float) -> tuple[np.ndarray, np.ndarray]:
     return z, w * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
 
+@scalar_output
 def argmax_limit(variant, dk, T) -> np.ndarray:
     """Large-g limit of the mean mass for a noiseless target: ``P(target is the argmax)``.
 

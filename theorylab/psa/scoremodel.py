@@ -81,7 +81,15 @@ _MODELS = {
 
 
 def score_model(variant: str) -> ScoreModel:
-    """Return the :class:`ScoreModel` named ``variant`` (one of :data:`VARIANTS`)."""
+    """Return the :class:`ScoreModel` named ``variant`` (one of :data:`VARIANTS`).
+
+    Examples
+    --------
+    >>> from theorylab.psa import score_model
+    >>> m = score_model("t4-only")            # PSA §6.6: Delta = sqrt(dk) g^2, sigma^2 = 4 g^4
+    >>> m.gap_poly, m.var_poly
+    ((0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0, 4.0))
+    """
     return _MODELS[choice("variant", variant, VARIANTS)]
 
 

@@ -12,6 +12,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+__all__ = ["COMPUTE", "HALF_PLATEAU", "DEFAULT_OBSERVABLE", "task_memory", "point_level", "compute_point",
+           "compute_curve", "compute_group"]
+
 COMPUTE = ("annealed", "exact", "mc")
 """The routes a PSA sweep may compute: the quoted law, the exact quadrature, Monte Carlo."""
 HALF_PLATEAU = "half-plateau"

@@ -7,7 +7,7 @@ partition function of ``m = T - 2`` log-normal distractors::
 
 and gamma_c is its smallest positive root. Every function here broadcasts over
 arrays of ``dk`` and ``T`` and returns NaN where no root exists ("no root" is a
-result, not an error).
+result, not an error); scalar ``dk`` and ``T`` give Python floats, arrays give arrays.
 
 * :func:`annealed_gamma_c` -- closed forms for ``t4-only``, ``key-only`` and
   ``symmetric-key-convention``; a polished polynomial root for ``t3-inclusive``.
@@ -27,10 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
+from theorylab._results import grid_rows, scalar_fields, scalar_output, to_frame
 from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array, real_scalar
 from theorylab.resources import Cost, count
 from theorylab.psa.scoremodel import (ScoreModel, _distractors, _log_count, context_length, head_width,
                                       log_count, resolve_model, score_model)
+
+__all__ = ["CONDENSATION_C", "CONDENSATION_C_PAPER", "CONDENSATION_OBSERVABLE", "CriticalCoupling", "gamma_c",
+           "annealed_gamma_c", "condensed_gamma_c", "crossing_root", "crossing_polynomial", "crossing_residual",
+           "crossover_dk", "key_only_threshold", "freezing_coupling", "t4_band", "t4_asymptote", "t3_asymptote",
+           "t4_above_one_interval", "argmax_probability", "argmax_plateau", "gamma_c_cost"]
 
 CONDENSATION_C_PAPER = 0.741
 """The paper's calibrated condensation constant c (0.741 +/- 0.015, PSA §6.7)."""
@@ -58,11 +64,20 @@ def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
         raise ParameterError(f"dk and T must broadcast to one grid (got shapes {dk.shape} and {T.shape})") from None
 
 
+@scalar_output
 def crossover_dk(T) -> np.ndarray:
-    """``d*_k = 8L``: below it the t4-only annealed crossing has no real root (PSA §6.7)."""
+    """``d*_k = 8L``: below it the t4-only annealed crossing has no real root (PSA §6.7).
+
+    Examples
+    --------
+    >>> from theorylab.psa import crossover_dk
+    >>> round(crossover_dk(512), 1)           # d*_k = 8 ln(T - 1), PSA §6.7
+    49.9
+    """
     return 8.0 * log_count(T)
 
 
+@scalar_output
 def key_only_threshold(T) -> np.ndarray:
     """``dk = 4L + 2``: the key-only annealed crossing has a real root iff ``dk >= 4L + 2`` (PSA §6.8).
 
@@ -73,6 +88,7 @@ def key_only_threshold(T) -> np.ndarray:
     return 4.0 * log_count(T) + 2.0
 
 
+@scalar_output
 def freezing_coupling(T) -> np.ndarray:
     """``g_f = (L/2)^(1/4)``: where the T4-only distractor sigma reaches sqrt(2L) (REM freezing)."""
     return _freezing_coupling(context_length(T))
@@ -91,12 +107,19 @@ def _quadratic_smaller_root(b: np.ndarray, c: np.ndarray, a: float) -> np.ndarra
     return np.where(disc >= 0, x, np.nan)
 
 
+@scalar_output
 def t4_band(dk, T) -> tuple[np.ndarray, np.ndarray]:
     """Both annealed roots of the t4-only model: the elevated competition band (PSA §6.7).
 
     With ``x = g^2`` the crossing is ``2x^2 - sqrt(dk) x + L = 0``, so
     ``g^2 = (sqrt(dk) -/+ sqrt(dk - 8L)) / 4``; NaN where ``dk < 8L``.
     Example: (dk, T) = (128, 512) gives [0.787, 2.245].
+
+    Examples
+    --------
+    >>> from theorylab.psa import t4_band
+    >>> [round(g, 3) for g in t4_band(128, 512)]     # PSA §6.7
+    [0.787, 2.245]
     """
     return _t4_band(*_grid(dk, T))
 
@@ -110,6 +133,7 @@ def _t4_band(dk: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
+@scalar_output
 def annealed_gamma_c(variant: str, dk, T) -> np.ndarray:
     """Smallest positive root of ``Delta = L + sigma^2/2`` for ``variant`` (NaN if none).
 
@@ -119,6 +143,16 @@ def annealed_gamma_c(variant: str, dk, T) -> np.ndarray:
     * key-only: ``g^2 - sqrt(dk) g + L + 1/2 = 0``, real iff ``dk >= 4L + 2``;
     * symmetric-key-convention: ``gamma_c^2 = (sqrt(dk) - sqrt(dk - 8L - 4)) / 4``;
     * t3-inclusive: no closed form; :func:`crossing_root`.
+
+    Examples
+    --------
+    PSA §6.7 quotes 1.030 at (dk, T) = (64, 512); below ``8L`` there is no root:
+
+    >>> from theorylab.psa import annealed_gamma_c
+    >>> round(annealed_gamma_c("t4-only", 64, 512), 3)
+    1.03
+    >>> annealed_gamma_c("t4-only", [32, 64], 512).round(3)
+    array([ nan, 1.03])
     """
     model = score_model(variant)
     return _annealed_gamma_c(model, *_grid(dk, T))
@@ -152,6 +186,7 @@ def _crossing_polynomial(model: ScoreModel, dk: np.ndarray, T: np.ndarray) -> np
     return coeffs
 
 
+@scalar_output
 @finite_output("g, dk, T")
 def crossing_residual(model: ScoreModel, g, dk, T) -> tuple[np.ndarray, np.ndarray]:
     """``(Delta - L - sigma^2/2, Delta + L + sigma^2/2)`` at g: the residual and its scale.
@@ -164,6 +199,7 @@ def crossing_residual(model: ScoreModel, g, dk, T) -> tuple[np.ndarray, np.ndarr
     return delta - L - var / 2.0, delta + L + var / 2.0
 
 
+@scalar_output
 def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndarray:
     """Smallest positive real root of the crossing polynomial, by eigenvalues then Newton.
 
@@ -210,11 +246,18 @@ def _polyval_rows(coeffs: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
+@scalar_output
 def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
     """Condensed-branch critical coupling ``c (L/2)^(1/4)`` for ``dk < 8L`` (PSA §6.7).
 
     Our reading of the paper: the transition sits at REM freezing times the
     condensation constant ``c`` (default :data:`CONDENSATION_C`).
+
+    Examples
+    --------
+    >>> from theorylab.psa import condensed_gamma_c
+    >>> round(condensed_gamma_c(512), 3)      # c = 0.748 times (L/2)^(1/4), PSA §6.7
+    0.994
     """
     c = real_scalar("c", c, low=0, low_inclusive=False)
     return finite_result("c", _condensed_gamma_c(context_length(T), c))
@@ -236,15 +279,29 @@ class CriticalCoupling:
     gamma_c : critical coupling (NaN where no root exists).
     branch : ``"mean-field"``, ``"condensed"`` or ``"none"`` per point.
     band_upper : t4-only upper annealed root (NaN elsewhere and for other variants).
+
+    Scalar ``dk`` and ``T`` give Python scalars (``float``; ``branch`` a ``str``), arrays give arrays.
+    :meth:`rows` and :meth:`to_frame` give the table, one row per grid point.
     """
 
     variant: str
-    dk: np.ndarray
-    T: np.ndarray
-    L: np.ndarray
-    gamma_c: np.ndarray
-    branch: np.ndarray
-    band_upper: np.ndarray
+    dk: np.ndarray | float
+    T: np.ndarray | float
+    L: np.ndarray | float
+    gamma_c: np.ndarray | float
+    branch: np.ndarray | str
+    band_upper: np.ndarray | float
+
+    def rows(self) -> list[dict]:
+        """One dict per grid point (C order): variant, dk, T, L, gamma_c, branch, band_upper (t4-only)."""
+        columns = {"dk": self.dk, "T": self.T, "L": self.L, "gamma_c": self.gamma_c, "branch": self.branch}
+        if self.variant == "t4-only":
+            columns["band_upper"] = self.band_upper
+        return grid_rows(columns, {"variant": self.variant})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
 
 def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
@@ -253,11 +310,23 @@ def gamma_c(variant: str, dk, T, c: float = CONDENSATION_C) -> CriticalCoupling:
     t4-only follows the two-branch law: the mean-field root for ``dk >= 8L`` and the
     condensed branch ``c (L/2)^(1/4)`` for ``dk < 8L``. The other variants report their
     annealed root, or ``branch = "none"`` where it does not exist.
+
+    Examples
+    --------
+    The two-branch law at the paper's points (PSA §6.7): mean-field above ``d*_k = 8L``, condensed below.
+
+    >>> from theorylab.psa import gamma_c
+    >>> law = gamma_c("t4-only", 128, 512)
+    >>> round(law.gamma_c, 3), law.branch
+    (0.787, 'mean-field')
+    >>> grid = gamma_c("t4-only", [32, 128], 512)
+    >>> [(r["dk"], round(r["gamma_c"], 3), r["branch"]) for r in grid.rows()]
+    [(32.0, 0.994, 'condensed'), (128.0, 0.787, 'mean-field')]
     """
     model = score_model(variant)
     dk, T = _grid(dk, T)
     c = real_scalar("c", c, low=0, low_inclusive=False)
-    return _gamma_c(model, dk, T, c)
+    return scalar_fields(_gamma_c(model, dk, T, c))
 
 
 def _gamma_c(model: ScoreModel, dk: np.ndarray, T: np.ndarray, c: float) -> CriticalCoupling:
@@ -289,18 +358,21 @@ def gamma_c_cost(points) -> Cost:
     return Cost(n * GAMMA_C_BYTES, GAMMA_C_CALL_SECONDS + n * GAMMA_C_SECONDS, f"gamma_c at {n:.3g} points")
 
 
+@scalar_output
 def t4_asymptote(dk, T) -> np.ndarray:
     """Large-dk t4-only asymptote ``gamma_c ~ (L^2/dk)^(1/4)``."""
     dk, T = _grid(dk, T)
     return np.sqrt(log_count(T)) / dk ** 0.25
 
 
+@scalar_output
 def t3_asymptote(dk, T) -> np.ndarray:
     """Large-dk t3-inclusive asymptote ``gamma_c ~ L/sqrt(dk)``."""
     dk, T = _grid(dk, T)
     return log_count(T) / np.sqrt(dk)
 
 
+@scalar_output
 def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
     """The dk interval ``[8L, (L+2)^2)`` on which the t4-only gamma_c exceeds 1 (PSA §10).
 
@@ -312,6 +384,7 @@ def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(8.0 * L, 16.0), (L + 2.0) ** 2
 
 
+@scalar_output
 def argmax_probability(variant, dk, T, g=None) -> np.ndarray:
     """``P(noiseless target is the argmax) = Phi(Delta/sigma)^m``, m = T - 2 (PSA §6.7).
 
@@ -392,9 +465,16 @@ def _leading_snr(model: ScoreModel) -> float:
     return float(gap[-1] / np.sqrt(var[-1])) if 2 * p == q else 0.0
 
 
+@scalar_output
 def argmax_plateau(dk, T) -> np.ndarray:
     """Large-g limit of the t4-only model: ``P(target is argmax) = Phi(sqrt(dk)/2)^m``, m = T - 2.
 
     The t4-only case of :func:`argmax_probability` (its SNR is ``sqrt(dk)/2`` at every g).
+
+    Examples
+    --------
+    >>> from theorylab.psa import argmax_plateau
+    >>> round(argmax_plateau(128, 512), 4)    # Phi(sqrt(128)/2)^510, PSA §6.7
+    1.0
     """
     return argmax_probability("t4-only", dk, T)
