@@ -194,9 +194,10 @@ def add_out_option(parser, what: str, **kwargs) -> argparse.Action:
 
 
 def add_plot_option(parser, what: str) -> argparse.Action:
-    """Add ``--plot PNG``: a figure written beside the printed result (``what`` names it)."""
-    return writes_file(parser.add_argument("--plot", metavar="PNG", type=path, default=None,
-                                           help=f"also write {what} to this .png file (in an existing folder)"))
+    """Add ``--plot FIG``: a figure written beside the printed result (``what`` names it)."""
+    return writes_file(parser.add_argument("--plot", metavar="FIG", type=path, default=None,
+                                           help=f"also write {what} to this file, in the format of its suffix "
+                                                f"(.png, .pdf or .svg; in an existing folder)"))
 
 
 def add_progress_option(parser) -> argparse.Action:

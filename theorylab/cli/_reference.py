@@ -212,7 +212,7 @@ def vocabulary_section(parser: argparse.ArgumentParser) -> list[str]:
              "`--no-progress`, and draw no bar when stderr is not a terminal. Every command that computes or",
              "reads takes `--max-memory` and `--max-time`.", "",
              "File outputs: `-o/--out PATH` is the file a command writes its result to (`certify` and `mutate`:",
-             "the JSON report; `sweep export`: the export; `plot`: the figure, which is its result); `--plot PNG`",
+             "the JSON report; `sweep export`: the export; `plot`: the figure, which is its result); `--plot FIG`",
              "is a figure written beside a result that is printed (`compare`, `graded-sim`, `induction`, `ladder`,",
              "`train induction`). Two records that are neither keep their names: `certify --docs` (the",
              "certificates page) and `ladder --prereg` (the pre-registration, written before measuring).", "",

@@ -6,7 +6,7 @@ result to). docs/cli.md shows this table ("Option vocabulary"), and
 ``tests/test_cli_vocabulary.py`` fails when a command has an option that is not in it.
 
 File outputs follow one scheme: ``-o/--out PATH`` is the file a command writes its result to (a
-report, an export, the figure of ``plot``, which is its result); ``--plot PNG`` is a figure written
+report, an export, the figure of ``plot``, which is its result); ``--plot FIG`` is a figure written
 beside a result that is printed; and two records that are neither keep a name saying what they are,
 ``certify --docs`` (the generated certificates page) and ``ladder --prereg`` (the pre-registration,
 written before anything is measured and read back by ``--from-prereg``).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 OUTPUT_OPTIONS = {
     "--out": "the file the command writes its result to (short form -o)",
-    "--plot": "a figure (.png) written beside the printed result",
+    "--plot": "a figure (.png, .pdf or .svg, by its suffix) written beside the printed result",
     "--docs": "certify: the generated certificates page (Markdown)",
     "--prereg": "ladder: the pre-registration (JSON), written before measuring",
 }

@@ -17,11 +17,11 @@ Standard figures of a sweep store (docs/sweeps.md):
 
 
 def register(sub) -> None:
-    p = sub.add_parser("plot", help="standard figures of a sweep store (PNG)", description=HELP,
+    p = sub.add_parser("plot", help="standard figures of a sweep store (PNG, PDF or SVG)", description=HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", choices=KINDS, help="which figure")
     reads_file(p.add_argument("--store", required=True, help="SQLite sweep store"), "store")
-    add_out_option(p, "the figure to this .png file in an existing folder (atomically)", required=True)
+    add_out_option(p, "the figure to this file (.png, .pdf or .svg, by its suffix) in an existing folder (atomically)", required=True)
     p.add_argument("--variant", nargs="+", type=text, help="only these variants")
     p.add_argument("--predicted", choices=("law", "exact"), help="compare only: predicted route (default law)")
     p.add_argument("--simulated", choices=("mc", "exact"), help="compare only: simulated route (default mc)")
