@@ -724,6 +724,8 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.graded.envelope.StratifiedModel.m_sat", "theorylab.graded.envelope.StratifiedModel.window",
       "theorylab.graded.envelope.StratifiedModel.cap_ratio", "theorylab.graded.envelope.StratifiedModel.Lambda",
       "theorylab.graded.envelope.StratifiedModel.target", "theorylab.psa.compare.Comparison.summary",
+      "theorylab.psa.compare.Comparison.to_frame", "theorylab.psa.transition.CriticalCoupling.rows",
+      "theorylab.psa.transition.CriticalCoupling.to_frame",
       "theorylab.psa.induction.ChannelModel.gap_at", "theorylab.psa.induction.ChannelModel.var_at",
       "theorylab.psa.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
       "theorylab.graded.ladder.LadderDesign.tau", "theorylab.graded.ladder.LadderDesign.d",

@@ -17,5 +17,5 @@ def test_cli_reference_does_not_depend_on_the_terminal_or_argparse_layout(monkey
     for columns in ("40", "250"):
         monkeypatch.setenv("COLUMNS", columns)
         assert reference() == text
-    assert "| `-o`, `--out` | `PATH` | required. write the figure to this .png file" in text
+    assert "| `-o`, `--out` | `PATH` | required. write the figure to this file (.png, .pdf or .svg" in text
     assert "[--workers WORKERS | --scheduler tcp://HOST:PORT | --local-cluster N]" in text

@@ -3,6 +3,7 @@ licence and the type-hint marker; the version comes from git (setuptools-scm), n
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -41,8 +42,13 @@ def _git(*args) -> str | None:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+    """The wheel of this checkout as it stands (uncommitted edits included), built from a copy: a build
+    in the checkout would rewrite its ``theorylab.egg-info``, which importlib.metadata may then read
+    instead of the installed distribution's metadata (another test compares the two)."""
+    out, src = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("source") / "theorylab"
+    shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
+        ".venv*", ".ci-venv*", "__pycache__", "*.egg-info", "build", "dist", "_build", ".pytest_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(src)],
                    check=True, capture_output=True)
     (path,) = out.glob("theorylab-*.whl")
     return zipfile.ZipFile(path)

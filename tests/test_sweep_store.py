@@ -145,6 +145,12 @@ def _overwrite(data: bytes, offset: int, junk: bytes) -> bytes:
     return data[:offset] + junk + data[offset + len(junk):]
 
 
+def _invert(data: bytes, offset: int, n: int) -> bytes:
+    """``n`` bytes from ``offset`` with every bit flipped: a change whatever they held (zeros in a page's
+    free space included)."""
+    return _overwrite(data, offset, bytes(b ^ 0xFF for b in data[offset:offset + n]))
+
+
 def _random_overwrite(seed: int):
     def damage(data: bytes) -> bytes:
         rng = np.random.default_rng(seed)
@@ -200,7 +206,7 @@ BYTE_DAMAGE = {
     "schema page: cell content": lambda d: _overwrite(d, _page_size(d) - 300, b"\xff" * 64),
     "schema page: b-tree header": lambda d: _overwrite(d, 100, b"\x0d\xff\xff\xff\xff\xff\xff\xff"),
     "data page 2: b-tree header": lambda d: _overwrite(d, _page_size(d), b"\xff" * 12),
-    "last data page: middle": lambda d: _overwrite(d, len(d) - _page_size(d) // 2, b"\x00" * 48),
+    "last data page: middle": lambda d: _invert(d, len(d) - _page_size(d) // 2, 48),
     **{f"random overwrite (seed {s})": _random_overwrite(s) for s in range(12)},
     **{f"bit flip (seed {s})": _bit_flip(100 + s) for s in range(6)},
 }

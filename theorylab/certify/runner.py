@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import sys
 import time
@@ -92,12 +93,15 @@ def _parallel(specs, seed, jobs):
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    from theorylab._workers import environment
+
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     order = sorted(range(len(specs)), key=lambda i: (_COST_RANK.get(specs[i].method, 9), i))
-    pool = ProcessPoolExecutor(min(jobs, len(specs)), mp_context=multiprocessing.get_context(method),
-                               initializer=_quiet_worker)
+    workers = min(jobs, len(specs))
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_quiet_worker)
     try:
-        futures = {i: pool.submit(run_one, specs[i], seed=seed) for i in order}
+        with environment(_thread_limits(workers)):      # read by the server and workers started here
+            futures = {i: pool.submit(run_one, specs[i], seed=seed) for i in order}
         for i, spec in enumerate(specs):
             try:
                 yield futures[i].result()
@@ -109,6 +113,14 @@ def _parallel(specs, seed, jobs):
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _thread_limits(workers: int) -> dict[str, str]:
+    """Threads per worker so that ``workers`` processes do not oversubscribe the cores: Numba's
+    parallel kernels and the BLAS get ``cores // workers`` each (results do not depend on it)."""
+    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    return {name: threads for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                       "MKL_NUM_THREADS")}
 
 
 def _quiet_worker() -> None:

@@ -230,6 +230,7 @@ def _rotate(x, cos, sin) -> np.ndarray:
     return out
 
 
+@finite_output("q, k, v, prev")
 def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Score-bearing query and key streams and the value stream of one head.
 
