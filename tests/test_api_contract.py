@@ -154,7 +154,7 @@ def test_a_small_seed_then_the_largest_seed_in_one_process():
 
 SEEDED = {
     "theorylab.plga.params.init_params": lambda seed: op.init_params(2, seed=seed),
-    "theorylab.nn.decoder.random_decoder": lambda seed: __import__("theorylab.nn.decoder", fromlist=["x"])
+    "theorylab.nn.transformer.random_decoder": lambda seed: __import__("theorylab.nn.decoder", fromlist=["x"])
     .random_decoder(vocab=4, d=4, n_head=1, n_layer=1, seed=seed),
     "theorylab.nn.tasks.induction_sequences": lambda seed: __import__("theorylab.nn.tasks", fromlist=["x"])
     .induction_sequences(2, 4, 4, seed=seed),
