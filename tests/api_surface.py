@@ -700,7 +700,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
       "theorylab.psa.montecarlo.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
       "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
-      "theorylab.psa.compare.PaperStatistics", "theorylab.psa.compare.Comparison", "theorylab.psa.compare.Calibration",
+      "theorylab.psa.grid.PaperStatistics", "theorylab.psa.grid.Comparison", "theorylab.psa.compare.Calibration",
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
@@ -724,7 +724,7 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.graded.envelope.LinearClass.caps", "theorylab.graded.envelope.StratifiedModel.dims",
       "theorylab.graded.envelope.StratifiedModel.m_sat", "theorylab.graded.envelope.StratifiedModel.window",
       "theorylab.graded.envelope.StratifiedModel.cap_ratio", "theorylab.graded.envelope.StratifiedModel.Lambda",
-      "theorylab.graded.envelope.StratifiedModel.target", "theorylab.psa.compare.Comparison.summary",
+      "theorylab.graded.envelope.StratifiedModel.target", "theorylab.psa.grid.Comparison.summary",
       "theorylab.psa.induction.ChannelModel.gap_at", "theorylab.psa.induction.ChannelModel.var_at",
       "theorylab.psa.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
       "theorylab.graded.ladder.LadderDesign.tau", "theorylab.graded.ladder.LadderDesign.d",
@@ -769,7 +769,7 @@ _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's 
 _skip("cost estimate of a file input: every string is a valid argument (a missing file costs nothing; the reader, "
       "compare.read_grid / graded.io.read_vector, which the suite drives, refuses it); non-strings are refused "
       "(tests/test_api_contract.py)",
-      "theorylab.psa.compare.read_grid_cost", "theorylab.graded.io.read_vector_cost")
+      "theorylab.psa.grid.read_grid_cost", "theorylab.graded.io.read_vector_cost")
 _skip("its input is a function to run (a FLOP counter / mutation-test hook), not a value",
       "theorylab.psa.deploy.count_flops")
 _skip("its input is the chunk runner of a validated entry point (simulate_mass, simulate_row_stats, which the suite "

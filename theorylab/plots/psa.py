@@ -9,7 +9,7 @@ from theorylab.plots import new_figure, save
 def comparison_figure(comparison, path: str) -> str:
     """Predicted (law and exact quadrature) vs simulated gamma_c with MC confidence intervals.
 
-    ``comparison`` is a :class:`theorylab.psa.compare.Comparison`; the dashed line is the identity.
+    ``comparison`` is a :class:`theorylab.psa.grid.Comparison`; the dashed line is the identity.
     """
     rows = comparison.rows
     mc = np.array([r["mc_gamma_c"] for r in rows], float)
