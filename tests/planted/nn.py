@@ -17,12 +17,6 @@ TRAINSTATS = 'theorylab/nn/trainstats.py'
 OPERATOR = 'theorylab/plga/operator.py'
 
 BUGS = [
-    Bug('decoder RoPE rotates by -theta (sign of the sin term)',
-        ATTENTION,
-        'out[..., 0::2] = cos * even - sin * odd',
-        'out[..., 0::2] = cos * even + sin * odd',
-        ('A9', 'P20.numeric', 'G1.numeric'),
-        slow=True),
     Bug('score scale dk instead of sqrt(dk), SDPA and PLGA alike',
         ATTENTION,
         '/ np.sqrt(qs.shape[-1])',
