@@ -28,10 +28,11 @@ import numpy as np
 from theorylab.errors import ParameterError, finite_output, positive_int, real_array
 from theorylab.nn import attention
 from theorylab.nn.attention import PLGA, PSA, Graded, HeadSpec, TwoTap
-from theorylab.nn.transformer import (LN_EPS, Decoder, Layer, PrefixConsistency, collapse_invariant_plga,  # noqa: F401
-                                compile_grading, forward, gelu, hidden_states, layer_norm, logits, merge_heads, mlp,
-                                prefix_consistency, prefix_consistency_gap, prefix_logits, projections,
-                                random_decoder, split_heads, token_ids)
+from theorylab.nn.transformer import (LN_EPS, Decoder, Layer, PrefixConsistency,  # noqa: F401 (re-exported)
+                                      collapse_invariant_plga, compile_grading, forward, gelu, hidden_states,
+                                      layer_norm, logits, merge_heads, mlp, prefix_consistency,
+                                      prefix_consistency_gap, prefix_logits, projections, random_decoder,
+                                      split_heads, token_ids)
 from theorylab.nn.transformer import _layer_norm, _merge_heads, _mlp, _projections, _rows, _split_heads
 from theorylab.plga import operator as plga
 

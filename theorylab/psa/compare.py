@@ -20,7 +20,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
-from theorylab.psa.grid import (GRID_BYTES_PER_BYTE, PAPER_GRID, PAPER_STATISTICS, Comparison,  # noqa: F401
+from theorylab.psa.grid import (GRID_BYTES_PER_BYTE, PAPER_GRID, PAPER_STATISTICS, Comparison,  # noqa: F401 (re-export)
                                 PaperStatistics, compare_grid, compare_grid_cost, pearson_r, read_grid,
                                 read_grid_cost, relative_error, validate_grid)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, log_count
