@@ -19,7 +19,7 @@ BUGS = {
     "cached block's momentum restarts (retained raw vectors ignored)": (
         DECODER, INSERT, "qs, ks, vs = attention._streams(spec, q, k, v, 0, None)", ["P20.numeric"]),
     "cache holds rotated raw keys instead of sheared keys": (
-        DECODER, INSERT, INSERT + "; ks = attention._streams(SDPA(spec.base), q, k, v, start, None)[1]",
+        DECODER, INSERT, INSERT + "; ks = attention._streams(attention.SDPA(spec.base), q, k, v, start, None)[1]",
         ["P20.numeric"]),
     "cache shears before RoPE while the full pass shears after it": (
         DECODER, INSERT, "qs, ks, vs = attention._streams(replace(spec, placement='pre-rope') if isinstance(spec, PSA)"
