@@ -395,7 +395,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          base=10000.0, none_input=("base",))
     case(att.attention_weights, s=_a(3, 5))
     case(att.two_tap, x=x54, taps=np.array([1.2, -0.2]), exact=("x",))
-    # ------------------------------------------------------------------ nn.decoder
+    # ------------------------------------------------------------------ nn.transformer, nn.decoder (one import)
     case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=att.SDPA(), seed=0, fixed=("head",),
          shape_free=("vocab", "d", "n_head", "n_layer"))
     case(dec.layer_norm, x=_a(3, 8), affine=(np.ones(8), np.zeros(8)), exact=("x",))
@@ -419,7 +419,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("tokens",))
     case(dec.logits, model=model, x=_a(2, 8), fixed=("model",))
     case(dec.prefix_consistency, F=lambda t: dec.forward(model, t), tokens=np.array([1, 2, 3]), fixed=("F",))
-    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.decoder.PrefixConsistency.holds", tol=0.0)
+    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.transformer.PrefixConsistency.holds", tol=0.0)
     # ------------------------------------------------------------------ nn.grad, optim, runner
     tok2 = np.array([[1, 2, 3], [4, 5, 6]])
     case(grad.cross_entropy, logits=_a(3, 5), answers=np.array([0, 4, 2]))
@@ -644,7 +644,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
 
 EMPTY_INPUT: dict[str, tuple] = {
     # elementwise and row-wise maps: an empty array gives an empty result (docs/api.md, 'Empty arrays')
-    **{k: ("x",) for k in ("theorylab.nn.decoder.gelu", "theorylab.nn.decoder.layer_norm",
+    **{k: ("x",) for k in ("theorylab.nn.transformer.gelu", "theorylab.nn.transformer.layer_norm",
                            "theorylab.plga.chain.gated_unit", "theorylab.plga.chain.glu",
                            "theorylab.plga.chain.layer_norm")},
     **{k: ("u",) for k in ("theorylab.plga.chain.iswiglu", "theorylab.plga.chain.sigmoid",
@@ -700,31 +700,32 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
       "theorylab.psa.montecarlo.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
       "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
-      "theorylab.psa.compare.PaperStatistics", "theorylab.psa.compare.Comparison", "theorylab.psa.compare.Calibration",
+      "theorylab.psa.grid.PaperStatistics", "theorylab.psa.grid.Comparison", "theorylab.psa.compare.Calibration",
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
       "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
-      "theorylab.nn.decoder.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
+      "theorylab.nn.transformer.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
       "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.params.ResidualUnit",
       "theorylab.plga.params.GLU", "theorylab.plga.params.GatedResidualUnit",
-      "theorylab.plga.params.PLGAParams", "theorylab.nn.decoder.Layer", "theorylab.nn.decoder.Decoder",
+      "theorylab.plga.params.PLGAParams", "theorylab.nn.transformer.Layer", "theorylab.nn.transformer.Decoder",
       "theorylab.nn.tasks.InductionHead", "theorylab.graded.envelope.LinearClass",
       "theorylab.graded.ladder.LadderDesign",
       "theorylab.psa.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
       "theorylab.plga.params.PLGAParams.dk", "theorylab.plga.diagnostics.PositivityMargins.positive",
       "theorylab.nn.attention.Graded.diag",
-      "theorylab.nn.decoder.Decoder.n_head", "theorylab.nn.decoder.Decoder.d", "theorylab.nn.tasks.InductionBatch.T",
+      "theorylab.nn.transformer.Decoder.n_head", "theorylab.nn.transformer.Decoder.d",
+      "theorylab.nn.tasks.InductionBatch.T",
       "theorylab.graded.envelope.LinearClass.caps", "theorylab.graded.envelope.StratifiedModel.dims",
       "theorylab.graded.envelope.StratifiedModel.m_sat", "theorylab.graded.envelope.StratifiedModel.window",
       "theorylab.graded.envelope.StratifiedModel.cap_ratio", "theorylab.graded.envelope.StratifiedModel.Lambda",
-      "theorylab.graded.envelope.StratifiedModel.target", "theorylab.psa.compare.Comparison.summary",
-      "theorylab.psa.compare.Comparison.to_frame", "theorylab.psa.transition.CriticalCoupling.rows",
+      "theorylab.graded.envelope.StratifiedModel.target", "theorylab.psa.grid.Comparison.summary",
+      "theorylab.psa.grid.Comparison.to_frame", "theorylab.psa.transition.CriticalCoupling.rows",
       "theorylab.psa.transition.CriticalCoupling.to_frame",
       "theorylab.psa.induction.ChannelModel.gap_at", "theorylab.psa.induction.ChannelModel.var_at",
       "theorylab.psa.induction.ChannelModel.cov34_at", "theorylab.graded.ladder.LadderDesign.alpha",
@@ -741,9 +742,10 @@ _skip("property or method of a record whose only input is the record itself (bui
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.params.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
-      "theorylab.nn.decoder.cache_floats", "theorylab.nn.decoder.compile_grading",
+      "theorylab.nn.decoder.cache_floats", "theorylab.nn.transformer.compile_grading",
       "theorylab.nn.decoder.restore_queries", "theorylab.psa.induction.reduced_channel_model",
-      "theorylab.nn.decoder.collapse_invariant_plga", "theorylab.nn.grad.parameters", "theorylab.nn.grad.with_parameters",
+      "theorylab.nn.transformer.collapse_invariant_plga", "theorylab.nn.grad.parameters",
+      "theorylab.nn.grad.with_parameters",
       "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
       "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",
       "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
@@ -769,7 +771,7 @@ _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's 
 _skip("cost estimate of a file input: every string is a valid argument (a missing file costs nothing; the reader, "
       "compare.read_grid / graded.io.read_vector, which the suite drives, refuses it); non-strings are refused "
       "(tests/test_api_contract.py)",
-      "theorylab.psa.compare.read_grid_cost", "theorylab.graded.io.read_vector_cost")
+      "theorylab.psa.grid.read_grid_cost", "theorylab.graded.io.read_vector_cost")
 _skip("its input is a function to run (a FLOP counter / mutation-test hook), not a value",
       "theorylab.psa.deploy.count_flops")
 _skip("its input is the chunk runner of a validated entry point (simulate_mass, simulate_row_stats, which the suite "

@@ -154,7 +154,7 @@ def test_a_small_seed_then_the_largest_seed_in_one_process():
 
 SEEDED = {
     "theorylab.plga.params.init_params": lambda seed: op.init_params(2, seed=seed),
-    "theorylab.nn.decoder.random_decoder": lambda seed: __import__("theorylab.nn.decoder", fromlist=["x"])
+    "theorylab.nn.transformer.random_decoder": lambda seed: __import__("theorylab.nn.decoder", fromlist=["x"])
     .random_decoder(vocab=4, d=4, n_head=1, n_layer=1, seed=seed),
     "theorylab.nn.tasks.induction_sequences": lambda seed: __import__("theorylab.nn.tasks", fromlist=["x"])
     .induction_sequences(2, 4, 4, seed=seed),
@@ -174,7 +174,7 @@ SEEDED = {
     "theorylab.graded.risk_sim.simulate": lambda seed: __import__("theorylab.graded.risk_sim", fromlist=["x"])
     .simulate(__import__("theorylab.graded.envelope", fromlist=["x"]).stratified_model(0.6, 0.3, 2, 4), [8],
               reps=2, seed=seed),
-    "theorylab.psa.compare.compare_grid": lambda seed: compare.compare_grid("t4-only", [(64.0, 16)], samples=40,
+    "theorylab.psa.grid.compare_grid": lambda seed: compare.compare_grid("t4-only", [(64.0, 16)], samples=40,
                                                                         seed=seed),
     "theorylab.psa.compare.t3_t4_crossover": lambda seed: compare.t3_t4_crossover(4, 9, samples=40, seed=seed),
     "theorylab.psa.compare.band_edge_check": lambda seed: compare.band_edge_check(gammas=(2.0,), samples=8, seed=seed),

@@ -1,4 +1,4 @@
-"""Planted bugs in theorylab/nn/ (the NumPy transformer: attention, decoder, gradients, optimiser, tasks, training, training statistics).
+"""Planted bugs in theorylab/nn/ (the NumPy transformer: attention, model and forward pass, cached decoder, gradients, optimiser, tasks, training, training statistics).
 
 One :class:`planted.Bug` per bug: the library file, the text replaced (it must occur exactly once), the
 certificates that catch it and the statuses they may end with (tests/test_planted_bugs.py runs them).
@@ -7,6 +7,7 @@ from planted import FAIL_OR_ERROR, Bug
 
 ATTENTION = 'theorylab/nn/attention.py'
 DECODER = 'theorylab/nn/decoder.py'
+TRANSFORMER = 'theorylab/nn/transformer.py'
 GRAD = 'theorylab/nn/grad.py'
 OPTIM = 'theorylab/nn/optim.py'
 RUNNER = 'theorylab/nn/runner.py'
@@ -16,12 +17,6 @@ TRAINSTATS = 'theorylab/nn/trainstats.py'
 OPERATOR = 'theorylab/plga/operator.py'
 
 BUGS = [
-    Bug('decoder RoPE rotates by -theta (sign of the sin term)',
-        ATTENTION,
-        'out[..., 0::2] = cos * even - sin * odd',
-        'out[..., 0::2] = cos * even + sin * odd',
-        ('A9', 'P20.numeric', 'G1.numeric'),
-        slow=True),
     Bug('score scale dk instead of sqrt(dk), SDPA and PLGA alike',
         ATTENTION,
         '/ np.sqrt(qs.shape[-1])',
@@ -71,19 +66,19 @@ BUGS = [
         ('P20.numeric',),
         accept=('ERROR',)),
     Bug('decoder MLP drops its output bias',
-        DECODER,
+        TRANSFORMER,
         '@ layer.w_proj + layer.b_proj',
         '@ layer.w_proj',
         ('A8', 'A9', 'P20.numeric', 'G1.numeric')),
     Bug('decoder MLP drops its hidden bias',
-        DECODER,
+        TRANSFORMER,
         'gelu(x @ layer.w_fc + layer.b_fc)',
         'gelu(x @ layer.w_fc)',
         ('P20.numeric', 'G1.numeric')),
-    Bug('GELU constant 0.0447', DECODER, '0.044715 * x**3', '0.0447 * x**3', ('A9',), slow=True),
-    Bug('decoder LayerNorm eps 1e-6', DECODER, 'LN_EPS = 1e-5', 'LN_EPS = 1e-6', ('A9',), slow=True),
+    Bug('GELU constant 0.0447', TRANSFORMER, '0.044715 * x**3', '0.0447 * x**3', ('A9',), slow=True),
+    Bug('decoder LayerNorm eps 1e-6', TRANSFORMER, 'LN_EPS = 1e-5', 'LN_EPS = 1e-6', ('A9',), slow=True),
     Bug('final LayerNorm skipped in forward',
-        DECODER,
+        TRANSFORMER,
         'return _layer_norm(x, model.ln_f) @ model.wte.T  ',
         'return x @ model.wte.T  ',
         ('A9', 'P20.numeric'),
@@ -95,25 +90,25 @@ BUGS = [
         ('A8',),
         slow=True),
     Bug('prefix check without the shape conjunct',
-        DECODER,
+        TRANSFORMER,
         'shaped, gap = len(full) == len(x), 0.0',
         'shaped, gap = True, 0.0',
         ('A9.shape',),
-        also=((DECODER, 'shaped &= len(part) == r + 1', 'shaped &= True'), )),
+        also=((TRANSFORMER, 'shaped &= len(part) == r + 1', 'shaped &= True'), )),
     Bug('prefix check: a row present on one side only is not flagged',
-        DECODER,
+        TRANSFORMER,
         '            gap = np.inf                                                    # Some row vs None',
         '            pass                                                            # Some row vs None',
         ('A9.shape',),
         slow=True),
     Bug('collapse absorbs b_a transposed',
-        DECODER,
+        TRANSFORMER,
         'plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a)',
         'plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a.T)',
         ('A19.numeric',),
         slow=True),
     Bug('compile_grading of a non-graded head reads w_q.shape[2]',
-        DECODER,
+        TRANSFORMER,
         'np.ones(layer.w_q.shape[1] // len(layer.heads))',
         'np.ones(layer.w_q.shape[2] // len(layer.heads))',
         ('G1.numeric',),
@@ -152,13 +147,13 @@ BUGS = [
         'start, anchor)[-0:]    # [1, dk]',
         ('P20.numeric',)),
     Bug('random LayerNorm gains 1 + 0.05 z',
-        DECODER,
+        TRANSFORMER,
         'return 1.0 + 0.1 * rng.normal(size=d)',
         'return 1.0 + 0.05 * rng.normal(size=d)',
         ('P21.training',),
         slow=True),
     Bug('random MLP output bias 0.05 z',
-        DECODER,
+        TRANSFORMER,
         'w(4 * d, d), 0.1 * rng.normal(size=d)',
         'w(4 * d, d), 0.05 * rng.normal(size=d)',
         ('P21.training',),

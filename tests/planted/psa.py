@@ -1,4 +1,4 @@
-"""Planted bugs in theorylab/psa/ (PSA paper: shear, score model, transitions, quadrature, row statistics, Monte Carlo, observables, induction, comparison).
+"""Planted bugs in theorylab/psa/ (PSA paper: shear, score model, transitions, quadrature, row statistics, Monte Carlo, observables, induction, grid comparison and findings).
 
 One :class:`planted.Bug` per bug: the library file, the text replaced (it must occur exactly once), the
 certificates that catch it and the statuses they may end with (tests/test_planted_bugs.py runs them).
@@ -8,6 +8,7 @@ from planted import FAIL_OR_ERROR, Bug
 CANONICAL = 'theorylab/psa/canonical.py'
 COMPARE = 'theorylab/psa/compare.py'
 DEPLOY = 'theorylab/psa/deploy.py'
+GRID = 'theorylab/psa/grid.py'
 INDUCTION = 'theorylab/psa/induction.py'
 MONTECARLO = 'theorylab/psa/montecarlo.py'
 OBSERVABLES = 'theorylab/psa/observables.py'
@@ -86,12 +87,12 @@ BUGS = [
         'se = per.std(axis=0, ddof=0)',
         ('P19.crossover',)),
     Bug('relative error divided by the prediction',
-        COMPARE,
+        GRID,
         'np.abs(p - s) / np.abs(s)',
         'np.abs(p - s) / np.abs(p)',
         ('P17',)),
     Bug('pearson_r returns r squared',
-        COMPARE,
+        GRID,
         'np.corrcoef(x[ok], y[ok])[0, 1])',
         'np.corrcoef(x[ok], y[ok])[0, 1] ** 2)',
         ('P17',)),
@@ -536,7 +537,7 @@ BUGS = [
         SHEAR,
         'out[..., 0::2] = cos * even - sin * odd',
         'out[..., 0::2] = cos * even + sin * odd',
-        ('P9.numeric',),           # the decoder rotates with its own kernel (its bug: tests/planted/nn.py)
+        ('P9.numeric', 'A9', 'P20.numeric', 'G1.numeric'),    # the NumPy decoder rotates with this kernel too
         slow=True),
     Bug('unshear with the wrong sign',
         SHEAR,
@@ -574,7 +575,7 @@ BUGS = [
         SOFTMAX,
         's = np.where(keep, s, -np.inf)',
         's = np.where(keep, s, s)',
-        ('A17.numeric',)),
+        ('A17.numeric', 'A9')),                # the NumPy decoder's causal softmax is this kernel too
     Bug('unsafeguarded Newton polish of crossing_root',
         TRANSITION,
         'found & (np.abs(_polyval_rows(flat, trial)) < np.abs(f))',

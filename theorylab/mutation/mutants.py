@@ -3,6 +3,8 @@
 A mutant is one small edit of one file, the kind of slip a careful author still makes. The
 edit is located on the file's syntax tree and spliced into its *text* (formatting, comments
 and every other line stay as they are), and the mutated text must parse to a different tree.
+The data (:class:`Edit`, :class:`Mutant`) and the id's statement digest are
+:mod:`theorylab.mutation.ids`, re-exported here; this module generates the mutants.
 
 Mutant ids
 ----------
@@ -62,13 +64,13 @@ from __future__ import annotations
 
 import ast
 import bisect
-import hashlib
 import io
 import math
 import tokenize
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from theorylab.mutation.callgraph import bound_names, is_numba
+from theorylab.mutation.ids import MODULE, Edit, Mutant, _splice, normalised, statement_digest  # noqa: F401
 
 ARITH_SWAPS = {ast.Add: ("+", ["-"]), ast.Sub: ("-", ["+"]), ast.Mult: ("*", ["/"]),
                ast.Div: ("/", ["*"]), ast.Pow: ("**", ["*"]), ast.FloorDiv: ("//", ["/"])}
@@ -92,90 +94,6 @@ def _is_resource_estimate(name: str) -> bool:
     """A function or constant that estimates memory or time (``*_cost``, ``memory_estimate``,
     ``*_SECONDS`` calibrations): it decides refusals, never a result."""
     return name.endswith(("_cost", "_SECONDS")) or name in ("memory_estimate", "_RATE_GUESS")
-
-
-MODULE = "<module>"
-"""The scope of module-level code in a mutant id."""
-
-
-def normalised(node) -> str:
-    """The syntax tree ``node`` written out without positions or empty fields (``None``, ``[]``):
-    the same text for the same code on every Python version this library supports."""
-    if isinstance(node, ast.AST):
-        fields = [(name, getattr(node, name, None)) for name in node._fields]
-        inner = ",".join(f"{name}={normalised(value)}" for name, value in fields if value not in (None, []))
-        return f"{type(node).__name__}({inner})"
-    if isinstance(node, list):
-        return "[" + ",".join(normalised(v) for v in node) + "]"
-    return repr(node)
-
-
-def statement_digest(stmt) -> str:
-    """First 8 hex digits of the SHA-256 of a statement's :func:`normalised` tree; a compound statement
-    counts with its header only (its bodies are statements of their own)."""
-    header = [f"{name}={normalised(value)}" for name, value in ast.iter_fields(stmt)
-              if value not in (None, []) and not (isinstance(value, list) and isinstance(
-                  value[0], (ast.stmt, ast.excepthandler, getattr(ast, "match_case", ast.stmt))))]
-    text = f"{type(stmt).__name__}({','.join(header)})"
-    return hashlib.sha256(text.encode()).hexdigest()[:8]
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace characters ``start:end`` of the source by ``text``."""
-
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """One mutant of one file. ``lines`` are the source lines whose execution selects
-    certificates (``scope`` says how to read them, see the module docstring)."""
-
-    file: str
-    line: int
-    col: int
-    operator: str
-    edits: tuple[Edit, ...]
-    scope: str
-    lines: tuple[int, int]
-    before: str
-    after: str
-    names: tuple[str, ...] = ()
-    qualname: str = MODULE
-    statement: str = ""
-    k: int = 0
-
-    @property
-    def id(self) -> str:
-        """Id ``file::scope::operator::statement.k``, stable under edits elsewhere (module docstring)."""
-        return f"{self.file}::{self.qualname}::{self.operator}::{self.statement}.{self.k}"
-
-    @property
-    def location(self) -> str:
-        """``file:line:col`` of the anchor (display only: it moves with every edit above it)."""
-        return f"{self.file}:{self.line}:{self.col}"
-
-    @property
-    def package(self) -> str:
-        """The library package (``psa`` for ``theorylab/psa/shear.py``; ``rng`` for the shared module
-        ``theorylab/rng.py``)."""
-        parts = self.file.split("/")
-        return parts[1] if len(parts) > 2 else parts[-1].removesuffix(".py")
-
-    def apply(self, source: str) -> str:
-        """The mutated source."""
-        return _splice(source, self.edits)
-
-
-def _splice(text: str, edits) -> str:
-    out, pos = [], 0
-    for e in sorted(edits, key=lambda e: e.start):
-        out += [text[pos:e.start], e.text]
-        pos = e.end
-    return "".join(out + [text[pos:]])
 
 
 def _tree(segment: str) -> str:

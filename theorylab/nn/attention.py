@@ -45,7 +45,8 @@ from theorylab.graded.attention import grading_matrix
 from theorylab.graded.grades import clip_bound
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
-from theorylab.psa.shear import _momentum, _shear
+from theorylab.psa.shear import _momentum, _rotate_pairs, _shear
+from theorylab.psa.softmax import _softmax
 
 GRAMS = ("global", "cumulative")
 
@@ -203,7 +204,7 @@ def _rope(x, positions, base):
     if base is None:
         return x
     cos, sin = _rope_tables(x.shape[-1], base, positions)               # [n, dk/2] x2
-    return _rotate(x, cos, sin)                                         # [..., n, dk] rotated rows
+    return _rotate_pairs(x, cos, sin)                                   # [..., n, dk] rotated rows
 
 
 def _rope_tables(dk: int, base: float, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -218,16 +219,6 @@ def _cached_tables(dk: int, base: float, positions: bytes) -> tuple[np.ndarray, 
     cos, sin = psa.rope_tables(len(pos), psa.rope_frequencies(dk, base), pos)   # [n, dk/2] x2
     cos.flags.writeable = sin.flags.writeable = False
     return cos, sin
-
-
-def _rotate(x, cos, sin) -> np.ndarray:
-    """``psa.shear.rotate_pairs(x, cos, sin)``'s arithmetic along axis -2 without its checks (object arrays too;
-    psa.shear has no unchecked kernel to call: this copy is guarded by its own planted bug)."""
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = np.empty_like(x) if x.dtype == object else np.empty(x.shape, dtype=np.result_type(x, cos))
-    out[..., 0::2] = cos * even - sin * odd
-    out[..., 1::2] = sin * even + cos * odd
-    return out
 
 
 @finite_output("q, k, v, prev")
@@ -311,8 +302,8 @@ def _sheared(x, g, pos, spec: PSA):
         return _shear(x, g, -2)                                         # [..., n, dk]
     cos, sin = _rope_tables(x.shape[-1], spec.base, pos)                # [n, dk/2] x2
     if spec.placement == "post-rope":
-        return _shear(_rotate(x, cos, sin), g, -2)                      # [..., n, dk]
-    return _rotate(_shear(x, g, -2), cos, sin)                          # [..., n, dk]
+        return _shear(_rotate_pairs(x, cos, sin), g, -2)                # [..., n, dk]
+    return _rotate_pairs(_shear(x, g, -2), cos, sin)                    # [..., n, dk]
 
 
 @finite_output("x, taps")
@@ -410,13 +401,11 @@ def attention_weights(s) -> np.ndarray:
 
 
 def _attention_weights(s: np.ndarray) -> np.ndarray:
-    """:func:`attention_weights` of validated scores: ``psa.softmax.softmax(s, mask=past)``'s arithmetic
-    (future keys get score -inf, weight exactly 0)."""
+    """:func:`attention_weights` of validated scores: PSA's softmax kernel (``psa.softmax.softmax(s, mask=past)``;
+    future keys get score -inf, weight exactly 0)."""
     n, m = s.shape[-2:]
     past = np.arange(m)[None, :] <= np.arange(m - n, m)[:, None]        # [n, m] keys up to the query
-    s = np.where(past, s, -np.inf)                                      # [..., n, m]
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)                            # [..., n, m]
+    return _softmax(s, -1, past)                                        # [..., n, m]
 
 
 def attend(s, vs) -> np.ndarray:

@@ -3,10 +3,10 @@
 Each function here is the vector-Jacobian product (VJP) of one forward operation: given
 the operation's inputs and the gradient ``dy`` of a scalar loss with respect to its output,
 it returns the gradients with respect to its inputs and parameters. The forward pass is
-the one in ``theorylab.nn`` (``decoder.hidden_states`` and ``attention.head`` record what
+the one in ``theorylab.nn`` (``transformer.hidden_states`` and ``attention.head`` record what
 is needed in a ``trace``); nothing here recomputes a model. Every VJP is checked against
 float64 central finite differences of the forward operation (tests/test_nn_grad.py), and
-:func:`loss_and_grad` against finite differences of ``decoder.forward`` itself.
+:func:`loss_and_grad` against finite differences of ``transformer.forward`` itself.
 
 Supported heads: :class:`~theorylab.nn.attention.SDPA`, :class:`~theorylab.nn.attention.PSA`
 (fixed couplings, either placement) and :class:`~theorylab.nn.attention.TwoTap` (taps are
@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from theorylab.errors import ParameterError, finite_result, integer_array, real_array
-from theorylab.nn import attention, decoder
+from theorylab.nn import attention, transformer
 from theorylab.nn.attention import PSA, SDPA, TwoTap
 from theorylab.psa import shear as psa
 
@@ -32,7 +32,7 @@ LAYER_WEIGHTS = ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj")
 
 
 # ------------------------------------------------------------------------------ parameters
-def parameters(model: decoder.Decoder) -> dict[str, np.ndarray]:
+def parameters(model: transformer.Decoder) -> dict[str, np.ndarray]:
     """Every array of ``model`` by name (the arrays themselves, not copies); TwoTap taps included."""
     out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
     for i, layer in enumerate(model.layers):
@@ -47,7 +47,7 @@ def parameters(model: decoder.Decoder) -> dict[str, np.ndarray]:
     return out
 
 
-def with_parameters(model: decoder.Decoder, params: dict[str, np.ndarray]) -> decoder.Decoder:
+def with_parameters(model: transformer.Decoder, params: dict[str, np.ndarray]) -> transformer.Decoder:
     """A copy of ``model`` whose arrays are taken from ``params`` (names of :func:`parameters`; missing keep)."""
     def get(name, old):
         return params.get(name, old)
@@ -63,7 +63,7 @@ def with_parameters(model: decoder.Decoder, params: dict[str, np.ndarray]) -> de
             fields[ln] = (get(f"layers.{i}.{ln}.0", old[0]), get(f"layers.{i}.{ln}.1", old[1]))
         layers.append(replace(layer, heads=heads, **fields))
     ln_f = (get("ln_f.0", model.ln_f[0]), get("ln_f.1", model.ln_f[1]))
-    return decoder.Decoder(get("wte", model.wte), tuple(layers), ln_f)
+    return transformer.Decoder(get("wte", model.wte), tuple(layers), ln_f)
 
 
 # ------------------------------------------------------------------------------ elementwise and dense
@@ -95,9 +95,9 @@ def _cross_entropy(logits: np.ndarray, answers: np.ndarray) -> tuple[float, np.n
 
 
 def layer_norm_vjp(x, affine, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """VJP of ``decoder.layer_norm(x, (gain, bias))`` over the last axis: ``(dx, dgain, dbias)``."""
+    """VJP of ``transformer.layer_norm(x, (gain, bias))`` over the last axis: ``(dx, dgain, dbias)``."""
     centred = x - x.mean(axis=-1, keepdims=True)
-    inv = 1.0 / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + decoder.LN_EPS)
+    inv = 1.0 / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + transformer.LN_EPS)
     xhat = centred * inv                                                # [..., d]
     dxhat = dy * affine[0]
     dx = inv * (dxhat - dxhat.mean(axis=-1, keepdims=True) - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True))
@@ -106,7 +106,7 @@ def layer_norm_vjp(x, affine, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def gelu_vjp(x, dy) -> np.ndarray:
-    """VJP of ``decoder.gelu`` (tanh form): ``dy * gelu'(x)``.
+    """VJP of ``transformer.gelu`` (tanh form): ``dy * gelu'(x)``.
 
     Parameters
     ----------
@@ -145,18 +145,18 @@ def _flat(x) -> np.ndarray:
     return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])              # [..., n] -> [rows, n]
 
 
-def mlp_vjp(layer: decoder.Layer, u, dy) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """VJP of ``decoder.mlp(layer, u)``: ``(du, {w_fc, b_fc, w_proj, b_proj})``."""
+def mlp_vjp(layer: transformer.Layer, u, dy) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """VJP of ``transformer.mlp(layer, u)``: ``(du, {w_fc, b_fc, w_proj, b_proj})``."""
     pre = u @ layer.w_fc + layer.b_fc                                   # [..., 4d]
     dh = _gelu_vjp(pre, dy @ layer.w_proj.T)                             # [..., 4d]
-    grads = {"w_proj": _flat(decoder._gelu(pre)).T @ _flat(dy), "b_proj": _flat(dy).sum(axis=0),
+    grads = {"w_proj": _flat(transformer._gelu(pre)).T @ _flat(dy), "b_proj": _flat(dy).sum(axis=0),
              "w_fc": _flat(u).T @ _flat(dh), "b_fc": _flat(dh).sum(axis=0)}
     return dh @ layer.w_fc.T, grads
 
 
-def logits_vjp(model: decoder.Decoder, x, dlogits) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """VJP of ``decoder.logits(model, x) = LN_f(x) wte^T``: ``(dx, {wte, ln_f.0, ln_f.1})``."""
-    u = decoder._layer_norm(x, model.ln_f)                              # [..., d]
+def logits_vjp(model: transformer.Decoder, x, dlogits) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """VJP of ``transformer.logits(model, x) = LN_f(x) wte^T``: ``(dx, {wte, ln_f.0, ln_f.1})``."""
+    u = transformer._layer_norm(x, model.ln_f)                          # [..., d]
     dx, dg, db = layer_norm_vjp(x, model.ln_f, dlogits @ model.wte)
     return dx, {"wte": _flat(dlogits).T @ _flat(u), "ln_f.0": dg, "ln_f.1": db}
 
@@ -245,8 +245,8 @@ def head_vjp(spec, rec: dict, dout) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 
 
 # ------------------------------------------------------------------------------ the model
-def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.ndarray]:
-    """VJP of ``decoder.hidden_states`` (with its ``trace``) for an output gradient ``dh`` (..., T, d)."""
+def hidden_vjp(model: transformer.Decoder, tokens, trace: list, dh) -> dict[str, np.ndarray]:
+    """VJP of ``transformer.hidden_states`` (with its ``trace``) for an output gradient ``dh`` (..., T, d)."""
     grads: dict[str, np.ndarray] = {}
     dx = dh
     for i in reversed(range(len(model.layers))):
@@ -256,7 +256,7 @@ def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.
         dmid = dx + dln2                                                # [..., T, d]
         grads.update({f"layers.{i}.{k}": v for k, v in g.items()})
         grads[f"layers.{i}.w_o"] = _flat(rec["a"]).T @ _flat(dmid)
-        da = decoder._split_heads(dmid @ layer.w_o.T, len(layer.heads))  # [..., H, T, dk]
+        da = transformer._split_heads(dmid @ layer.w_o.T, len(layer.heads))  # [..., H, T, dk]
         parts = []
         for h, (spec, hrec) in enumerate(zip(layer.heads, rec["heads"])):
             dq, dk, dv, taps = head_vjp(spec, hrec, da[..., h, :, :])
@@ -264,7 +264,7 @@ def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.
             grads.update({f"layers.{i}.heads.{h}.{k}": v for k, v in taps.items()})
         du1 = 0.0
         for w, d in zip(("w_q", "w_k", "w_v"), zip(*parts)):
-            merged = decoder._merge_heads(np.stack(d, axis=-3))         # [..., T, H dk]
+            merged = transformer._merge_heads(np.stack(d, axis=-3))     # [..., T, H dk]
             grads[f"layers.{i}.{w}"] = _flat(rec["u1"]).T @ _flat(merged)
             du1 = du1 + merged @ getattr(layer, w).T
         dln1, grads[f"layers.{i}.ln1.0"], grads[f"layers.{i}.ln1.1"] = layer_norm_vjp(rec["x"], layer.ln1, du1)
@@ -273,7 +273,7 @@ def hidden_vjp(model: decoder.Decoder, tokens, trace: list, dh) -> dict[str, np.
     return grads
 
 
-def loss_and_grad(model: decoder.Decoder, tokens, answers) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
+def loss_and_grad(model: transformer.Decoder, tokens, answers) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
     """Cross-entropy of the **last position's** prediction and its gradient for every parameter.
 
     Parameters
@@ -287,7 +287,7 @@ def loss_and_grad(model: decoder.Decoder, tokens, answers) -> tuple[float, dict[
     ``(loss, grads, logits)``: the mean loss, a gradient per name of :func:`parameters`,
     and the last position's logits ``(batch, V)``.
     """
-    tokens = decoder.token_ids(model, tokens, batched=True)
+    tokens = transformer.token_ids(model, tokens, batched=True)
     if tokens.ndim != 2:
         raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
     answers = integer_array("answers", answers, high=len(model.wte) - 1)
@@ -301,14 +301,14 @@ def loss_and_grad(model: decoder.Decoder, tokens, answers) -> tuple[float, dict[
     return loss, grads, logits
 
 
-def _loss_and_grad(model: decoder.Decoder, tokens: np.ndarray,
+def _loss_and_grad(model: transformer.Decoder, tokens: np.ndarray,
                    answers: np.ndarray) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
     """:func:`loss_and_grad` of validated ``(batch, T)`` token ids and answers, unchecked for overflow
     (the training loop's kernel: it checks the loss and the gradient norm of each step)."""
     trace: list = []
-    h = decoder._hidden_states(model, tokens, trace)                    # [B, T, d]
+    h = transformer._hidden_states(model, tokens, trace)                # [B, T, d]
     last = h[..., -1, :]                                                # [B, d]
-    logits = decoder._logits(model, last)                               # [B, V]
+    logits = transformer._logits(model, last)                           # [B, V]
     loss, dlogits = _cross_entropy(logits, answers)
     dlast, grads = logits_vjp(model, last, dlogits)
     dh = np.zeros_like(h)

@@ -366,11 +366,17 @@ def rotate_pairs(x, cos, sin, axis: int = -2) -> np.ndarray:
     if cos.shape != x.shape[-2:-1] + (x.shape[-1] // 2,) or sin.shape != cos.shape:
         raise ParameterError(f"cos and sin must have shape (T, d/2) = {x.shape[-2], x.shape[-1] // 2} "
                              f"(got {cos.shape}, {sin.shape})")
+    return np.moveaxis(_rotate_pairs(x, cos, sin), -2, axis)
+
+
+def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """:func:`rotate_pairs` of a validated stream ``x`` (..., T, d) along axis -2 by tables ``(T, d/2)``
+    (the kernel; also the NumPy decoder's RoPE, ``theorylab.nn.attention``). Object arrays too."""
     even, odd = x[..., 0::2], x[..., 1::2]
     out = np.empty_like(x) if x.dtype == object else np.empty(x.shape, dtype=np.result_type(x, cos))
     out[..., 0::2] = cos * even - sin * odd
     out[..., 1::2] = sin * even + cos * odd
-    return np.moveaxis(out, -2, axis)
+    return out
 
 
 @finite_output("x, positions")

@@ -64,6 +64,15 @@ def softmax(s, axis: int = -1, mask=None) -> np.ndarray:
         real_array("s", s[keep], allow_empty=True)                       # finite where it counts
         if not keep.any(axis=axis).all():
             raise ParameterError("mask must keep at least one score in every slice along axis")
+        return _softmax(s, axis, keep)
+    return _softmax(s, axis)
+
+
+def _softmax(s: np.ndarray, axis: int, keep: np.ndarray | None = None) -> np.ndarray:
+    """:func:`softmax` of validated float scores along ``axis``; entries where the boolean ``keep`` (broadcastable
+    to ``s``) is False get score -inf, weight exactly 0 (the kernel; also the NumPy decoder's causal softmax,
+    ``theorylab.nn.attention``)."""
+    if keep is not None:
         s = np.where(keep, s, -np.inf)
     e = np.exp(s - s.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)

@@ -271,10 +271,10 @@ def agreement(predicted, simulated) -> dict:
 
     Returns ``n`` (points used), ``pearson_r`` and the median and maximum relative error
     ``|predicted - simulated| / simulated`` (the paper's statistics, PSA §7.9-7.10),
-    computed by :func:`theorylab.psa.compare.pearson_r` and :func:`theorylab.psa.compare.relative_error`.
+    computed by :func:`theorylab.psa.grid.pearson_r` and :func:`theorylab.psa.grid.relative_error`.
     ``None`` (no root) counts as missing.
     """
-    from theorylab.psa.compare import pearson_r, relative_error
+    from theorylab.psa.grid import pearson_r, relative_error
 
     p, s = np.asarray(list(predicted), float), np.asarray(list(simulated), float)  # None -> NaN
     ok = np.isfinite(p) & np.isfinite(s) & (s != 0)

@@ -1,0 +1,345 @@
+"""The decoder-only transformer in NumPy: parameters, building blocks and the full forward pass.
+
+Pre-LayerNorm GPT blocks (picoGPT layout) with RoPE inside the heads::
+
+    x = wte[tokens]
+    for each layer:  x = x + attention(LN1(x));  x = x + MLP(LN2(x))
+    logits = LN_f(x) @ wte^T
+
+:func:`forward` computes the logits of the whole sequence at once, each head by
+``attention.head``; :func:`prefix_logits` and :func:`prefix_consistency` check PLGA's
+Definition 4.8 on it. :func:`compile_grading` and :func:`collapse_invariant_plga` map a
+decoder to the standard transformer that computes the same function. Incremental decoding
+over a KV cache is :mod:`theorylab.nn.decoder`, which also re-exports every public name of
+this module (``theorylab.nn.decoder.forward`` is this :func:`forward`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from theorylab.errors import (ParameterError, check_memory, describe, finite_output, finite_result, positive_int,
+                              real_array, real_scalar, seed_int)
+from theorylab.nn import attention
+from theorylab.nn.attention import PLGA, SDPA, Graded, HeadSpec
+from theorylab.plga import operator as plga
+from theorylab.plga.chain import _layer_norm as _plga_layer_norm
+
+LN_EPS = 1e-5
+
+
+# ------------------------------------------------------------------------------ parameters
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """One block: attention projections (d, d), MLP (d, 4d), (4d, d), two LayerNorms, the heads."""
+
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+    w_o: np.ndarray
+    w_fc: np.ndarray
+    b_fc: np.ndarray
+    w_proj: np.ndarray
+    b_proj: np.ndarray
+    ln1: tuple[np.ndarray, np.ndarray]
+    ln2: tuple[np.ndarray, np.ndarray]
+    heads: tuple[HeadSpec, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Decoder:
+    """Token embedding ``wte`` (V, d) (tied with the output), the layers, the final LayerNorm."""
+
+    wte: np.ndarray
+    layers: tuple[Layer, ...]
+    ln_f: tuple[np.ndarray, np.ndarray]
+
+    @property
+    def n_head(self) -> int:
+        return len(self.layers[0].heads)
+
+    @property
+    def d(self) -> int:
+        return self.wte.shape[1]
+
+
+def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int = 2,
+                   head: HeadSpec | Callable[[int, int], HeadSpec] = SDPA(), seed: int = 0) -> Decoder:
+    """Gaussian weights: matrices N(0, 1/fan-in), embedding N(0, 1), LN gains 1 + 0.1 z, LN/MLP biases 0.1 z.
+
+    ``head`` is one spec for every head, or a function ``(layer, head) -> spec``.
+    """
+    vocab, d = positive_int("vocab", vocab), positive_int("d", d)
+    n_head, n_layer = positive_int("n_head", n_head), positive_int("n_layer", n_layer)
+    if d % n_head or (d // n_head) % 2:
+        raise ParameterError(f"d must be a multiple of n_head with an even head width (got d={d}, n_head={n_head})")
+    check_memory("vocab, d, n_layer", 8 * (vocab * d + n_layer * (12 * d * d + 8 * d)))
+    rng = np.random.default_rng(seed_int("seed", seed))
+    spec = head if callable(head) and not isinstance(head, HeadSpec) else (lambda layer, h: head)
+
+    def w(m, n):
+        return rng.normal(0.0, 1.0 / np.sqrt(m), (m, n))
+
+    def ln():
+        return 1.0 + 0.1 * rng.normal(size=d), 0.1 * rng.normal(size=d)
+
+    specs = [[spec(i, h) for h in range(n_head)] for i in range(n_layer)]
+    for row in specs:
+        for sp in row:
+            if not isinstance(sp, HeadSpec):
+                raise ParameterError(f"head must be a head spec or a function (layer, head) -> spec (got {sp!r})")
+    layers = tuple(Layer(w(d, d), w(d, d), w(d, d), w(d, d), w(d, 4 * d), 0.1 * rng.normal(size=4 * d),
+                         w(4 * d, d), 0.1 * rng.normal(size=d), ln(), ln(),
+                         tuple(specs[i])) for i in range(n_layer))
+    return Decoder(rng.normal(size=(vocab, d)), layers, ln())
+
+
+# ------------------------------------------------------------------------------ building blocks
+def layer_norm(x, affine) -> np.ndarray:
+    """Pre-LN of the rows of ``x`` with ``affine = (gamma, beta)`` (plga.operator.layer_norm, eps = LN_EPS)."""
+    if not isinstance(affine, (tuple, list)) or len(affine) != 2:
+        raise ParameterError("affine must be a pair (gamma, beta) of LayerNorm parameters")
+    return plga.layer_norm(x, affine[0], affine[1], eps=LN_EPS)             # [n, d]
+
+
+def _layer_norm(x: np.ndarray, affine) -> np.ndarray:
+    """:func:`layer_norm` of validated rows with the model's own (gamma, beta): ``plga.operator``'s kernel."""
+    return _plga_layer_norm(x, affine[0], affine[1], LN_EPS)                # [n, d]
+
+
+@finite_output("x")
+def gelu(x) -> np.ndarray:
+    """GELU, tanh approximation (GPT-2)."""
+    return _gelu(real_array("x", x, allow_empty=True))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def _rows(x, d: int) -> np.ndarray:
+    """Hidden states ``(..., n, d)``: finite reals with the model width (a batch of sequences allowed)."""
+    x = real_array("x", x)
+    if x.ndim < 2 or x.shape[-1] != d:
+        raise ParameterError(f"x must be an (..., n, {d}) array of hidden states (got shape {x.shape})")
+    return x
+
+
+@finite_output("x")
+def mlp(layer: Layer, x) -> np.ndarray:
+    """``GELU(x W_fc + b_fc) W_proj + b_proj`` of the rows ``x`` (n, d)."""
+    return _mlp(layer, _rows(x, layer.w_fc.shape[0]))
+
+
+def _mlp(layer: Layer, x: np.ndarray) -> np.ndarray:
+    return _gelu(x @ layer.w_fc + layer.b_fc) @ layer.w_proj + layer.b_proj  # [n, 4d] -> [n, d]
+
+
+def split_heads(x, n_head: int) -> np.ndarray:
+    """``(..., n, d) -> (..., H, n, d/H)``."""
+    n_head = positive_int("n_head", n_head)
+    x = real_array("x", x)
+    if x.ndim < 2 or x.shape[-1] % n_head:
+        raise ParameterError(f"x must be (..., n, d) with d a multiple of n_head = {n_head} (got shape {x.shape})")
+    return _split_heads(x, n_head)
+
+
+def _split_heads(x: np.ndarray, n_head: int) -> np.ndarray:
+    return np.moveaxis(x.reshape(*x.shape[:-1], n_head, -1), -2, -3)        # [..., n, d] -> [..., H, n, dk]
+
+
+def merge_heads(x) -> np.ndarray:
+    """``(..., H, n, dk) -> (..., n, H dk)``."""
+    x = real_array("x", x)
+    if x.ndim < 3:
+        raise ParameterError(f"x must be an (..., H, n, dk) array (got shape {x.shape})")
+    return _merge_heads(x)
+
+
+def _merge_heads(x: np.ndarray) -> np.ndarray:
+    return np.moveaxis(x, -3, -2).reshape(*x.shape[:-3], x.shape[-2], -1)   # [..., H, n, dk] -> [..., n, d]
+
+
+@finite_output("x")
+def projections(layer: Layer, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-head query, key and value projections ``(H, n, dk)`` of the rows ``x`` (n, d)."""
+    return _projections(layer, _rows(x, layer.w_q.shape[0]))
+
+
+def _projections(layer: Layer, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    H = len(layer.heads)
+    return (_split_heads(x @ layer.w_q, H), _split_heads(x @ layer.w_k, H),   # [H, n, dk] x3
+            _split_heads(x @ layer.w_v, H))
+
+
+def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
+    """``tokens`` as a non-empty 1-D (or, if ``batched``, 2-D ``(batch, T)``) integer array of ids in ``[0, vocab)``."""
+    try:
+        t = np.atleast_1d(np.asarray(tokens))
+    except (TypeError, ValueError, OverflowError):
+        t = np.asarray([None])
+    vocab = len(model.wte)
+    if t.ndim not in ((1, 2) if batched else (1,)) or t.size == 0 or t.dtype.kind not in "iu" or t.min() < 0 \
+            or t.max() >= vocab:
+        shape = "1-D or 2-D (batch, T)" if batched else "1-D"
+        raise ParameterError(f"tokens must be a non-empty {shape} array of integer ids in [0, {vocab}) "
+                             f"(got {describe(tokens)})")
+    return t
+
+
+# ------------------------------------------------------------------------------ full forward
+@finite_output("model, tokens")
+def forward(model: Decoder, tokens) -> np.ndarray:
+    """Logits (T, V) of every position (``(batch, T, V)`` for tokens ``(batch, T)``), computed without a cache."""
+    return _forward(model, token_ids(model, tokens, batched=True))
+
+
+def _forward(model: Decoder, tokens: np.ndarray) -> np.ndarray:
+    return _logits(model, _hidden_states(model, tokens))                    # [..., T, V]
+
+
+@finite_output("model, tokens")
+def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarray:
+    """The residual stream ``(..., T, d)`` after the last block, for tokens ``(T,)`` or ``(batch, T)``.
+
+    ``trace``: if a list, one dict per layer is appended with what the backward pass
+    (``theorylab.nn.grad``) needs: the block input ``x``, ``u1 = LN1(x)``, the merged head
+    outputs ``a``, ``mid = x + a W_O``, ``u2 = LN2(mid)`` and ``heads`` (one
+    ``attention.head`` trace per head).
+    """
+    return _hidden_states(model, token_ids(model, tokens, batched=True), trace)
+
+
+def _hidden_states(model: Decoder, tokens: np.ndarray, trace: list | None = None) -> np.ndarray:
+    """:func:`hidden_states` of validated token ids (the kernel of the forward and training passes)."""
+    x = model.wte[tokens]                                                   # [..., T, d]
+    for layer in model.layers:
+        rec = None if trace is None else {"x": x, "heads": []}
+        u1 = _layer_norm(x, layer.ln1)                                      # [..., T, d]
+        q, k, v = _projections(layer, u1)                                   # [..., H, T, dk] x3
+        heads = [attention._head(s, q[..., h, :, :], k[..., h, :, :], v[..., h, :, :],
+                                 None if rec is None else rec["heads"]) for h, s in enumerate(layer.heads)]
+        a = _merge_heads(np.stack(heads, axis=-3))                          # [..., T, H dk]
+        mid = x + a @ layer.w_o                                             # [..., T, d]
+        u2 = _layer_norm(mid, layer.ln2)                                    # [..., T, d]
+        x = mid + _mlp(layer, u2)                                           # [..., T, d]
+        if rec is not None:
+            rec.update(u1=u1, a=a, mid=mid, u2=u2)
+            trace.append(rec)
+    return x
+
+
+@finite_output("x")
+def logits(model: Decoder, x) -> np.ndarray:
+    """``LN_f(x) wte^T``: logits ``(..., V)`` of residual-stream rows ``x`` (..., d) (tied embedding)."""
+    x = real_array("x", x)
+    if x.ndim < 1 or x.shape[-1] != model.d:
+        raise ParameterError(f"x must be residual-stream rows (..., {model.d}) (got shape {x.shape})")
+    return _logits(model, x)
+
+
+def _logits(model: Decoder, x: np.ndarray) -> np.ndarray:
+    return _layer_norm(x, model.ln_f) @ model.wte.T                         # [..., V]
+
+
+def prefix_logits(model: Decoder, tokens) -> np.ndarray:
+    """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8)."""
+    tokens = token_ids(model, tokens)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = np.stack([_forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
+    return finite_result("model, tokens", rows)
+
+
+@dataclass(frozen=True)
+class PrefixConsistency:
+    """PLGA Definition 4.8 as a bundle of two conjuncts (the authors' Lean ``PrefixConsistentShaped``).
+
+    length_preserving : the decoder returned one row per input row, on ``x`` and on every prefix of it.
+    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows r < |x| (``inf`` where one call has row r and the
+        other has not; rows neither call has are skipped, so a decoder returning no rows has gap 0).
+    """
+
+    length_preserving: bool
+    gap: float
+
+    def holds(self, tol: float = 0.0) -> bool:
+        """Both conjuncts: well shaped and every historical row within ``tol >= 0`` (Def. 4.8 at tolerance tol)."""
+        return self.length_preserving and self.gap <= real_scalar("tol", tol, low=0)
+
+
+def prefix_consistency(F: Callable, tokens) -> PrefixConsistency:
+    """Check Definition 4.8 for any decoder map ``F`` (tokens -> array of output rows) on ``tokens`` (PLGA Def. 4.8,
+    Remark 4.9). The gap alone is satisfied vacuously by a decoder that returns no rows; the shape conjunct excludes
+    it (the authors' ``constNil_not_prefixConsistentShaped``)."""
+    try:
+        x = np.atleast_1d(np.asarray(tokens))
+    except (TypeError, ValueError, OverflowError):
+        x = None
+    if x is None or x.ndim != 1:
+        raise ParameterError(f"tokens must be a 1-D sequence of inputs (got {describe(tokens)})")
+    full = np.asarray(F(x))
+    shaped, gap = len(full) == len(x), 0.0
+    for r in range(len(x)):
+        part = np.asarray(F(x[:r + 1]))
+        shaped &= len(part) == r + 1
+        has_full, has_part = r < len(full), r < len(part)
+        if has_full != has_part:
+            gap = np.inf                                                    # Some row vs None: not consistent
+        elif has_full:
+            gap = max(gap, float(np.max(np.abs(full[r] - part[r]))))
+    return PrefixConsistency(bool(shaped), float(gap))
+
+
+def prefix_consistency_gap(model: Decoder, tokens) -> float:
+    """``max_r |F(x_1:S)_r - F(x_1:r)_r|``: zero iff historical-row prefix consistency holds (PLGA Def. 4.8)."""
+    return prefix_consistency(lambda t: forward(model, t), token_ids(model, tokens)).gap
+
+
+# ------------------------------------------------------------------------------ grading compile-out
+def compile_grading(model: Decoder) -> Decoder:
+    """The standard transformer computing the same function as a graded one (GLLM Rem. 1, Cor. 1).
+
+    Every :class:`Graded` head h becomes an :class:`SDPA` head with ``W~ = W M_h`` for
+    ``W in {W_Q, W_K, W_V}`` (its columns scaled by ``diag(M_h)``).
+    """
+    layers = []
+    for layer in model.layers:
+        m = np.concatenate([s.diag if isinstance(s, Graded) else np.ones(layer.w_q.shape[1] // len(layer.heads))
+                            for s in layer.heads])                          # [d] column scales
+        heads = tuple(SDPA(s.base) if isinstance(s, Graded) else s for s in layer.heads)
+        layers.append(replace(layer, w_q=layer.w_q * m, w_k=layer.w_k * m, w_v=layer.w_v * m, heads=heads))
+    return replace(model, layers=tuple(layers))
+
+
+# ------------------------------------------------------------------------------ inference collapse
+def collapse_invariant_plga(model: Decoder) -> Decoder:
+    """The SDPA decoder that an input-invariant PLGA decoder collapses to (PLGA Thm 5.4(ii); claim A19).
+
+    Every PLGA head with ``a = 0`` has ``G_LM = b_a =: G*`` for every input; it becomes an SDPA head
+    with the operator absorbed into its query projection, ``W_Q,h -> W_Q,h G*``
+    (:func:`theorylab.plga.operator.absorb_operator`; the decoder has no query bias). The result has
+    the same logits without RoPE (``base=None``) and, with RoPE, exactly when every ``G*`` lies in the
+    rotation commutant (Prop. 4.1; the authors' ``relative_position_of_commute``). Other heads are kept.
+    """
+    layers = []
+    for layer in model.layers:
+        dk = layer.w_q.shape[1] // len(layer.heads)
+        w_q, heads = layer.w_q.copy(), []
+        for h, s in enumerate(layer.heads):
+            if isinstance(s, PLGA):
+                if np.any(s.params.a != 0):
+                    raise ParameterError("every PLGA head must be input-invariant (a = 0, G_LM = b_a) to collapse "
+                                         "to SDPA (got a head with a != 0)")
+                cols = slice(h * dk, (h + 1) * dk)
+                w_q[:, cols], _ = plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a)
+                s = SDPA(s.base)
+            heads.append(s)
+        layers.append(replace(layer, w_q=w_q, heads=tuple(heads)))
+    return replace(model, layers=tuple(layers))
+
+
+__all__ = ["LN_EPS", "Layer", "Decoder", "random_decoder", "layer_norm", "gelu", "mlp", "split_heads", "merge_heads",
+           "projections", "token_ids", "forward", "hidden_states", "logits", "prefix_logits", "PrefixConsistency",
+           "prefix_consistency", "prefix_consistency_gap", "compile_grading", "collapse_invariant_plga"]
