@@ -1,11 +1,28 @@
-"""Certificates of the softmax linearisation (PSA §6.1, §6.4): P12.symbolic (exact), P12.numeric."""
+"""Certificates of the PSA reduced score model (PSA §6.3: P11) and of the softmax linearisation it rests on
+(PSA §6.1, §6.4: P12.symbolic exact, P12.numeric)."""
 from __future__ import annotations
 
 import numpy as np
 
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.psa.scoremodel import score_model
 from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, softmax_response
+
+
+@certificate("P11", title="T4-only score-gap SNR is sqrt(dk)/2 for every g", paper="PSA §6.3",
+             claim="In the T4-only model Delta/sigma = sqrt(dk)/2, independent of g.", method="exact")
+def t4_snr(model=score_model("t4-only")) -> Outcome:
+    """Decide ``Delta^2 - (dk/4) sigma^2 == 0`` as a polynomial identity in (g, dk)."""
+    import sympy as sp  # SymPy only when a check runs (certify --list stays light)
+
+    from theorylab.symbolic.psa import dk, g, gap_expr, variance_expr
+
+    delta, var = gap_expr(model), variance_expr(model)
+    residual = sp.Poly(sp.expand(delta**2 - dk / 4 * var), g, dk)
+    ratio = sp.simplify(delta / sp.sqrt(var))
+    return Outcome(residual.is_zero, (computed("Delta^2 - (dk/4) sigma^2", str(residual.as_expr())),
+                                      computed("Delta/sigma", str(ratio))))
 
 
 @certificate("P12.symbolic", title="Softmax linearisation dp = (diag p - pp^T) ds; 1.dp = 0; shift invisible",
