@@ -109,7 +109,7 @@ CROSSOVER_FALSE_FAILURE = 1e-4
              claim="In the t3-inclusive model the T3 gap exceeds the T4 gap exactly for g < 1; the channel gaps of "
                    "the vector-level induction simulation cross there too (the paper's C7 quotes g ~ 0.97), and "
                    "Cov(T3, T4) = 2 g^3.", method="monte-carlo", false_failure=CROSSOVER_FALSE_FAILURE)
-def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outcome:
+def t3_t4_gap_crossover(seed=None) -> Outcome:
     """Reduced-model crossover and Cov(T3, T4)/g^3 (library, looked up at call time; the reference:
     where ``g sqrt(dk) = g^2 sqrt(dk)``, and ``2 g^3 / g^3``) vs the vector-level simulation (dk = 64,
     T = 512, no RoPE, 2000 samples). z-tests with the per-sample standard errors (two-sided normal,
@@ -119,7 +119,7 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     ``19 (SE_batch / SE_sample)^2 ~ chi2_19`` (two-sided, a quarter of the share each)."""
     alpha = CROSSOVER_FALSE_FAILURE
     base = _base(seed, 1910)
-    res = simulate(64, 512, samples=2000, seed=base, model=model)
+    res = t3_t4_crossover(64, 512, samples=2000, seed=base)
     g1, cov_ref = ref.t3_t4_crossover(), ref.cov_t3_t4(1.0)
     offset = 1.0 / (res.T - 2)                 # target-predecessor key lowers the T3 distractor mean only
     z_root = max(abs(res.closed_form - res.measured) - offset, 0.0) / res.se_per_sample
@@ -129,7 +129,42 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
     ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
     batch_err = _crossover_batch_error(res, base)
-    # the per-channel model the vector-level simulation is compared with, against the reference's channel table
+    chan_err = _channel_model_error()
+    vec_err, mom_err, rope_err = _vector_level_errors(base)
+    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
+                  and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
+                  and all(ratio_lo <= r <= ratio_hi for r in ratios) and batch_err <= 1e-12)
+    return Outcome(passed, (
+        computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
+                 formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
+        computed("vector level: target masses and argmax accuracies of the four lattice members, comparison "
+                 "rows vs the channel formulas (model gaps: reference, T3/T4 times the RoPE match), max abs", vec_err,
+                 formula="<= 1e-12 (dk = 16, T = 24, theta 0.05..1.2, pre-RoPE shear, 40 samples, g = 0.4, 1.3)"),
+        computed("channel moments (gaps, variances, Cov34, bulk, lag-1, special keys, SEs) vs the per-sample "
+                 "reference (reference.channel_moments), max rel", mom_err, formula="<= 1e-12"),
+        computed("RoPE match factor (post and pre placement) vs mean cos(offset theta), max abs", rope_err,
+                 formula="<= 1e-14"),
+        computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
+        computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
+        computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
+        computed("batch-means readout from the batch arrays: se, cov34_se = sd (n - 1) / sqrt(20), CI = measured "
+                 "-/+ t_(0.975, 19) se (scipy), 20 batches, dk, T, samples, seed as asked: max rel", batch_err,
+                 formula="<= 1e-12 (inf: a count or label wrong)"),
+        computed("(|closed - measured| - 1/(T-2)) / SE", z_root, tolerance=0.5,
+                 formula=f"<= {z_max:.3f} (per-sample SE, two-sided normal, Bonferroni over 2, share {alpha / 2:g})"),
+        computed("reduced-model Cov(T3, T4) / g^3", res.cov34_model, formula=f"reference {cov_ref:g} (1e-12)"),
+        computed("measured bulk Cov(c3, c4) (vector level)", res.cov34, tolerance=1e-2),
+        computed("|cov model - measured| / SE", z_cov, tolerance=0.5, formula=f"<= {z_max:.3f}"),
+        computed("CI check: (batch-means SE / per-sample SE)^2, crossover and Cov", ratios, tolerance=0.5,
+                 formula=f"each in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g} each)"),
+        bound("paper C7", 0.97, formula="g ~ 0.97 (paper's A10.2 measurement, setting not in its summary; untested)")),
+        arrays={"batch_crossover": res.batch_crossover, "batch_cov34": res.batch_cov34},
+        seeds={"mc": base}, note=f"dk = {res.dk}, T = {res.T}, theta = {res.theta}, {res.samples} samples")
+
+
+def _channel_model_error() -> float:
+    """The per-channel model the vector-level simulation is compared with (``induction.reduced_channel_model``:
+    gaps T1-T4, variances, Cov34) against the reference's channel table, max rel (g in [0, 3], dk = 4, 64)."""
     from theorylab.psa.induction import reduced_channel_model
 
     cm, chan_err = reduced_channel_model(), 0.0
@@ -141,6 +176,13 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
             chan_err = max([chan_err, abs(float(cm.cov34_at(x)) - ref.cov_t3_t4(x)) / max(1.0, ref.cov_t3_t4(x))]
                            + [abs(float(f(c)) - w) / max(1.0, abs(w)) for c, (wg, wv) in want.items()
                               for f, w in ((lambda c: cm.gap_at(c, x, d), wg), (lambda c: cm.var_at(c, x), wv))])
+    return chan_err
+
+
+def _vector_level_errors(base: int) -> tuple[float, float, float]:
+    """A small vector-level sample (seed base + 1) against the channel formulas: target masses, argmax accuracies
+    and comparison rows (max abs), channel moments against ``reference.channel_moments`` (max rel), and the RoPE
+    match factor against mean cos(offset theta) (max abs)."""
     # the vector-level masses and comparison rows of a small sample against the channel formulas: scores
     # c1 + g_q c2 + g_k c3 + g_q g_k c4 with (g_q, g_k)/g = (0,0), (1,0), (0,1), (1,1) (PSA §5, P5), and
     # measured T_i moments = unit-channel moments x g^deg (x g^(2 deg) for variances), deg (0, 1, 1, 2)
@@ -185,32 +227,4 @@ def t3_t4_gap_crossover(model=None, simulate=t3_t4_crossover, seed=None) -> Outc
                           abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
     rope_err = max(abs(ind.rope_match_factor(small.T, small.freqs, p) - float(np.mean(np.cos(np.outer(o, small.freqs)))))
                    for p, o in offsets.items())
-    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
-                  and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
-                  and all(ratio_lo <= r <= ratio_hi for r in ratios) and batch_err <= 1e-12)
-    return Outcome(passed, (
-        computed("channel model (gaps T1-T4, variances, Cov34) vs the reference table, max rel", chan_err,
-                 formula="<= 1e-13 (g in [0, 3], dk = 4, 64)"),
-        computed("vector level: target masses and argmax accuracies of the four lattice members, comparison "
-                 "rows vs the channel formulas (model gaps: reference, T3/T4 times the RoPE match), max abs", vec_err,
-                 formula="<= 1e-12 (dk = 16, T = 24, theta 0.05..1.2, pre-RoPE shear, 40 samples, g = 0.4, 1.3)"),
-        computed("channel moments (gaps, variances, Cov34, bulk, lag-1, special keys, SEs) vs the per-sample "
-                 "reference (reference.channel_moments), max rel", mom_err, formula="<= 1e-12"),
-        computed("RoPE match factor (post and pre placement) vs mean cos(offset theta), max abs", rope_err,
-                 formula="<= 1e-14"),
-        computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
-        computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
-        computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
-        computed("batch-means readout from the batch arrays: se, cov34_se = sd (n - 1) / sqrt(20), CI = measured "
-                 "-/+ t_(0.975, 19) se (scipy), 20 batches, dk, T, samples, seed as asked: max rel", batch_err,
-                 formula="<= 1e-12 (inf: a count or label wrong)"),
-        computed("(|closed - measured| - 1/(T-2)) / SE", z_root, tolerance=0.5,
-                 formula=f"<= {z_max:.3f} (per-sample SE, two-sided normal, Bonferroni over 2, share {alpha / 2:g})"),
-        computed("reduced-model Cov(T3, T4) / g^3", res.cov34_model, formula=f"reference {cov_ref:g} (1e-12)"),
-        computed("measured bulk Cov(c3, c4) (vector level)", res.cov34, tolerance=1e-2),
-        computed("|cov model - measured| / SE", z_cov, tolerance=0.5, formula=f"<= {z_max:.3f}"),
-        computed("CI check: (batch-means SE / per-sample SE)^2, crossover and Cov", ratios, tolerance=0.5,
-                 formula=f"each in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g} each)"),
-        bound("paper C7", 0.97, formula="g ~ 0.97 (paper's A10.2 measurement, setting not in its summary; untested)")),
-        arrays={"batch_crossover": res.batch_crossover, "batch_cov34": res.batch_cov34},
-        seeds={"mc": base}, note=f"dk = {res.dk}, T = {res.T}, theta = {res.theta}, {res.samples} samples")
+    return vec_err, mom_err, rope_err

@@ -46,7 +46,7 @@ CI_LEVEL = 0.95
 """The documented confidence of mc_gamma_c's interval (its default)."""
 
 
-def _bracket_check(simulate=mc_gamma_c) -> dict:
+def _bracket_check() -> dict:
     """The documented two-pass search of ``mc_gamma_c`` at levels equal to coarse-scan masses.
 
     The coarse grid is rebuilt from its documentation (step 0.1 on [0, 4], 0.25 on [4, 10]) and
@@ -66,16 +66,16 @@ def _bracket_check(simulate=mc_gamma_c) -> dict:
         level = float(coarse[k])
         above = coarse >= level
         i = int(np.flatnonzero(~above[:-1] & above[1:])[0])
-        mc = simulate(variant, dk, T, samples=n, seed=seed, level=level)
+        mc = mc_gamma_c(variant, dk, T, samples=n, seed=seed, level=level)
         want = np.linspace(grid[max(i - 1, 0)], grid[min(i + 2, grid.size - 1)], 32)
         got = mc.curve.gamma
         grid_err = max(grid_err, float(np.max(np.abs(got - want))) if got.shape == want.shape else math.inf)
         root_err = max(root_err, abs(mc.gamma_c - grid[k]) if np.isfinite(mc.gamma_c) else math.inf)
-    none = simulate(variant, dk, T, samples=n, seed=seed, level=min(float(np.max(coarse)) + 0.01, 0.999))
+    none = mc_gamma_c(variant, dk, T, samples=n, seed=seed, level=min(float(np.max(coarse)) + 0.01, 0.999))
     nan_ok = bool(np.isnan([none.gamma_c, none.ci_low, none.ci_high]).all() and np.isnan(none.batch_gamma_c).all()
                   and np.max(coarse) < 0.99 and none.confidence == CI_LEVEL)
     # the coarse pass draws at most 2000 samples: 2001 requested, a level above the curve returns the coarse curve
-    cap = simulate("t4-only", 4.0, 5, samples=2001, seed=seed, level=0.9)           # plateau Phi(1)^3 = 0.59
+    cap = mc_gamma_c("t4-only", 4.0, 5, samples=2001, seed=seed, level=0.9)           # plateau Phi(1)^3 = 0.59
     cap_ok = bool(cap.samples == 2001 and cap.curve.samples == 2000 and np.isnan(cap.gamma_c))
     return {"grid_err": grid_err, "root_err": root_err, "nan_ok": nan_ok, "record_ok": record_ok, "cap_ok": cap_ok}
 
@@ -124,7 +124,7 @@ T = 64), inside the scan's first cell (0, 0.1], and falls back below 1/2 before 
 = 0), never to return (Delta < 0 beyond)."""
 
 
-def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool, float]:
+def _scan_end_check() -> tuple[float, bool, float]:
     """``exact_gamma_c`` at both ends of its documented scan [0, 10]: a root in the last cell (9.75, 10] is found
     (abs error against the reference's g), a level first reached at g = 11 gives NaN (the reference mass
     rises on the scan: M(10) below that level), and the smallest up-crossing of the :data:`HUMP` probe, in the
@@ -132,10 +132,10 @@ def _scan_end_check(exact=exact_gamma_c) -> tuple[float, bool, float]:
     closed-form root)."""
     variant, g_in, dk, T, g_out = SCAN_END
     level_in, level_out = ref.mass(variant, g_in, dk, T), ref.mass(variant, g_out, dk, T)
-    err = abs(float(exact(variant, dk, T, level=level_in)) - g_in)
-    beyond = bool(ref.mass(variant, 10.0, dk, T) < level_out and np.isnan(exact(variant, dk, T, level=level_out)))
+    err = abs(float(exact_gamma_c(variant, dk, T, level=level_in)) - g_in)
+    beyond = bool(ref.mass(variant, 10.0, dk, T) < level_out and np.isnan(exact_gamma_c(variant, dk, T, level=level_out)))
     m = ref.distractors(64)
-    first = abs(float(exact(HUMP, 1.0, 64)) - (1.0 - math.sqrt(1.0 - math.log(m) / 10.0)) / 10.0)
+    first = abs(float(exact_gamma_c(HUMP, 1.0, 64)) - (1.0 - math.sqrt(1.0 - math.log(m) / 10.0)) / 10.0)
     return err, beyond, first
 
 
@@ -170,7 +170,7 @@ def _paper_statistics(law, mc, exact, dev) -> dict:
              claim="On nine mean-field points the t4-only law predicts the simulated gamma_c with Pearson r >= 0.9876 "
                    "and median relative error <= 2.6 % (zero fitted parameters).", method="monte-carlo",
              false_failure=P17_FALSE_FAILURE)
-def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exact_gamma_c, seed=None) -> Outcome:
+def two_branch_law_vs_mc(seed=None) -> Outcome:
     """Law vs MC root of M(g) = 1/2 (4000 samples per point, seeds base + i).
 
     Per point: the law lies in the certified enclosure of the annealed root; the reference mass at
@@ -183,17 +183,40 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
     the per-point CIs (first order; implied by the z-tests, no extra share).
     Shares of the false-failure probability: z-tests 1/2 (Bonferroni over 9), chi-square 1/4, binomial 1/4.
     """
-    from scipy.interpolate import PchipInterpolator
-    from scipy.stats import t as student_t
-
     alpha, n_pts = P17_FALSE_FAILURE, len(PAPER_GRID)
     base = _base(seed, 1700)
     z_max = mcs.z_threshold(alpha / 2, n_pts)
+    rows, col = _law_points(base)
+    inside = [r["enc"] is not None and bool(np.isfinite(r["law"]))
+              and r["enc"].contains(r["law"], SLACK * max(1.0, abs(r["law"]))) for r in rows]
+    scan_ok, scan_ev = _scan_edges_check()
+    cover_ok, cover_ev = _coverage_check(col, alpha, z_max)
+    stats_ok, stats_ev = _statistics_check(col, z_max)
+    passed = bool(all(inside) and scan_ok and cover_ok and stats_ok)
+    return Outcome(passed, (
+        computed("points where the law lies in the certified root enclosure", f"{sum(inside)}/{len(inside)}",
+                 formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
+        *scan_ev, *cover_ev, *stats_ev),
+        arrays={"law_gamma_c": col["law"], "mc_gamma_c": col["mc"], "mc_ci_low": col["lo"], "mc_ci_high": col["hi"],
+                "exact_gamma_c": col["exact"], "delta_method_se": col["se_delta"],
+                "batch_gamma_c": np.array([r["batch_roots"] for r in rows]),
+                "reference_residual": col["ref_residual"],
+                "root_enclosure": np.array([r["enc"].as_floats() if r["enc"] is not None else [np.nan, np.nan]
+                                            for r in rows])},
+        seeds={f"point{i}": base + i for i in range(n_pts)})
+
+
+def _law_points(base: int) -> tuple[list, dict]:
+    """Per point of PAPER_GRID: the library law, its MC root (4000 samples, seed base + i) with the delta-method and
+    batch-means standard errors, the library's exact root, the reference residual there and the interval enclosure."""
+    from scipy.interpolate import PchipInterpolator
+    from scipy.stats import t as student_t
+
     model = score_model("t4-only")
     rows = []
     for i, (dk, T) in enumerate(PAPER_GRID):
-        mc = simulate("t4-only", dk, T, samples=4000, seed=base + i)
-        ex = float(exact("t4-only", dk, T))
+        mc = mc_gamma_c("t4-only", dk, T, samples=4000, seed=base + i)
+        ex = float(exact_gamma_c("t4-only", dk, T))
         curve = mc.curve
         slope = float(PchipInterpolator(curve.gamma, curve.mass).derivative()(mc.gamma_c))
         se_mass = float(np.interp(mc.gamma_c, curve.gamma, curve.se))
@@ -201,49 +224,34 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         se_batch = float(np.std(roots, ddof=1) / math.sqrt(roots.size))
         half = float(student_t.ppf(0.5 + CI_LEVEL / 2.0, roots.size - 1)) * se_batch      # the documented 95 %
         enc = I.smallest_positive_root(model, dk, T)
-        rows.append({"law": float(np.asarray(law("t4-only", dk, T).gamma_c)), "mc": mc.gamma_c, "lo": mc.ci_low,
-                     "hi": mc.ci_high, "exact": ex, "se_delta": se_mass / slope, "batches": roots.size,
-                     "se_batch": se_batch,
+        rows.append({"law": float(np.asarray(transition.gamma_c("t4-only", dk, T).gamma_c)), "mc": mc.gamma_c,
+                     "lo": mc.ci_low, "hi": mc.ci_high, "exact": ex, "se_delta": se_mass / slope,
+                     "batches": roots.size, "se_batch": se_batch,
                      "ci_err": max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half,
                      "ref_residual": ref.mass("t4-only", ex, dk, T) - 0.5, "enc": enc,
                      "batch_roots": mc.batch_gamma_c})
     col = {k: np.array([r[k] for r in rows], float) for k in
            ("law", "mc", "lo", "hi", "exact", "se_delta", "se_batch", "batches", "ref_residual", "ci_err")}
-    inside = [r["enc"] is not None and bool(np.isfinite(r["law"]))
-              and r["enc"].contains(r["law"], SLACK * max(1.0, abs(r["law"]))) for r in rows]
-    ref_err = float(np.max(np.abs(col["ref_residual"])))
-    z = (col["mc"] - col["exact"]) / col["se_delta"]
-    dof = int(np.sum(col["batches"] - 1))
-    ratio = float(np.sum((col["batches"] - 1) * (col["se_batch"] / col["se_delta"]) ** 2) / dof)
-    ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
-    covered = int(np.sum((col["lo"] <= col["exact"]) & (col["exact"] <= col["hi"])))
-    min_covered = mcs.binomial_min_hits(n_pts, CI_LEVEL, alpha / 4)
-    # the paper's statistics, on the MC roots (library helpers) and on the exact roots (first principles)
-    stats = _paper_statistics(col["law"], col["mc"], col["exact"], z_max * col["se_delta"])
-    r_mc, r_ex, med_mc, med_ex, tol_r, tol_med = (stats[k] for k in ("r_mc", "r_ex", "med_mc", "med_ex", "tol_r",
-                                                                     "tol_med"))
-    ci_err = float(np.max(col["ci_err"]))
-    # a root in the scan's first cell (0, 0.1]: T = 3, level just above M(0) = 1/2, against the reference's brentq
+    return rows, col
+
+
+def _scan_edges_check() -> tuple[bool, tuple]:
+    """The library's root searches at the edges of their scans: ``exact_gamma_c`` in its first and last cell and
+    beyond it (:func:`_scan_end_check`), ``mc_gamma_c``'s two-pass search (:func:`_bracket_check`) and
+    ``first_crossing`` (:func:`_first_crossing_check`)."""
     from scipy.optimize import brentq
 
+    # a root in the scan's first cell (0, 0.1]: T = 3, level just above M(0) = 1/2, against the reference's brentq
     low_level = ref.mass("t3-inclusive", 0.0, 16.0, 3) + 0.02
     low_want = brentq(lambda g: ref.mass("t3-inclusive", g, 16.0, 3) - low_level, 0.0, 0.1, xtol=1e-14)
-    low_err = abs(float(exact("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
-    end_err, beyond, first_err = _scan_end_check(exact)
-    brk = _bracket_check(simulate)
+    low_err = abs(float(exact_gamma_c("t3-inclusive", 16.0, 3, level=low_level)) - low_want)
+    end_err, beyond, first_err = _scan_end_check()
+    brk = _bracket_check()
     cross_err = _first_crossing_check()
-    passed = bool(all(inside) and ref_err <= REF_TOL and low_err <= 1e-9 and end_err <= 1e-9 and beyond and first_err <= 1e-9
-                  and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"] and brk["cap_ok"]
-                  and cross_err <= 1e-12
-                  and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max
-                  and ci_err <= 1e-9
-                  and ratio_lo <= ratio <= ratio_hi and covered >= min_covered
-                  and abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med
-                  and stats["helper_err"] <= 1e-12)
-    paper = PAPER_STATISTICS
-    return Outcome(passed, (
-        computed("points where the law lies in the certified root enclosure", f"{sum(inside)}/{len(inside)}",
-                 formula=f"interval root of Delta - L - sigma^2/2, relative slack {SLACK:g}"),
+    ok = bool(low_err <= 1e-9 and end_err <= 1e-9 and beyond and first_err <= 1e-9
+              and brk["grid_err"] <= 1e-12 and brk["root_err"] <= 1e-5 and brk["nan_ok"] and brk["record_ok"]
+              and brk["cap_ok"] and cross_err <= 1e-12)
+    return ok, (
         computed("exact gamma_c with its root in the first scan cell (t3-inclusive, dk 16, T 3, level M(0) + 0.02) "
                  "vs the reference's root, abs error", low_err, tolerance=1e-9, formula="<= 1e-9"),
         computed("exact gamma_c of the HUMP probe (noiseless gap 200 g - 1000 g^2, dk 1, T 64): the smallest "
@@ -265,7 +273,25 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  "refused)", cross_err,
                  tolerance=1e-12, formula="<= 1e-12"),
         computed("2001 samples requested, level 0.9 above the curve (t4-only, dk 4, T 5): the returned coarse curve "
-                 "holds 2000 samples (the documented coarse cap), the result records 2001", brk["cap_ok"]),
+                 "holds 2000 samples (the documented coarse cap), the result records 2001", brk["cap_ok"]))
+
+
+def _coverage_check(col: dict, alpha: float, z_max: float) -> tuple[bool, tuple]:
+    """The exact roots against the reference (REF_TOL), the MC roots against them (z-tests), the library CI against
+    the t-interval of its batch roots, the batch-means SE against the delta-method one (chi-square) and the CIs'
+    coverage of the exact roots (binomial)."""
+    n_pts = len(col["mc"])
+    ref_err = float(np.max(np.abs(col["ref_residual"])))
+    z = (col["mc"] - col["exact"]) / col["se_delta"]
+    dof = int(np.sum(col["batches"] - 1))
+    ratio = float(np.sum((col["batches"] - 1) * (col["se_batch"] / col["se_delta"]) ** 2) / dof)
+    ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
+    covered = int(np.sum((col["lo"] <= col["exact"]) & (col["exact"] <= col["hi"])))
+    min_covered = mcs.binomial_min_hits(n_pts, CI_LEVEL, alpha / 4)
+    ci_err = float(np.max(col["ci_err"]))
+    ok = bool(ref_err <= REF_TOL and np.all(np.isfinite(z)) and np.max(np.abs(z)) <= z_max and ci_err <= 1e-9
+              and ratio_lo <= ratio <= ratio_hi and covered >= min_covered)
+    return ok, (
         computed("max |reference M(exact gamma_c) - 1/2|", ref_err, tolerance=1e-10,
                  formula=f"<= {REF_TOL:g}: library quadrature root vs the reference integral"),
         computed("max |MC - exact| / delta-method SE", float(np.max(np.abs(z))), tolerance=0.5,
@@ -275,7 +301,18 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
         computed("CI check: pooled (batch-means SE / delta-method SE)^2", ratio, tolerance=0.3,
                  formula=f"in [{ratio_lo:.3f}, {ratio_hi:.3f}] (chi2_{dof}/{dof}, share {alpha / 4:g})"),
         computed("CI check: 95 % CIs holding the exact root", f"{covered}/{n_pts}",
-                 formula=f">= {min_covered} (binomial({n_pts}, {CI_LEVEL}) lower tail, share {alpha / 4:g})"),
+                 formula=f">= {min_covered} (binomial({n_pts}, {CI_LEVEL}) lower tail, share {alpha / 4:g})"))
+
+
+def _statistics_check(col: dict, z_max: float) -> tuple[bool, tuple]:
+    """The paper's statistics, on the MC roots (library helpers) and on the exact roots (first principles), within
+    the tolerances propagated from the per-point CIs; the paper's own values reported."""
+    stats = _paper_statistics(col["law"], col["mc"], col["exact"], z_max * col["se_delta"])
+    r_mc, r_ex, med_mc, med_ex, tol_r, tol_med = (stats[k] for k in ("r_mc", "r_ex", "med_mc", "med_ex", "tol_r",
+                                                                     "tol_med"))
+    ok = bool(abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med and stats["helper_err"] <= 1e-12)
+    paper = PAPER_STATISTICS
+    return ok, (
         computed("pearson_r (law vs MC; library compare.pearson_r)", r_mc, tolerance=5e-3),
         computed("Pearson r (law vs exact; closed form sum dx dy / sqrt(sum dx^2 sum dy^2))", r_ex, tolerance=1e-9,
                  formula=f"|r_MC - r_exact| <= {tol_r:.2e} (CI-propagated: sum_i |dr/dy_i| z SE_i, closed-form dr/dy)"),
@@ -286,13 +323,4 @@ def two_branch_law_vs_mc(law=transition.gamma_c, simulate=mc_gamma_c, exact=exac
                  "the closed forms, max abs", stats["helper_err"], tolerance=1e-12, formula="<= 1e-12"),
         bound("paper", paper._asdict(), formula=f"r >= {paper.pearson_r}, median <= {paper.median_rel_err} "
               f"(the paper's statistics: reported, not the verdict)"),
-        computed("points (dk, T)", [list(p) for p in PAPER_GRID])),
-        arrays={"law_gamma_c": col["law"], "mc_gamma_c": col["mc"], "mc_ci_low": col["lo"], "mc_ci_high": col["hi"],
-                "exact_gamma_c": col["exact"], "delta_method_se": col["se_delta"],
-                "batch_gamma_c": np.array([r["batch_roots"] for r in rows]),
-                "reference_residual": col["ref_residual"],
-                "root_enclosure": np.array([r["enc"].as_floats() if r["enc"] is not None else [np.nan, np.nan]
-                                            for r in rows])},
-        seeds={f"point{i}": base + i for i in range(n_pts)})
-
-
+        computed("points (dk, T)", [list(p) for p in PAPER_GRID]))

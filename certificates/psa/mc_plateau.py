@@ -197,7 +197,7 @@ CONDENSATION_FALSE_FAILURE = 1e-4
                    "points (each peak verified by an independent integral), and the Monte Carlo entropy peak agrees "
                    "with the quadrature (reported beside the paper's 0.741 +/- 0.015).", method="monte-carlo",
              false_failure=CONDENSATION_FALSE_FAILURE)
-def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Outcome:
+def condensation_constant(seed=None) -> Outcome:
     """c = mean of g_peak / (L/2)^(1/4) over CONDENSED_GRID (the library's quadrature peaks of ``-dE[H]/d(g^2)``).
 
     Deterministic: at every point the reference fall (``certificates/reference/row_entropy``, its own
@@ -209,6 +209,8 @@ def condensation_constant(c: float = transition.CONDENSATION_C, seed=None) -> Ou
     degrees of freedom, Bonferroni over the 3 points, the whole share.
     """
     from theorylab.certificates.psa.observables import verified_peak
+
+    c = transition.CONDENSATION_C
 
     alpha = CONDENSATION_FALSE_FAILURE
     base = _base(seed, 1810)

@@ -111,13 +111,27 @@ def counter_normals(seed=None) -> Outcome:
     normals per kernel (libm, float64, float32) from the exact N(0, 1) CDF, and the correlation of
     the pair's two members (z-test); share 1/4 each.
     """
-    from scipy.stats import kstwo
+    alpha = RNG_FALSE_FAILURE
+    known_ok, known_ev, (e_libm, e_vec64, e_vec32) = _known_answers()
+    acc_ok, acc_ev, accuracy = _accuracies()
+    kern_ok, kern_ev, (kernel_err, row_err) = _kernel_errors()
+    law_ok, law_ev, (pairs, ks, corr, sd) = _draws_law(alpha)
+    passed = bool(known_ok and acc_ok and kern_ok and law_ok)
+    return Outcome(passed, (*known_ev, *acc_ev, *kern_ev, *law_ev),
+        arrays={"first_normals": np.stack([v[:4096] for v in pairs.values()]),
+                "ks_corr": np.array([[ks[k], corr[k]] for k in pairs]),
+                "accuracy": np.array([e_libm, e_vec64, e_vec32, *accuracy]),
+                "kernel_errors": np.array([kernel_err["float64"], kernel_err["float32"], row_err["float64"],
+                                           row_err["float32"]])},
+        seeds={"known": 0, "distribution": sd, "kernel": 3},
+        note=f"known-answer (seed, samples) {RNG_KNOWN}, indices 0..15 and 2^32 - 1; kernel point {KERNEL_POINT}")
 
+
+def _known_answers() -> tuple[bool, tuple, tuple[float, float, float]]:
+    """Sample keys and the three normal generators against the reference at the :data:`RNG_KNOWN` draws."""
     from theorylab import rng as lib
-    from theorylab.psa.montecarlo import exp32, exp64
     from theorylab.certificates.reference import rng as rref
 
-    alpha = RNG_FALSE_FAILURE
     idx = list(range(16)) + [rref.TARGET_INDEX]
     key_ok, e_libm, e_vec64, e_vec32 = True, 0.0, 0.0, 0.0
     za32, zb32 = np.empty(16, np.float32), np.empty(16, np.float32)
@@ -138,6 +152,23 @@ def counter_normals(seed=None) -> Outcome:
                     z32 = np.array(rref.normal_pair(sd, s, j, round_to_float32=True))
                     e_vec32 = max(e_vec32, float(np.max(np.abs(np.array([za32[j], zb32[j]], float) - z32)
                                                         / np.maximum(1.0, np.abs(z32)))) / 2.0**-23)
+    ok = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS)
+    return ok, (
+        computed("sample keys == reference SplitMix64 keys", key_ok),
+        computed("libm float64 normals vs reference: max float64 ulps of max(1, |z|)", e_libm, tolerance=4,
+                 formula="<= 8 (libm log, cos, sin and the rounded angle 2 pi u2)"),
+        computed("fill_normals64 vs reference: max float64 ulps of max(1, |z|)", e_vec64, tolerance=4, formula="<= 4"),
+        computed("fill_normals32 vs reference (float32-rounded halves): max float32 ulps of max(1, |z|)", e_vec32,
+                 tolerance=NORMAL32_ULPS, formula=f"<= {NORMAL32_ULPS:g}")), (e_libm, e_vec64, e_vec32)
+
+
+def _accuracies() -> tuple[bool, tuple, tuple]:
+    """log32, exp32, exp64 (also beyond [-80, 60] and past the clips) and log64 against mpmath on dense grids:
+    each within its documented accuracy and attaining at least half of it."""
+    from theorylab import rng as lib
+    from theorylab.certificates.reference import rng as rref
+    from theorylab.psa.montecarlo import exp32, exp64
+
     # documented accuracies on dense grids (u1 of the float32 kernel: [2^-33, 1); exp on [-80, 60])
     u = np.unique(np.concatenate([np.float32(2.0) ** np.linspace(-33, 0, 2001, dtype=np.float32),
                                   1 - np.arange(1, 401, dtype=np.float32) * np.float32(2.0**-24)]))
@@ -160,6 +191,27 @@ def counter_normals(seed=None) -> Outcome:
     acc_ok = all(b / 2 <= e <= b for e, b in ((log_rel, LOG32_REL), (exp32_rel, EXP32_REL), (exp64_rel, EXP64_REL),
                                               (log64_rel, LOG64_REL), (exp64_wide, EXP64_WIDE_REL))) \
         and exp32_clip <= EXP32_REL
+    return bool(acc_ok), (
+        computed("log32: max relative error on [2^-33, 1)", log_rel, tolerance=LOG32_REL / 2,
+                 formula=f"in [{LOG32_REL / 2:.3g}, {LOG32_REL:.3g}] (documented, attained)"),
+        computed("exp32: max relative error on [-80, 60]", exp32_rel, tolerance=EXP32_REL / 2,
+                 formula=f"in [{EXP32_REL / 2:.3g}, {EXP32_REL:.3g}] (documented, attained)"),
+        computed("exp64: max relative error on [-80, 60]", exp64_rel, tolerance=EXP64_REL / 2,
+                 formula=f"in [{EXP64_REL / 2:.3g}, {EXP64_REL:.3g}] (documented, attained)"),
+        computed(f"exp64 on [-1000, -80] and [60, 1000]: max relative error vs exp(clip(x, {EXP64_CLIP})) / |clip|",
+                 exp64_wide, tolerance=EXP64_WIDE_REL / 2,
+                 formula=f"in [{EXP64_WIDE_REL / 2:.3g}, {EXP64_WIDE_REL:.3g}] (documented ~3e-17 |x|, attained)"),
+        computed(f"exp32 on [-300, -80] and [60, 300]: max relative error vs exp(clip(x, {EXP32_CLIP}))", exp32_clip,
+                 tolerance=EXP32_REL, formula=f"<= {EXP32_REL:.3g}"),
+        computed("log64: max relative error on the uniforms [2^-53, 1)", log64_rel, tolerance=LOG64_REL / 2,
+                 formula=f"in [{LOG64_REL / 2:.3g}, {LOG64_REL:.3g}] (documented ~1e-16, attained)")), (log_rel, exp32_rel, exp64_rel, log64_rel, exp64_wide, exp32_clip)
+
+
+def _kernel_errors() -> tuple[bool, tuple, tuple[dict, dict]]:
+    """``per_sample_mass`` and ``per_sample_row_stats`` (values and exact g-derivatives) against the reference sums
+    over reference draws, both kernels, every variant; the row-statistics record and score limit."""
+    from theorylab.certificates.reference import rng as rref
+
     # per-sample target mass, every variant and kernel, against the reference sum
     dk, T, gammas, n = KERNEL_POINT
     kernel_err = {"float64": 0.0, "float32": 0.0}
@@ -199,48 +251,10 @@ def counter_normals(seed=None) -> Outcome:
             got = per_sample_row_stats(variant, dk, T, gammas, 0, n, seed=3, dtype=dtype)[..., 4:]
             deriv_err[dtype] = _worse(deriv_err[dtype], np.abs(got - want) / np.maximum(1.0, np.abs(want)))
     record_ok, limit_ok = _row_stats_record()
-    # the law of the draws
-    sd, S, J = RNG_DIST
-    samples = np.arange(S)
-    pairs = {"libm float64 (normals)": lib.normals(sd, samples, np.arange(J)).reshape(-1, 2)}
-    for name, dtype, fill in (("float64 kernel", np.float64, lib.fill_normals64),
-                              ("float32 kernel", np.float32, lib.fill_normals32)):
-        za, zb, rows = np.empty(J, dtype), np.empty(J, dtype), []
-        for s in samples:
-            fill(np.uint64(lib.sample_key(np.uint64(sd), np.uint64(s))), za, zb)
-            rows.append(np.stack([za, zb], 1).astype(float))
-        pairs[name] = np.concatenate(rows)
-    tests = 2 * len(pairs)
-    ks = {k: _ks(v.ravel()) for k, v in pairs.items()}
-    ks_max = float(kstwo.isf(alpha / tests, 2 * S * J))
-    corr = {k: float(np.corrcoef(v[:, 0], v[:, 1])[0, 1] * math.sqrt(v.shape[0])) for k, v in pairs.items()}
-    z_max = mcs.z_threshold(alpha / 2, len(pairs))
-    passed = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS and acc_ok
-                  and kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
-                  and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5 and deriv_err["float64"] <= DERIV_TOL
-                  and deriv_err["float32"] <= DERIV32_TOL
-                  and record_ok and limit_ok
-                  and max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
-    return Outcome(passed, (
-        computed("sample keys == reference SplitMix64 keys", key_ok),
-        computed("libm float64 normals vs reference: max float64 ulps of max(1, |z|)", e_libm, tolerance=4,
-                 formula="<= 8 (libm log, cos, sin and the rounded angle 2 pi u2)"),
-        computed("fill_normals64 vs reference: max float64 ulps of max(1, |z|)", e_vec64, tolerance=4, formula="<= 4"),
-        computed("fill_normals32 vs reference (float32-rounded halves): max float32 ulps of max(1, |z|)", e_vec32,
-                 tolerance=NORMAL32_ULPS, formula=f"<= {NORMAL32_ULPS:g}"),
-        computed("log32: max relative error on [2^-33, 1)", log_rel, tolerance=LOG32_REL / 2,
-                 formula=f"in [{LOG32_REL / 2:.3g}, {LOG32_REL:.3g}] (documented, attained)"),
-        computed("exp32: max relative error on [-80, 60]", exp32_rel, tolerance=EXP32_REL / 2,
-                 formula=f"in [{EXP32_REL / 2:.3g}, {EXP32_REL:.3g}] (documented, attained)"),
-        computed("exp64: max relative error on [-80, 60]", exp64_rel, tolerance=EXP64_REL / 2,
-                 formula=f"in [{EXP64_REL / 2:.3g}, {EXP64_REL:.3g}] (documented, attained)"),
-        computed(f"exp64 on [-1000, -80] and [60, 1000]: max relative error vs exp(clip(x, {EXP64_CLIP})) / |clip|",
-                 exp64_wide, tolerance=EXP64_WIDE_REL / 2,
-                 formula=f"in [{EXP64_WIDE_REL / 2:.3g}, {EXP64_WIDE_REL:.3g}] (documented ~3e-17 |x|, attained)"),
-        computed(f"exp32 on [-300, -80] and [60, 300]: max relative error vs exp(clip(x, {EXP32_CLIP}))", exp32_clip,
-                 tolerance=EXP32_REL, formula=f"<= {EXP32_REL:.3g}"),
-        computed("log64: max relative error on the uniforms [2^-53, 1)", log64_rel, tolerance=LOG64_REL / 2,
-                 formula=f"in [{LOG64_REL / 2:.3g}, {LOG64_REL:.3g}] (documented ~1e-16, attained)"),
+    ok = bool(kernel_err["float64"] <= 1e-12 and kernel_err["float32"] <= 1e-5
+              and row_err["float64"] <= 1e-12 and row_err["float32"] <= 1e-5 and deriv_err["float64"] <= DERIV_TOL
+              and deriv_err["float32"] <= DERIV32_TOL and record_ok and limit_ok)
+    return ok, (
         computed("per_sample_row_stats float64 g-derivatives vs reference five-point differences (h = "
                  f"{DERIV_STEP:g}): max rel of max(1, |.|)", deriv_err["float64"], tolerance=DERIV_TOL,
                  formula=f"<= {DERIV_TOL:g}"),
@@ -257,19 +271,35 @@ def counter_normals(seed=None) -> Outcome:
                  tolerance=1e-5, formula="<= 1e-5"),
         computed("per_sample_row_stats (mass, H, H_d, sum p^2) vs reference rows (T, sigma0 in ROW_POINTS): "
                  "max rel of max(1, |.|), f64 / f32",
-                 [row_err["float64"], row_err["float32"]], tolerance=1e-12, formula="<= 1e-12 / 1e-5"),
+                 [row_err["float64"], row_err["float32"]], tolerance=1e-12, formula="<= 1e-12 / 1e-5")), (kernel_err, row_err)
+
+
+def _draws_law(alpha: float) -> tuple[bool, tuple, tuple]:
+    """The N(0, 1) law of 2 x 262,144 normals per kernel: Kolmogorov-Smirnov distance (exact law) and the pair's
+    correlation (z-test), a quarter of the share each."""
+    from scipy.stats import kstwo
+
+    from theorylab import rng as lib
+
+    sd, S, J = RNG_DIST
+    samples = np.arange(S)
+    pairs = {"libm float64 (normals)": lib.normals(sd, samples, np.arange(J)).reshape(-1, 2)}
+    for name, dtype, fill in (("float64 kernel", np.float64, lib.fill_normals64),
+                              ("float32 kernel", np.float32, lib.fill_normals32)):
+        za, zb, rows = np.empty(J, dtype), np.empty(J, dtype), []
+        for s in samples:
+            fill(np.uint64(lib.sample_key(np.uint64(sd), np.uint64(s))), za, zb)
+            rows.append(np.stack([za, zb], 1).astype(float))
+        pairs[name] = np.concatenate(rows)
+    tests = 2 * len(pairs)
+    ks = {k: _ks(v.ravel()) for k, v in pairs.items()}
+    ks_max = float(kstwo.isf(alpha / tests, 2 * S * J))
+    corr = {k: float(np.corrcoef(v[:, 0], v[:, 1])[0, 1] * math.sqrt(v.shape[0])) for k, v in pairs.items()}
+    z_max = mcs.z_threshold(alpha / 2, len(pairs))
+    ok = bool(max(ks.values()) <= ks_max and max(map(abs, corr.values())) <= z_max)
+    return ok, (
         computed("Kolmogorov-Smirnov distance from N(0, 1) per kernel", ks, tolerance=ks_max,
                  formula=f"<= {ks_max:.3e} (exact KS law, n = {2 * S * J}, Bonferroni over {tests}, "
                          f"share {alpha / 2:g})"),
         computed("sqrt(n) corr(z0, z1) per kernel", corr, tolerance=z_max,
-                 formula=f"|.| <= {z_max:.3f} (normal, share {alpha / 2:g})")),
-        arrays={"first_normals": np.stack([v[:4096] for v in pairs.values()]),
-                "ks_corr": np.array([[ks[k], corr[k]] for k in pairs]),
-                "accuracy": np.array([e_libm, e_vec64, e_vec32, log_rel, exp32_rel, exp64_rel, log64_rel, exp64_wide,
-                                      exp32_clip]),
-                "kernel_errors": np.array([kernel_err["float64"], kernel_err["float32"], row_err["float64"],
-                                           row_err["float32"]])},
-        seeds={"known": 0, "distribution": sd, "kernel": 3},
-        note=f"known-answer (seed, samples) {RNG_KNOWN}, indices 0..15 and 2^32 - 1; kernel point {KERNEL_POINT}")
-
-
+                 formula=f"|.| <= {z_max:.3f} (normal, share {alpha / 2:g})")), (pairs, ks, corr, sd)

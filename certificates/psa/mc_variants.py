@@ -46,7 +46,7 @@ PHI_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 
                    "key-only, symmetric-key-convention) says: its mean target mass agrees with an independent "
                    "integral of the paper's model, for both kernels and with target noise, and its standard "
                    "errors are right.")
-def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact=exact_mass, seed=None) -> Outcome:
+def simulator_variants(seed=None) -> Outcome:
     """Each run of :data:`VARIANT_RUNS` at :data:`VARIANT_POINT` (seed base + i).
 
     Deterministic: the library's gap, variance, loadings and ``m`` equal the reference's; the
@@ -61,30 +61,10 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     dk, T, gammas, n = VARIANT_POINT
     g = np.array(gammas)
     tests = len(VARIANT_RUNS) * g.size + 1
-    # the model itself: library polynomials and loadings vs the reference's channel sums
-    grid = np.linspace(0.0, 3.0, 13)
-    model_err = max(max(abs(float(score_model(v).gap(x, d)) - ref.gap(v, x, d)) / max(1.0, ref.gap(v, x, d))
-                        for x in grid for d in (4.0, 16.0, 128.0)) for v in ref.VARIANTS)
-    var_err = max(max(abs(float(score_model(v).variance(x)) - ref.variance(v, x)) / max(1.0, ref.variance(v, x))
-                      for x in grid) for v in ref.VARIANTS)
-    load_err = max(max(abs(float(np.polynomial.polynomial.polyval(x, loading_variance_poly(v))) - ref.variance(v, x))
-                       / max(1.0, ref.variance(v, x)) for x in grid) for v in ref.VARIANTS)
-    m_ok = all(int(distractors(t)) == ref.distractors(t) for t in (3, 15, 64, 512, 100_000))
-    # 1 - phi to full relative precision, far left tail (closed form past y = -36) to the centre
-    phi_err = max(abs(float(one_minus_phi(t, d, s)) / ref.one_minus_phi(t, d, s) - 1) for t, d, s in PHI_POINTS)
-    same_variants = set(VARIANTS) == set(ref.VARIANTS) == {r[0] for r in VARIANT_RUNS}
-    mc, se, half, refm, lib, ratio_terms, batches = [], [], [], [], [], [], 0
-    for i, (variant, dtype, sigma0) in enumerate(VARIANT_RUNS):
-        curve = simulate(variant, dk, T, g, samples=n, seed=base + i, sigma0=sigma0, dtype=dtype)
-        mc.append(curve.mass), se.append(curve.se), half.append(_bernstein(curve.se, n, alpha / 2, tests))
-        refm.append([ref.mass(variant, float(x), dk, T, sigma0) for x in g])
-        lib.append(exact(variant, dk, T, g, sigma0=sigma0))
-        b = curve.batch_mass[:, 1]
-        batches = b.size
-        ratio_terms.append((b.size - 1) * np.var(b, ddof=1) / b.size / curve.se[1] ** 2)
-    mc, se, half, refm, lib = map(np.array, (mc, se, half, refm, lib))
+    model_err, var_err, load_err, m_ok, phi_err, same_variants = _model_errors()
+    mc, se, half, refm, lib, ratio_terms, batches = _variant_runs(base, alpha, tests)
     fv, fdk, fT, fg, fn = FROZEN_POINT
-    frozen = simulate(fv, fdk, fT, [fg], samples=fn, seed=base + len(VARIANT_RUNS))
+    frozen = simulate_mass(fv, fdk, fT, [fg], samples=fn, seed=base + len(VARIANT_RUNS))
     frozen_ref = ref.mass(fv, fg, fdk, fT)
     frozen_dev = float(abs(frozen.mass[0] - frozen_ref) / _bernstein(frozen.se, fn, alpha / 2, tests)[0])
     dof = len(VARIANT_RUNS) * (batches - 1)
@@ -92,12 +72,12 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 2, dof)
     quad_err = float(np.max(np.abs(lib - refm)))
     nv, ng, ns0 = LARGE_NOISE
-    noise_err = max(abs(float(exact(nv, dk, T, [ng], sigma0=s0)[0]) - ref.mass(nv, ng, dk, T, s0)) for s0 in ns0)
+    noise_err = max(abs(float(exact_mass(nv, dk, T, [ng], sigma0=s0)[0]) - ref.mass(nv, ng, dk, T, s0)) for s0 in ns0)
     dev = np.abs(mc - refm) / half
     # aggregation: simulate_mass == numpy statistics of the per-sample masses (2500 samples: two chunks)
     variant, dtype, sigma0 = VARIANT_RUNS[1]
-    raw = per_sample(variant, dk, T, g, 0, 2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
-    small = simulate(variant, dk, T, g, samples=2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
+    raw = per_sample_mass(variant, dk, T, g, 0, 2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
+    small = simulate_mass(variant, dk, T, g, samples=2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
     agg_err = max(float(np.max(np.abs(small.mass - raw.mean(0)))),
                   float(np.max(np.abs(small.se - raw.std(0, ddof=1) / math.sqrt(len(raw))))),
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
@@ -136,3 +116,36 @@ def simulator_variants(simulate=simulate_mass, per_sample=per_sample_mass, exact
         note=f"runs (variant, dtype, sigma0) = {VARIANT_RUNS}; dk = {dk:g}, T = {T}, g = {gammas}, {n} samples each")
 
 
+def _model_errors() -> tuple[float, float, float, bool, float, bool]:
+    """The model itself: the library's gap, variance and simulator loadings against the reference's channel sums
+    (max rel), ``m`` against T - 2, ``1 - phi`` at :data:`PHI_POINTS` (max rel) and the variants simulated."""
+    grid = np.linspace(0.0, 3.0, 13)
+    model_err = max(max(abs(float(score_model(v).gap(x, d)) - ref.gap(v, x, d)) / max(1.0, ref.gap(v, x, d))
+                        for x in grid for d in (4.0, 16.0, 128.0)) for v in ref.VARIANTS)
+    var_err = max(max(abs(float(score_model(v).variance(x)) - ref.variance(v, x)) / max(1.0, ref.variance(v, x))
+                      for x in grid) for v in ref.VARIANTS)
+    load_err = max(max(abs(float(np.polynomial.polynomial.polyval(x, loading_variance_poly(v))) - ref.variance(v, x))
+                       / max(1.0, ref.variance(v, x)) for x in grid) for v in ref.VARIANTS)
+    m_ok = all(int(distractors(t)) == ref.distractors(t) for t in (3, 15, 64, 512, 100_000))
+    # 1 - phi to full relative precision, far left tail (closed form past y = -36) to the centre
+    phi_err = max(abs(float(one_minus_phi(t, d, s)) / ref.one_minus_phi(t, d, s) - 1) for t, d, s in PHI_POINTS)
+    same_variants = set(VARIANTS) == set(ref.VARIANTS) == {r[0] for r in VARIANT_RUNS}
+    return model_err, var_err, load_err, m_ok, phi_err, same_variants
+
+
+def _variant_runs(base: int, alpha: float, tests: int):
+    """Each run of :data:`VARIANT_RUNS` (seed base + i): simulated masses, SEs and Bernstein half-widths, the
+    reference and library-quadrature masses, and the per-run chi-square terms of the middle coupling's batch means."""
+    dk, T, gammas, n = VARIANT_POINT
+    g = np.array(gammas)
+    mc, se, half, refm, lib, ratio_terms, batches = [], [], [], [], [], [], 0
+    for i, (variant, dtype, sigma0) in enumerate(VARIANT_RUNS):
+        curve = simulate_mass(variant, dk, T, g, samples=n, seed=base + i, sigma0=sigma0, dtype=dtype)
+        mc.append(curve.mass), se.append(curve.se), half.append(_bernstein(curve.se, n, alpha / 2, tests))
+        refm.append([ref.mass(variant, float(x), dk, T, sigma0) for x in g])
+        lib.append(exact_mass(variant, dk, T, g, sigma0=sigma0))
+        b = curve.batch_mass[:, 1]
+        batches = b.size
+        ratio_terms.append((b.size - 1) * np.var(b, ddof=1) / b.size / curve.se[1] ** 2)
+    mc, se, half, refm, lib = map(np.array, (mc, se, half, refm, lib))
+    return mc, se, half, refm, lib, ratio_terms, batches

@@ -12,12 +12,13 @@ from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, soft
 
 @certificate("P11", title="T4-only score-gap SNR is sqrt(dk)/2 for every g", paper="PSA §6.3",
              claim="In the T4-only model Delta/sigma = sqrt(dk)/2, independent of g.", method="exact")
-def t4_snr(model=score_model("t4-only")) -> Outcome:
+def t4_snr() -> Outcome:
     """Decide ``Delta^2 - (dk/4) sigma^2 == 0`` as a polynomial identity in (g, dk)."""
     import sympy as sp  # SymPy only when a check runs (certify --list stays light)
 
     from theorylab.symbolic.psa import dk, g, gap_expr, variance_expr
 
+    model = score_model("t4-only")
     delta, var = gap_expr(model), variance_expr(model)
     residual = sp.Poly(sp.expand(delta**2 - dk / 4 * var), g, dk)
     ratio = sp.simplify(delta / sp.sqrt(var))
