@@ -42,7 +42,7 @@ def _batched_block_streams() -> float:
                    "speculative rollback by truncation, with the raw key of the restore point rebuilt from one anchored raw "
                    "key per block by unshearing) gives the full-recomputation logits; extra state is 1/T of the KV "
                    "cache (0.024 % at T = 4096); the insertion costs 6d FLOPs per token per layer.")
-def psa_cache(insert=deploy.insert_sheared) -> Outcome:
+def psa_cache() -> Outcome:
     """Symmetric post-RoPE PSA decoder (g = 1 and 0.8 in the two heads): cached decode, speculative rollback and prefix reuse against the
     reference forward pass; measured cache floats against 1/T; counted FLOPs against 6d."""
     couplings = (1.0, 0.8)                                                # per head; g = 1 is the taps (2, -1)
@@ -50,76 +50,13 @@ def psa_cache(insert=deploy.insert_sheared) -> Outcome:
                                                                                               g_k=couplings[h]), seed=3)
     reference = view.model(model)
     full = ref.forward(reference, TOKENS)
-    decoded = decoder.decode(model, TOKENS, prompt=5)
-    _, prefix = decoder.extend(model, decoder.empty_cache(model), TOKENS[:6])
-    drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
-    _, spec = decoder.extend(model, decoder.commit(prefix), drafts)
-    rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:])
-    single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=attention.PSA(g_q=1.0, g_k=0.8), seed=4)
-    _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6])   # one head: the same rollback
-    _, c1 = decoder.extend(single, decoder.commit(c1), drafts)
-    rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:])
-    other = np.concatenate([TOKENS[:6], TOKENS[::-1][:5]])                # same prefix, other continuation
-    reuse_other = decoder.extend(model, decoder.commit(prefix), other[6:])[0]
-    reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:])[0]
     err_full = _max_error(decoder.forward(model, TOKENS), full)
-    decoded_1 = decoder.decode(model, TOKENS, prompt=1)   # every step a one-token block
-    err_decode = max(_max_error(decoded, full), _max_error(decoded_1, full))
-    err_rollback = max(_max_error(rest, full[8:]), _max_error(rest_1, ref.forward(view.model(single), TOKENS)[8:]))
-    err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
-                              _max_error(reuse_same, full[6:])]))
-    # a rollback right after the restore point's own block start (length 1, the raw query of position 0 lost and
-    # rebuilt) and the state held right after a rollback inside a block: one raw key + one anchor per head = 2 d L
-    _, c0 = decoder.extend(model, decoder.empty_cache(model), TOKENS[:1])
-    _, c0 = decoder.extend(model, decoder.commit(c0), drafts)
-    rest_0, _ = decoder.extend(model, decoder.commit(decoder.rollback(c0, 1)), TOKENS[1:])
-    err_rollback = max(err_rollback, _max_error(rest_0, full[1:]))
-    extra_rolled = decoder.cache_floats(decoder.rollback(spec, 8))["extra"]
-    _, open_0 = decoder.extend(model, decoder.empty_cache(model), drafts)   # a block opened at position 0
-    undone = decoder.rollback(open_0, 0)                                  # undone whole: nothing may remain
-    empty_after_undo = decoder.cache_floats(undone) == {"kv": 0, "extra": 0}
-    err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS)[0], full))
-    # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
-    # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
-    # (PSA.member, TwoTap.shear, Graded: no clip)
-    grades, taps = np.array([0.0, 1.0, 0.5, 2.0]), (np.array([1.2, -0.4]), np.array([0.9, 0.6]))
-    defaults = decoder.random_decoder(d=24, n_head=6, n_layer=1, seed=6, head=lambda i, h: (
-        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3),
-        attention.Graded(grades, 1.5), attention.SDPA(), attention.TwoTap(*taps))[h])
-    ref_defaults = view.model(defaults)
-    ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
-                                          ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),
-                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0),
-                                          ref.head("graded", grades=grades, lam=1.5, clip=None, base=10000.0),
-                                          ref.head("sdpa", base=10000.0),
-                                          ref.head("two_tap", q_taps=taps[0], k_taps=taps[1], placement="post-rope",
-                                                   base=10000.0)]
-    err_defaults = _max_error(decoder.forward(defaults, TOKENS), ref.forward(ref_defaults, TOKENS))
-    plga_default = decoder.random_decoder(n_layer=1, head=_plga("cumulative"), seed=6)     # PLGA's default base
-    ref_plga = view.model(plga_default)
-    ref_plga["blocks"][0]["heads"] = [ref.head("plga", psi=view.psi(s.params), gram="cumulative", base=10000.0)
-                                      for s in plga_default.layers[0].heads]
-    err_plga_default = _max_error(decoder.forward(plga_default, TOKENS), ref.forward(ref_plga, TOKENS))
+    (decoded, rest, reuse_other), (err_decode, err_rollback, err_reuse, extra_rolled, empty_after_undo) = \
+        _cache_routes(model, reference, full)
+    err_defaults, err_plga_default = _default_heads()
     consistency = _max_error(decoded, decoder.forward(model, TOKENS))
-    # a five-token block after a committed prompt of 4: committed, the raw query and key of the last position per
-    # head (2 d L); open, also the anchor (the raw key before the block, 3 d L)
-    _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:4])
-    _, c = decoder.extend(model, decoder.commit(c), TOKENS[4:9])
-    block_extra = [decoder.cache_floats(decoder.commit(c))["extra"], decoder.cache_floats(c)["extra"]]
-    dl = model.d * len(model.layers)
-    fractions, counts = [], []
-    for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
-        _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1])
-        _, c = decoder.extend(model, decoder.commit(c), TOKENS[T - 1:T])
-        f = decoder.cache_floats(decoder.commit(c))
-        fractions.append((Fraction(f["extra"], f["kv"]), Fraction(1, T)))
-        counts.append(((f["kv"], f["extra"]), (float(deploy.kv_cache_floats(T, model.d, len(model.layers))),
-                                               float(deploy.extra_state_floats(model.d, len(model.layers))))))
+    block_extra, dl, fractions, counts, one_layer, flops, frac_4096 = _cache_accounting(model)
     d = model.d
-    one_layer = (float(deploy.kv_cache_floats(9, d)), float(deploy.extra_state_floats(d)))   # default layers = 1
-    rng = np.random.default_rng(0)
-    flops = sum(deploy.count_flops(insert, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
-    frac_4096 = float(deploy.extra_state_fraction(4096))
     err_batched = _batched_block_streams()
     passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched]) <= TOL
               and err_plga_default <= TOL_PLGA and block_extra == [2 * dl, 3 * dl]
@@ -158,12 +95,100 @@ def psa_cache(insert=deploy.insert_sheared) -> Outcome:
         note="reference: theorylab.certificates.reference.transformer (independent PSA decoder); tolerance: module TOL")
 
 
+def _cache_routes(model, reference, full):
+    """Cached decode (prompt 5 and 1), speculative rollback (this decoder to lengths 8, 1 and 0, and a one-head one)
+    and prefix reuse against the reference forward pass; the extra floats after a rollback inside a block and after
+    undoing a block opened at position 0. Returns the arrays reported and the errors and counts checked."""
+    decoded = decoder.decode(model, TOKENS, prompt=5)
+    _, prefix = decoder.extend(model, decoder.empty_cache(model), TOKENS[:6])
+    drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
+    _, spec = decoder.extend(model, decoder.commit(prefix), drafts)
+    rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:])
+    single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=attention.PSA(g_q=1.0, g_k=0.8), seed=4)
+    _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6])   # one head: the same rollback
+    _, c1 = decoder.extend(single, decoder.commit(c1), drafts)
+    rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:])
+    other = np.concatenate([TOKENS[:6], TOKENS[::-1][:5]])                # same prefix, other continuation
+    reuse_other = decoder.extend(model, decoder.commit(prefix), other[6:])[0]
+    reuse_same = decoder.extend(model, decoder.commit(prefix), TOKENS[6:])[0]
+    decoded_1 = decoder.decode(model, TOKENS, prompt=1)   # every step a one-token block
+    err_decode = max(_max_error(decoded, full), _max_error(decoded_1, full))
+    err_rollback = max(_max_error(rest, full[8:]), _max_error(rest_1, ref.forward(view.model(single), TOKENS)[8:]))
+    err_reuse = float(np.max([_max_error(reuse_other, ref.forward(reference, other)[6:]),
+                              _max_error(reuse_same, full[6:])]))
+    # a rollback right after the restore point's own block start (length 1, the raw query of position 0 lost and
+    # rebuilt) and the state held right after a rollback inside a block: one raw key + one anchor per head = 2 d L
+    _, c0 = decoder.extend(model, decoder.empty_cache(model), TOKENS[:1])
+    _, c0 = decoder.extend(model, decoder.commit(c0), drafts)
+    rest_0, _ = decoder.extend(model, decoder.commit(decoder.rollback(c0, 1)), TOKENS[1:])
+    err_rollback = max(err_rollback, _max_error(rest_0, full[1:]))
+    extra_rolled = decoder.cache_floats(decoder.rollback(spec, 8))["extra"]
+    _, open_0 = decoder.extend(model, decoder.empty_cache(model), drafts)   # a block opened at position 0
+    undone = decoder.rollback(open_0, 0)                                  # undone whole: nothing may remain
+    empty_after_undo = decoder.cache_floats(undone) == {"kv": 0, "extra": 0}
+    err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS)[0], full))
+    return (decoded, rest, reuse_other), (err_decode, err_rollback, err_reuse, extra_rolled, empty_after_undo)
+
+
+def _default_heads() -> tuple[float, float]:
+    """Documented head defaults (couplings, RoPE base) against reference heads written with them explicitly:
+    max relative logit error of the PSA/TwoTap/Graded/SDPA decoder and of a cumulative-Gram PLGA one."""
+    # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
+    # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
+    # (PSA.member, TwoTap.shear, Graded: no clip)
+    grades, taps = np.array([0.0, 1.0, 0.5, 2.0]), (np.array([1.2, -0.4]), np.array([0.9, 0.6]))
+    defaults = decoder.random_decoder(d=24, n_head=6, n_layer=1, seed=6, head=lambda i, h: (
+        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3),
+        attention.Graded(grades, 1.5), attention.SDPA(), attention.TwoTap(*taps))[h])
+    ref_defaults = view.model(defaults)
+    ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
+                                          ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),
+                                          ref.head("two_tap", q_taps=(1.5, -0.5), k_taps=(1.3, -0.3), base=10000.0),
+                                          ref.head("graded", grades=grades, lam=1.5, clip=None, base=10000.0),
+                                          ref.head("sdpa", base=10000.0),
+                                          ref.head("two_tap", q_taps=taps[0], k_taps=taps[1], placement="post-rope",
+                                                   base=10000.0)]
+    err_defaults = _max_error(decoder.forward(defaults, TOKENS), ref.forward(ref_defaults, TOKENS))
+    plga_default = decoder.random_decoder(n_layer=1, head=_plga("cumulative"), seed=6)     # PLGA's default base
+    ref_plga = view.model(plga_default)
+    ref_plga["blocks"][0]["heads"] = [ref.head("plga", psi=view.psi(s.params), gram="cumulative", base=10000.0)
+                                      for s in plga_default.layers[0].heads]
+    err_plga_default = _max_error(decoder.forward(plga_default, TOKENS), ref.forward(ref_plga, TOKENS))
+    return err_defaults, err_plga_default
+
+
+def _cache_accounting(model):
+    """Extra-state floats of committed and open blocks, extra/kv at T = 4, 9, 14 against 1/T, the closed-form
+    counts, the counted insertion FLOPs and the T = 4096 fraction."""
+    # a five-token block after a committed prompt of 4: committed, the raw query and key of the last position per
+    # head (2 d L); open, also the anchor (the raw key before the block, 3 d L)
+    _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:4])
+    _, c = decoder.extend(model, decoder.commit(c), TOKENS[4:9])
+    block_extra = [decoder.cache_floats(decoder.commit(c))["extra"], decoder.cache_floats(c)["extra"]]
+    dl = model.d * len(model.layers)
+    fractions, counts = [], []
+    for T in (4, 9, 14):                                     # measured extra/kv of a committed cache
+        _, c = decoder.extend(model, decoder.empty_cache(model), TOKENS[:T - 1])
+        _, c = decoder.extend(model, decoder.commit(c), TOKENS[T - 1:T])
+        f = decoder.cache_floats(decoder.commit(c))
+        fractions.append((Fraction(f["extra"], f["kv"]), Fraction(1, T)))
+        counts.append(((f["kv"], f["extra"]), (float(deploy.kv_cache_floats(T, model.d, len(model.layers))),
+                                               float(deploy.extra_state_floats(model.d, len(model.layers))))))
+    d = model.d
+    one_layer = (float(deploy.kv_cache_floats(9, d)), float(deploy.extra_state_floats(d)))   # default layers = 1
+    rng = np.random.default_rng(0)
+    flops = sum(deploy.count_flops(deploy.insert_sheared, rng.normal(size=d), rng.normal(size=d), g=0.8) for _ in range(2))
+    frac_4096 = float(deploy.extra_state_fraction(4096))
+    return block_extra, dl, fractions, counts, one_layer, flops, frac_4096
+
+
 @certificate("P20.exact", title="INT8 headroom log2(1+2g) is an upper bound, attained by an alternating stream",
              paper="PSA §8.6", method="exact",
              claim="A sheared key's range is at most (1+2g) times the raw range, so at most log2(1+2g) extra bits; "
                    "an alternating key stream attains it.")
-def int8_headroom(range_growth=deploy.range_growth, headroom=deploy.int8_headroom_bits) -> Outcome:
+def int8_headroom() -> Outcome:
     """Exact rational arithmetic on object arrays of Fractions through the library's shear."""
+    range_growth, headroom = deploy.range_growth, deploy.int8_headroom_bits
     rng = np.random.default_rng(2026)
     couplings = (Fraction(0), Fraction(3, 10), Fraction(1), Fraction(5, 2))
     tight, below, bits_ok, exact = [], True, True, True

@@ -20,13 +20,13 @@ from theorylab.certificates.nn._common import DK, TOKENS, TOL, _max_error
              paper="GLLM §3.1, Rem. 1, Cor. 1", method="numeric",
              claim="Absorbing M = diag(lam^q) (clipped at lam^q <= C) into W_Q, W_K, W_V gives a standard decoder "
                    "whose logits equal the graded decoder's.")
-def grading_compiles(compile=decoder.compile_grading) -> Outcome:
+def grading_compiles() -> Outcome:
     """Library graded decoder vs the reference EG-MHSA (M = diag(min(lam^q, C))); the library's compiled weights
     vs W M with the reference's M; the compiled model through the reference SDPA decoder."""
     lam, clip = np.e ** (1 / DK), 1.5
     grades = [np.linspace(0, 8, DK) * (1 + h) for h in range(2)]
     graded = decoder.random_decoder(head=lambda l, h: attention.Graded(grades[h], lam, clip), seed=14)
-    compiled = compile(graded)
+    compiled = decoder.compile_grading(graded)
     standard = all(isinstance(s, attention.SDPA) for layer in compiled.layers for s in layer.heads)
     reference = ref.forward(view.model(graded), TOKENS)
     unclipped = ref.forward(view.model(graded, clip=False), TOKENS)
@@ -41,7 +41,7 @@ def grading_compiles(compile=decoder.compile_grading) -> Outcome:
     # a layer mixing a graded head with a standard one: only the graded head's columns are scaled
     mixed = decoder.random_decoder(head=lambda l, h: attention.Graded(grades[0], lam, clip) if h == 0
                                    else attention.SDPA(), seed=15)
-    err_mixed = _max_error(decoder.forward(compile(mixed), TOKENS), ref.forward(view.model(mixed), TOKENS))
+    err_mixed = _max_error(decoder.forward(decoder.compile_grading(mixed), TOKENS), ref.forward(view.model(mixed), TOKENS))
     passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err, err_mixed]) <= TOL
               and clip_matters > 1e-3)
     return Outcome(bool(passed), (

@@ -22,8 +22,7 @@ P10_FALSE_FAILURE = 1e-4
              claim="A query-only half-lift keeps key-side order zero and stays at the 1/(T-2) induction "
                    "accuracy ceiling (not significantly above or below it), while the hand-constructed key-only and "
                    "symmetric PSA heads are far above it.")
-def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accuracy, ceiling=tasks.ceiling,
-                      seed=None) -> Outcome:
+def induction_ceiling(seed=None) -> Outcome:
     """Canonical induction sequences (T = 24, dk = 64, 2000 sequences; seeds 61029, 61030 by default).
 
     The ceiling is counted on the batch: a key-side order-zero score cannot tell the target from the
@@ -35,15 +34,13 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
     the one-sided Clopper-Pearson lower bound (Bonferroni over 2, the other half) exceeds 10x and 5x the
     ceiling. The library's 99 % Wilson intervals are reported and checked against Clopper-Pearson.
     """
-    from scipy.stats import beta, binomtest
-
     T, dk, vocab, n = 24, 64, 128, 2000
     seed = 61029 if seed is None else seed
     batch = tasks.induction_sequences(n, T, vocab, seed)
     E = tasks.embeddings(vocab, dk, seed + 1)
     others = (batch.tokens != batch.tokens[:, -1:]).sum(axis=1)       # keys whose token is not the query's
     counted = float(np.mean(1.0 / others))
-    library = float(np.asarray(ceiling(T)))
+    library = float(np.asarray(tasks.ceiling(T)))
     runs = [("query-only", g) for g in (0.5, 1.0, 2.0, 3.0)] + [("key-only", 2.0), ("symmetric", 2.0)]
     n_q = sum(member == "query-only" for member, _ in runs)
     a_q, a_far = P10_FALSE_FAILURE / 2 / n_q, P10_FALSE_FAILURE / 2 / (len(runs) - n_q)
@@ -67,13 +64,34 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
     ones = probe.tokens.copy()
     ones[:, T // 2] = 1                                                    # every row: token 1 at the changed position
     probe_1 = tasks.InductionBatch(ones, probe.target)
+    passed &= _member_runs(runs, batch, probe, probe_1, E, counted, (a_q, a_far), evidence, arrays)
+    passed &= _reference_head(probe, E, dk, T, vocab, evidence)
+    planes_ok, planes_rows = _slow_planes_vs_exact()
+    evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
+                             "plane's last T and the T after it (refused when no plane is left)", planes_rows))
+    passed &= planes_ok
+    return Outcome(bool(passed), tuple(evidence), arrays=arrays, seeds={"sequences": seed, "embeddings": seed + 1},
+                   note="pass: the library ceiling equals the counted one; query-only key scores ignore the "
+                        "predecessor exactly and its hits are binomial at the ceiling (two-sided); key-only and "
+                        "symmetric lower bounds exceed 10x and 5x the ceiling")
+
+
+def _member_runs(runs, batch, probe, probe_1, E, counted: float, levels, evidence: list, arrays: dict) -> bool:
+    """Each (member, g) of ``runs``: predecessor sensitivity on the two probes, accuracy and the library's Wilson
+    interval against Clopper-Pearson; query-only two-sided binomial against the counted ceiling, key-only and
+    symmetric one-sided lower bounds above 10x and 5x it (``levels``: their Bonferroni levels)."""
+    from scipy.stats import beta, binomtest
+
+    a_q, a_far = levels
+    (n, T), dk = batch.tokens.shape, E.shape[1]
+    passed = True
     for member, g in runs:
-        both = [tasks.predecessor_sensitivity(head(member, g, dk, T), E, b, i=T // 2) for b in (probe, probe_1)]
+        both = [tasks.predecessor_sensitivity(tasks.induction_head(member, g, dk, T), E, b, i=T // 2) for b in (probe, probe_1)]
         sensitivity = max(both) if member == "query-only" else min(both)   # the weaker probe decides
         evidence.append(computed(f"{member} g={g}: max |change of key score| when its predecessor changes (min/max "
                                  "over two probes, one with token 1 at the changed position in every row)",
                                  sensitivity, tolerance=1e-9))
-        credit = accuracy(head(member, g, dk, T), E, batch)
+        credit = tasks.induction_accuracy(tasks.induction_head(member, g, dk, T), E, batch)
         arrays[f"{member}@{g}"] = credit
         hits = float(credit.sum())
         lo, hi = tasks.wilson_interval(hits, n)
@@ -95,9 +113,15 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
             evidence.append(bound(f"{member} g={g} one-sided lower confidence bound", low,
                                   formula=f"> {factor} x ceiling (Clopper-Pearson, level {a_far:g})"))
             passed &= sensitivity > 1.0 and low > factor * counted and wilson_ok
+    return bool(passed)
+
+
+def _reference_head(probe, E, dk: int, T: int, vocab: int, evidence: list) -> bool:
+    """The hand-constructed key-only head at its default RoPE base against the reference sheared streams (query
+    scores of 50 probe sequences) and ``predecessor_sensitivity`` at its default i = 1 against the reference move."""
     # the hand-constructed head at its default RoPE base (10000) against the reference sheared streams, W_Q = P and
     # W_K = -P read off the head as data: query scores of 50 probe sequences, key-only at g = 2
-    kh, few = head("key-only", 2.0, dk, T), tasks.InductionBatch(probe.tokens[:50], probe.target[:50])
+    kh, few = tasks.induction_head("key-only", 2.0, dk, T), tasks.InductionBatch(probe.tokens[:50], probe.target[:50])
     want = np.array([ref.psa_stream(x @ kh.w_k, 2.0, base=10000.0) @ ref.psa_stream(x @ kh.w_q, 0.0,
                                                                                      base=10000.0)[-1]
                      for x in E[few.tokens]]) / np.sqrt(dk)
@@ -116,18 +140,10 @@ def induction_ceiling(head=tasks.induction_head, accuracy=tasks.induction_accura
     evidence.append(computed("key-only g=2: predecessor_sensitivity at the default i = 1 (token 1 -> next token mod "
                              "vocab) vs the reference move of key 2's score, relative error", err_sens,
                              tolerance=1e-12))
-    passed &= err_head <= 1e-12 and err_sens <= 1e-12
-    planes_ok, planes_rows = _slow_planes_vs_exact()
-    evidence.append(computed("slow_planes(16, T) (default base) == exact {i : 10000^(-i/8) (T - 1) <= 1} at each "
-                             "plane's last T and the T after it (refused when no plane is left)", planes_rows))
-    passed &= planes_ok
-    return Outcome(bool(passed), tuple(evidence), arrays=arrays, seeds={"sequences": seed, "embeddings": seed + 1},
-                   note="pass: the library ceiling equals the counted one; query-only key scores ignore the "
-                        "predecessor exactly and its hits are binomial at the ceiling (two-sided); key-only and "
-                        "symmetric lower bounds exceed 10x and 5x the ceiling")
+    return bool(err_head <= 1e-12 and err_sens <= 1e-12)
 
 
-def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[bool, list]:
+def _slow_planes_vs_exact(dk: int = 16) -> tuple[bool, list]:
     """The content-plane mask against the exact rule in mpmath (RoPE base 10000, the documented default):
     plane i is slow iff theta_i (T - 1) <= 1, theta_i = 10000^(-2i/dk); for each plane its last slow T,
     floor(1/theta_i) + 1, and the next T (the rule's edge, attained from both sides; exact ties skipped)."""
@@ -143,7 +159,7 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
         for T in edges:
             want = np.repeat([bool(th * (T - 1) <= 1) for th in theta], 2).astype(float)
             try:
-                got = slow_planes(dk, T)
+                got = tasks.slow_planes(dk, T)
             except ParameterError:
                 got = None                                    # refused: right only when no plane is slow
             hit = (not want.any()) if got is None else bool(want.any() and np.array_equal(got, want))
@@ -155,7 +171,7 @@ def _slow_planes_vs_exact(slow_planes=tasks.slow_planes, dk: int = 16) -> tuple[
             th = [mp.mpf(base) ** (mp.mpf(-2 * i) / dk_t) for i in range(dk_t // 2)]
             want = np.repeat([bool(t * (T - 1) <= 1) for t in th], 2).astype(float)
             try:
-                hit = bool(np.array_equal(slow_planes(dk_t, T, base), want))
+                hit = bool(np.array_equal(tasks.slow_planes(dk_t, T, base), want))
             except ParameterError:                        # refused: wrong, every tie case has a slow plane
                 hit = False
             ok &= hit

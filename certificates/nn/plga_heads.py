@@ -22,10 +22,10 @@ from theorylab.certificates.nn._common import DK, TOKENS, TOL, TOL_PLGA, _max_er
 # ------------------------------------------------------------------------------ A1
 @certificate("A1", title="PLGA with G_LM = I is SDPA", paper="PLGA Thm 5.4(i), §3.1", method="numeric",
              claim="With a = 0 and b_a = I the PLGA decoder computes exactly the SDPA decoder's logits.")
-def plga_contains_sdpa(identity=plga.sdpa_params) -> Outcome:
+def plga_contains_sdpa() -> Outcome:
     """Library SDPA, PLGA(a = 0, b_a = I) and generic PLGA decoders against the reference forward pass."""
     sdpa = decoder.random_decoder(head=attention.SDPA(), seed=13)
-    heads = tuple(attention.PLGA(identity(plga.init_params(DK, seed=h))) for h in range(sdpa.n_head))
+    heads = tuple(attention.PLGA(plga.sdpa_params(plga.init_params(DK, seed=h))) for h in range(sdpa.n_head))
     as_plga = decoder.Decoder(sdpa.wte, tuple(decoder.Layer(**{**l.__dict__, "heads": heads}) for l in sdpa.layers),
                               sdpa.ln_f)
     generic = decoder.random_decoder(head=_plga(), seed=13)
@@ -108,12 +108,12 @@ def g_cache() -> Outcome:
              paper="PLGA Def. 4.8, Remark 4.9, eq. 4.16", method="numeric",
              claim="F(x_1:S)_r = F(x_1:r)_r holds for SDPA and for the cumulative Gram and fails for the global "
                    "Gram on a constructed example.")
-def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda make: make("cumulative")) -> Outcome:
+def prefix_consistency() -> Outcome:
     """One library pass against the reference's per-prefix recomputation F(x_1:r)_r; the library pass also
     against the reference one-pass forward (the same function)."""
     models = {"sdpa": (decoder.random_decoder(head=attention.SDPA(), seed=9), TOKENS, TOL),
               "psa": (decoder.random_decoder(head=attention.PSA(g_q=0.8, g_k=0.8), seed=9), TOKENS, TOL),
-              "cumulative": (decoder.random_decoder(head=cumulative(_plga), seed=9), TOKENS, TOL_PLGA),
+              "cumulative": (decoder.random_decoder(head=_plga("cumulative"), seed=9), TOKENS, TOL_PLGA),
               "global": (decoder.random_decoder(n_layer=1, head=_plga("global"), seed=9), TOKENS[:8], TOL_PLGA)}
     expected = {"sdpa": "consistent", "psa": "consistent", "cumulative": "consistent", "global": "inconsistent"}
     evidence, arrays, passed = [], {}, True
@@ -153,7 +153,7 @@ def prefix_consistency(gap=decoder.prefix_consistency_gap, cumulative=lambda mak
                      computed(f"{name}: library prefix_logits vs reference F(x_1:r)_r", err_prefix, tolerance=tol),
                      computed(f"{name}: max_r |F(x_1:S)_r - F_ref(x_1:r)_r| / scale ({expected[name]})", gap_ref,
                               tolerance=tol),
-                     computed(f"consistency: {name}: library prefix_consistency_gap (absolute)", gap(model, tokens),
+                     computed(f"consistency: {name}: library prefix_consistency_gap (absolute)", decoder.prefix_consistency_gap(model, tokens),
                               tolerance=1e-10)]
     return Outcome(bool(passed), tuple(evidence), arrays=arrays,
                    note="consistent: gap <= TOL (TOL_PLGA for PLGA) relative to the logit scale; inconsistent: > 1e-2; "
@@ -183,7 +183,7 @@ def _same(x, y, gens, witness) -> bool:
                    "is b_a at a = 0 whatever the queries; its scores Q~ G K~^T/sqrt(dk) equal the SDPA scores "
                    "identically in Q, K iff b_a = I; the library's a = 0, b_a = I head gives G_LM = I, the SDPA "
                    "scores and the SDPA values exactly.")
-def plga_contains_sdpa_exact(identity=plga.sdpa_params) -> Outcome:
+def plga_contains_sdpa_exact() -> Outcome:
     """Object arrays of SymPy symbols through ``attention.streams / plga_operator / scores`` (the head path
     before the softmax, which is one function of equal arguments); floats are read as exact binary rationals."""
     import dataclasses
@@ -215,7 +215,7 @@ def plga_contains_sdpa_exact(identity=plga.sdpa_params) -> Outcome:
     solutions = sp.linsolve(coeffs, list(b.flat))
     iff_identity = solutions == sp.FiniteSet(tuple(sp.eye(dk)))
     # (iii) the library's identity head: G_LM = I, scores and values = SDPA's, exactly
-    head = attention.PLGA(identity(params))
+    head = attention.PLGA(plga.sdpa_params(params))
     qs, ks, vs = attention.streams(head, Q, K, V)
     G = attention.plga_operator(head, qs)
     g_is_identity = all(_same(G[i, j], int(i == j), qk, witness) for i in range(dk) for j in range(dk))
