@@ -67,13 +67,13 @@ def _reference_model(model, arrays: dict) -> dict:
                    "biases, free two-tap taps) of a model with every trainable head (SDPA, PSA post-/pre-RoPE, "
                    "two-tap with and without RoPE, pre-RoPE) matches central differences of an independent "
                    "forward pass.")
-def backward_pass(loss_and_grad=grad.loss_and_grad) -> Outcome:
+def backward_pass() -> Outcome:
     """Three layers, two heads each (d = 8, dk = 4, vocab 11; the six heads of ``_GRAD_HEADS``), 3 sequences of
     T = 6; one random unit direction per parameter array; the fourth-order stencil STENCIL at step GRAD_H."""
     model = decoder.random_decoder(vocab=11, d=8, n_head=2, n_layer=3, head=lambda i, h: _GRAD_HEADS[i, h], seed=5)
     rng = np.random.default_rng(21)
     tokens, answers = rng.integers(0, 11, size=(3, 6)), rng.integers(0, 11, size=3)
-    loss, grads, logits = loss_and_grad(model, tokens, answers)
+    loss, grads, logits = grad.loss_and_grad(model, tokens, answers)
     arrays = _named_arrays(model)
     ref_loss = ref.last_token_loss(_reference_model(model, arrays), tokens, answers)
     ref_logits = np.stack([ref.forward(_reference_model(model, arrays), row)[-1] for row in tokens])

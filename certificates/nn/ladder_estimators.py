@@ -78,13 +78,13 @@ def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
                    "(None without a rise), the slope is the least-squares slope of log gamma_c on log dk, and the "
                    "seed summary is the mean, sample sd and 95 % t interval over seeds with the pooled Wilson "
                    "interval.")
-def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
-                      summary=trainstats.seed_summary, bootstrap=trainstats.bootstrap_gamma_c) -> Outcome:
+def ladder_estimators() -> Outcome:
     """Seven accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat, plateau at the
     second point, falling first) against the exact rational crossing of ``theorylab.certificates.reference.trainstats``; a
     slope against the closed form; every field of five seed summaries; the seed bootstrap replayed."""
     from theorylab.certificates.reference import trainstats as ref_stats
 
+    gamma_c, slope, summary = trainstats.gamma_c, trainstats.loglog_slope, trainstats.seed_summary
     curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
               "non-monotone": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
               "on a grid point": ([0, 1, 2, 4], [0.0, 0.25, 0.5, 1.0]),
@@ -100,7 +100,7 @@ def ladder_estimators(gamma_c=trainstats.gamma_c, slope=trainstats.loglog_slope,
     dks, gcs = [8, 16, 32, 64], [1.29, 0.61, 0.33, 0.12]
     err_slope = abs(slope(dks, gcs) - ref_stats.loglog_slope(dks, gcs))
     err_summary, summary_rows = _summary_fields(summary)
-    boot_ok, boot_err, boot_nans = _bootstrap_check(bootstrap)
+    boot_ok, boot_err, boot_nans = _bootstrap_check(trainstats.bootstrap_gamma_c)
     lib = summary(*SUMMARY_CASES["4 seeds, fractional hits (ties credited 1/k)"])
     passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
         err_summary <= 1e-13 and boot_ok

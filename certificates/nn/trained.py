@@ -83,13 +83,13 @@ def _independent_logits(model, tokens) -> np.ndarray:
     return ln(h, *model.ln_f) @ model.wte.T
 
 
-def _trained(variant: str, g: float, seed, run, z: float):
+def _trained(variant: str, g: float, seed, z: float):
     """Train the tiny model of ``variant`` (fixed seed) and evaluate it by both routes on the held-out set
     (``seed``: re-drawn from ``[seed, 2]``). Returns the run, the two routes' agreement, the library's
     per-sequence credits, the Wilson intervals (at ``z``) of the accuracy and the attention accuracy, and the
     relative error of the library's held-out loss against the mean cross-entropy of the independent logits."""
     config = TrainConfig(variant=variant, gamma=g, **TINY)
-    result = run(config, SEED, keep_model=True)
+    result = train(config, SEED, keep_model=True)
     batch = batch_of(config, config.eval_size, [SEED if seed is None else seed, 2])
     held_out = result.evaluation if seed is None else evaluate(config, result.model, batch)
     logits = _independent_logits(result.model, batch.tokens)
@@ -109,7 +109,7 @@ def _trained(variant: str, g: float, seed, run, z: float):
              claim="A single attention layer trained by gradient descent solves induction with the key-side shear "
                    "and cannot without it: key-only PSA (gamma = 2) far above 1/(T-2), standard attention at or "
                    "below it.")
-def trained_separation(run=train, seed=None) -> Outcome:
+def trained_separation(seed=None) -> Outcome:
     """Two tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, same seed), 2000 held-out sequences
     (``seed``: drawn from ``[seed, 2]`` instead of the run's own held-out stream ``[SEED, 2]``)."""
     from theorylab.certificates.reference import optim as ref_optim
@@ -117,7 +117,7 @@ def trained_separation(run=train, seed=None) -> Outcome:
     ceiling = float(tasks.ceiling(TINY["T"]))
     evidence, arrays, passed = [bound("ceiling 1/(T-2)", ceiling, formula="1/(T-2), T = 8")], {}, True
     for variant, g in (("key-only", 2.0), ("standard", 0.0)):
-        result, agree, credit, (lo, hi), (alo, ahi), loss_err = _trained(variant, g, seed, run, Z)
+        result, agree, credit, (lo, hi), (alo, ahi), loss_err = _trained(variant, g, seed, Z)
         row, own = result.row(), result.evaluation.prediction                  # the run's table row: 95 % Wilson
         row_err = float(np.max(np.abs(np.subtract((row["ci_low"], row["ci_high"]),
                                                   ref_optim.wilson(own.sum(), len(own), 1.959964)))))
@@ -148,7 +148,7 @@ def trained_separation(run=train, seed=None) -> Outcome:
                    "identity), a one-layer model solves induction with a key filter whose taps have opposite "
                    "signs and a dominant predecessor tap, and a query filter that stays the identity; with fixed "
                    "filters, key-only (gamma = 2) > symmetric (gamma = 2) > two-tap low-pass (gamma = 1).")
-def free_filters(run=train, seed=None) -> Outcome:
+def free_filters(seed=None) -> Outcome:
     """Four tiny models (T = 8, vocab 16, d = dk = 16, 300 AdamW steps, seed 0), 2000 held-out sequences each.
 
     Thresholds: the free model's accuracy interval above 0.9 (the paper: 1.000); learned taps
@@ -158,7 +158,7 @@ def free_filters(run=train, seed=None) -> Outcome:
     """
     evidence, arrays, agreements, intervals = [], {}, [], {}
     for variant, g in (("free-two-tap", 0.0), ("key-only", 2.0), ("symmetric", 2.0), ("low-pass", 1.0)):
-        result, agree, credit, acc, _, _ = _trained(variant, g, seed, run, Z22)
+        result, agree, credit, acc, _, _ = _trained(variant, g, seed, Z22)
         agreements.append(agree)
         intervals[variant] = acc
         arrays[variant] = credit

@@ -309,11 +309,11 @@ P24_MC_FALSE_FAILURE = 2e-5
              claim="At dk = 16 and T = 64, 256 the simulated entropy-peak and inflection couplings (per-sample exact "
                    "derivatives, common random numbers) hold the exact quadrature couplings within their "
                    "batch-means intervals.")
-def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcome:
+def peaks_vs_mc(seed=None) -> Outcome:
     """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
     errors of the simulated one (the SE of the raw batch values), Student t with 19 degrees of freedom,
     Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall."""
-    alpha = P24_MC_FALSE_FAILURE
+    alpha, observables = P24_MC_FALSE_FAILURE, ("entropy-peak", "inflection")
     base = 2400 if seed is None else seed
     cases = [(n, t) for n in observables for t in (64, 256)]
     t_max = mcs.t_threshold(alpha, 19, tests=len(cases))
