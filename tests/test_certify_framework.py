@@ -173,7 +173,7 @@ def test_docs_page_is_current():
 def test_docs_name_library_functions():
     page = markdown({"P14": "PASS"})
     assert "`theorylab.psa.transition.annealed_gamma_c`" in page and "| PASS |" in page
-    assert "score_model('t4-only')" in page
+    assert "`theorylab.psa.transition.t4_band`" in page
 
 
 def test_import_paths_stay_free_of_sympy():
