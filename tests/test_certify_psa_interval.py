@@ -33,7 +33,8 @@ def _condensed_exponent_half(variant, dk, T, c=tr.CONDENSATION_C):
     return dataclasses.replace(law, gamma_c=np.where(law.branch == "condensed", wrong, law.gamma_c))
 
 
-# Wrong score models (P11, P14-P16, P19.crossover) are planted in theorylab/psa/scoremodel.py: tests/planted/psa.py.
+# Wrong score models (P11, P14-P16, P19.crossover) and softmax derivatives (P12) are planted in the library:
+# tests/planted/psa.py.
 MUTANTS = {
     "P14: L = ln(T-2)": ("P14", dict(law=_shifted_T(tr.annealed_gamma_c))),
     "P14: band with L = ln(T-2)": ("P14", dict(band=_shifted_T(tr.t4_band))),
@@ -54,10 +55,6 @@ MUTANTS = {
         "t3-inclusive" if v == "key-only" else v, dk, T))),
     "P16: threshold 4L + 1": ("P16", dict(threshold=lambda T: tr.key_only_threshold(T) - 1)),
     "P16: threshold with L = ln(T-2)": ("P16", dict(threshold=_shifted_T(tr.key_only_threshold))),
-    "P12: Jacobian without the p p^T term": ("P12.symbolic", dict(jacobian=lambda p: p[:, None] * np.eye(len(p), dtype=int))),
-    "P12: response without the DC subtraction": ("P12.symbolic", dict(response=lambda p, d: p * d)),
-    "P12: naive softmax (overflows under shifts)": ("P12.numeric", dict(softmax=lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True))),
-    "P12: response with the wrong sign": ("P12.numeric", dict(response=lambda p, d: -sm.softmax_response(p, d))),
 }
 
 
