@@ -5,9 +5,8 @@ The Coriolis term is measured as the difference of the library's two placements
 computed by the reference PSA streams (``theorylab.certificates.reference.transformer``, RoPE frequencies
 ``base^(-2i/d)`` from the paper, complex rotation of the interleaved pairs) and compared per
 rotation plane with ``2|sin(theta/2)|`` (and the library's ``coriolis_gain``); the Cesaro means come from
-``theorylab.psa.induction.cesaro_averages`` (the library's RoPE and momentum). Keyword
-defaults are the library functions under test (mutation tests in
-``tests/test_induction_certificates.py``).
+``theorylab.psa.induction.cesaro_averages`` (the library's RoPE and momentum). Wrong placements, gains
+and momenta are planted in the library source (``tests/planted/psa.py``).
 """
 from __future__ import annotations
 
@@ -23,9 +22,10 @@ from theorylab.psa import induction as ind
              paper="PSA §5.3, §7.8",
              claim="Post-RoPE minus pre-RoPE sheared streams has per-plane norm 2|sin(theta/2)| |g q_{t-1}|: zero as "
                    "theta -> 0 and largest in the high-frequency bands.", method="numeric")
-def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratios=ind.coriolis_band_ratios) -> Outcome:
+def coriolis_numeric() -> Outcome:
     """dk = 64, T = 64, standard RoPE (base 1e4) and monochromatic theta in {1e-8, 0.01, 0.1, 1, pi}, g = 0.7;
     the library's frequencies and placement difference against the reference's."""
+    coriolis, gain, ratios = shear.coriolis_term, ind.coriolis_gain, ind.coriolis_band_ratios
     dk, T, g = 64, 64, 0.7
     freqs = shear.rope_frequencies(dk)
     freq_err = float(np.max(np.abs(freqs / ref.rope_frequencies(dk, 10000.0) - 1)))
@@ -112,9 +112,10 @@ def _envelope_known_answers(slope) -> bool:
                    "slope -1 (+-0.15) where N theta >> 1, and N |mean| <= 2 |q||x|/sqrt(dk) at every N and "
                    "frequency (telescoping; attained at theta N = pi), unlike the undifferenced (T1-type) positional "
                    "mean.", method="numeric")
-def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shear.momentum) -> Outcome:
+def cesaro() -> Outcome:
     """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE;
     ``envelope_slope`` also on sequences with closed-form envelopes (:func:`_envelope_known_answers`)."""
+    averages, slope, momentum = ind.cesaro_averages, ind.envelope_slope, shear.momentum
     N, start = 4096, 128
     cases = {"theta=0.1": np.full(8, 0.1), "theta=1": np.full(8, 1.0),
              "bands base 100": shear.rope_frequencies(16, 100.0)}
