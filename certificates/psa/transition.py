@@ -60,10 +60,10 @@ def _converging(scaled: list[float], L: float) -> bool:
                    "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4); "
                    "below d*_k the two-branch law is c (L/2)^(1/4), c times the REM freezing coupling (sigma^2 = 2L).",
              method="interval")
-def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, crossover=transition.crossover_dk,
-                  asymptote=transition.t4_asymptote, two_branch=transition.gamma_c,
-                  freezing=transition.freezing_coupling) -> Outcome:
-    model = score_model("t4-only")
+def t4_two_branch() -> Outcome:
+    law, band, crossover, asymptote = (transition.annealed_gamma_c, transition.t4_band, transition.crossover_dk,
+                                       transition.t4_asymptote)
+    two_branch, freezing, model = transition.gamma_c, transition.freezing_coupling, score_model("t4-only")
     ev: list = []
     roots = I.positive_roots(I.Crossing.of(model, 128, 512))
     lower, upper = band(128, 512)
@@ -113,8 +113,8 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
                    "dk = 31.5 (T = 512), gamma_c ~ L/sqrt(dk); T3's gap exceeds T4's exactly for g < 1; and the T4-only "
                    "gamma_c exceeds 1 exactly on 8L <= dk < (L+2)^2 for L >= 2, and never for L < 2.",
              method="interval")
-def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asymptote,
-                 above_one=transition.t4_above_one_interval) -> Outcome:
+def t3_inclusive() -> Outcome:
+    law, asymptote, above_one = transition.annealed_gamma_c, transition.t3_asymptote, transition.t4_above_one_interval
     model, t4_model = score_model("t3-inclusive"), score_model("t4-only")
     ev: list = []
     ok = _t3_roots(model, law, ev)
@@ -293,7 +293,8 @@ def _t4_above_one(t4_model, above_one, ev: list) -> bool:
              paper="PSA §6.8",
              claim="The key-only crossing has a root iff dk >= 4L + 2, and the symmetric shear in the key-only "
                    "convention gives gamma_c = 0.664 at (dk, T) = (64, 15).", method="interval")
-def key_only(law=transition.annealed_gamma_c, threshold=transition.key_only_threshold) -> Outcome:
+def key_only() -> Outcome:
+    law, threshold = transition.annealed_gamma_c, transition.key_only_threshold
     model, sym_model = score_model("key-only"), score_model("symmetric-key-convention")
     ev: list = []
     ok = True
