@@ -2,9 +2,10 @@
 transformer and its training, :mod:`theorylab.certificates.nn`), one module per subject:
 
 * :mod:`.symplectic` -- the shear's geometry: symplectic lattice, powers, Hamiltonian flow, the lower shear's
-  nullity and uniqueness, the nonlinear shear, the placement's Coriolis term exactly (P1-P3, P7, P8, P9.symbolic);
+  nullity and uniqueness, the nonlinear shear (P1-P3, P7, P8);
 * :mod:`.filter_order` -- the per-stream two-tap filter, the joint filter order, the four-term split (P4-P6);
-* :mod:`.placement` -- the Coriolis term measured and the Cesaro cancellation (P9.numeric, P13);
+* :mod:`.placement` -- the Coriolis term, exactly and measured, and the Cesaro cancellation (P9.symbolic,
+  P9.numeric, P13);
 * :mod:`.score_model` -- the T4-only SNR and the softmax linearisation (P11, P12.symbolic, P12.numeric);
 * :mod:`.transition` -- the critical couplings in interval arithmetic (P14-P16);
 * :mod:`.mc_law` -- the two-branch law against Monte Carlo (P17), with the routes and thresholds of every
