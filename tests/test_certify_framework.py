@@ -171,9 +171,9 @@ def test_docs_page_is_current():
 
 
 def test_docs_name_library_functions():
-    page = markdown({"P14": "PASS"})
-    assert "`theorylab.psa.transition.annealed_gamma_c`" in page and "| PASS |" in page
-    assert "score_model('t4-only')" in page
+    page = markdown({"A3": "PASS"})
+    assert "`theorylab.plga.perron.perron_frobenius`" in page and "| PASS |" in page
+    assert "`theorylab.plga.perron.collatz_wielandt_bounds`" in page
 
 
 def test_import_paths_stay_free_of_sympy():

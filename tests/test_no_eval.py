@@ -62,9 +62,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "names from pkgutil's listing of the theorylab.bench package itself",
     ("theorylab/mutation/linecov.py", "wrap_entry_kernels", "importlib.import_module(module_name(file))"):
         "a module of the library tree being measured (module_name maps one of its files to the dotted name)",
-    ("certificates/psa_symplectic.py", "_shear_map_matches", "sp.lambdify([p], fs, 'sympy')"):
+    ("certificates/psa/symplectic.py", "_shear_map_matches", "sp.lambdify([p], fs, 'sympy')"):
         "fs are SymPy expressions the certificate builds from symbols; lambdify prints them, no string reaches it",
-    ("certificates/softmax.py", "linearisation_numeric",
+    ("certificates/psa/score_model.py", "linearisation_numeric",
      "sp.lambdify(list(u) + list(dd), list(sm.derivative(u, dd, 2)))"):
         "the library's symbolic derivative of symbols it made; lambdify prints it, no string reaches it",
 }

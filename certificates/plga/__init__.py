@@ -1,4 +1,5 @@
-"""Certificates of the PLGA paper (claims A2-A20; A1, A8 and A9 run through the transformer, certificates/transformer.py).
+"""Certificates of the PLGA paper (claims A2-A20; A1, A8 and A9 run through the transformer,
+certificates/nn/plga_heads.py).
 
 One module per subject, each holding every certificate of its claims, whether it checks the paper's
 statement or a convention of the authors' Lean repository (``burcgokden/PLDR-LLM-Math-Foundations``):

@@ -2,7 +2,7 @@
 
 A9.shape: prefix consistency as a bundle (one row per input row and historical-row agreement), through the
 decoder; A19: Q I K^T = Q K^T and affine bias absorption exactly, and an input-invariant PLGA decoder collapsing
-to SDPA with W_Q G* (Lean: InferenceCollapse). A9's main certificate is in certificates/transformer.py.
+to SDPA with W_Q G* (Lean: InferenceCollapse). A9's main certificate is in certificates/nn/plga_heads.py.
 """
 from __future__ import annotations
 

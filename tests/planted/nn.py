@@ -354,4 +354,21 @@ BUGS = [
         'half = 0.5 * (a[0] + a.max())',
         'half = 0.5',
         ('P23.estimator',)),
+    # formerly injected into P10 through test-only keyword arguments
+    Bug('induction head built as key-only when asked for query-only',
+        TASKS,
+        'return InductionHead(attention.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)',
+        'return InductionHead(attention.PSA.member("key-only" if member == "query-only" else member, '
+        'real_scalar("g", g, low=0), placement, base), P, -P)',
+        ('P10',)),
+    Bug('induction credit for extra hits (every fifth target credited)',
+        TASKS,
+        'return induction_hits(query_scores(head, E, batch), batch.target)',
+        'return np.maximum(induction_hits(query_scores(head, E, batch), batch.target), batch.target % 5 == 0)',
+        ('P10',)),
+    Bug('induction credit lost on even targets (query-only below the ceiling)',
+        TASKS,
+        'return induction_hits(query_scores(head, E, batch), batch.target)',
+        'return induction_hits(query_scores(head, E, batch), batch.target) * (batch.target % 2)',
+        ('P10',)),
 ]

@@ -1,18 +1,36 @@
-"""Certificates of the softmax linearisation (PSA §6.1, §6.4): P12.symbolic (exact), P12.numeric."""
+"""Certificates of the PSA reduced score model (PSA §6.3: P11) and of the softmax linearisation it rests on
+(PSA §6.1, §6.4: P12.symbolic exact, P12.numeric)."""
 from __future__ import annotations
 
 import numpy as np
 
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.psa.scoremodel import score_model
 from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, softmax_response
+
+
+@certificate("P11", title="T4-only score-gap SNR is sqrt(dk)/2 for every g", paper="PSA §6.3",
+             claim="In the T4-only model Delta/sigma = sqrt(dk)/2, independent of g.", method="exact")
+def t4_snr() -> Outcome:
+    """Decide ``Delta^2 - (dk/4) sigma^2 == 0`` as a polynomial identity in (g, dk)."""
+    import sympy as sp  # SymPy only when a check runs (certify --list stays light)
+
+    from theorylab.symbolic.psa import dk, g, gap_expr, variance_expr
+
+    model = score_model("t4-only")
+    delta, var = gap_expr(model), variance_expr(model)
+    residual = sp.Poly(sp.expand(delta**2 - dk / 4 * var), g, dk)
+    ratio = sp.simplify(delta / sp.sqrt(var))
+    return Outcome(residual.is_zero, (computed("Delta^2 - (dk/4) sigma^2", str(residual.as_expr())),
+                                      computed("Delta/sigma", str(ratio))))
 
 
 @certificate("P12.symbolic", title="Softmax linearisation dp = (diag p - pp^T) ds; 1.dp = 0; shift invisible",
              paper="PSA §6.1, §6.4",
              claim="The first derivative of softmax(s + eps d) at 0 is (diag p - p p^T) d = p (d - <p, d>); it sums to "
                    "zero, annihilates a common shift, and the remainder is second order.", method="exact")
-def linearisation(jacobian=softmax_jacobian, response=softmax_response) -> Outcome:
+def linearisation() -> Outcome:
     """Exact in u = exp(s) (positive symbols) for n = 4 scores."""
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic import softmax as sm
@@ -21,10 +39,10 @@ def linearisation(jacobian=softmax_jacobian, response=softmax_response) -> Outco
     gens = tuple(u) + tuple(d)
     p = sm.probabilities(u)
     first = sm.derivative(u, d, 1)
-    jac_ok = ex.equal(jacobian(p) @ d, first, gens)
-    resp_ok = ex.equal(response(p, d), first, gens)
-    mass = ex.is_zero(sum(response(p, d)), gens)
-    shift = ex.matrix_is_zero(jacobian(p) @ np.ones(4, dtype=int), gens)
+    jac_ok = ex.equal(softmax_jacobian(p) @ d, first, gens)
+    resp_ok = ex.equal(softmax_response(p, d), first, gens)
+    mass = ex.is_zero(sum(softmax_response(p, d)), gens)
+    shift = ex.matrix_is_zero(softmax_jacobian(p) @ np.ones(4, dtype=int), gens)
     second = sm.derivative(u, d, 2)
     nonzero = not ex.matrix_is_zero(second, gens)  # the remainder really is second order, not smaller
     zeroth = ex.equal(sm.derivative(u, d, 0), p, gens)
@@ -39,30 +57,30 @@ def linearisation(jacobian=softmax_jacobian, response=softmax_response) -> Outco
              paper="PSA §6.1",
              claim="softmax(s + c) == softmax(s) to rounding for shifts up to 1e3, and "
                    "|softmax(s + eps d) - p - eps dp| / eps^2 tends to |p''(0)|/2.", method="numeric")
-def linearisation_numeric(softmax=lib_softmax, response=softmax_response) -> Outcome:
+def linearisation_numeric() -> Outcome:
     """Fixed-seed scores; values against the reference softmax and (diag p - p p^T) d computed here; the eps^2
     constant is compared with the exact second derivative evaluated at them."""
     rng = np.random.default_rng(12)
     s, d = rng.normal(size=(64, 16)), rng.normal(size=(64, 16))
     shifts = rng.uniform(-1e3, 1e3, size=(64, 1))
-    p = softmax(s)
+    p = lib_softmax(s)
     p_ref = np.array([ref.softmax(row) for row in s])
     value_err = float(np.max(np.abs(p / p_ref - 1)))
     jvp = np.einsum("nij,nj->ni", p_ref[:, :, None] * np.eye(16) - p_ref[:, :, None] * p_ref[:, None, :], d)
-    response_err = float(np.max(np.abs(response(p_ref, d) - jvp)))
-    shift_err = float(np.max(np.abs(softmax(s + shifts) - p) / p))
-    mass_err = float(np.max(np.abs(response(p, d).sum(axis=-1))))
+    response_err = float(np.max(np.abs(softmax_response(p_ref, d) - jvp)))
+    shift_err = float(np.max(np.abs(lib_softmax(s + shifts) - p) / p))
+    mass_err = float(np.max(np.abs(softmax_response(p, d).sum(axis=-1))))
     # exact second derivative (rational in u = exp(s)), evaluated in float: p * ((d - <p,d>)^2 - <p, (d - <p,d>)^2>)
     from theorylab.symbolic import softmax as sm
     import sympy as sp
     u, dd = sm.symbols(3)
     second = sp.lambdify(list(u) + list(dd), list(sm.derivative(u, dd, 2)))
     s3, d3 = s[:, :3], d[:, :3]
-    p3 = softmax(s3)
+    p3 = lib_softmax(s3)
     exact2 = np.array([second(*np.exp(a - a.max()), *b) for a, b in zip(s3, d3)])
     ratios = []
     for eps in (1e-2, 1e-3):
-        r = softmax(s3 + eps * d3) - p3 - eps * response(p3, d3)
+        r = lib_softmax(s3 + eps * d3) - p3 - eps * softmax_response(p3, d3)
         ratios.append(float(np.max(np.abs(r / eps**2 - exact2 / 2))))
     ok = value_err <= 1e-14 and response_err <= 1e-14 and shift_err < 1e-12 and mass_err < 1e-15 \
         and ratios[1] < 1e-2 and ratios[1] < ratios[0]

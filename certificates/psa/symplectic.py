@@ -1,15 +1,14 @@
-"""Exact certificates of the PSA shear's geometry (PSA §2.3, §3.2-3.3, §4.4-4.6, §5.3).
+"""Exact certificates of the PSA shear's geometry (PSA §2.3, §3.2-3.3, §4.4-4.6): P1-P3, P7, P8.
 
 Each check feeds SymPy symbols through the LIBRARY's NumPy operators
 (``theorylab.psa.shear``, which does pure arithmetic on object arrays) and decides
 the claimed identity by exact polynomial / rational-function arithmetic
-(``theorylab.symbolic.exact``). The keyword defaults are the library functions under
-test; the mutation tests in ``tests/test_certify_psa.py`` replace them.
+(``theorylab.symbolic.exact``). Wrong operators are planted in the library source
+(``tests/planted/psa.py``).
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,8 +17,6 @@ from theorylab.errors import ParameterError
 from theorylab.psa import shear
 
 # SymPy and the symbolic routes are imported inside each check, so `certify --list` does not load them.
-if TYPE_CHECKING:
-    import sympy as sp
 
 D = 2  # width of the symbolic streams: enough to see the block structure of every operator
 
@@ -47,13 +44,15 @@ def _refused(f, *args) -> bool:
              paper="PSA §2.3, §5.1",
              claim="The upper shear, the lower shear and every lattice member (query-only, key-only, symmetric; "
                    "equal and unequal couplings) satisfy M^T J M = J for all couplings.", method="exact")
-def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
-                       form=shear.symplectic_form, operator=shear.lattice_matrix) -> Outcome:
+def lattice_symplectic() -> Outcome:
     """Derive each member's Jacobian from ``op`` and decide ``M^T J M - J = 0`` in (g, g_q, g_k)."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, g_k, g_q
+
+    op, couplings, form, operator = (shear.upper_shear, shear.lattice_couplings, shear.symplectic_form,
+                                      shear.lattice_matrix)
 
     J = sp.diag(ex.matrix(form(D)), ex.matrix(form(D)))
     cases = {m: couplings(m, g) for m in shear.LATTICE} | {"unequal": (g_q, g_k)}
@@ -112,12 +111,14 @@ def lattice_symplectic(op=shear.upper_shear, couplings=shear.lattice_couplings,
              paper="PSA §3.3",
              claim="M_g^n = [[I, n g I], [0, I]]: all eigenvalues 1, a defective eigenvalue for g != 0, and "
                    "iterates growing linearly (not bounded) in n.", method="exact")
-def shear_powers(matrix=shear.upper_shear_matrix) -> Outcome:
+def shear_powers() -> Outcome:
     """Induction in a symbolic n: ``M_g M_{ng} = M_{(n+1)g}`` and ``M_{1g} = M_g``; then spectrum and rank."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, n
+
+    matrix = shear.upper_shear_matrix
 
     M, I = ex.matrix(matrix(g, D)), sp.eye(2 * D)
     base = ex.equal(ex.matrix(matrix(1 * g, D)), M, (g,))
@@ -138,12 +139,14 @@ def shear_powers(matrix=shear.upper_shear_matrix) -> Outcome:
              paper="PSA §3.2-3.3",
              claim="M_g is the exact time-g flow of H = p^2/2, preserves H, and its generator is nilpotent so "
                    "the modified Hamiltonian equals H at every order.", method="exact")
-def hamiltonian_flow(op=shear.upper_shear, matrix=shear.upper_shear_matrix) -> Outcome:
+def hamiltonian_flow() -> Outcome:
     """``d/dt phi_t = J^-1-gradient of H`` at phi_t, ``phi_0 = id``; ``H o phi_t = H``; ``log M_g = g A``, ``A^2 = 0``."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g
+
+    op, matrix = shear.upper_shear, shear.upper_shear_matrix
 
     q, p = ex.symbol_array("q", D), ex.symbol_array("p", D)
     t = sp.Symbol("t")
@@ -173,7 +176,7 @@ def hamiltonian_flow(op=shear.upper_shear, matrix=shear.upper_shear_matrix) -> O
                    "one-step two-tap stream maps with scalar taps (a, b), DC gain 1 and strictly high-pass gain hold "
                    "exactly for the shear's taps (1 + g, -g) with g(1 + g) > 0 (g > 0 or g < -1); a positive current "
                    "tap a > 0 leaves exactly the shear's range g > 0.", method="exact")
-def lower_null_and_uniqueness(lower=shear.lower_shear, stream=shear.shear, taps=shear.stream_taps) -> Outcome:
+def lower_null_and_uniqueness() -> Outcome:
     """Score-null: ``lower(q, momentum(q), g)[0] == q``. Uniqueness: the high-pass set is derived, not typed in.
 
     For taps (a, b), ``|H(e^{iw})|^2 = a^2 + b^2 + 2ab cos w``; high-pass (gain increasing in w on
@@ -184,6 +187,8 @@ def lower_null_and_uniqueness(lower=shear.lower_shear, stream=shear.shear, taps=
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g
+
+    lower, stream, taps = shear.lower_shear, shear.shear, shear.stream_taps
 
     x = ex.symbol_array("x", 4, D)
     gens = ex.symbols_of(x) + (g,)
@@ -220,12 +225,14 @@ def lower_null_and_uniqueness(lower=shear.lower_shear, stream=shear.shear, taps=
              claim="(q, p) -> (q + f(p), p) is symplectic iff Df is symmetric, a condition of codimension "
                    "dk(dk-1)/2 (2016 at dk = 64); among polynomial f only f(p) = c p gives an amplitude-independent "
                    "high-pass gain.", method="exact")
-def nonlinear_shear(jac=shear.shear_jacobian, form=shear.symplectic_form,
-                    codim=shear.symplectic_shear_codimension, op=shear.nonlinear_shear) -> Outcome:
+def nonlinear_shear() -> Outcome:
     """Residual ``M^T J M - J`` for a generic Df (exact, d = 2..4), its rank; d = 64 by exact sparse rank."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
+
+    jac, form, codim, op = (shear.shear_jacobian, shear.symplectic_form, shear.symplectic_shear_codimension,
+                            shear.nonlinear_shear)
 
     evidence, ok = [], True
     for d in (2, 3, 4):
@@ -339,60 +346,3 @@ def _sparse_residual(M: np.ndarray, J: np.ndarray, d: int) -> dict:
         for c, jv in entries:
             out[(r, c)] = out.get((r, c), 0) - jv
     return out
-
-
-@certificate("P9.symbolic", title="Placement: pre-RoPE shear differs by a Coriolis term 2|sin(theta/2)| |g q|",
-             paper="PSA §5.3",
-             claim="Post-RoPE minus pre-RoPE sheared streams is g (R_t - R_{t-1}) q_{t-1}, of norm "
-                   "2|sin(theta/2)| |g q_{t-1}| per rotation plane, zero at theta = 0 and increasing with theta "
-                   "on [0, pi); both placements are symplectic.", method="exact")
-def placement_coriolis(coriolis=shear.coriolis_term, rotate=shear.rotate_pairs, op=shear.upper_shear,
-                       form=shear.symplectic_form) -> Outcome:
-    """Rotation tables at positions 0, 1, 2 with the rational parametrisation t = tan(theta/2)."""
-    import sympy as sp
-
-    from theorylab.symbolic import exact as ex
-    from theorylab.symbolic.psa import g, jacobian, lift, rational_rotation, tan_half
-
-    T = 3
-    x = ex.symbol_array("x", T, D)
-    cos, sin = rational_rotation(T, D)
-    term = coriolis(x, g, cos, sin)
-    gens = ex.symbols_of(x) + (g, tan_half)
-    sin_half_sq = tan_half ** 2 / (1 + tan_half ** 2)                # sin^2(theta/2)
-    sizes = [ex.is_zero(sum(ex.exact(v) ** 2 for v in term[t]) - 4 * sin_half_sq * g ** 2 *
-                        sum(ex.exact(v) ** 2 for v in x[t - 1]), gens) for t in (1, 2)]
-    first = ex.matrix_is_zero(term[0], gens)
-    vanishes = all(ex.is_zero(ex.exact(v).subs(tan_half, 0), gens) for v in term.flat)
-    increasing = ex.positive(sp.factor(sp.diff(4 * sin_half_sq, tan_half)).subs(tan_half, sp.Symbol("u", positive=True)))
-    # both placements are compositions of symplectic maps: the rotation acts on (q, p) as R (+) R
-    R = _rotation_matrix(rotate, cos[1], sin[1])
-    J = ex.matrix(form(D))
-    RR = sp.diag(R, R)
-    rot_symplectic = ex.matrix_is_zero(RR.T * J * RR - J, (tan_half,))
-    M = jacobian(np.concatenate(op(*lift(D), g)), np.concatenate(lift(D)))
-    composite = RR * M
-    both = ex.matrix_is_zero(composite.T * J * composite - J, (tan_half, g)) and \
-        ex.matrix_is_zero((M * RR).T * J * (M * RR) - J, (tan_half, g))
-    theta = 0.7                                              # the exact tables are cos(t theta), sin(t theta)
-    at = {tan_half: sp.tan(sp.Rational(7, 20))}
-    table_err = max(abs(float(ex.exact(tab[t, 0]).subs(at)) - fn(t * theta))
-                    for tab, fn in ((cos, np.cos), (sin, np.sin)) for t in range(T))
-    ok = all(sizes) and first and vanishes and increasing and rot_symplectic and both and table_err <= 1e-15
-    return Outcome(ok, (computed("|Coriolis_t|^2 == 4 sin^2(theta/2) g^2 |q_{t-1}|^2 (t = 1, 2)", all(sizes)),
-                        computed("exact RoPE tables at theta = 0.7 vs (cos, sin)(t theta), max error", table_err,
-                                 tolerance=1e-15),
-                        computed("zero at the first position", first), computed("zero at theta = 0", vanishes),
-                        computed("4 sin^2(theta/2) increasing on [0, pi)", increasing),
-                        computed("R (+) R symplectic; R M and M R symplectic", rot_symplectic and both)))
-
-
-def _rotation_matrix(rotate, cos_row, sin_row) -> sp.Matrix:
-    """The d x d matrix the library's pair rotation applies at one position (columns = images of e_j)."""
-    import sympy as sp
-
-    from theorylab.symbolic import exact as ex
-
-    basis = np.eye(D, dtype=int).astype(object)
-    cols = [rotate(basis[j][None, :], cos_row[None, :], sin_row[None, :])[0] for j in range(D)]
-    return sp.Matrix.hstack(*[ex.matrix(c) for c in cols])

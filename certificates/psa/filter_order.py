@@ -19,13 +19,14 @@ from theorylab.psa import shear
              claim="The sheared stream is the causal filter (1+g) - g z^-1 with |H|^2 = 1 + 2g(1+g)(1 - cos w): gain 1 "
                    "at DC, 1 + 2g at Nyquist, increasing in w on [0, pi] for g > 0; the first momentum is zero.",
              method="exact")
-def stream_filter(stream=shear.shear, taps=shear.stream_taps, gain_sq=shear.stream_gain_sq,
-                  momentum=shear.momentum) -> Outcome:
+def stream_filter() -> Outcome:
     """Transfer function from the shear of the exponential stream ``z^t``; |H|^2 = H(z) H(1/z), cos w = (z + 1/z)/2."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g
+
+    stream, taps, gain_sq, momentum = shear.shear, shear.stream_taps, shear.stream_gain_sq, shear.momentum
 
     z = sp.Symbol("z", nonzero=True)
     T = 4
@@ -73,10 +74,12 @@ PAPER_ORDERS = {"standard": (0, 0), "query-only": (1, 0), "key-only": (0, 1), "s
              claim="The bilinear score of each order-lattice member has the joint (query, key) filter order of its "
                    "coupling pattern; summing heads or widening them leaves standard attention at (0, 0).",
              method="exact")
-def filter_orders(couplings=shear.lattice_couplings, stream=shear.shear) -> Outcome:
+def filter_orders() -> Outcome:
     """Read the order off the polynomial support of ``shear(q, g_q)[t] . shear(k, g_k)[s]``."""
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g
+
+    couplings, stream = shear.lattice_couplings, shear.shear
 
     T, d, t, s = 4, 2, 3, 2
     q, k = ex.symbol_array("q", T, d), ex.symbol_array("k", T, d)
@@ -102,12 +105,14 @@ def filter_orders(couplings=shear.lattice_couplings, stream=shear.shear) -> Outc
              claim="s = T1 + T2 + T3 + T4 exactly; with equal couplings the score is base + transported increment + "
                    "pure coherence, unequal couplings add a bias delta (p_q.k - q.p_k) that vanishes iff g_q = g_k and "
                    "has no energy (diagonal) component.", method="exact")
-def four_terms(channels=shear.score_channels, split=shear.coupling_split, stream=shear.shear) -> Outcome:
+def four_terms() -> Outcome:
     """Compare with the score of the sheared streams, exactly, for symbolic streams and couplings."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, g_k, g_q
+
+    channels, split, stream = shear.score_channels, shear.coupling_split, shear.shear
 
     T, d = 3, 2
     q, k = ex.symbol_array("q", T, d), ex.symbol_array("k", T, d)

@@ -60,9 +60,10 @@ def _converging(scaled: list[float], L: float) -> bool:
                    "and 0.602 at (64, 15), a root iff dk >= d*_k = 8L (49.9 at T = 512), and gamma_c ~ (L^2/dk)^(1/4); "
                    "below d*_k the two-branch law is c (L/2)^(1/4), c times the REM freezing coupling (sigma^2 = 2L).",
              method="interval")
-def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, crossover=transition.crossover_dk,
-                  asymptote=transition.t4_asymptote, two_branch=transition.gamma_c,
-                  freezing=transition.freezing_coupling, model=score_model("t4-only")) -> Outcome:
+def t4_two_branch() -> Outcome:
+    law, band, crossover, asymptote = (transition.annealed_gamma_c, transition.t4_band, transition.crossover_dk,
+                                       transition.t4_asymptote)
+    two_branch, freezing, model = transition.gamma_c, transition.freezing_coupling, score_model("t4-only")
     ev: list = []
     roots = I.positive_roots(I.Crossing.of(model, 128, 512))
     lower, upper = band(128, 512)
@@ -112,12 +113,25 @@ def t4_two_branch(law=transition.annealed_gamma_c, band=transition.t4_band, cros
                    "dk = 31.5 (T = 512), gamma_c ~ L/sqrt(dk); T3's gap exceeds T4's exactly for g < 1; and the T4-only "
                    "gamma_c exceeds 1 exactly on 8L <= dk < (L+2)^2 for L >= 2, and never for L < 2.",
              method="interval")
-def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asymptote,
-                 above_one=transition.t4_above_one_interval, model=score_model("t3-inclusive"),
-                 t4_model=score_model("t4-only")) -> Outcome:
-    import sympy as sp
-
+def t3_inclusive() -> Outcome:
+    law, asymptote, above_one = transition.annealed_gamma_c, transition.t3_asymptote, transition.t4_above_one_interval
+    model, t4_model = score_model("t3-inclusive"), score_model("t4-only")
     ev: list = []
+    ok = _t3_roots(model, law, ev)
+    first_ok, hi = _t3_first_root(model, law, ev)
+    ok &= first_ok
+    ok &= _t3_newton_polish(model, hi, ev)
+    L = float(log_count(512))
+    ok &= _t3_asymptote(model, asymptote, L, ev)
+    ok &= _near_real_roots(L, ev)
+    ok &= _t3_exceeds_t4(model, t4_model, ev)
+    ok &= _t4_above_one(t4_model, above_one, ev)
+    return Outcome(bool(ok), tuple(ev))
+
+
+def _t3_roots(model, law, ev: list) -> bool:
+    """P15's quoted roots at (128, 512) and (64, 512): the law inside the enclosure, the companion-matrix stage,
+    the crossing residual against the reference, and one broadcast call against two scalar ones."""
     ok = True
     for dk, quote in ((128, "0.4132"), (64, "0.569")):
         enc = I.smallest_positive_root(model, dk, 512)
@@ -142,6 +156,12 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     broadcast_ok = both.shape == (2,) and bool(np.allclose(both, singles, rtol=1e-13, atol=0))
     ok &= broadcast_ok
     ev.append(computed("crossing_root over dk = [128, 64] matches the two scalar calls (rel 1e-13)", broadcast_ok))
+    return bool(ok)
+
+
+def _t3_first_root(model, law, ev: list) -> tuple[bool, float]:
+    """The first head width with a root at T = 512 (paper 31.5): bisection in interval arithmetic, the library NaN
+    below and finite above; returns the verdict and the upper end of the bracket."""
     if I.has_positive_root(model, 8.0, 512) or not I.has_positive_root(model, 128.0, 512):
         lo = hi = float("nan")  # the first root is not in (8, 128): the claim fails
         first_ok = False
@@ -153,7 +173,13 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     ev.append(bound("first dk with a root at T = 512 (paper quotes 31.5)", [lo, hi],
                     "bisection in dk; no root at lo, root at hi (interval); library NaN at lo, finite at hi",
                     tolerance=1e-4))
-    ok &= first_ok
+    return bool(first_ok), hi
+
+
+def _t3_newton_polish(model, hi: float, ev: list) -> bool:
+    """The Newton polish attained where the companion eigenvalue is off, and one library step against f/f' at 40
+    digits."""
+    ok = True
     # the Newton polish attained: where the companion eigenvalue is off by > 2e-13 relative (a far-asymptotic head
     # width dk = 1e8; a near-double root just above the first-root threshold), the polished root lies in the
     # certified enclosure up to 2e-13 relative
@@ -179,7 +205,11 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     ok &= step_err <= 1e-3 and abs(step_ref / g0) >= 1e-12
     ev.append(computed("dk = 1e8: one Newton step g0 - g1 of the library vs f(g0)/f'(g0) at 40 digits (step ~1.4e-12 g0): "
                        "|ratio - 1|", step_err, tolerance=1e-3))
-    L = float(log_count(512))
+    return bool(ok)
+
+
+def _t3_asymptote(model, asymptote, L: float, ev: list) -> bool:
+    """sqrt(dk) |gamma_c / (L/sqrt(dk)) - 1| bounded and converging at dk = 1e4, 1e6, 1e8."""
     scaled = []
     for dk in (1e4, 1e6, 1e8):
         enc = I.smallest_positive_root(model, dk, 512)
@@ -187,7 +217,13 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     asym_ok = _converging(scaled, L)
     ev.append(bound("sqrt(dk) |gamma_c / (L/sqrt(dk)) - 1| at dk = 1e4, 1e6, 1e8", scaled,
                     "bounded by 2L and converging (shrinking steps) => ratio -> 1 like 1/sqrt(dk)", tolerance=1e-6))
-    ok &= asym_ok
+    return bool(asym_ok)
+
+
+def _near_real_roots(L: float, ev: list) -> bool:
+    """``crossing_root``'s near-real test on probe polynomials +-((g - a)^2 + delta^2), and the smallest positive
+    root of g^2 - g."""
+    ok = True
     # the near-real test: a pair a +- i delta with delta <= 1e-6 max(1, a) is taken as the (tangent) real root a, a
     # wider one is no root (NaN); crossing polynomial (g - a)^2 + delta^2 built with dk = 1, sigma^2 = 0, before and
     # after the (default 4) Newton steps, which must not move a tangent root (delta = 0: f' = 0 there)
@@ -208,6 +244,13 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
                                                         1.0, 512)))
     ev.append(computed("crossing_root of g^2 - g (roots 0 and 1): the smallest POSITIVE root, 1", at_zero))
     ok &= at_zero == 1.0
+    return bool(ok)
+
+
+def _t3_exceeds_t4(model, t4_model, ev: list) -> bool:
+    """T3's gap exceeds T4's exactly on 0 < g < 1 (exact real roots of the difference)."""
+    import sympy as sp
+
     # T3 gap (t3-inclusive minus t4-only) exceeds the T4 gap exactly on 0 < g < 1: exact real roots
     x = sp.Symbol("x", real=True)
     t3 = [a - b for a, b in zip(model.gap_poly, list(t4_model.gap_poly) + [0] * 9)]
@@ -215,7 +258,13 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
     roots = sp.real_roots(diff)
     sign_ok = sorted(set(roots)) == [0, 1] and diff.eval(sp.Rational(1, 2)) > 0 and diff.eval(2) < 0
     ev.append(computed("real roots of gap_T3(g) - gap_T4(g)", [str(r) for r in sorted(set(roots))]))
-    ok &= sign_ok
+    return bool(sign_ok)
+
+
+def _t4_above_one(t4_model, above_one, ev: list) -> bool:
+    """The T4-only gamma_c > 1 exactly on the library interval [8L, (L+2)^2) at T = 15, 64, 512, 4096, and the
+    interval empty at T = 5 (L < 2)."""
+    ok = True
     # T4-only gamma_c > 1 exactly on [8L, (L+2)^2): probe both ends of the library's interval
     t4_ok = True
     for T in (15, 64, 512, 4096):
@@ -237,15 +286,16 @@ def t3_inclusive(law=transition.annealed_gamma_c, asymptote=transition.t3_asympt
                     [a, b, *(enc.as_floats() if enc else [])],
                     "interval empty (lower >= upper) and interval root < 1: the paper's form needs L >= 2"))
     ok &= small_ok
-    return Outcome(bool(ok), tuple(ev))
+    return bool(ok)
 
 
 @certificate("P16", title="Key-only law real iff dk >= 4L + 2; symmetric in the key-only convention 0.664 at (64, 15)",
              paper="PSA §6.8",
              claim="The key-only crossing has a root iff dk >= 4L + 2, and the symmetric shear in the key-only "
                    "convention gives gamma_c = 0.664 at (dk, T) = (64, 15).", method="interval")
-def key_only(law=transition.annealed_gamma_c, threshold=transition.key_only_threshold, model=score_model("key-only"),
-             sym_model=score_model("symmetric-key-convention")) -> Outcome:
+def key_only() -> Outcome:
+    law, threshold = transition.annealed_gamma_c, transition.key_only_threshold
+    model, sym_model = score_model("key-only"), score_model("symmetric-key-convention")
     ev: list = []
     ok = True
     for T in (15, 512, 4096):

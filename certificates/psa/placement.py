@@ -1,15 +1,18 @@
-"""Numeric certificates of PSA placement and positional cancellation (PSA §5.3, §6.5; P9.numeric, P13).
+"""Certificates of PSA placement and positional cancellation (PSA §5.3, §6.5): the Coriolis term exactly
+(P9.symbolic, symbolic streams through the library's shear and pair rotation) and measured (P9.numeric), and
+the Cesaro cancellation (P13).
 
 The Coriolis term is measured as the difference of the library's two placements
 (``theorylab.psa.shear.coriolis_term``) on random streams, held against the same difference
 computed by the reference PSA streams (``theorylab.certificates.reference.transformer``, RoPE frequencies
 ``base^(-2i/d)`` from the paper, complex rotation of the interleaved pairs) and compared per
 rotation plane with ``2|sin(theta/2)|`` (and the library's ``coriolis_gain``); the Cesaro means come from
-``theorylab.psa.induction.cesaro_averages`` (the library's RoPE and momentum). Keyword
-defaults are the library functions under test (mutation tests in
-``tests/test_induction_certificates.py``).
+``theorylab.psa.induction.cesaro_averages`` (the library's RoPE and momentum). Wrong placements, gains
+and momenta are planted in the library source (``tests/planted/psa.py``).
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,14 +21,18 @@ from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa import shear
 from theorylab.psa import induction as ind
 
+if TYPE_CHECKING:
+    import sympy as sp
+
 
 @certificate("P9.numeric", title="Pre- vs post-RoPE: Coriolis term 2|sin(theta/2)| |g q| per plane, measured",
              paper="PSA §5.3, §7.8",
              claim="Post-RoPE minus pre-RoPE sheared streams has per-plane norm 2|sin(theta/2)| |g q_{t-1}|: zero as "
                    "theta -> 0 and largest in the high-frequency bands.", method="numeric")
-def coriolis_numeric(coriolis=shear.coriolis_term, gain=ind.coriolis_gain, ratios=ind.coriolis_band_ratios) -> Outcome:
+def coriolis_numeric() -> Outcome:
     """dk = 64, T = 64, standard RoPE (base 1e4) and monochromatic theta in {1e-8, 0.01, 0.1, 1, pi}, g = 0.7;
     the library's frequencies and placement difference against the reference's."""
+    coriolis, gain, ratios = shear.coriolis_term, ind.coriolis_gain, ind.coriolis_band_ratios
     dk, T, g = 64, 64, 0.7
     freqs = shear.rope_frequencies(dk)
     freq_err = float(np.max(np.abs(freqs / ref.rope_frequencies(dk, 10000.0) - 1)))
@@ -112,9 +119,10 @@ def _envelope_known_answers(slope) -> bool:
                    "slope -1 (+-0.15) where N theta >> 1, and N |mean| <= 2 |q||x|/sqrt(dk) at every N and "
                    "frequency (telescoping; attained at theta N = pi), unlike the undifferenced (T1-type) positional "
                    "mean.", method="numeric")
-def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shear.momentum) -> Outcome:
+def cesaro() -> Outcome:
     """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE;
     ``envelope_slope`` also on sequences with closed-form envelopes (:func:`_envelope_known_answers`)."""
+    averages, slope, momentum = ind.cesaro_averages, ind.envelope_slope, shear.momentum
     N, start = 4096, 128
     cases = {"theta=0.1": np.full(8, 0.1), "theta=1": np.full(8, 1.0),
              "bands base 100": shear.rope_frequencies(16, 100.0)}
@@ -162,3 +170,65 @@ def cesaro(averages=ind.cesaro_averages, slope=ind.envelope_slope, momentum=shea
                         computed("no RoPE: max |positional mean| (momentum of a constant stream is 0)",
                                  float(np.max(np.abs(nope))))),
                    arrays=arrays, seeds={"positional": 7})
+
+
+# ----------------------------------------------------------------------------------------- P9.symbolic
+D = 2  # width of the symbolic streams of P9.symbolic (as in .symplectic)
+
+
+@certificate("P9.symbolic", title="Placement: pre-RoPE shear differs by a Coriolis term 2|sin(theta/2)| |g q|",
+             paper="PSA §5.3",
+             claim="Post-RoPE minus pre-RoPE sheared streams is g (R_t - R_{t-1}) q_{t-1}, of norm "
+                   "2|sin(theta/2)| |g q_{t-1}| per rotation plane, zero at theta = 0 and increasing with theta "
+                   "on [0, pi); both placements are symplectic.", method="exact")
+def placement_coriolis() -> Outcome:
+    """Rotation tables at positions 0, 1, 2 with the rational parametrisation t = tan(theta/2)."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+    from theorylab.symbolic.psa import g, jacobian, lift, rational_rotation, tan_half
+
+    coriolis, rotate, op, form = shear.coriolis_term, shear.rotate_pairs, shear.upper_shear, shear.symplectic_form
+
+    T = 3
+    x = ex.symbol_array("x", T, D)
+    cos, sin = rational_rotation(T, D)
+    term = coriolis(x, g, cos, sin)
+    gens = ex.symbols_of(x) + (g, tan_half)
+    sin_half_sq = tan_half ** 2 / (1 + tan_half ** 2)                # sin^2(theta/2)
+    sizes = [ex.is_zero(sum(ex.exact(v) ** 2 for v in term[t]) - 4 * sin_half_sq * g ** 2 *
+                        sum(ex.exact(v) ** 2 for v in x[t - 1]), gens) for t in (1, 2)]
+    first = ex.matrix_is_zero(term[0], gens)
+    vanishes = all(ex.is_zero(ex.exact(v).subs(tan_half, 0), gens) for v in term.flat)
+    increasing = ex.positive(sp.factor(sp.diff(4 * sin_half_sq, tan_half)).subs(tan_half, sp.Symbol("u", positive=True)))
+    # both placements are compositions of symplectic maps: the rotation acts on (q, p) as R (+) R
+    R = _rotation_matrix(rotate, cos[1], sin[1])
+    J = ex.matrix(form(D))
+    RR = sp.diag(R, R)
+    rot_symplectic = ex.matrix_is_zero(RR.T * J * RR - J, (tan_half,))
+    M = jacobian(np.concatenate(op(*lift(D), g)), np.concatenate(lift(D)))
+    composite = RR * M
+    both = ex.matrix_is_zero(composite.T * J * composite - J, (tan_half, g)) and \
+        ex.matrix_is_zero((M * RR).T * J * (M * RR) - J, (tan_half, g))
+    theta = 0.7                                              # the exact tables are cos(t theta), sin(t theta)
+    at = {tan_half: sp.tan(sp.Rational(7, 20))}
+    table_err = max(abs(float(ex.exact(tab[t, 0]).subs(at)) - fn(t * theta))
+                    for tab, fn in ((cos, np.cos), (sin, np.sin)) for t in range(T))
+    ok = all(sizes) and first and vanishes and increasing and rot_symplectic and both and table_err <= 1e-15
+    return Outcome(ok, (computed("|Coriolis_t|^2 == 4 sin^2(theta/2) g^2 |q_{t-1}|^2 (t = 1, 2)", all(sizes)),
+                        computed("exact RoPE tables at theta = 0.7 vs (cos, sin)(t theta), max error", table_err,
+                                 tolerance=1e-15),
+                        computed("zero at the first position", first), computed("zero at theta = 0", vanishes),
+                        computed("4 sin^2(theta/2) increasing on [0, pi)", increasing),
+                        computed("R (+) R symplectic; R M and M R symplectic", rot_symplectic and both)))
+
+
+def _rotation_matrix(rotate, cos_row, sin_row) -> sp.Matrix:
+    """The d x d matrix the library's pair rotation applies at one position (columns = images of e_j)."""
+    import sympy as sp
+
+    from theorylab.symbolic import exact as ex
+
+    basis = np.eye(D, dtype=int).astype(object)
+    cols = [rotate(basis[j][None, :], cos_row[None, :], sin_row[None, :])[0] for j in range(D)]
+    return sp.Matrix.hstack(*[ex.matrix(c) for c in cols])

@@ -57,35 +57,11 @@ def _freezing(T: int):
                    "paper's 0.741 +/- 0.015 and is the library's CONDENSATION_C, and the law c (L/2)^(1/4) describes the dk = 16 scan T = 16..2048 "
                    "within the paper's median 3.1 % and max 5.2 % (r reported beside its 0.9995).",
              method="interval")
-def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
-                   observable: str = transition.CONDENSATION_OBSERVABLE) -> Outcome:
+def condensed_scan() -> Outcome:
     """Library peaks verified against the reference fall (delta = 2e-3 in g^2); the law inside its enclosure at
     every scan point; c and the relative errors enclosed from the verified peak intervals."""
-    def peaks(points):
-        out = []
-        for dk, T in points:
-            g = measure(observable, "t4-only", dk, T).gamma_c
-            ok, (lo, hi) = verified_peak(g, dk, T)
-            out.append((g, ok, iv.mpf([lo, hi])))
-        return out
-
-    with I._prec():
-        grid = peaks(CONDENSED_GRID)
-        c_iv = sum((p[2] / _freezing(T) for p, (_, T) in zip(grid, CONDENSED_GRID)), iv.mpf(0)) / len(grid)
-        scan = peaks(CONDENSED_SCAN)
-        laws, enclosed, rel = [], [], []
-        for (dk, T), (g, _, g_iv) in zip(CONDENSED_SCAN, scan):
-            res = law("t4-only", dk, T, c=c)
-            value = float(np.asarray(res.gamma_c))
-            law_iv = iv.mpf(c) * _freezing(T)
-            enclosed.append(str(res.branch) == "condensed" and law_iv.a - mpf(SLACK) <= mpf(value) <= law_iv.b + mpf(SLACK))
-            laws.append(value)
-            rel.append(abs(law_iv - g_iv) / g_iv)
-        lo = sorted(float(r.a) for r in rel)
-        hi = sorted(float(r.b) for r in rel)
-        n = len(rel)
-        median = (0.5 * (lo[n // 2 - 1] + lo[n // 2]), 0.5 * (hi[n // 2 - 1] + hi[n // 2]))
-        worst = (lo[-1], hi[-1])
+    c, observable = transition.CONDENSATION_C, transition.CONDENSATION_OBSERVABLE
+    grid, scan, c_iv, laws, enclosed, median, worst = _scan_enclosures(c, observable)
     verified = [p[1] for p in grid + scan]
     r = pearson_r(laws, [p[0] for p in scan])
     paper_c = transition.CONDENSATION_C_PAPER
@@ -139,6 +115,38 @@ def condensed_scan(law=transition.gamma_c, c: float = transition.CONDENSATION_C,
         bound("paper (64, 15)", MEASURED_64_15, formula="the paper's 'measured' value (protocol not in the summary)")),
         arrays={"scan_T": np.array([T for _, T in CONDENSED_SCAN]), "scan_peak": np.array([p[0] for p in scan]),
                 "scan_law": np.array(laws), "grid_peak": np.array([p[0] for p in grid])})
+
+
+def _scan_enclosures(c: float, observable: str):
+    """The library's peaks on CONDENSED_GRID and CONDENSED_SCAN, each verified against the reference fall; c
+    enclosed from the verified grid peaks; per scan point whether the library law lies in the enclosure of
+    ``c (L/2)^(1/4)``, and the median and maximum of the relative errors, enclosed."""
+    def peaks(points):
+        out = []
+        for dk, T in points:
+            g = measure(observable, "t4-only", dk, T).gamma_c
+            ok, (lo, hi) = verified_peak(g, dk, T)
+            out.append((g, ok, iv.mpf([lo, hi])))
+        return out
+
+    with I._prec():
+        grid = peaks(CONDENSED_GRID)
+        c_iv = sum((p[2] / _freezing(T) for p, (_, T) in zip(grid, CONDENSED_GRID)), iv.mpf(0)) / len(grid)
+        scan = peaks(CONDENSED_SCAN)
+        laws, enclosed, rel = [], [], []
+        for (dk, T), (g, _, g_iv) in zip(CONDENSED_SCAN, scan):
+            res = transition.gamma_c("t4-only", dk, T, c=c)
+            value = float(np.asarray(res.gamma_c))
+            law_iv = iv.mpf(c) * _freezing(T)
+            enclosed.append(str(res.branch) == "condensed" and law_iv.a - mpf(SLACK) <= mpf(value) <= law_iv.b + mpf(SLACK))
+            laws.append(value)
+            rel.append(abs(law_iv - g_iv) / g_iv)
+        lo = sorted(float(r.a) for r in rel)
+        hi = sorted(float(r.b) for r in rel)
+        n = len(rel)
+        median = (0.5 * (lo[n // 2 - 1] + lo[n // 2]), 0.5 * (hi[n // 2 - 1] + hi[n // 2]))
+        worst = (lo[-1], hi[-1])
+    return grid, scan, c_iv, laws, enclosed, median, worst
 
 
 PEAK_KNOWN = (0.05, 0.4, 2.5, 6.0)
@@ -301,11 +309,11 @@ P24_MC_FALSE_FAILURE = 2e-5
              claim="At dk = 16 and T = 64, 256 the simulated entropy-peak and inflection couplings (per-sample exact "
                    "derivatives, common random numbers) hold the exact quadrature couplings within their "
                    "batch-means intervals.")
-def peaks_vs_mc(observables=("entropy-peak", "inflection"), seed=None) -> Outcome:
+def peaks_vs_mc(seed=None) -> Outcome:
     """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
     errors of the simulated one (the SE of the raw batch values), Student t with 19 degrees of freedom,
     Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall."""
-    alpha = P24_MC_FALSE_FAILURE
+    alpha, observables = P24_MC_FALSE_FAILURE, ("entropy-peak", "inflection")
     base = 2400 if seed is None else seed
     cases = [(n, t) for n in observables for t in (64, 256)]
     t_max = mcs.t_threshold(alpha, 19, tests=len(cases))

@@ -1,0 +1,131 @@
+"""The hand-derived backward pass that trains the P21/P22 models against finite differences of the reference
+forward pass (P21.grad; PSA §7.4, §7.5).
+
+Route under test: ``theorylab.nn.grad.loss_and_grad``. Second route, sharing no library code:
+``theorylab.certificates.reference.transformer.last_token_loss`` (an independent forward pass, two-tap heads
+included) differentiated by fourth-order central differences.
+"""
+
+import numpy as np
+
+from theorylab.certificates import _reference_views as view
+from theorylab.certificates.reference import transformer as ref
+from theorylab.certify import Outcome, certificate, computed
+from theorylab.nn import attention, decoder, grad
+
+GRAD_TOL = 1e-8
+"""Library gradient vs float64 fourth-order central finite differences (step GRAD_H) of the reference loss,
+along a random unit direction v per array, relative to ||g||: the stencil's own error is ~1e-10 here
+(truncation ~h^4, rounding ~1e-16 / h) and stays < 1e-9 with the random weights' scales changed up to
+threefold; a wrong term of any backward pass moves it by > 1e-4."""
+GRAD_H = 3e-4
+STENCIL = ((2, -1 / 12), (1, 8 / 12), (-1, -8 / 12), (-2, 1 / 12))
+"""``f'(x) = (-f(x+2h) + 8 f(x+h) - 8 f(x-h) + f(x-2h)) / (12 h) + O(h^4)``: (multiple of h, weight)."""
+_GRAD_HEADS = {(0, 0): attention.SDPA(base=100.0), (0, 1): attention.PSA(g_q=0.6, g_k=1.4, base=100.0),
+               (1, 0): attention.PSA(g_q=1.0, g_k=0.5, placement="pre-rope", base=100.0),
+               (1, 1): attention.TwoTap(np.array([1.3, -0.4]), np.array([0.7, 0.6]), base=None),
+               (2, 0): attention.TwoTap(np.array([0.9, 0.5]), np.array([1.5, -1.1]), base=100.0),
+               (2, 1): attention.TwoTap(np.array([1.1, -0.3]), np.array([-0.2, 1.2]), placement="pre-rope",
+                                        base=100.0)}
+"""Every trainable head: SDPA with RoPE, PSA post- and pre-RoPE, free taps without RoPE, post- and pre-RoPE."""
+
+
+
+def _named_arrays(model) -> dict[str, np.ndarray]:
+    """The model's arrays under the documented parameter names (read off its fields; data only)."""
+    out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
+    for i, layer in enumerate(model.layers):
+        for name in ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj"):
+            out[f"layers.{i}.{name}"] = getattr(layer, name)
+        for ln in ("ln1", "ln2"):
+            out[f"layers.{i}.{ln}.0"], out[f"layers.{i}.{ln}.1"] = getattr(layer, ln)
+        for h, spec in enumerate(layer.heads):
+            if isinstance(spec, attention.TwoTap):
+                out[f"layers.{i}.heads.{h}.q_taps"], out[f"layers.{i}.heads.{h}.k_taps"] = spec.q_taps, spec.k_taps
+    return out
+
+
+def _reference_model(model, arrays: dict) -> dict:
+    """The reference decoder (``theorylab.certificates.reference.transformer``) with the named ``arrays`` as its weights."""
+    blocks = []
+    for i, layer in enumerate(model.layers):
+        def a(name):
+            return arrays[f"layers.{i}.{name}"]
+        heads = [ref.head("two_tap", q_taps=a(f"heads.{h}.q_taps"), k_taps=a(f"heads.{h}.k_taps"),
+                          placement=s.placement, base=s.base) if isinstance(s, attention.TwoTap) else view.head(s)
+                 for h, s in enumerate(layer.heads)]
+        blocks.append({"w_q": a("w_q"), "w_k": a("w_k"), "w_v": a("w_v"), "w_o": a("w_o"), "w_fc": a("w_fc"),
+                       "b_fc": a("b_fc"), "w_proj": a("w_proj"), "b_proj": a("b_proj"),
+                       "ln_1": (a("ln1.0"), a("ln1.1")), "ln_2": (a("ln2.0"), a("ln2.1")), "heads": heads})
+    return {"wte": arrays["wte"], "ln_f": (arrays["ln_f.0"], arrays["ln_f.1"]), "blocks": blocks}
+
+
+@certificate("P21.grad", title="Hand-derived backward pass equals finite differences of the reference forward pass",
+             paper="PSA §7.4, §7.5", method="numeric",
+             claim="The gradients that train the P21/P22 models are the derivatives of the next-token "
+                   "cross-entropy: every parameter (tied embedding, LayerNorms, projections, MLP weights and "
+                   "biases, free two-tap taps) of a model with every trainable head (SDPA, PSA post-/pre-RoPE, "
+                   "two-tap with and without RoPE, pre-RoPE) matches central differences of an independent "
+                   "forward pass.")
+def backward_pass() -> Outcome:
+    """Three layers, two heads each (d = 8, dk = 4, vocab 11; the six heads of ``_GRAD_HEADS``), 3 sequences of
+    T = 6; one random unit direction per parameter array; the fourth-order stencil STENCIL at step GRAD_H."""
+    model = decoder.random_decoder(vocab=11, d=8, n_head=2, n_layer=3, head=lambda i, h: _GRAD_HEADS[i, h], seed=5)
+    rng = np.random.default_rng(21)
+    tokens, answers = rng.integers(0, 11, size=(3, 6)), rng.integers(0, 11, size=3)
+    loss, grads, logits = grad.loss_and_grad(model, tokens, answers)
+    arrays = _named_arrays(model)
+    ref_loss = ref.last_token_loss(_reference_model(model, arrays), tokens, answers)
+    ref_logits = np.stack([ref.forward(_reference_model(model, arrays), row)[-1] for row in tokens])
+    shapes_ok = set(grads) == set(arrays) and all(np.shape(grads[k]) == np.shape(arrays[k]) for k in arrays)
+    worst: dict[str, float] = {}
+    for name, w in arrays.items():
+        v = rng.normal(size=w.shape)
+        v /= np.linalg.norm(v)                                          # a unit direction: the step is h
+        fd = sum(c * ref.last_token_loss(_reference_model(model, {**arrays, name: w + k * GRAD_H * v}), tokens,
+                                         answers) for k, c in STENCIL) / GRAD_H
+        lib = float(np.sum(np.broadcast_to(grads[name], w.shape) * v)) if shapes_ok else np.nan
+        err = abs(lib - fd) / (np.linalg.norm(grads[name]) * np.linalg.norm(v)) if shapes_ok else np.inf
+        worst[name] = float(err)
+    groups = {"embedding (tied)": ["wte"], "final LayerNorm": ["ln_f.0", "ln_f.1"],
+              "LayerNorm 1, 2": [k for k in arrays if ".ln" in k],
+              "attention projections": [k for k in arrays if k.split(".")[-1] in ("w_q", "w_k", "w_v", "w_o")],
+              "MLP weights and biases": [k for k in arrays if k.split(".")[-1] in ("w_fc", "b_fc", "w_proj", "b_proj")],
+              "two-tap taps": [k for k in arrays if "taps" in k]}
+    err_loss = abs(loss - ref_loss) / abs(ref_loss)
+    err_logits = float(np.max(np.abs(logits - ref_logits)) / max(1.0, np.max(np.abs(ref_logits))))
+    # with_parameters with a partial dict (documented: missing names keep the model's arrays): one array of each
+    # kind replaced at a time, the rest must stay; logits of the whole batch against the reference with that array
+    err_partial = 0.0
+    for name in ("wte", "ln_f.0", "ln_f.1", "layers.1.ln1.0", "layers.2.ln2.1", "layers.0.w_q", "layers.2.b_proj"):
+        new = arrays[name] + 0.5 * rng.normal(size=arrays[name].shape)
+        changed = grad.with_parameters(model, {name: new})
+        got = np.stack([decoder.forward(changed, r) for r in tokens])
+        want = np.stack([ref.forward(_reference_model(model, {**arrays, name: new}), r) for r in tokens])
+        err_partial = max(err_partial, float(np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))))
+    # the cross-entropy itself far from the origin: logits offset by +-700 (exp overflows unshifted) and spread
+    # wide, against scipy's logsumexp and softmax; the loss compared at the offsets' rounding (700 x 2^-52)
+    from scipy.special import logsumexp, softmax
+
+    big = rng.normal(scale=30.0, size=(5, 9)) + np.array([[700.0], [-700.0], [0.0], [705.0], [-3.0]])
+    picks = np.array([0, 8, 4, 3, 7])
+    ce_loss, ce_grad = grad.cross_entropy(big, picks)
+    onehot = np.eye(9)[picks]
+    err_ce = max(abs(ce_loss - float(np.mean(logsumexp(big, axis=1) - big[np.arange(5), picks]))) / 1e-12,
+                 float(np.max(np.abs(ce_grad - (softmax(big, axis=1) - onehot) / 5))) / 1e-15)
+    passed = (shapes_ok and max(worst.values()) <= GRAD_TOL and err_loss <= 1e-13 and err_logits <= 1e-13
+              and err_partial <= 1e-13 and err_ce <= 1.0)
+    return Outcome(bool(passed), (
+        computed("gradient names and shapes = the parameters'", bool(shapes_ok)),
+        computed("loss: library vs reference cross-entropy, relative", err_loss, tolerance=1e-13),
+        computed("last-position logits: library vs reference", err_logits, tolerance=1e-13),
+        computed("cross_entropy, logits offset by +-700 and spread 30: max(|loss - scipy| / 1e-12, "
+                 "|grad - scipy softmax| / 1e-15)", err_ce, tolerance=1.0),
+        computed("with_parameters, one array replaced (the others kept): logits vs reference, max over 7 names",
+                 err_partial, tolerance=1e-13),
+        *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
+                   tolerance=GRAD_TOL) for label, names in groups.items())),
+        arrays={"relative_error": np.array(list(worst.values()))},
+        note="second route: theorylab.certificates.reference.transformer.last_token_loss (independent forward pass, "
+             "two-tap heads included), differentiated by fourth-order central differences; tolerance: module GRAD_TOL")
+

@@ -1,0 +1,127 @@
+"""The trained dk ladder's estimators against their definitions (P23.estimator; PSA §7.11): gamma_c of an accuracy
+curve, the log-log slope, the seed summary and the seed bootstrap, held to
+``theorylab.certificates.reference.trainstats``.
+"""
+
+import numpy as np
+
+from theorylab.certify import Outcome, bound, certificate, computed
+from theorylab.nn import trainstats
+
+SUMMARY_CASES = {"4 seeds, fractional hits (ties credited 1/k)": ([0.62, 0.71, 0.55, 0.8], 1310.5, 2000),
+                 "3 seeds, one of accuracy 0": ([0.0, 0.25, 0.1], 70.0, 600),
+                 "2 seeds, t interval inside [0, 1]": ([0.6, 0.65], 12.5, 20),
+                 "2 seeds, t interval clipped to 0 and 1": ([0.05, 0.95], 10.0, 20),
+                 "1 seed: sd NaN, no t interval": ([0.7], 7.0, 10)}
+"""Seed summaries held field by field to ``reference.trainstats.seed_summary_row``."""
+BOOT_GRID, BOOT_PER_SEED = [0, 1, 2, 4], [[0.1, 0.2, 0.6, 0.9], [0.1, 0.5, 0.8, 0.9], [0.2, 0.3, 0.4, 1.0]]
+"""3 seeds of rising curves: the bootstrap's values are the gamma_c of the 10 multisets of 3 seeds (9 distinct)."""
+BOOT_FALLING = [[0.1, 0.2, 0.6, 0.9], [0.5, 0.4, 0.3, 0.2], [0.3, 0.3, 0.5, 0.7]]
+"""... and with a falling seed: a resample of it alone (probability 1/27) has no gamma_c (NaN)."""
+
+
+def _summary_fields(summary) -> tuple[float, dict]:
+    """Every field of every SUMMARY_CASES summary against the reference row: the same field names, the same
+    None / NaN where undefined, values within 1e-13 (inf otherwise); one seed without a warning."""
+    import warnings
+
+    from theorylab.certificates.reference import trainstats as ref_stats
+
+    err, rows = 0.0, {}
+    for name, (accs, hits, n) in SUMMARY_CASES.items():
+        with warnings.catch_warnings():                  # no degrees-of-freedom warning (one seed) on the way
+            warnings.simplefilter("error")
+            got = summary(accs, hits, n)
+        want = ref_stats.seed_summary_row(accs, hits, n)
+        e = 0.0 if set(got) == set(want) else np.inf
+        for k, w in want.items():
+            v = got.get(k, np.inf)
+            same_kind = (v is None) == (w is None) and (w is None or np.isnan(w) == np.isnan(float(v)))
+            e = max(e, np.inf if not same_kind else 0.0 if w is None or np.isnan(w) else abs(float(v) - w))
+        e = max(e, 0.0 if got.get("seeds") == want["seeds"] and type(got.get("seeds")) is int else np.inf)
+        err, rows[name] = max(err, e), e
+    return err, rows
+
+
+def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
+    """Seed bootstrap of gamma_c: values == the exact gamma_c of the seed multisets (each attained, 2000 resamples),
+    and every draw == the reference replay of its stream at seeds 0 and 5, with NaN exactly where a resample has
+    no rise (BOOT_FALLING)."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    from theorylab.certificates.reference import trainstats as ref_stats
+
+    boot = bootstrap(BOOT_GRID, np.array(BOOT_PER_SEED), draws=2000, seed=0)
+    multisets = {float(ref_stats.gamma_c(BOOT_GRID, [sum(Fraction(str(BOOT_PER_SEED[i][j])) for i in m) / 3
+                                                     for j in range(4)]))
+                 for m in combinations_with_replacement(range(3), 3)}
+    attained = bool(len(multisets) == 9 and boot.shape == (2000,)
+                    and all(min(abs(b - x) for x in multisets) <= 1e-13 for b in boot)
+                    and all(np.min(np.abs(boot - x)) <= 1e-13 for x in multisets))
+    err, nan_counts = 0.0, {}
+    for per_seed, seed, draws in ((BOOT_PER_SEED, 5, 300), (BOOT_FALLING, 0, 300), (BOOT_FALLING, 5, 300)):
+        got = bootstrap(BOOT_GRID, np.array(per_seed), draws=draws, seed=seed)
+        want = ref_stats.bootstrap_gamma_c(BOOT_GRID, per_seed, draws, seed)
+        same = got.shape == want.shape and np.array_equal(np.isnan(got), np.isnan(want))
+        err = max(err, float(np.nanmax(np.abs(got - want))) if same else np.inf)
+        kind = "falling" if per_seed is BOOT_FALLING else "rising"
+        nan_counts[f"seed {seed}, {kind} seed set"] = int(np.isnan(want).sum())
+    ok = attained and err <= 1e-13 and nan_counts["seed 0, falling seed set"] > 0
+    return ok, err, nan_counts
+
+
+@certificate("P23.estimator", title="gamma_c of an accuracy curve, the log-log slope and the seed summary equal their "
+                                    "definitions", paper="PSA §7.11", method="numeric",
+             claim="The trained dk ladder's observables are computed as defined: gamma_c is the first crossing of "
+                   "the midpoint between the gamma = 0 accuracy and the plateau by the linearly interpolated curve "
+                   "(None without a rise), the slope is the least-squares slope of log gamma_c on log dk, and the "
+                   "seed summary is the mean, sample sd and 95 % t interval over seeds with the pooled Wilson "
+                   "interval.")
+def ladder_estimators() -> Outcome:
+    """Seven accuracy curves (rising, non-monotone, crossing on a grid point, uneven grid, flat, plateau at the
+    second point, falling first) against the exact rational crossing of ``theorylab.certificates.reference.trainstats``; a
+    slope against the closed form; every field of five seed summaries; the seed bootstrap replayed."""
+    from theorylab.certificates.reference import trainstats as ref_stats
+
+    gamma_c, slope, summary = trainstats.gamma_c, trainstats.loglog_slope, trainstats.seed_summary
+    curves = {"rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
+              "non-monotone": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
+              "on a grid point": ([0, 1, 2, 4], [0.0, 0.25, 0.5, 1.0]),
+              "uneven grid": ([0, 0.1, 0.3, 0.7, 1.5, 3.1], [0.05, 0.05, 0.2, 0.35, 0.6, 0.65]),
+              "flat": ([0, 1, 2], [0.3, 0.3, 0.2]),
+              "plateau at the second point": ([0, 1, 2, 3], [0.1, 0.5, 0.4, 0.45]),
+              "falls first, never above a(0)": ([0, 1, 2], [0.5, 0.2, 0.4])}
+    got = {k: gamma_c(g, a) for k, (g, a) in curves.items()}
+    exact = {k: ref_stats.gamma_c(g, a) for k, (g, a) in curves.items()}
+    errs = {k: (0.0 if got[k] is None and exact[k] is None else
+                abs(got[k] - float(exact[k])) / float(exact[k]) if got[k] is not None and exact[k] is not None
+                else np.inf) for k in curves}
+    dks, gcs = [8, 16, 32, 64], [1.29, 0.61, 0.33, 0.12]
+    err_slope = abs(slope(dks, gcs) - ref_stats.loglog_slope(dks, gcs))
+    err_summary, summary_rows = _summary_fields(summary)
+    boot_ok, boot_err, boot_nans = _bootstrap_check(trainstats.bootstrap_gamma_c)
+    lib = summary(*SUMMARY_CASES["4 seeds, fractional hits (ties credited 1/k)"])
+    passed = max(errs.values()) <= 1e-15 and got["on a grid point"] == 2.0 and err_slope <= 1e-13 and \
+        err_summary <= 1e-13 and boot_ok
+    return Outcome(bool(passed), (
+        computed("gamma_c per curve (library)", {k: v for k, v in got.items()}),
+        computed("gamma_c per curve (reference, exact rationals)", {k: None if v is None else str(v)
+                                                                     for k, v in exact.items()}),
+        computed("max relative |library - exact| (both None for the flat and the falling curve)", max(errs.values()),
+                 tolerance=1e-15),
+        bound("crossing on a grid point: gamma_c = 2 attained exactly", got["on a grid point"], formula="== 2"),
+        computed("log-log slope: |library - closed-form least squares|", err_slope, tolerance=1e-13),
+        computed("seed summaries (1 to 4 seeds, clipped t intervals, an accuracy of 0, fractional hits): every field "
+                 "(seeds, mean, sd, t interval, pooled Wilson at z = 1.959964; NaN sd / None t interval for one seed) "
+                 "vs reference.trainstats.seed_summary_row, max abs per case (inf: a field missing, extra or of "
+                 "the wrong kind); one seed without a warning", summary_rows, tolerance=1e-13),
+        computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
+                 "(9 distinct), each attained; draws at seeds 0 and 5 == the reference replay of the stream "
+                 "default_rng(seed), max abs (NaN where a resample never rises, per set: count)",
+                 [bool(boot_ok), boot_err, boot_nans], tolerance=1e-13)),
+        arrays={"gamma_c_library": np.array([np.nan if v is None else v for v in got.values()]),
+                "seed_summary_library": np.array([lib[k] for k in ("mean", "sd", "t_low", "t_high", "wilson_low",
+                                                                    "wilson_high")])},
+        note="second route: theorylab.certificates.reference.trainstats (exact rationals; closed-form least squares; the seed "
+             "summary row; the bootstrap's stream replayed) and theorylab.certificates.reference.optim.wilson")
