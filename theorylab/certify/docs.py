@@ -1,8 +1,8 @@
 """Coverage of the claims catalogue and the generated page ``docs/certificates.md``.
 
 Everything here is read off the registry and the catalogue, so the page cannot drift:
-the claim of each row, the library functions each certificate checks (the callables
-its keyword arguments default to), the certificate itself (id and Python function),
+the claim of each row, the library functions each certificate checks (the theorylab
+callables its code names, read off its code objects), the certificate itself (id and Python function),
 its method and, when results are given, its status.
 """
 from __future__ import annotations
@@ -48,19 +48,46 @@ def coverage(specs: list[CertificateSpec] | None = None) -> list[dict]:
 
 
 def library_functions(spec: CertificateSpec) -> list[str]:
-    """The library objects a certificate checks: the defaults of its keyword arguments."""
-    names = []
-    for param in inspect.signature(spec.check).parameters.values():
-        default = param.default
-        if default is inspect.Parameter.empty or default is None:
-            continue
-        if callable(default) and hasattr(default, "__qualname__"):
-            names.append(f"{default.__module__}.{default.__qualname__}")
-        elif hasattr(default, "variant"):
-            names.append(f"score_model({default.variant!r})")
-        else:
-            names.append(f"{param.name}={default!r}"[:60])
-    return names
+    """The library functions a certificate calls: the theorylab objects (outside the certificates and
+    their framework) its code and its own module's helpers it calls name, found by reading their code
+    objects (``module.function`` references included)."""
+    import types
+
+    found: list[str] = []
+    seen_code: set = set()
+
+    def library(obj) -> str | None:
+        module = getattr(obj, "__module__", None) or ""
+        if not module.startswith("theorylab.") or module.startswith(("theorylab.certif", "theorylab.errors")):
+            return None
+        return f"{module}.{getattr(obj, '__qualname__', getattr(obj, '__name__', ''))}"
+
+    def visit(code: types.CodeType, namespace: dict) -> None:
+        if code in seen_code:
+            return
+        seen_code.add(code)
+        names = set(code.co_names)
+        for name in code.co_names:
+            obj = namespace.get(name)
+            if isinstance(obj, types.ModuleType):
+                if obj.__name__.startswith("theorylab.") and not obj.__name__.startswith("theorylab.certif"):
+                    found.extend(n for n in (library(getattr(obj, a, None)) for a in sorted(names)
+                                             if callable(getattr(obj, a, None))) if n)
+            elif callable(obj):
+                if library(obj):
+                    found.append(library(obj))
+                elif isinstance(obj, types.FunctionType) and obj.__module__ == spec.check.__module__:
+                    visit(obj.__code__, obj.__globals__)          # a sub-check of the same module
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                visit(const, namespace)
+
+    check = inspect.unwrap(spec.check)
+    for param in inspect.signature(check).parameters.values():
+        if callable(param.default) and library(param.default):
+            found.append(library(param.default))
+    visit(check.__code__, check.__globals__)
+    return list(dict.fromkeys(found))
 
 
 def _cell(text: str) -> str:
@@ -169,8 +196,8 @@ def markdown(statuses: dict[str, str] | None = None, specs: list[CertificateSpec
              "**interval** (mpmath `iv` outward rounding; quoted digits proven), **numeric** (floating point at a stated",
              "tolerance), **monte-carlo** (fixed default seeds, other draws with `--seed N`; thresholds set from a stated",
              "false-failure probability, see the budget below; SHA-256 of raw arrays).", "",
-             "Each certificate's keyword arguments default to the library functions listed; its mutation test in",
-             "`tests/` passes a deliberately wrong one and sees FAIL.", ""]
+             "The library functions listed are those a certificate's code calls; its planted bugs in",
+             "`tests/planted/` change one of them in a copy of the library and see it FAIL.", ""]
     n_cov = sum(r["status"] == "covered" for r in cov)
     n_part = sum(r["status"] == "partial" for r in cov)
     lines += [f"Coverage: {n_cov} rows covered, {n_part} partial, {len(cov) - n_cov - n_part} pending, "
