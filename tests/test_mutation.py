@@ -388,3 +388,19 @@ def test_line_maps_from_coverage_contexts(tmp_path, monkeypatch):
     assert maps["import_lines"] == {rel: [2]}
     assert maps["lines"] == {"C1": {rel: [2]}, "C2": {rel: [9]}}
     assert rel in maps["touched"]["C1"] and maps["touched"]["C2"] == [rel]
+
+
+def test_help_names_exactly_the_mutated_packages():
+    """The help text and the --package default list the packages of ``PACKAGES``, each an existing
+    folder or shared module of the library (a moved package, such as the old ``sim``, is not named)."""
+    from theorylab.cli import mutate as cli_mutate
+    root = library_root()
+    for pkg in mutation.PACKAGES:
+        assert (root / "theorylab" / pkg).is_dir() or (root / "theorylab" / f"{pkg}.py").is_file(), pkg
+    named = re.search(r"library packages\s+(.*?) --", cli_mutate.HELP, re.S).group(1)
+    assert re.findall(r"\w+", named.replace("and the shared module", "")) == list(mutation.PACKAGES)
+    parser = __import__("argparse").ArgumentParser()
+    cli_mutate.register(parser.add_subparsers())
+    action = next(a for a in parser._subparsers._group_actions[0].choices["mutate"]._actions
+                  if "--package" in a.option_strings)
+    assert action.help.endswith(f"(default: all of {' '.join(mutation.PACKAGES)})")
