@@ -425,3 +425,11 @@ def test_certificate_paths_of_the_copy_are_named_as_in_the_checkout():
     g8 = next(u for u in users if u.file == "certificates/graded/envelope_minimax.py" and u.name == "g8_numeric")
     raw["lines"]["G8"]["theorylab/certificates/graded/envelope_minimax.py"] = [g8.lines[0] + 1]
     assert mutation.coverage_from(raw, root, ["G8"]).certificates(table3) == ["G8"]
+
+
+def test_a_constant_reexported_by_a_package_star_import_is_traced_to_its_readers():
+    """``theorylab.plga`` star-imports ``rope``: a certificate reading ``plga.J2`` reads rope's J2."""
+    from theorylab.mutation.callgraph import analyse
+    users = analyse(library_root()).users("theorylab/plga/rope.py", ["J2"])
+    assert users is not None
+    assert any(u.file == "certificates/plga/inference.py" and u.name == "collapse" for u in users)
