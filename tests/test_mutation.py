@@ -388,3 +388,48 @@ def test_line_maps_from_coverage_contexts(tmp_path, monkeypatch):
     assert maps["import_lines"] == {rel: [2]}
     assert maps["lines"] == {"C1": {rel: [2]}, "C2": {rel: [9]}}
     assert rel in maps["touched"]["C1"] and maps["touched"]["C2"] == [rel]
+
+
+def test_help_names_exactly_the_mutated_packages():
+    """The help text and the --package default list the packages of ``PACKAGES``, each an existing
+    folder or shared module of the library (a moved package, such as the old ``sim``, is not named)."""
+    from theorylab.cli import mutate as cli_mutate
+    root = library_root()
+    for pkg in mutation.PACKAGES:
+        assert (root / "theorylab" / pkg).is_dir() or (root / "theorylab" / f"{pkg}.py").is_file(), pkg
+    named = re.search(r"library packages\s+(.*?) --", cli_mutate.HELP, re.S).group(1)
+    assert re.findall(r"\w+", named.replace("and the shared module", "")) == list(mutation.PACKAGES)
+    parser = __import__("argparse").ArgumentParser()
+    cli_mutate.register(parser.add_subparsers())
+    action = next(a for a in parser._subparsers._group_actions[0].choices["mutate"]._actions
+                  if "--package" in a.option_strings)
+    assert action.help.endswith(f"(default: all of {' '.join(mutation.PACKAGES)})")
+
+
+def test_certificate_paths_of_the_copy_are_named_as_in_the_checkout():
+    """The coverage run's copy holds the certificates at theorylab/certificates/, the checkout's static
+    analysis at certificates/: a module constant only a certificate reads is attributed to it."""
+    raw = {"lines": {"G8": {"theorylab/certificates/graded/envelope_minimax.py": [180], "theorylab/graded/grades.py": [3]}},
+           "touched": {"G8": ["theorylab/certificates/graded/envelope_minimax.py", "theorylab/graded/grades.py"]},
+           "import_lines": {"theorylab/certificates/graded/envelope_minimax.py": [5]},
+           "kernels": {}, "unwrapped": []}
+    root = library_root()
+    assert (root / "certificates").is_dir()                          # the tests run from a checkout
+    cov = mutation.coverage_from(raw, root, ["G8"])
+    assert cov.lines == {"G8": {"certificates/graded/envelope_minimax.py": [180], "theorylab/graded/grades.py": [3]}}
+    assert cov.touched == {"G8": ["certificates/graded/envelope_minimax.py", "theorylab/graded/grades.py"]}
+    assert cov.import_lines == {"certificates/graded/envelope_minimax.py": [5]}
+    table3 = next(m for m in generate("theorylab/graded/grades.py", (root / "theorylab/graded/grades.py").read_text())
+                  if m.scope == "module" and m.before == "0.8" and "TABLE3_PARAMETERS" in m.names)
+    users = cov.analysis.users(table3.file, table3.names)
+    g8 = next(u for u in users if u.file == "certificates/graded/envelope_minimax.py" and u.name == "g8_numeric")
+    raw["lines"]["G8"]["theorylab/certificates/graded/envelope_minimax.py"] = [g8.lines[0] + 1]
+    assert mutation.coverage_from(raw, root, ["G8"]).certificates(table3) == ["G8"]
+
+
+def test_a_constant_reexported_by_a_package_star_import_is_traced_to_its_readers():
+    """``theorylab.plga`` star-imports ``rope``: a certificate reading ``plga.J2`` reads rope's J2."""
+    from theorylab.mutation.callgraph import analyse
+    users = analyse(library_root()).users("theorylab/plga/rope.py", ["J2"])
+    assert users is not None
+    assert any(u.file == "certificates/plga/inference.py" and u.name == "collapse" for u in users)

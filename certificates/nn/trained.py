@@ -49,8 +49,9 @@ def _taps(spec) -> tuple[np.ndarray, np.ndarray]:
     return np.array([1.0 + g_q, -g_q]), np.array([1.0 + g_k, -g_k])
 
 
-def _independent_logits(model, tokens) -> np.ndarray:
-    """Last-position logits of a one-layer, one-head, post-RoPE model, NumPy primitives only (no library code)."""
+def _independent_logits(model, tokens, attention=None) -> np.ndarray:
+    """Last-position logits of a one-layer, one-head, post-RoPE model, NumPy primitives only (no library code);
+    the last row's attention weights are appended to the list ``attention`` when one is given."""
     (layer,) = model.layers
     spec = layer.heads[0]
 
@@ -78,6 +79,8 @@ def _independent_logits(model, tokens) -> np.ndarray:
     s = np.einsum("nd,ntd->nt", q[:, -1], k) / np.sqrt(q.shape[-1])     # the last row sees every key
     p = np.exp(s - s.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
+    if attention is not None:
+        attention.append(p)
     mid = x[:, -1] + np.einsum("nt,ntd->nd", p, v) @ layer.w_o
     h = mid + layer.b_proj                                              # MLP of width 0: its bias only
     return ln(h, *model.ln_f) @ model.wte.T
@@ -92,11 +95,14 @@ def _trained(variant: str, g: float, seed, z: float):
     result = train(config, SEED, keep_model=True)
     batch = batch_of(config, config.eval_size, [SEED if seed is None else seed, 2])
     held_out = result.evaluation if seed is None else evaluate(config, result.model, batch)
-    logits = _independent_logits(result.model, batch.tokens)
+    weights = []
+    logits = _independent_logits(result.model, batch.tokens, weights)
     answer = batch.tokens[np.arange(len(batch.tokens)), batch.target]
     top = logits == logits.max(-1, keepdims=True)
     credit = top[np.arange(len(top)), answer] / top.sum(-1)             # ties credited 1/k
-    agree = float(np.abs(credit - held_out.prediction).max())
+    top_w = weights[0] == weights[0].max(-1, keepdims=True)             # attention credit of the last query
+    attention = top_w[np.arange(len(top_w)), batch.target] / top_w.sum(-1)
+    agree = float(max(np.abs(credit - held_out.prediction).max(), np.abs(attention - held_out.attention).max()))
     n = len(credit)
     top_logit = logits.max(-1)                                          # mean cross-entropy of the answers
     ce = np.mean(top_logit + np.log(np.exp(logits - top_logit[:, None]).sum(-1)) - logits[np.arange(n), answer])

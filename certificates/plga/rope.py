@@ -20,6 +20,17 @@ from theorylab.psa.shear import rope_frequencies
 
 
 # ----------------------------------------------------------------------------------------- A6
+def _three_planes_generic(solutions) -> tuple[int, bool]:
+    """dk = 6, u = (1/2, 1/3, 1/5) (no two angles equal or opposite: nonresonant): the number of exact
+    solutions of G R = R G and whether they span the claimed commutant of three planes (6 matrices)."""
+    import sympy as sp
+
+    from theorylab.symbolic import plga as sy
+
+    found = solutions((sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 5)))
+    return len(found), len(found) == 6 and sy.span_equal(found, sy.commutant_basis(3))
+
+
 @certificate("A6", title="Commutant criterion: offset-only scores iff G is block-diagonal in span{I, J}",
              paper="PLGA Prop. 4.1",
              claim="For nonresonant frequencies, q^T R_t^T G R_s k depends only on s - t for all q, k iff G commutes "
@@ -60,6 +71,7 @@ def commutant(projection=plga.commutant_projection, solutions=_exact_route("comm
     three_rank = int(np.linalg.matrix_rank(np.array([M.ravel() for M in three_np]), tol=1e-9)) if three_np else 0
     # theta_2 = pi - theta_1 (u = 1/2, 2): cos theta_2 = -cos theta_1 but no resonance: only the 2 diagonal blocks
     supplementary = len(solutions((sp.Rational(1, 2), sp.Integer(2))))
+    generic3, same3 = _three_planes_generic(solutions)
     G = sy.symbol_matrix("g", 4, 4, real=True)
     gens = tuple(G.flat) + (sy.u1, sy.u2)
     PG = ex.matrix(projection(G))
@@ -72,7 +84,7 @@ def commutant(projection=plga.commutant_projection, solutions=_exact_route("comm
                     + abs(float(s_.subs(sy.u1, math.tan(t / 2))) - math.sin(t)) for t in (0.3, 1.1, 2.9, -2.0))
     ok = same and commutes and fixes and resonant > 4 and unit and plane_err <= 1e-15 \
         and len(opposite) == opp_rank == null_dim and opp_res <= 1e-14 \
-        and len(three) == three_rank == null3 == 10 and three_res <= 1e-14 and supplementary == 4
+        and len(three) == three_rank == null3 == 10 and three_res <= 1e-14 and supplementary == 4 and same3
     return Outcome(ok, (computed("dim {G : G R = R G} (nonresonant) and equals span{E_aa (x) I, E_aa (x) J}",
                                  [len(generic), same]),
                         computed("dim of the solution space when theta_1 = theta_2 (resonant)", resonant),
@@ -84,6 +96,8 @@ def commutant(projection=plga.commutant_projection, solutions=_exact_route("comm
                                  "dim (10), max |M R - R M|", [len(three), three_rank, int(null3), three_res]),
                         computed("u = (1/2, 2) (theta_2 = pi - theta_1, not resonant): dim of the solutions (4)",
                                  supplementary),
+                        computed("dk = 6, u = (1/2, 1/3, 1/5) (nonresonant): dim of the solutions (6) and equals the "
+                                 "3-plane span{E_aa (x) I, E_aa (x) J}", [generic3, same3]),
                         computed("Pi(G) commutes with R for symbolic G", commutes),
                         computed("Pi fixes every commutant basis element", fixes),
                         computed("rational plane: cos^2 + sin^2 == 1 exactly", unit),

@@ -13,8 +13,8 @@ from theorylab.cli._output import add_format_option, emit
 HELP = """\
 Plant plausible one-line mutants (operator swaps, constants, comparison flips, dropped
 terms, removed wrappers, off-by-one bounds, and/or) in a copy of the library packages
-psa, graded, plga, nn, sim, symbolic -- one at a time -- and run `theorylab certify` on the
-copy: a mutant is killed when certify FAILs or ERRORs (or times out). Only the certificates
+psa, graded, plga, nn, symbolic and the shared module rng -- one at a time -- and run
+`theorylab certify` on the copy: a mutant is killed when certify FAILs or ERRORs (or times out). Only the certificates
 that execute the mutated line run (per-certificate line coverage, measured once), with
 --fail-fast; a mutant no certificate executes survives as "not covered".
 Prints the score per package (killed / non-equivalent mutants) and the survivors.
@@ -32,7 +32,7 @@ def register(sub) -> None:
     p = sub.add_parser("mutate", help="mutation testing of the library by its certificates (slow)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--package", nargs="+", metavar="PKG", type=text,
-                   help="library packages to mutate (default: all of psa graded plga nn sim symbolic)")
+                   help="library packages to mutate (default: all of psa graded plga nn symbolic rng)")
     p.add_argument("--file", nargs="+", metavar="PATH", type=text, help="library files to mutate (e.g. theorylab/psa/shear.py)")
     p.add_argument("--mutant", nargs="+", metavar="ID", type=text, help="run exactly these mutant ids (file::scope::operator::statement.k, as --list prints them)")
     p.add_argument("--max-mutants", type=int, metavar="N", help="run a seeded sample of N mutants")

@@ -67,6 +67,11 @@ class Analysis:
 
     uses: dict[tuple[str, str], set[Unit]] = field(default_factory=dict)
     numba: dict[tuple[str, str], Unit] = field(default_factory=dict)
+    reexports: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    """``(file, local name) -> (file, name)`` of each module-level ``from M import name [as local]``: a
+    load of ``pkg.J2`` (the package's re-export) is a load of the ``J2`` its defining module binds."""
+    star_imports: dict[str, set[str]] = field(default_factory=dict)
+    """``{file: files it star-imports at module level}`` (``from M import *`` re-exports M's names)."""
 
     def entries(self) -> set[tuple[str, str]]:
         """Numba functions loaded by Python code or at module level (called from the interpreter)."""
@@ -89,9 +94,19 @@ class Analysis:
     def users(self, file: str, names) -> set[Unit] | None:
         """Units loading any of ``names`` of ``file`` -- None when one is loaded at module level (or
         nothing is known), so that the caller falls back to a file-wide attribution."""
+        keys = {(file, name) for name in names}
+        todo = list(keys)
+        while todo:                                     # every re-export of the names, transitively
+            key = todo.pop()
+            aliases = [a for a, source in self.reexports.items() if source == key]
+            aliases += [(f, key[1]) for f, sources in self.star_imports.items() if key[0] in sources]
+            for alias in aliases:
+                if alias not in keys:
+                    keys.add(alias)
+                    todo.append(alias)
         found = set()
-        for name in names:
-            for u in self.uses.get((file, name), ()):
+        for key in keys:
+            for u in self.uses.get(key, ()):
                 if u.name is None:
                     return None
                 found.add(u)
@@ -176,6 +191,12 @@ def analyse(root: Path) -> Analysis:
                         out.uses.setdefault(key, set()).add(unit)
 
         for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom):
+                if stmt.names[0].name == "*" and not stmt.level and stmt.module in modules:
+                    out.star_imports.setdefault(rel, set()).add(modules[stmt.module])
+                for a in stmt.names:
+                    if (a.asname or a.name) in names:
+                        out.reexports[(rel, a.asname or a.name)] = names[a.asname or a.name]
             functions = [(stmt, stmt.name)] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else [
                 (f, f"{stmt.name}.{f.name}") for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
             ] if isinstance(stmt, ast.ClassDef) else []

@@ -131,8 +131,30 @@ def numba_files(root: Path, files) -> set[str]:
                                     for n in ast.walk(ast.parse((Path(root) / f).read_text())))}
 
 
+COPY_CERTIFICATES = "theorylab/certificates/"
+"""Where a copy of the library (the coverage run's root) holds the certificates."""
+
+
+def _checkout_paths(raw: dict, root: Path) -> dict:
+    """``raw`` with the copy's certificate paths (``theorylab/certificates/...``) renamed as the static
+    analysis of ``root`` names them: ``certificates/...`` in a checkout (unchanged for a root in the
+    installed layout). Without it no certificate function that loads a library constant would ever be
+    found to run, and a mutant of a constant only certificates read was "not covered"."""
+    if not (Path(root) / "certificates").is_dir() or (Path(root) / COPY_CERTIFICATES).is_dir():
+        return raw
+
+    def name(f: str) -> str:
+        return f.removeprefix("theorylab/") if f.startswith(COPY_CERTIFICATES) else f
+
+    return {**raw, "lines": {c: {name(f): ls for f, ls in fs.items()} for c, fs in raw["lines"].items()},
+            "touched": {c: [name(f) for f in fs] for c, fs in raw["touched"].items()},
+            "import_lines": {name(f): ls for f, ls in raw["import_lines"].items()}}
+
+
 def coverage_from(raw: dict, root: Path, order: list[str]) -> Coverage:
-    """A :class:`Coverage` from the output of :mod:`theorylab.mutation.linecov` and the source under ``root``."""
+    """A :class:`Coverage` from the output of :mod:`theorylab.mutation.linecov` (run on a copy of the
+    library) and the source under ``root``."""
+    raw = _checkout_paths(raw, root)
     return Coverage(raw["lines"], raw["touched"], raw["import_lines"], order, importers(root), raw["kernels"],
                     raw["unwrapped"], analyse(root))
 
