@@ -83,7 +83,9 @@ _COST_RANK = {"monte-carlo": 0, "interval": 1, "exact": 2, "numeric": 3}
 def _parallel(specs, seed, jobs):
     """Run ``specs`` on a pool of ``jobs`` worker processes and yield their results in order.
 
-    The workers start from a fresh server process (``forkserver``; ``spawn`` where there is none),
+    The workers start from a fresh server process (``forkserver``, which imports the certificate modules
+    before it forks them -- importing runs no kernel, so the server never starts an OpenMP thread pool;
+    ``spawn`` where there is none),
     never as forks of this one: a process that has already run OpenMP-threaded Numba kernels cannot
     fork safely (Numba terminates such a child), and a notebook or a test session has usually done
     so. Each spec travels by reference to its check function, whose certificate module the worker
@@ -98,7 +100,10 @@ def _parallel(specs, seed, jobs):
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     order = sorted(range(len(specs)), key=lambda i: (_COST_RANK.get(specs[i].method, 9), i))
     workers = min(jobs, len(specs))
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_quiet_worker)
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":      # the server imports the certificates (and the library) once; workers fork warm
+        context.set_forkserver_preload(sorted({s.check.__module__ for s in specs}))
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     try:
         with environment(_thread_limits(workers)):      # read by the server and workers started here
             futures = {i: pool.submit(run_one, specs[i], seed=seed) for i in order}
