@@ -266,8 +266,10 @@ def prefix_logits(model: Decoder, tokens) -> np.ndarray:
 class PrefixConsistency:
     """PLGA Definition 4.8 as a bundle of two conjuncts (the authors' Lean ``PrefixConsistentShaped``).
 
+    Attributes
+    ----------
     length_preserving : the decoder returned one row per input row, on ``x`` and on every prefix of it.
-    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows r < |x| (``inf`` where one call has row r and the
+    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows ``r < |x|`` (``inf`` where one call has row r and the
         other has not; rows neither call has are skipped, so a decoder returning no rows has gap 0).
     """
 
@@ -312,6 +314,8 @@ def prefix_consistency_gap(model: Decoder, tokens) -> float:
 class HeadCache:
     """What one head keeps between calls.
 
+    Attributes
+    ----------
     keys, values : ``(t, dk)`` score-bearing keys (sheared, post-RoPE for PSA) and values.
     raw_q, raw_k : ``(1, dk)`` raw query and key projections of the last position -- the two
         retained raw vectors of PSA §8.3 (PSA heads only; ``(0, dk)`` otherwise). After a
