@@ -9,6 +9,7 @@ The Markdown pages are read by MyST; the API reference (``docs/reference/``) is 
 paper package's ``__all__`` by ``docs/apiref.py``, run here at the start of each build
 (tests/test_docs_reference.py checks that it lists every name).
 """
+import re
 import sys
 from pathlib import Path
 
@@ -44,13 +45,30 @@ myst_enable_extensions = ["dollarmath"]
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
-napoleon_use_ivar = True   # "Attributes" sections as fields of the class entry (no second entry per field)
+napoleon_use_ivar = False   # "Attributes" entries as attribute entries of the class ("name : text" shows as "name: text")
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+autodoc_typehints_description_target = "documented"   # no bare parameter list for a dataclass
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"theorylab {release}"
 html_theme_options = {"navigation_with_keys": False}
+
+
+_ENTRY = re.compile(r"^(\S[^:]*?) : (.+)$")
+
+
+def _attributes_as_descriptions(app, what, name, obj, options, lines):
+    """The library's "Attributes" sections read ``name : what it is`` (a description, not a type): give
+    napoleon the text as the entry's description, so that it is not rendered as a type."""
+    in_section = False
+    for i, line in enumerate(list(lines)):
+        header = i + 1 < len(lines) and lines[i + 1].strip() and set(lines[i + 1].strip()) == {"-"}
+        if header and line.strip():
+            in_section = line.strip() == "Attributes"
+        elif in_section and (m := _ENTRY.match(line)):
+            lines[i] = m.group(1) + "\n    " + m.group(2)
+    lines[:] = "\n".join(lines).split("\n")
 
 
 def _drop_inherited_docstring(app, what, name, obj, options, lines):
@@ -68,5 +86,6 @@ def _skip_field_aliases(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    app.connect("autodoc-process-docstring", _attributes_as_descriptions, priority=400)   # before napoleon
     app.connect("autodoc-process-docstring", _drop_inherited_docstring)
     app.connect("autodoc-skip-member", _skip_field_aliases)
