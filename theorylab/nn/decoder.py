@@ -42,6 +42,8 @@ from theorylab.plga import operator as plga
 class HeadCache:
     """What one head keeps between calls.
 
+    Attributes
+    ----------
     keys, values : ``(t, dk)`` score-bearing keys (sheared, post-RoPE for PSA) and values.
     raw_q, raw_k : ``(1, dk)`` raw query and key projections of the last position -- the two
         retained raw vectors of PSA §8.3 (PSA heads only; ``(0, dk)`` otherwise). After a

@@ -6,7 +6,7 @@ One run = one :class:`TrainConfig` and one seed: a decoder from ``theorylab.nn.d
 then scored on a held-out evaluation set.
 
 Conventions (ours where the paper leaves them open; docs/results.md lists them)
-------------------------------------------------------------------------------
+-------------------------------------------------------------------------------
 * Tasks: ``"recall"`` -- associative recall (``tasks.associative_recall``: shared alphabet,
   ``pairs`` key-value pairs, ``padding`` PAD tokens, then the query key; chance
   ``1/alphabet``); ``"canonical"`` -- the canonical induction model

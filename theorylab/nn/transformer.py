@@ -256,8 +256,10 @@ def prefix_logits(model: Decoder, tokens) -> np.ndarray:
 class PrefixConsistency:
     """PLGA Definition 4.8 as a bundle of two conjuncts (the authors' Lean ``PrefixConsistentShaped``).
 
+    Attributes
+    ----------
     length_preserving : the decoder returned one row per input row, on ``x`` and on every prefix of it.
-    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows r < |x| (``inf`` where one call has row r and the
+    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows ``r < |x|`` (``inf`` where one call has row r and the
         other has not; rows neither call has are skipped, so a decoder returning no rows has gap 0).
     """
 

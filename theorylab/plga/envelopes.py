@@ -2,7 +2,7 @@
 
 The constant ``C_G`` of Prop. 5.12 and the authors' end-to-end chain (their audit, section F)
 need the sup of ``|f'|`` on the sampled preactivation interval ``[-U, U]``; a grid maximum is
-a *lower* estimate of that sup, so the audit uses closed-form envelopes that dominate it:
+a *lower* estimate of that sup, so the audit uses closed-form envelopes that dominate it::
 
     iSwiGLU'(u) = 2 u sigma(u) + u^2 sigma'(u)   ->   |iSwiGLU'| <= 2 U sigma(U) + U^2 / 4
     SiLU'(u)    = sigma(u) + u sigma'(u)          ->   |SiLU'|    <= sigma(U) + U / 4

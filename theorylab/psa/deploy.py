@@ -59,8 +59,8 @@ def insert_sheared(x_prev, x, g):
 
     Returns
     -------
-    :func:`theorylab.psa.shear.shear_step`, i.e. the last row of ``shear.shear([..., x_prev,
-    x], g)`` (a causal two-tap filter), computed from the new vector and the retained one only.
+    :func:`theorylab.psa.shear.shear_step`, i.e. the last row of
+    ``shear.shear([..., x_prev, x], g)`` (a causal two-tap filter), computed from the new vector and the retained one only.
     """
     g = real_array("g", g, low=0)
     if g.ndim:

@@ -118,7 +118,7 @@ _INV_FACT_R = tuple(1.0 / math.factorial(k) for k in range(12, -1, -1))  # highe
 
 @nb.njit(inline="always", cache=True, fastmath=True)
 def exp64(x):
-    """exp of a float64 clipped to [-700, 600] (degree-12 Taylor; rel. error <= 3e-15 on [-80, 60], ~3e-17 |x| beyond)."""
+    """exp of a float64 clipped to [-700, 600] (degree-12 Taylor; rel. error <= 3e-15 on [-80, 60], ~3e-17 ``|x|`` beyond)."""
     x = min(max(x, -700.0), 600.0)
     n = np.floor(x * 1.4426950408889634 + 0.5)
     r = x - n * _C1_64 - n * _C2_64

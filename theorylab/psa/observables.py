@@ -6,7 +6,7 @@ exactly (deterministic quadrature, :mod:`theorylab.psa.quadrature` and :mod:`the
 or by Monte Carlo (:mod:`theorylab.psa.montecarlo`, :mod:`theorylab.psa.row_stats_mc`, common
 random numbers over g, a batch-means confidence interval):
 
-==========================  ===============================================================
+=========================== ===============================================================
 ``mass-half``               first g where the mean target mass M(g) reaches 1/2 (the default of
                             ``theorylab gamma-c``; undefined where the argmax plateau is < 1/2)
 ``half-plateau``            first g where M(g) reaches half its argmax plateau
@@ -18,7 +18,7 @@ random numbers over g, a batch-means confidence interval):
                             entropy's fall
 ``distractor-entropy-peak`` the same for the distractors' entropy among themselves (the random
                             energy model's own freezing; independent of dk and of the target)
-==========================  ===============================================================
+=========================== ===============================================================
 
 Peaks are global maxima over a scan of g in (0, 10] (:data:`SCAN`), polished to the zero of
 the second derivative: exactly by Brent's method on a central second difference of the quadrature

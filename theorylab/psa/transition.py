@@ -280,6 +280,8 @@ class CriticalCoupling:
     branch : ``"mean-field"``, ``"condensed"`` or ``"none"`` per point.
     band_upper : t4-only upper annealed root (NaN elsewhere and for other variants).
 
+    Notes
+    -----
     Scalar ``dk`` and ``T`` give Python scalars (``float``; ``branch`` a ``str``), arrays give arrays.
     :meth:`rows` and :meth:`to_frame` give the table, one row per grid point.
     """
