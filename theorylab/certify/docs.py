@@ -48,9 +48,11 @@ def coverage(specs: list[CertificateSpec] | None = None) -> list[dict]:
 
 
 def library_functions(spec: CertificateSpec) -> list[str]:
-    """The library functions a certificate calls: the theorylab objects (outside the certificates and
-    their framework) its code and its own module's helpers it calls name, found by reading their code
-    objects (``module.function`` references included)."""
+    """The library functions a certificate calls: the theorylab callables (outside the certificates and
+    their framework) that its code and the helpers of its own module it calls load, by name or as an
+    attribute of a library module (``attention.streams``), read off their bytecode."""
+    import dis
+    import importlib
     import types
 
     found: list[str] = []
@@ -62,32 +64,56 @@ def library_functions(spec: CertificateSpec) -> list[str]:
             return None
         return f"{module}.{getattr(obj, '__qualname__', getattr(obj, '__name__', ''))}"
 
-    def visit(code: types.CodeType, namespace: dict) -> None:
+    def visit(code: types.CodeType, namespace: dict, local: dict) -> None:
+        """``local``: names bound by imports in the code (or in the code enclosing it, for closures)."""
         if code in seen_code:
             return
         seen_code.add(code)
-        names = set(code.co_names)
-        for name in code.co_names:
-            obj = namespace.get(name)
-            if isinstance(obj, types.ModuleType):
-                if obj.__name__.startswith("theorylab.") and not obj.__name__.startswith("theorylab.certif"):
-                    found.extend(n for n in (library(getattr(obj, a, None)) for a in sorted(names)
-                                             if callable(getattr(obj, a, None))) if n)
-            elif callable(obj):
-                if library(obj):
-                    found.append(library(obj))
-                elif isinstance(obj, types.FunctionType) and obj.__module__ == spec.check.__module__:
-                    visit(obj.__code__, obj.__globals__)          # a sub-check of the same module
+        local = dict(local)
+        module = None                       # the library module just loaded, whose attribute may come next
+        imported = stored = None
+        for ins in dis.get_instructions(code):
+            if module is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                name = library(getattr(module, ins.argval, None))
+                if name and callable(getattr(module, ins.argval)):
+                    found.append(name)
+            module = None
+            if ins.opname == "IMPORT_NAME":
+                imported = ins.argval
+            elif ins.opname == "IMPORT_FROM" and imported:
+                stored = getattr(importlib.import_module(imported), ins.argval, None)
+            elif ins.opname.startswith("STORE_") and stored is not None:
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                local[names[0]], stored = stored, None
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                objs = [namespace.get(ins.argval)]
+            elif "LOAD_FAST" in ins.opname or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)   # 3.13: LOAD_FAST_LOAD_FAST
+                if ins.opname.startswith("STORE_FAST_LOAD_FAST"):                         # and STORE_FAST_LOAD_FAST
+                    names = names[1:]
+                objs = [local.get(n) for n in names]
+            else:
+                continue
+            for obj in objs:
+                module = None
+                if isinstance(obj, types.ModuleType):
+                    if obj.__name__.startswith("theorylab.") and not obj.__name__.startswith("theorylab.certif"):
+                        module = obj
+                elif callable(obj):
+                    if library(obj):
+                        found.append(library(obj))
+                    elif isinstance(obj, types.FunctionType) and obj.__module__ == spec.check.__module__:
+                        visit(obj.__code__, obj.__globals__, {})          # a sub-check of the same module
         for const in code.co_consts:
             if isinstance(const, types.CodeType):
-                visit(const, namespace)
+                visit(const, namespace, local)
 
     check = inspect.unwrap(spec.check)
     for param in inspect.signature(check).parameters.values():
         if callable(param.default) and library(param.default):
             found.append(library(param.default))
-    visit(check.__code__, check.__globals__)
-    return list(dict.fromkeys(found))
+    visit(check.__code__, check.__globals__, {})
+    return sorted(set(found))        # sorted: code objects list their names in an order that varies by Python
 
 
 def _cell(text: str) -> str:
