@@ -48,6 +48,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "a constant: theorylab's own certificates package",
     ("theorylab/certify/registry.py", "discover", "importlib.import_module(info.name)"):
         "names from pkgutil's listing of the theorylab.certificates package itself",
+    ("theorylab/certify/docs.py", "_imported", "importlib.import_module(module)"):
+        "a theorylab module named by an import statement of a certificate's own code (its bytecode), for the docs page",
+    ("theorylab/certify/docs.py", "_imported", "importlib.import_module(f'{module}.{name}')"):
+        "a theorylab submodule named by an import statement of a certificate's own code (its bytecode)",
     ("theorylab/_lazy.py", "lazy_exports.__getattr__", "importlib.import_module(f'{package}.{module}')"):
         "a module of the package's own static export table (a name looked up there, never a caller's string)",
     ("theorylab/_moved.py", "_AliasFinder.create_module", "importlib.import_module(new)"):

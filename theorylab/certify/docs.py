@@ -52,7 +52,6 @@ def library_functions(spec: CertificateSpec) -> list[str]:
     their framework) that its code and the helpers of its own module it calls load, by name or as an
     attribute of a library module (``attention.streams``), read off their bytecode."""
     import dis
-    import importlib
     import types
 
     found: list[str] = []
@@ -79,9 +78,9 @@ def library_functions(spec: CertificateSpec) -> list[str]:
                     found.append(name)
             module = None
             if ins.opname == "IMPORT_NAME":
-                imported = ins.argval
+                imported = ins.argval if str(ins.argval).startswith("theorylab.") else None
             elif ins.opname == "IMPORT_FROM" and imported:
-                stored = getattr(importlib.import_module(imported), ins.argval, None)
+                stored = _imported(imported, ins.argval)
             elif ins.opname.startswith("STORE_") and stored is not None:
                 names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
                 local[names[0]], stored = stored, None
@@ -114,6 +113,21 @@ def library_functions(spec: CertificateSpec) -> list[str]:
             found.append(library(param.default))
     visit(check.__code__, check.__globals__, {})
     return sorted(set(found))        # sorted: code objects list their names in an order that varies by Python
+
+
+def _imported(module: str, name: str):
+    """What ``from module import name`` binds, for a library ``module`` named in a certificate's own
+    bytecode: the attribute, or the submodule ``module.name`` (imported, so that the answer does not
+    depend on which submodules happen to be loaded already)."""
+    import importlib
+
+    parent = importlib.import_module(module)
+    if not hasattr(parent, name):
+        try:
+            importlib.import_module(f"{module}.{name}")
+        except ImportError:
+            return None
+    return getattr(parent, name, None)
 
 
 def _cell(text: str) -> str:
