@@ -215,6 +215,8 @@ class WorkerPool:
             kind, *data = events.get()
             if kind == "start":
                 self._started[data[0]] = data[1]
+                if data[1] not in self._processes:      # a worker the pool started after the last submission
+                    self._processes.update(getattr(self._pool, "_processes", None) or {})
             elif self.on_report is not None:
                 self.on_report(data[0])
 
@@ -234,6 +236,11 @@ class WorkerPool:
             with contextlib.suppress(AssertionError, AttributeError, ValueError, OSError):
                 proc.join(max(0.0, deadline - time.monotonic()))
             codes[pid] = getattr(proc, "exitcode", None)
+            # the pool's own thread may be reaping the same process (then our wait sees no status): its
+            # status reaches the shared process object a moment later
+            while codes[pid] is None and proc is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+                codes[pid] = getattr(proc, "exitcode", None)
         culprits = [t for t, pid in running.items() if codes[pid] not in (None, -signal.SIGTERM)] or list(running)
         if not culprits:
             return WorkerError(f"a worker process ended before it began any run (while {fallback} waited); "
