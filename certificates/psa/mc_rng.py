@@ -167,7 +167,7 @@ def _accuracies() -> tuple[bool, tuple, tuple]:
     each within its documented accuracy and attaining at least half of it."""
     from theorylab import rng as lib
     from theorylab.certificates.reference import rng as rref
-    from theorylab.psa.montecarlo import exp32, exp64
+    from theorylab.psa.mc_kernels import exp32, exp64
 
     # documented accuracies on dense grids (u1 of the float32 kernel: [2^-33, 1); exp on [-80, 60])
     u = np.unique(np.concatenate([np.float32(2.0) ** np.linspace(-33, 0, 2001, dtype=np.float32),

@@ -34,7 +34,8 @@ from theorylab.errors import ParameterError, choice, positive_int, real_array, s
 from theorylab.psa.scoremodel import ScoreModel, head_width
 from theorylab.resources import Cost, bytes_of, count
 from theorylab.psa.montecarlo import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
-                                       batch_means, exp32, exp64, simulated_model)
+                                       batch_means, simulated_model)
+from theorylab.psa.mc_kernels import exp32, exp64
 from theorylab.rng import TARGET_INDEX, fill_normals32, fill_normals64, normal_pair, sample_key
 
 STATS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr", "d_mass", "d2_mass",
