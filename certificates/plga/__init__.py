@@ -20,8 +20,7 @@ identities with ``theorylab.symbolic.exact``; numeric parts compare the float li
 route (``theorylab.certificates.reference.plga`` and ``.plga_lean``, written from the paper's equations and
 the authors' audits, sharing no library code; SciPy, mpmath, mpmath interval arithmetic, golden values) at
 the tolerances stated in each evidence line, and show each bound attained on an extremal example.
-Keyword defaults are the library functions under test; ``tests/test_plga_certificates.py`` and
-``tests/test_plga_lean.py`` replace them with deliberately wrong ones, the planted tests
-(``tests/test_planted_certificates.py``, ``tests/test_planted_lean.py``, ...) plant bugs in the library
-source, and both see FAIL. docs/plga.md maps Lean file and theorem -> library function -> certificate.
+Each certificate is a function without arguments that calls the library functions under test directly;
+the bugs planted in the library source (``tests/planted/plga.py``, run by tests/test_planted_bugs.py) make
+them FAIL. docs/plga.md maps Lean file and theorem -> library function -> certificate.
 """

@@ -1,21 +1,12 @@
 """Shared sizes, tolerances and small helpers of the PLGA certificates (no certificate lives here).
 
-Keyword defaults of the certificates are the library functions under test; the helpers below only
-build inputs (seeded Gaussian queries, object arrays for the exact routes) or measure differences.
+The certificates call the library functions under test directly; the helpers below only build inputs
+(seeded Gaussian queries, object arrays for the exact routes) or measure differences. SymPy and the exact
+routes (``theorylab.symbolic``) are imported inside the checks, so `theorylab certify --list` does not load SymPy.
 """
 from __future__ import annotations
 
 import numpy as np
-
-from theorylab.certify.registry import LazyFunction
-
-# SymPy and the exact routes are imported inside the checks (and named lazily as keyword defaults),
-# so `theorylab certify --list` does not load SymPy.
-
-
-def _exact_route(name: str) -> LazyFunction:
-    """``theorylab.symbolic.plga.<name>``, imported when the check calls it."""
-    return LazyFunction(f"theorylab.symbolic.plga.{name}")
 
 
 DK, S = 16, 32

@@ -25,7 +25,7 @@ from theorylab.errors import ParameterError
              paper="PLGA §3.1 eq. 3.1, 3.4-3.5",
              claim="iSwiGLU(u) = u^2 sigmoid(u) >= 0 for real u, so A_LM = iSwiGLU + eps > 0 and A_P = A_LM^P > 0.",
              method="exact")
-def iswiglu_exact(iswiglu=plga.iswiglu, silu=plga.silu) -> Outcome:
+def iswiglu_exact() -> Outcome:
     """Library iSwiGLU on a symbol, with ``exp(-u) -> y > 0``: a rational function of (u, y)."""
     import sympy as sp
 
@@ -34,8 +34,8 @@ def iswiglu_exact(iswiglu=plga.iswiglu, silu=plga.silu) -> Outcome:
     u = sp.Symbol("u", real=True)
     y, eps, p = sp.Symbol("y", positive=True), sp.Symbol("epsilon", positive=True), sp.Symbol("p", real=True)
     to_y = {sp.exp(-u): y}
-    f = ex.exact(iswiglu(_obj([u]))[0]).subs(to_y)
-    g = ex.exact((silu(_obj([u])) * u)[0]).subs(to_y)
+    f = ex.exact(plga.iswiglu(_obj([u]))[0]).subs(to_y)
+    g = ex.exact((plga.silu(_obj([u])) * u)[0]).subs(to_y)
     is_u2_sigmoid = ex.is_zero(f - u**2 / (1 + y), (u, y))
     is_silu_u = ex.is_zero(f - g, (u, y))
     nonneg = f.is_nonnegative is True
@@ -55,40 +55,40 @@ def iswiglu_exact(iswiglu=plga.iswiglu, silu=plga.silu) -> Outcome:
              claim="iSwiGLU >= 0 in float64 over |u| <= 800; A_LM, A_P = A_LM^(.P) and G_LM equal the reference chain "
                    "of eqs. 3.3-3.6 entrywise; every A_LM entry >= eps (attained by the zero head) and every A_P > 0.",
              method="numeric")
-def positivity_numeric(iswiglu=plga.iswiglu, stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
+def positivity_numeric() -> Outcome:
     """iSwiGLU vs u^2 expit(u) (SciPy); 5 random heads, the zero head (U = 0) and b_W = -50 against the reference
     chain (theorylab.certificates.reference.plga: A_P as exp(P o log A_LM), PLGA §2.2), and A_P against exp(P o log A_LM)
     of the library's own A_LM (eq. 3.5 alone)."""
     from scipy.special import expit
 
     u = np.concatenate([np.linspace(-800, 800, 16001), [0.0, 1e-200, -1e-200]])
-    f = iswiglu(u)
+    f = plga.iswiglu(u)
     ref_f = u * u * expit(u)
     normal = ref_f >= np.finfo(float).tiny * 1e10          # relative accuracy is only defined off the subnormals
     rel = float(np.max(np.abs(f - ref_f)[normal] / ref_f[normal]))
     sub = float(np.max(np.abs(f - ref_f)[~normal]))
     nonneg = bool(np.all(f >= 0) and np.all(np.isfinite(f)))
     top = 1e154                                                   # the documented domain u <= 1e154, attained:
-    edge = float(abs(iswiglu(np.array([top]))[0] / (top * top) - 1))     # u^2 sigmoid(u) = u^2 there (1e308)
+    edge = float(abs(plga.iswiglu(np.array([top]))[0] / (top * top) - 1))     # u^2 sigmoid(u) = u^2 there (1e308)
     try:                                                          # and the next float above is refused
-        iswiglu(np.array([np.nextafter(top, np.inf)]))
+        plga.iswiglu(np.array([np.nextafter(top, np.inf)]))
         edge_refused = False
     except ParameterError:
         edge_refused = True
-    base = init(DK, 7)
-    heads = {f"head{seed}": (init(DK, seed), _queries(100 + seed)) for seed in range(5)}
+    base = plga.init_params(DK, 7)
+    heads = {f"head{seed}": (plga.init_params(DK, seed), _queries(100 + seed)) for seed in range(5)}
     heads["zero head (U = 0)"] = (dataclasses.replace(base, W=np.zeros((DK, DK))), _queries(7))
     heads["b_W = -50"] = (dataclasses.replace(base, W=np.zeros((DK, DK)), b_W=np.full((DK, DK), -50.0)), _queries(7))
     errors, power, mins, arrays = {}, 0.0, {}, {}
     for name, (params, q) in heads.items():
         D = q.T @ q
-        lib, reference = stages(D, params), ref.stages(D, view.psi(params))
+        lib, reference = plga.stages_from_density(D, params), ref.stages(D, view.psi(params))
         errors[name] = _stage_errors(lib, reference)
         power = float(np.maximum(power, np.max(np.abs(lib.A_P / np.exp(params.P * np.log(lib.A_LM)) - 1))))
         mins[name] = (float(lib.A_LM.min()) - params.eps, float(lib.A_P.min()))
         arrays[f"{name}: A_P"] = lib.A_P
     worst = {k: float(np.max([e[k] for e in errors.values()])) for k in ("A_LM", "A_P", "G")}     # NaN propagates
-    zero = stages(plga.density_operator(_queries(7)), heads["zero head (U = 0)"][0])
+    zero = plga.stages_from_density(plga.density_operator(_queries(7)), heads["zero head (U = 0)"][0])
     floor_attained = bool(np.all(zero.A_LM == base.eps))
     paper_floor = bool(base.eps == 1e-9)                           # the paper's eps = 10^-9 floor (PLGA §3, §6.1)
     margins = plga.positivity_margins(zero, base.eps)                # min iSwiGLU = 0 attained: still positive
@@ -136,16 +136,16 @@ def positivity_numeric(iswiglu=plga.iswiglu, stages=plga.stages_from_density, in
                    "final LayerNorm makes every row of A mean-zero, so A has numerical rank 63 (tolerance "
                    "64 eps_float32 s_1, the authors'); without it (additive units) rank 64.",
              method="numeric")
-def metric_learner(stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
+def metric_learner() -> Outcome:
     """Small heads (dk = 16, 3 units) in both conventions and the authors' configuration, library vs
     ``reference.plga.stages``; singular values of the reference's A (NumPy SVD)."""
     errors, arrays = {}, {}
     for residual in plga.RESIDUALS:
         worst = {"A": 0.0, "A_LM": 0.0, "G": 0.0}
         for seed in range(3):
-            params = init(16, seed, n_res=3, residual=residual)
+            params = plga.init_params(16, seed, n_res=3, residual=residual)
             D = plga.density_operator(_queries(700 + seed, 24, 16))
-            lib, reference = stages(D, params), ref.stages(D, view.psi(params))
+            lib, reference = plga.stages_from_density(D, params), ref.stages(D, view.psi(params))
             worst = {"A": max(worst["A"], _rel(lib.A, reference["A"])),
                      "A_LM": max(worst["A_LM"], float(np.max(np.abs(lib.A_LM / reference["A_LM"] - 1)))),
                      "G": max(worst["G"], _rel(lib.G, reference["G"]))}
@@ -153,8 +153,8 @@ def metric_learner(stages=plga.stages_from_density, init=plga.init_params) -> Ou
     ranks, floors, means, big = {}, {}, {}, {}
     q = _queries(710, 40, 64)
     for residual in plga.RESIDUALS:
-        params = init(64, 11, n_res=8, n_dense=2, hidden=180, residual=residual)
-        lib = stages(plga.density_operator(q), params)
+        params = plga.init_params(64, 11, n_res=8, n_dense=2, hidden=180, residual=residual)
+        lib = plga.stages_from_density(plga.density_operator(q), params)
         reference = ref.stages(plga.density_operator(q), view.psi(params))
         big[residual] = _rel(lib.A, reference["A"])
         s = np.linalg.svd(reference["A"], compute_uv=False)
@@ -162,16 +162,17 @@ def metric_learner(stages=plga.stages_from_density, init=plga.init_params) -> Ou
         floors[residual] = float(s[-1] / s[0])
         means[residual] = float(np.max(np.abs(reference["A"].mean(axis=1))) / np.max(np.abs(reference["A"])))
         arrays[f"{residual}: singular values of A"] = s
-    contrast = _rel(stages(plga.density_operator(q[:24, :16]), init(16, 0, residual="glu-ln")).G,
-                    stages(plga.density_operator(q[:24, :16]), init(16, 0, residual="additive")).G)
+    D24 = plga.density_operator(q[:24, :16])
+    contrast = _rel(plga.stages_from_density(D24, plga.init_params(16, 0, residual="glu-ln")).G,
+                    plga.stages_from_density(D24, plga.init_params(16, 0, residual="additive")).G)
     biased = {}                                                     # every bias, gamma, beta nonzero: each term counts
     for residual in plga.RESIDUALS:
-        params = _random_biases(init(16, 5, n_res=2, residual=residual), np.random.default_rng(720))
+        params = _random_biases(plga.init_params(16, 5, n_res=2, residual=residual), np.random.default_rng(720))
         D = plga.density_operator(_queries(721, 24, 16))
-        lib, reference = stages(D, params), ref.stages(D, view.psi(params))
+        lib, reference = plga.stages_from_density(D, params), ref.stages(D, view.psi(params))
         biased[residual] = max(_rel(lib.A, reference["A"]), _rel(lib.G, reference["G"]))
-    layout, variance, tail = _init_layout(init)
-    uniform = _glorot_uniform_reach(init)
+    layout, variance, tail = _init_layout()
+    uniform = _glorot_uniform_reach()
     worst = max(max(e.values()) for e in errors.values())
     ok = (worst <= STAGE_RTOL and max(big.values()) <= STAGE_RTOL and ranks == {"glu-ln": 63, "additive": 64}
           and floors["glu-ln"] <= 1e-12 and floors["additive"] > 10 * RANK_RTOL and means["glu-ln"] <= 1e-14
@@ -207,12 +208,12 @@ INIT_UNIFORM_REACH = 0.03
 
 
 
-def _glorot_uniform_reach(init) -> list[float]:
+def _glorot_uniform_reach() -> list[float]:
     """``max |w| / sqrt(6 / (fan_in + fan_out))`` of every dense matrix of ``Phi_res`` (dk = 16, width 40, two units
     in each convention): at most 1 (the support of U(-lim, lim)) and, with 640 entries, above 1 - INIT_UNIFORM_REACH."""
     out = []
     for residual, n_dense in (("glu-ln", 2), ("additive", 1)):
-        for unit in init(16, 3, n_res=2, n_dense=n_dense, hidden=40, residual=residual).units:
+        for unit in plga.init_params(16, 3, n_res=2, n_dense=n_dense, hidden=40, residual=residual).units:
             dense = [w for g in unit.glus for w in (g.W1, g.W2, g.W3)] if residual == "glu-ln" else [unit.W1, unit.W2]
             out += [float(np.max(np.abs(w)) / np.sqrt(6.0 / sum(w.shape))) for w in dense]
     return out
@@ -247,7 +248,7 @@ def _random_biases(params: plga.PLGAParams, rng) -> plga.PLGAParams:
 
 
 
-def _init_layout(init) -> tuple[dict, float, float]:
+def _init_layout() -> tuple[dict, float, float]:
     """``init_params`` against its docstring: the unit layout and shapes of a few configurations (both conventions,
     n_res = 0..3), zero biases and unit gammas, and the Glorot-normal variance ``2 / (m + n) = 1/dk`` of the square
     ``W, P, a`` (sample variance ratio over five heads, and the chi-square probability that it leaves the tolerance)."""
@@ -256,7 +257,7 @@ def _init_layout(init) -> tuple[dict, float, float]:
     layout = {}
     for residual, dk, n_res, n_dense, hidden in (("glu-ln", 6, 3, 2, 5), ("glu-ln", 4, 0, 1, 4),
                                                  ("additive", 6, 3, 1, 5), ("additive", 4, 1, 1, 7)):
-        p = init(dk, 1, n_res=n_res, n_dense=n_dense, hidden=hidden, residual=residual)
+        p = plga.init_params(dk, 1, n_res=n_res, n_dense=n_dense, hidden=hidden, residual=residual)
         if residual == "glu-ln":
             shapes = all(isinstance(u, plga.GatedResidualUnit) and len(u.glus) == n_dense
                          and all((g.W1.shape, g.W2.shape, g.W3.shape) == ((dk, hidden), (dk, hidden), (hidden, dk))
@@ -269,7 +270,8 @@ def _init_layout(init) -> tuple[dict, float, float]:
         layout[f"{residual} dk={dk} n_res={n_res} n_dense={n_dense} hidden={hidden}"] = \
             len(p.units) == n_res and shapes and top and np.all(p.ln_gamma == 1) and not p.ln_beta.any()
     dk = 16
-    entries = np.concatenate([getattr(init(dk, seed), k).ravel() for seed in range(5) for k in ("W", "P", "a")])
+    entries = np.concatenate([getattr(plga.init_params(dk, seed), k).ravel()
+                              for seed in range(5) for k in ("W", "P", "a")])
     variance = float(np.mean(entries ** 2) / (2.0 / (dk + dk)))         # mean known (0): N ratio ~ chi2(N)
     n = entries.size
     tail = float(chi2.cdf(n * (1 - INIT_VARIANCE_TOL), n) + chi2.sf(n * (1 + INIT_VARIANCE_TOL), n))
@@ -300,7 +302,7 @@ def _zero_or_witness(expr, gens, witness) -> bool:
              claim="For entrywise positive A and real P, s, t the library's elementwise power satisfies "
                    "A^{o(s+t)P} = A^{o sP} o A^{o tP} entrywise and A^{o 0} = 1 1^T.",
              method="exact")
-def hadamard_group_exact(power=plga.hadamard_power) -> Outcome:
+def hadamard_group_exact() -> Outcome:
     """Symbolic 2x2 A (positive symbols) and P, s, t (real) through the library; each side's logarithm is expanded
     (valid for a positive base) and log a_ij replaced by a generator, so the identity is a polynomial one over QQ."""
     import sympy as sp
@@ -318,11 +320,11 @@ def hadamard_group_exact(power=plga.hadamard_power) -> Outcome:
 
     witness = dict(zip(gens, [sp.Rational(v) for v in ("-1/2", "-3/2", "-2", "-5/3", "2/3", "-3/2", "1", "-2",
                                                          "3/4", "5")]))   # a rational point (P, s, t, log A): P < 0, st < 0
-    lhs, rhs = power(A, (s + t) * P), power(A, s * P) * power(A, t * P)
+    lhs, rhs = plga.hadamard_power(A, (s + t) * P), plga.hadamard_power(A, s * P) * plga.hadamard_power(A, t * P)
     group = all(_zero_or_witness(log_of(x) - log_of(y), gens, witness) for x, y in zip(lhs.flat, rhs.flat))
-    zero = all(sp.simplify(v) == 1 for v in power(A, _obj(np.zeros((2, 2), dtype=int))).flat)
+    zero = all(sp.simplify(v) == 1 for v in plga.hadamard_power(A, _obj(np.zeros((2, 2), dtype=int))).flat)
     unit = all(_zero_or_witness(log_of(v) - logs[sp.log(a)] * p, gens, witness)
-               for v, a, p in zip(power(A, P).flat, A.flat, P.flat))
+               for v, a, p in zip(plga.hadamard_power(A, P).flat, A.flat, P.flat))
     return Outcome(group and zero and unit,
                    (computed("log A^{o(s+t)P} - log(A^{o sP} o A^{o tP}) == 0 entrywise (polynomial in s, t, P, log A)",
                              group),
@@ -336,25 +338,26 @@ def hadamard_group_exact(power=plga.hadamard_power) -> Outcome:
              claim="On A_LM of random heads (entries down to eps = 1e-9) the library's A^{o P} equals exp(P o log A) "
                    "and the group law holds to float rounding for s, t in [-2, 2]; A^{o 0} = 1 exactly.",
              method="numeric")
-def hadamard_group_numeric(power=plga.hadamard_power, stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
+def hadamard_group_numeric() -> Outcome:
     """3 heads' A_LM (one with b_W = -50, entries at eps) against ``reference.plga`` exp/log route."""
     worst_ref, worst_law, zero_ok, arrays = 0.0, 0.0, True, {}
     grid = (-2.0, -0.5, 0.25, 1.0, 2.0)
     for seed in range(3):
-        params = init(16, seed)
+        params = plga.init_params(16, seed)
         if seed == 2:
             params = dataclasses.replace(params, b_W=np.full((16, 16), -50.0))
-        A = stages(plga.density_operator(_queries(740 + seed, 24, 16)), params).A_LM
+        A = plga.stages_from_density(plga.density_operator(_queries(740 + seed, 24, 16)), params).A_LM
         P = params.P
-        lib = power(A, P)
+        lib = plga.hadamard_power(A, P)
         reference = np.exp(P * np.log(A))                                        # the reference's §2.2 route
         worst_ref = float(np.maximum(worst_ref, np.max(np.abs(lib / reference - 1))))
         for s in grid:
             for t in grid:
                 scale = 1 + np.abs((s + t) * P * np.log(A))                       # rounding grows with the exponent
-                law = np.abs(power(A, (s + t) * P) / (power(A, s * P) * power(A, t * P)) - 1) / scale
+                law = np.abs(plga.hadamard_power(A, (s + t) * P)
+                             / (plga.hadamard_power(A, s * P) * plga.hadamard_power(A, t * P)) - 1) / scale
                 worst_law = float(np.maximum(worst_law, np.max(law)))
-        zero_ok &= bool(np.all(power(A, np.zeros_like(P)) == 1.0))
+        zero_ok &= bool(np.all(plga.hadamard_power(A, np.zeros_like(P)) == 1.0))
         arrays[f"A_LM head {seed}"] = A
     ok = worst_ref <= 1e-13 and worst_law <= 1e-14 and zero_ok
     return Outcome(ok, (computed("max rel |A^{o P} / exp(P o log A) - 1| (3 heads)", worst_ref, tolerance=1e-13),

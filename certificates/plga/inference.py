@@ -36,13 +36,13 @@ def _toy_decoders() -> dict:
                    "row comparison vacuously and fails the bundle; the global-sum decoder is length-preserving and "
                    "inconsistent on [0, 1]; a row-map decoder satisfies both; the library decoder is length-preserving.",
              method="numeric")
-def prefix_shape(check=decoder.prefix_consistency) -> Outcome:
+def prefix_shape() -> Outcome:
     """Toy decoders on [0, 1] and [3, 1, 4, 1, 5] against ``reference.plga_lean.prefix_consistent_shaped`` (the Lean
     ``Option`` semantics on lists); the library SDPA decoder's one pass and prefix calls."""
     verdicts, agree = {}, True
     for name, F in _toy_decoders().items():
         for x in ([0, 1], [3, 1, 4, 1, 5]):
-            lib = check(F, np.array(x))
+            lib = decoder.prefix_consistency(F, np.array(x))
             shaped, consistent = lref.prefix_consistent_shaped(F, list(x))
             agree &= lib.length_preserving == shaped and (lib.gap == 0) == consistent
             verdicts[f"{name} on {x}"] = [lib.length_preserving, lib.gap, lib.holds(), shaped and consistent]
@@ -51,7 +51,7 @@ def prefix_shape(check=decoder.prefix_consistency) -> Outcome:
     rowmap = verdicts["row map, prefix sums (rowMapDecoder) on [3, 1, 4, 1, 5]"]
     model = decoder.random_decoder(head=attention.SDPA(), seed=9)
     tokens = np.array([3, 17, 3, 5, 29, 11, 3, 8])
-    lib_model = check(lambda t: decoder.forward(model, t), tokens)
+    lib_model = decoder.prefix_consistency(lambda t: decoder.forward(model, t), tokens)
     reference = view.model(model)
     shaped_ref, _ = lref.prefix_consistent_shaped(lambda t: ref_tf.forward(reference, np.asarray(t)), list(tokens))
     ok = (agree and nil[:3] == [False, 0.0, False] and glob[:3] == [True, 1.0, False] and rowmap[:3] == [True, 0.0, True]
@@ -73,7 +73,7 @@ def prefix_shape(check=decoder.prefix_consistency) -> Outcome:
              claim="The library's scores at G = I are Q K^T / sqrt(dk) identically, and its absorb_operator maps (W, b, G) "
                    "to (W G, b G) with (X W + 1 b^T) G = X W' + 1 b'^T for symbolic X, W, b, G.",
              method="exact")
-def absorption_exact(absorb=plga.absorb_operator, scores=plga.scores) -> Outcome:
+def absorption_exact() -> Outcome:
     """Symbolic X (2x3), W (3x2), b (2,), G (2x2); Q, K (3x4) for the scores (sqrt(4) = 2 is exact)."""
     import sympy as sp
 
@@ -82,14 +82,14 @@ def absorption_exact(absorb=plga.absorb_operator, scores=plga.scores) -> Outcome
     X, W = ex.symbol_array("x", 2, 3, real=True), ex.symbol_array("w", 3, 2, real=True)
     b, G = ex.symbol_array("b", 2, real=True), ex.symbol_array("g", 2, 2, real=True)
     gens = ex.symbols_of(X, W, b, G)
-    W2, b2 = absorb(W, b, G)
+    W2, b2 = plga.absorb_operator(W, b, G)
     ones = sp.ones(2, 1)
     lhs = (sp.Matrix(X) * sp.Matrix(W) + ones * sp.Matrix(b).T) * sp.Matrix(G)
     rhs = sp.Matrix(X) * ex.matrix(W2) + ones * ex.matrix(b2).T
     affine = ex.matrix_is_zero(lhs - rhs, gens)
     Q, K = ex.symbol_array("q", 3, 4, real=True), ex.symbol_array("k", 3, 4, real=True)
     identity = _obj(np.eye(4, dtype=int))
-    sdpa = ex.matrix_is_zero(ex.matrix(scores(Q, K, identity)) - sp.Matrix(Q) * sp.Matrix(K).T / 2,
+    sdpa = ex.matrix_is_zero(ex.matrix(plga.scores(Q, K, identity)) - sp.Matrix(Q) * sp.Matrix(K).T / 2,
                              ex.symbols_of(Q, K))
     return Outcome(affine and sdpa, (computed("(X W + 1 b^T) G == X W' + 1 b'^T with (W', b') = absorb_operator(W, b, G)",
                                               affine),
@@ -112,7 +112,7 @@ def _invariant_heads(G_stars, base):
                    "decoder (W_Q,h -> W_Q,h G*) whose logits equal the reference PLGA decoder's: without RoPE for any G*, "
                    "with RoPE for G* in the commutant (blocks c I + s J), and not for a generic G*.",
              method="numeric")
-def collapse(collapse_=decoder.collapse_invariant_plga) -> Outcome:
+def collapse() -> Outcome:
     """Library collapsed SDPA decoder (d = 16, 2 heads, 2 layers) against ``reference.transformer`` on the original
     PLGA decoder; the absorbed weights against W_Q block @ G* computed here."""
     tokens = np.array([3, 17, 3, 5, 29, 11, 3, 8, 21, 17, 2, 30])
@@ -133,7 +133,7 @@ def collapse(collapse_=decoder.collapse_invariant_plga) -> Outcome:
     errors, weights = {}, 0.0
     for name, (Gs, base) in cases.items():
         model = decoder.random_decoder(head=_invariant_heads(Gs, base), seed=19)
-        collapsed = collapse_(model)
+        collapsed = decoder.collapse_invariant_plga(model)
         sdpa_heads = all(isinstance(s, attention.SDPA) for layer in collapsed.layers for s in layer.heads)
         reference = ref_tf.forward(view.model(model), tokens)
         errors[name] = float(np.max(np.abs(decoder.forward(collapsed, tokens) - reference))
@@ -152,10 +152,12 @@ def collapse(collapse_=decoder.collapse_invariant_plga) -> Outcome:
     narrow = dataclasses.replace(narrow, layers=(dataclasses.replace(
         wide, w_q=wide.w_q[:, :8], w_k=wide.w_k[:, :8], w_v=wide.w_v[:, :8], w_o=wide.w_o[:8], heads=narrow_heads),))
     reference = ref_tf.forward(view.model(narrow), tokens)
-    errors["no RoPE, heads dk = 4 < d / H"] = float(np.max(np.abs(decoder.forward(collapse_(narrow), tokens) - reference))
+    narrow_logits = decoder.forward(decoder.collapse_invariant_plga(narrow), tokens)
+    errors["no RoPE, heads dk = 4 < d / H"] = float(np.max(np.abs(narrow_logits - reference))
                                                     / max(1.0, np.max(np.abs(reference))))
     try:
-        collapse_(decoder.random_decoder(head=lambda l, h: attention.PLGA(plga.init_params(8, seed=h)), seed=19))
+        decoder.collapse_invariant_plga(
+            decoder.random_decoder(head=lambda l, h: attention.PLGA(plga.init_params(8, seed=h)), seed=19))
         refused = False
     except ParameterError:
         refused = True

@@ -25,7 +25,7 @@ from theorylab.errors import ParameterError
              claim="m = ||D1 - D2||_rms / mean(||D1||_rms, ||D2||_rms) vanishes iff D1 == D2, including identically "
                    "zero tensors (piecewise convention); with a = 0, b_a = G*, m(G_LM) = 0 while m(A_P) > 0.",
              method="numeric")
-def order_parameter(m=plga.order_parameter, stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
+def order_parameter() -> Outcome:
     """Equal, zero, zero-mean-perturbed, tiny (1e-300) and huge (1e300) tensors, and an anti-aligned pair 1e310
     apart in scale (the bound m <= 2 attained), against the reference m (mpmath sums, theorylab.certificates.reference.plga);
     the a = 0 counterexample."""
@@ -33,22 +33,22 @@ def order_parameter(m=plga.order_parameter, stages=plga.stages_from_density, ini
     D = rng.normal(size=(DK, DK))
     dz = rng.normal(size=(DK, DK))
     dz -= dz.mean()                                                      # zero-mean perturbation
-    same, zero = m(D, D), m(np.zeros_like(D), np.zeros_like(D))
+    same, zero = plga.order_parameter(D, D), plga.order_parameter(np.zeros_like(D), np.zeros_like(D))
     pos = np.abs(D) + 0.1                                                # entrywise positive
     pairs = [(s * D, s * (D + 1e-8 * dz)) for s in (1e-300, 1.0, 1e300)] + [(D, D + dz), (3.7 * D, 3.7 * (D + dz)),
                                                                             (D, np.zeros_like(D)), (D, -D),
                                                                             (1e-300 * pos, -1e10 * pos)]
-    lib = [m(a, b) for a, b in pairs]
+    lib = [plga.order_parameter(a, b) for a, b in pairs]
     reference = [ref.order_parameter(a, b) for a, b in pairs]
     value_err = float(np.max([abs(x - y) / y for x, y in zip(lib, reference)]))
-    symmetric = m(D, D + dz) == m(D + dz, D)
-    params = init(DK, 4)
+    symmetric = plga.order_parameter(D, D + dz) == plga.order_parameter(D + dz, D)
+    params = plga.init_params(DK, 4)
     Gstar = rng.normal(size=(DK, DK))
     cached = dataclasses.replace(params, a=np.zeros((DK, DK)), b_a=Gstar)
-    s1, s2 = (stages(plga.density_operator(_queries(300 + i)), cached) for i in range(2))
-    m_G, m_AP = m(s1.G, s2.G), m(s1.A_P, s2.A_P)
-    r1, r2 = (stages(plga.density_operator(_queries(300 + i)), params) for i in range(2))
-    m_G_random = m(r1.G, r2.G)
+    s1, s2 = (plga.stages_from_density(plga.density_operator(_queries(300 + i)), cached) for i in range(2))
+    m_G, m_AP = plga.order_parameter(s1.G, s2.G), plga.order_parameter(s1.A_P, s2.A_P)
+    r1, r2 = (plga.stages_from_density(plga.density_operator(_queries(300 + i)), params) for i in range(2))
+    m_G_random = plga.order_parameter(r1.G, r2.G)
     anti = lib[-1]
     try:                                                                 # 0/0: an empty tensor has no rms
         plga.rms(np.zeros(0))
@@ -89,43 +89,41 @@ def _extremal_row():
                    "||q_t|| ||K||_2 ||G - G'||_2 / sqrt(dk) when G_LM is replaced by G'; the score-row bound is "
                    "attained, the attention-row bound within the factor 2 of softmax's sharp constant 1/2.",
              method="numeric")
-def stability(softmax=None, row_bound=plga.row_perturbation_bound, stages=plga.stages_from_density,
-              init=plga.init_params) -> Outcome:
+def stability() -> Outcome:
     """2000 random score pairs at scales 0.1..100; rows of two PLGA heads' G_LM on the same keys; the bound against
-    the reference formula and on the extremal example of :func:`_extremal_row`.
-
-    ``softmax`` defaults to ``theorylab.psa.softmax.softmax`` (resolved here).
-    """
+    the reference formula and on the extremal example of :func:`_extremal_row`; softmax is
+    ``theorylab.psa.softmax.softmax``."""
     from theorylab.psa import softmax as psoftmax
 
-    softmax = softmax or psoftmax.softmax
     rng = np.random.default_rng(21)
     ratios = []
     for scale in (0.1, 1.0, 10.0, 100.0):
         z = scale * rng.normal(size=(500, 12))
         z2 = z + scale * rng.normal(size=(500, 12)) * rng.uniform(0, 1, (500, 1))
-        ratios.append(np.linalg.norm(softmax(z) - softmax(z2), axis=1) / np.linalg.norm(z - z2, axis=1))
+        ratios.append(np.linalg.norm(psoftmax.softmax(z) - psoftmax.softmax(z2), axis=1)
+                      / np.linalg.norm(z - z2, axis=1))
     sharp = np.full(12, -60.0)
     sharp[:2] = 0.0                                       # two-point distribution: Jacobian norm 1/2 attained
     step = np.zeros(12)
     step[:2] = (1e-6, -1e-6)
-    ratios.append(np.atleast_1d(np.linalg.norm(softmax(sharp + step) - softmax(sharp)) / np.linalg.norm(step)))
+    ratios.append(np.atleast_1d(np.linalg.norm(psoftmax.softmax(sharp + step) - psoftmax.softmax(sharp))
+                                / np.linalg.norm(step)))
     lipschitz = float(np.max(np.concatenate(ratios)))
     q, K = _queries(22), _queries(23)
-    G1 = stages(plga.density_operator(q), init(DK, 5)).G
-    G2 = stages(plga.density_operator(_queries(24)), init(DK, 5)).G
+    G1 = plga.stages_from_density(plga.density_operator(q), plga.init_params(DK, 5)).G
+    G2 = plga.stages_from_density(plga.density_operator(_queries(24)), plga.init_params(DK, 5)).G
     rows, score_rows, formula = [], [], 0.0
     for t in range(0, S, 4):
         e1, e2 = q[t] @ G1 @ K.T / np.sqrt(DK), q[t] @ G2 @ K.T / np.sqrt(DK)
-        b = row_bound(q[t], K, G1 - G2)
+        b = plga.row_perturbation_bound(q[t], K, G1 - G2)
         formula = float(np.maximum(formula, abs(b / ref.row_perturbation_bound(q[t], K, G1 - G2) - 1)))
-        rows.append(np.linalg.norm(softmax(e1) - softmax(e2)) / b)
+        rows.append(np.linalg.norm(psoftmax.softmax(e1) - psoftmax.softmax(e2)) / b)
         score_rows.append(np.linalg.norm(e1 - e2) / b)
     qx, Kx, dGx = _extremal_row()
-    bx = row_bound(qx, Kx, dGx)
+    bx = plga.row_perturbation_bound(qx, Kx, dGx)
     de = qx @ dGx @ Kx.T / np.sqrt(DK)
     attained = float(np.linalg.norm(de) / bx)
-    attention_x = float(np.linalg.norm(softmax(de) - softmax(np.zeros(2))) / bx)
+    attention_x = float(np.linalg.norm(psoftmax.softmax(de) - psoftmax.softmax(np.zeros(2))) / bx)
     formula = float(np.maximum(formula, abs(bx / ref.row_perturbation_bound(qx, Kx, dGx) - 1)))
     worst = float(np.max(rows))
     ok = lipschitz <= 1.0 and worst <= 1.0 and np.max(score_rows) <= 1.0 and formula <= 1e-13 \
@@ -153,7 +151,7 @@ def stability(softmax=None, row_bound=plga.row_perturbation_bound, stages=plga.s
              claim="m_signed = ||D1 - D2||_rms / (0.5 (|mean D1| + |mean D2|)) is 0 iff D1 == D2, infinite when the "
                    "means cancel, 2 at (1, -1); m_signed >= m_rms, with equality for constant tensors.",
              method="numeric")
-def signed_order_parameter(m=plga.order_parameter) -> Outcome:
+def signed_order_parameter() -> Outcome:
     """The authors' test pairs, random tensors at scales 1e-300..1e300 and constant tensors, against
     ``reference.plga_lean.order_parameter_signed`` (mpmath sums) and ``reference.plga.order_parameter``."""
     rng = np.random.default_rng(51)
@@ -164,7 +162,7 @@ def signed_order_parameter(m=plga.order_parameter) -> Outcome:
              "D vs D + dz": (D, D + dz), "1e-300 scale": (1e-300 * D, 1e-300 * (D + dz)),
              "1e300 scale": (1e300 * D, 1e300 * (D + dz)), "constant 2 vs 3": (np.full((3, 3), 2.0), np.full((3, 3), 3.0)),
              "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5)), "zero vs D": (np.zeros((8, 8)), D)}
-    lib = {k: m(a, b, normalization="signed") for k, (a, b) in pairs.items()}
+    lib = {k: plga.order_parameter(a, b, normalization="signed") for k, (a, b) in pairs.items()}
     refs = {k: lref.order_parameter_signed(a, b) for k, (a, b) in pairs.items()}
     rms = {k: ref.order_parameter(a, b) for k, (a, b) in pairs.items()}
 

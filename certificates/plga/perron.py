@@ -10,14 +10,14 @@ import numpy as np
 import scipy.linalg
 
 from theorylab import plga
-from theorylab.certificates.plga._common import DK, _exact_route, _queries
+from theorylab.certificates.plga._common import DK, _queries
 from theorylab.certificates.reference import plga as ref
 from theorylab.certify import Outcome, certificate, computed, proxy
 from theorylab.errors import ParameterError
 
 
 # ----------------------------------------------------------------------------------------- A3
-def _perron_heads(perron, stages, init, bounds) -> tuple[bool, tuple, dict]:
+def _perron_heads() -> tuple[bool, tuple, dict]:
     """A3 on 5 random heads' A_LM: the eigen route against the reference power iteration
     (theorylab.certificates.reference.plga.perron_root), the residual computed here, the second modulus against NumPy's
     eigvals, and Collatz-Wielandt brackets at v = 1 (also on diag(1.7e308, 1e308)) and at the Perron vector."""
@@ -25,8 +25,8 @@ def _perron_heads(perron, stages, init, bounds) -> tuple[bool, tuple, dict]:
     worst_second, worst_field, field_exact = 0.0, 0.0, True
     arrays = {}
     for seed in range(5):
-        A = stages(plga.density_operator(_queries(200 + seed)), init(DK, seed)).A_LM
-        pf = perron(A)
+        A = plga.stages_from_density(plga.density_operator(_queries(200 + seed)), plga.init_params(DK, seed)).A_LM
+        pf = plga.perron_frobenius(A)
         rho, v = ref.perron_root(A)
         worst_root = float(np.maximum(worst_root, abs(pf.rho - rho) / rho))        # np.maximum: NaN propagates
         worst_vec = float(np.maximum(worst_vec, np.max(np.abs(pf.vector - v)) / np.max(v)))
@@ -35,7 +35,7 @@ def _perron_heads(perron, stages, init, bounds) -> tuple[bool, tuple, dict]:
         worst_field = float(np.maximum(worst_field, abs(pf.residual - here_resid) / pf.rho))   # NaN propagates
         field_exact &= pf.residual == here_resid                        # the same float operations: bitwise
         ratios = A.sum(axis=1)                                           # (A 1)_i / 1_i
-        lo, hi = bounds(A)
+        lo, hi = plga.collatz_wielandt_bounds(A)
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
                         and lo <= rho * (1 + 1e-12) and rho <= hi * (1 + 1e-12))
         positive &= bool(np.all(pf.vector > 0))
@@ -46,7 +46,7 @@ def _perron_heads(perron, stages, init, bounds) -> tuple[bool, tuple, dict]:
         worst_second = float(np.maximum(worst_second, abs(pf.second - second_ref) / rho))
         arrays[f"vector{seed}"] = pf.vector
     huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
-    bracket &= bounds(huge) == (1e308, 1.7e308)                         # v = 1 leaves them representable
+    bracket &= plga.collatz_wielandt_bounds(huge) == (1e308, 1.7e308)   # v = 1 leaves them representable
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
         and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and worst_second <= 1e-12 and field_exact
     evidence = (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
@@ -65,19 +65,19 @@ def _perron_heads(perron, stages, init, bounds) -> tuple[bool, tuple, dict]:
     return ok, evidence, arrays
 
 
-def _perron_rank_one(perron) -> tuple[bool, tuple]:
+def _perron_rank_one() -> tuple[bool, tuple]:
     """A3 on rank-one inputs 1 alpha^T: rho = sum(alpha) with the constant eigenvector, and 24 mixed-sign ones
     (d = 2..7) whose library residual must be ||M v - lambda v||_inf computed here."""
     alpha = np.random.default_rng(9).uniform(0.1, 2.0, DK)
     R1 = np.outer(np.ones(DK), alpha)
-    pf1 = perron(R1)
+    pf1 = plga.perron_frobenius(R1)
     rank_one = abs(pf1.rho - alpha.sum()) / alpha.sum()
     flat = float(np.max(np.abs(pf1.vector - 1.0 / DK)))
     clone_rng, clone_resid, clone_worst = np.random.default_rng(10), True, 0.0    # mixed signs, d = 2..7: rounding
     for d in [2, 3, 4, 5, 6, 7] * 4:                                   # residuals of either sign before the |.|
         Rc = np.outer(np.ones(d), clone_rng.uniform(-1.0, 2.0, d))
         try:
-            pc = perron(Rc)
+            pc = plga.perron_frobenius(Rc)
         except ParameterError:                                          # refused: the closed-form route is missing
             clone_resid = False
             continue
@@ -92,7 +92,7 @@ def _perron_rank_one(perron) -> tuple[bool, tuple]:
                 computed("their largest ||M v - lambda v||_inf (rounding)", clone_worst, tolerance=1e-15))
 
 
-def _perron_periodic(perron) -> tuple[bool, tuple]:
+def _perron_periodic() -> tuple[bool, tuple]:
     """A3 on weighted p-cycles (irreducible, period p: p eigenvalues of modulus rho) against the closed form
     rho = (prod w)^(1/p) and the null space of C - rho I."""
     periodic = []
@@ -101,7 +101,7 @@ def _perron_periodic(perron) -> tuple[bool, tuple]:
         C = np.roll(np.diag(w), 1, axis=1)                              # C[i, i+1] = w_i
         rho_c = float(np.prod(w)) ** (1.0 / p)                          # C^p = prod(w) I
         null = scipy.linalg.null_space(C - rho_c * np.eye(p), rcond=1e-10)[:, 0]
-        pc = perron(C)
+        pc = plga.perron_frobenius(C)
         periodic.append(max(abs(pc.rho / rho_c - 1), abs(pc.eigenvalue / rho_c - 1), abs(pc.second / rho_c - 1),
                             float(np.max(np.abs(pc.vector - null / null.sum()))),
                             0.0 if np.isrealobj(pc.vector) and np.all(pc.vector > 0) else 1.0))
@@ -115,13 +115,12 @@ def _perron_periodic(perron) -> tuple[bool, tuple]:
              paper="PLGA Prop. 3.9, 3.12",
              claim="A_LM > 0 has a simple positive spectral radius with a positive eigenvector; a rank-one matrix "
                    "with identical rows alpha^T has spectral radius equal to the common row sum.", method="numeric")
-def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=plga.init_params,
-           bounds=plga.collatz_wielandt_bounds) -> Outcome:
+def perron() -> Outcome:
     """Eigen route against the reference power iteration (theorylab.certificates.reference.plga.perron_root) on 5 random
     heads' A_LM: root, vector, residual computed here; Collatz-Wielandt brackets at v = 1 and at the Perron vector."""
-    heads_ok, heads, arrays = _perron_heads(perron, stages, init, bounds)
-    clones_ok, clones = _perron_rank_one(perron)
-    cycles_ok, cycles = _perron_periodic(perron)
+    heads_ok, heads, arrays = _perron_heads()
+    clones_ok, clones = _perron_rank_one()
+    cycles_ok, cycles = _perron_periodic()
     return Outcome(heads_ok and clones_ok and cycles_ok, heads + clones + cycles,
                    arrays=arrays, seeds={"heads": 200, "alpha": 9, "clones": 10})
 
@@ -130,12 +129,14 @@ def perron(perron=plga.perron_frobenius, stages=plga.stages_from_density, init=p
 @certificate("A4", title="Entrywise positive is not positive semidefinite: [[1,10],[1,1]]",
              paper="PLGA §3.1", claim="[[1,10],[1,1]] > 0 entrywise, yet its symmetric part has eigenvalues 6.5 "
                                       "and -4.5.", method="exact")
-def positive_not_psd(spectrum=_exact_route("symmetric_part_eigenvalues")) -> Outcome:
+def positive_not_psd() -> Outcome:
     """Exact eigenvalues of the symmetric part (rational arithmetic)."""
     import sympy as sp
 
+    from theorylab.symbolic import plga as sy
+
     M = sp.Matrix([[1, 10], [1, 1]])
-    ev = spectrum(M)
+    ev = sy.symmetric_part_eigenvalues(M)
     expected = {sp.Rational(13, 2): 1, sp.Rational(-9, 2): 1}
     positive = all(v > 0 for v in M)
     ok = positive and ev == expected and min(ev) < 0
@@ -154,7 +155,7 @@ def positive_not_psd(spectrum=_exact_route("symmetric_part_eigenvalues")) -> Out
                    "perron_frobenius returns rho = |s|, eigenvalue s, second 0 exactly on dyadic rank-one inputs, "
                    "rho = 0 in the nilpotent case.",
              method="exact")
-def rank_one(clone=plga.row_clone, perron=plga.perron_frobenius) -> Outcome:
+def rank_one() -> Outcome:
     """Symbolic alpha through the library's row_clone (SymPy matrix algebra); float inputs with dyadic entries compared
     exactly (==) with SymPy's exact spectrum of the same rational matrix."""
     import sympy as sp
@@ -165,7 +166,7 @@ def rank_one(clone=plga.row_clone, perron=plga.perron_frobenius) -> Outcome:
     for d in (3, 4):
         alpha = ex.symbol_array("alpha", d, real=True)
         gens = tuple(alpha)
-        A = ex.matrix(clone(alpha))
+        A = ex.matrix(plga.row_clone(alpha))
         s = sum(alpha)
         minors = all(ex.is_zero(sp.expand(A[i, k] * A[j, l] - A[i, l] * A[j, k]), gens)
                      for i in range(d) for j in range(i + 1, d) for k in range(d) for l in range(k + 1, d))
@@ -190,7 +191,7 @@ def rank_one(clone=plga.row_clone, perron=plga.perron_frobenius) -> Outcome:
         ev = sp.Matrix(len(alpha), len(alpha), lambda i, j: exact_alpha[j]).eigenvals()
         s = sum(exact_alpha)
         try:
-            pf = perron(M)
+            pf = plga.perron_frobenius(M)
         except ParameterError as exc:
             answered, spectra[name] = False, f"refused: {exc}"
             continue

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from theorylab import plga
-from theorylab.certificates.plga._common import _exact_route, _obj, _queries
+from theorylab.certificates.plga._common import _obj, _queries
 from theorylab.certificates.reference import plga as ref
 from theorylab.certificates.reference import plga_lean as lref
 from theorylab.certify import Outcome, bound, certificate, computed
@@ -20,14 +20,14 @@ from theorylab.psa.shear import rope_frequencies
 
 
 # ----------------------------------------------------------------------------------------- A6
-def _three_planes_generic(solutions) -> tuple[int, bool]:
+def _three_planes_generic() -> tuple[int, bool]:
     """dk = 6, u = (1/2, 1/3, 1/5) (no two angles equal or opposite: nonresonant): the number of exact
     solutions of G R = R G and whether they span the claimed commutant of three planes (6 matrices)."""
     import sympy as sp
 
     from theorylab.symbolic import plga as sy
 
-    found = solutions((sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 5)))
+    found = sy.commuting_solutions((sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 5)))
     return len(found), len(found) == 6 and sy.span_equal(found, sy.commutant_basis(3))
 
 
@@ -35,20 +35,20 @@ def _three_planes_generic(solutions) -> tuple[int, bool]:
              paper="PLGA Prop. 4.1",
              claim="For nonresonant frequencies, q^T R_t^T G R_s k depends only on s - t for all q, k iff G commutes "
                    "with the rotations iff G is block-diagonal with 2x2 blocks c I + s J.", method="exact")
-def commutant(projection=plga.commutant_projection, solutions=_exact_route("commuting_solutions")) -> Outcome:
+def commutant() -> Outcome:
     """dk = 4, planes with u_a = tan(theta_a/2) symbolic: solve G R = R G over QQ(u1, u2)."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic import plga as sy
 
-    generic = solutions((sy.u1, sy.u2))
+    generic = sy.commuting_solutions((sy.u1, sy.u2))
     basis = sy.commutant_basis(2)
     same = len(generic) == 4 and sy.span_equal(generic, basis)
-    resonant = len(solutions((sy.u1, sy.u1)))                  # theta_1 = theta_2: a resonance
+    resonant = len(sy.commuting_solutions((sy.u1, sy.u1)))                  # theta_1 = theta_2: a resonance
     # theta_2 = -theta_1 (u_2 = -u_1, R_2 = R_1^T): a second resonance, the reflections intertwine the planes. Second
     # route: the null space of G -> G R - R G in NumPy (kron form) at u_1 = 1/2 with R from cos/sin of theta.
-    opposite = solutions((sy.u1, -sy.u1))
+    opposite = sy.commuting_solutions((sy.u1, -sy.u1))
     th = 2 * math.atan(0.5)
     R_np = np.zeros((4, 4))
     for k, angle in enumerate((th, -th)):
@@ -60,7 +60,7 @@ def commutant(projection=plga.commutant_projection, solutions=_exact_route("comm
     # dk = 6, u = (1/2, 1/3, 1/2): planes 0 and 2 resonant, so 3 diagonal blocks + 2 off-diagonal ones = 10 solutions;
     # second route as above: NumPy null space of G -> G R - R G with R from cos/sin of theta = 2 atan(u)
     us3 = (0.5, 1 / 3, 0.5)
-    three = solutions(tuple(sp.Rational(1, 2) if u == 0.5 else sp.Rational(1, 3) for u in us3))
+    three = sy.commuting_solutions(tuple(sp.Rational(1, 2) if u == 0.5 else sp.Rational(1, 3) for u in us3))
     R3 = np.zeros((6, 6))
     for k, u in enumerate(us3):
         t = 2 * math.atan(u)
@@ -70,14 +70,15 @@ def commutant(projection=plga.commutant_projection, solutions=_exact_route("comm
     three_res = max((float(np.max(np.abs(M @ R3 - R3 @ M))) for M in three_np), default=float("inf"))
     three_rank = int(np.linalg.matrix_rank(np.array([M.ravel() for M in three_np]), tol=1e-9)) if three_np else 0
     # theta_2 = pi - theta_1 (u = 1/2, 2): cos theta_2 = -cos theta_1 but no resonance: only the 2 diagonal blocks
-    supplementary = len(solutions((sp.Rational(1, 2), sp.Integer(2))))
-    generic3, same3 = _three_planes_generic(solutions)
+    supplementary = len(sy.commuting_solutions((sp.Rational(1, 2), sp.Integer(2))))
+    generic3, same3 = _three_planes_generic()
     G = sy.symbol_matrix("g", 4, 4, real=True)
     gens = tuple(G.flat) + (sy.u1, sy.u2)
-    PG = ex.matrix(projection(G))
+    PG = ex.matrix(plga.commutant_projection(G))
     R = sy.torus_rotation([sy.rational_plane(sy.u1), sy.rational_plane(sy.u2)])
     commutes = ex.matrix_is_zero(PG * R - R * PG, gens)
-    fixes = all(ex.equal(ex.matrix(projection(_obj(np.array(B.tolist(), dtype=object)))), B, ()) for B in basis)
+    fixes = all(ex.equal(ex.matrix(plga.commutant_projection(_obj(np.array(B.tolist(), dtype=object)))), B, ())
+                for B in basis)
     c, s_ = sy.rational_plane(sy.u1)                       # (cos, sin) of theta = 2 atan(u)
     unit = ex.is_zero(c**2 + s_**2 - 1, (sy.u1,))
     plane_err = max(abs(float(c.subs(sy.u1, math.tan(t / 2))) - math.cos(t))
@@ -111,7 +112,7 @@ def commutant(projection=plga.commutant_projection, solutions=_exact_route("comm
              paper="PLGA Lemma 5.9, §5.4.1",
              claim="The Haar average of R^T G R over the rotation torus is the library's commutant projection, which "
                    "is idempotent and self-adjoint (orthogonal).", method="exact")
-def twirl_symbolic(projection=plga.commutant_projection, haar=_exact_route("torus_haar_average")) -> Outcome:
+def twirl_symbolic() -> Outcome:
     """dk = 4, symbolic G and H; circle moments E[c^i s^j] exactly."""
     import sympy as sp
 
@@ -121,9 +122,9 @@ def twirl_symbolic(projection=plga.commutant_projection, haar=_exact_route("toru
     G = sy.symbol_matrix("g", 4, 4, real=True)
     H = sy.symbol_matrix("h", 4, 4, real=True)
     gens = tuple(G.flat) + tuple(H.flat)
-    PG, PH = ex.matrix(projection(G)), ex.matrix(projection(H))
-    average = ex.equal(haar(sp.Matrix(G)), PG, gens)
-    idem = ex.equal(ex.matrix(projection(_obj(np.array(PG.tolist(), dtype=object)))), PG, gens)
+    PG, PH = ex.matrix(plga.commutant_projection(G)), ex.matrix(plga.commutant_projection(H))
+    average = ex.equal(sy.torus_haar_average(sp.Matrix(G)), PG, gens)
+    idem = ex.equal(ex.matrix(plga.commutant_projection(_obj(np.array(PG.tolist(), dtype=object)))), PG, gens)
     selfadj = ex.is_zero((PG.T * sp.Matrix(H)).trace() - (sp.Matrix(G).T * PH).trace(), gens)
     # the circle moments E[cos^i sin^j] the average is built from, beyond the degree 2 that R^T G R needs, against
     # the Beta integral Gamma((i+1)/2) Gamma((j+1)/2) / (pi Gamma((i+j)/2 + 1)) (0 unless i, j are both even)
@@ -143,7 +144,7 @@ public audit of the PLGA theory; recomputed here in mpmath from exact frequencie
 
 
 
-def _twirl_attained(twirl, projection, constant, freqs) -> tuple[dict, dict]:
+def _twirl_attained(freqs) -> tuple[dict, dict]:
     """A12.numeric's extremal inputs (``reference.plga.extremal_twirl_input``) at S ~ pi/omega: [S, error / bound,
     |sin(S omega/2)|] per frequency set, and |library C_Theta / reference - 1| on each."""
     attained, constants = {}, {}
@@ -155,30 +156,30 @@ def _twirl_attained(twirl, projection, constant, freqs) -> tuple[dict, dict]:
         Mx, omega = ref.extremal_twirl_input(fr)
         near = min(abs(omega) % (2 * np.pi), 2 * np.pi - abs(omega) % (2 * np.pi))   # distance to 2 pi Z
         Sx = int(round(np.pi / near))                                   # |sin(S omega / 2)| ~ 1
-        err = float(np.linalg.norm(twirl(Mx, fr, Sx) - projection(Mx)))
-        ratio = err / (constant(fr) / Sx * float(np.linalg.norm(Mx)))
+        err = float(np.linalg.norm(plga.position_twirl(Mx, fr, Sx) - plga.commutant_projection(Mx)))
+        ratio = err / (plga.twirl_constant(fr) / Sx * float(np.linalg.norm(Mx)))
         attained[name] = (Sx, ratio, abs(float(np.sin(Sx * omega / 2))))
-        constants[name] = abs(constant(fr) / ref.twirl_constant(fr) - 1)
+        constants[name] = abs(plga.twirl_constant(fr) / ref.twirl_constant(fr) - 1)
     return attained, constants
 
 
-def _twirl_convergence(twirl, projection, constant) -> tuple[bool, tuple, dict]:
+def _twirl_convergence() -> tuple[bool, tuple, dict]:
     """A12.numeric's C_Theta (library vs golden and reference), the twirl's convergence within (C_Theta/S) ||M||_F on
     a random M (dk = 8, base 10, S = 64..4096), twirl and projection vs the reference, and the attained bound."""
-    C64 = constant(rope_frequencies(64, 1e4))
+    C64 = plga.twirl_constant(rope_frequencies(64, 1e4))
     C64_ref = ref.twirl_constant(ref.rope_frequencies_mp(64, 10000))
     freqs = rope_frequencies(8, 10.0)
-    C = constant(freqs)
+    C = plga.twirl_constant(freqs)
     C_ref = ref.twirl_constant(freqs)
     M = np.random.default_rng(12).normal(size=(8, 8))
     Ss = (64, 256, 1024, 4096)
-    errs = [float(np.linalg.norm(twirl(M, freqs, s) - projection(M))) for s in Ss]
+    errs = [float(np.linalg.norm(plga.position_twirl(M, freqs, s) - plga.commutant_projection(M))) for s in Ss]
     bounds_ = [C / s * float(np.linalg.norm(M)) for s in Ss]
     within = all(e <= b for e, b in zip(errs, bounds_))
     slope = float(np.polyfit(np.log(Ss), np.log(errs), 1)[0])
-    twirl_ref = float(np.max(np.abs(twirl(M, freqs, 64) - ref.position_twirl(M, freqs, 64))))
-    projection_ref = float(np.max(np.abs(projection(M) - ref.haar_projection(M))))
-    attained, constants = _twirl_attained(twirl, projection, constant, freqs)
+    twirl_ref = float(np.max(np.abs(plga.position_twirl(M, freqs, 64) - ref.position_twirl(M, freqs, 64))))
+    projection_ref = float(np.max(np.abs(plga.commutant_projection(M) - ref.haar_projection(M))))
+    attained, constants = _twirl_attained(freqs)
     ok = (abs(C64 / C_THETA_64 - 1) <= 1e-12 and abs(C64_ref / C_THETA_64 - 1) <= 1e-14 and abs(C / C_ref - 1) <= 1e-12
           and np.max(list(constants.values())) <= 1e-12 and within and slope <= -0.8 and twirl_ref <= 1e-13
           and projection_ref <= 1e-13
@@ -198,19 +199,21 @@ def _twirl_convergence(twirl, projection, constant) -> tuple[bool, tuple, dict]:
                          {k: list(v) for k, v in attained.items()}, tolerance=1e-9)), {"M": M, "errors": np.array(errs)}
 
 
-def _twirl_residuals(residual, projection, stages, init) -> tuple[bool, tuple]:
+def _twirl_residuals() -> tuple[bool, tuple]:
     """A12.numeric's off-commutant residual ||X - Pi X||_F / ||X||_F: of a random head's G_LM and of Pi(G_LM), on a
     stack (2-d and 4-d) against the reference Haar average, and at scales 2^(+-900) and 1e-300 .. 1e300."""
-    G = stages(plga.density_operator(_queries(500, 64, 8)), init(8, 3)).G
-    res_G, res_PG = float(residual(G)), float(residual(projection(G)))
+    G = plga.stages_from_density(plga.density_operator(_queries(500, 64, 8)), plga.init_params(8, 3)).G
+    res_G = float(plga.off_commutant_residual(G))
+    res_PG = float(plga.off_commutant_residual(plga.commutant_projection(G)))
     single = np.zeros((8, 8))
     single[0, 3] = 1.0                                                  # one off-commutant entry: residual exactly 1
     stack = np.stack([G, single, ref.haar_projection(G) + 0.5 * single, np.zeros((8, 8))])
-    stack_lib = residual(stack)
+    stack_lib = plga.off_commutant_residual(stack)
     stack_ref = [float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if X.any() else 0.0
                  for X in stack]
     stack_err = float(np.max(np.abs(stack_lib - stack_ref)))
-    stack_err = max(stack_err, float(np.max(np.abs(residual(stack.reshape(2, 2, 8, 8)).ravel() - stack_ref))))  # 4-d
+    stack_err = max(stack_err, float(np.max(np.abs(plga.off_commutant_residual(stack.reshape(2, 2, 8, 8)).ravel()  # 4-d
+                                                   - stack_ref))))
     negative = -np.abs(G) * 1e300                                       # all entries < 0, one of them tiny: the
     negative[0, 0] = -1e-300                                            # rescale must use the largest |entry|
     for X, e in ((G, 900), (G, -900), (negative, 0)):                   # residual is scale invariant: reference
@@ -218,7 +221,7 @@ def _twirl_residuals(residual, projection, stages, init) -> tuple[bool, tuple]:
         here = float(np.linalg.norm(X - ref.haar_projection(X)) / np.linalg.norm(X)) if e else \
             float(np.linalg.norm(np.ldexp(X, -997) - ref.haar_projection(np.ldexp(X, -997)))
                   / np.linalg.norm(np.ldexp(X, -997)))                  # relative there: below rounding)
-        stack_err = float(np.maximum(stack_err, abs(float(residual(Xs)) - here)))      # NaN propagates
+        stack_err = float(np.maximum(stack_err, abs(float(plga.off_commutant_residual(Xs)) - here)))   # NaN propagates
     ok = res_PG <= 1e-15 and stack_err <= 1e-14 and stack_lib[1] == 1.0
     return ok, (computed("off-commutant residual of a random-head G_LM", res_G),
                 computed("off-commutant residual of Pi(G_LM)", res_PG, tolerance=1e-15),
@@ -235,15 +238,14 @@ def _twirl_residuals(residual, projection, stages, init) -> tuple[bool, tuple]:
                    "base 10^4; the bound is attained, up to the factor |sin(S omega/2)| -> 1, by a matrix at the worst "
                    "frequency; the off-commutant residual ||G - Pi G||/||G|| of the operator is reported.",
              method="numeric")
-def twirl_numeric(twirl=plga.position_twirl, projection=plga.commutant_projection, constant=plga.twirl_constant,
-                  residual=plga.off_commutant_residual, stages=plga.stages_from_density, init=plga.init_params) -> Outcome:
+def twirl_numeric() -> Outcome:
     """C_Theta of the library's RoPE frequencies vs the golden value and the reference (mpmath, exact frequencies);
     twirl and projection vs the reference (loop sum, 3-point Haar average per plane); the bound on random M
     (dk = 8, base 10, S = 64..4096) and attained on the extremal M of ``reference.plga.extremal_twirl_input``, at
     dk = 8 (S = 23), on the two worst planes of dk = 64 (S ~ pi/omega ~ 70,600) and on two pairs of high
     frequencies whose worst frequency is a sum or a double (near 2 pi)."""
-    converge_ok, converge, arrays = _twirl_convergence(twirl, projection, constant)
-    residuals_ok, residuals = _twirl_residuals(residual, projection, stages, init)
+    converge_ok, converge, arrays = _twirl_convergence()
+    residuals_ok, residuals = _twirl_residuals()
     return Outcome(converge_ok and residuals_ok, converge + residuals, arrays=arrays, seeds={"M": 12, "queries": 500})
 
 
@@ -257,13 +259,13 @@ TWIRL_GOLDEN = {64: (0.27497705612426776, 0.3635912698412698, 0.0317460317460317
 
 
 # ----------------------------------------------------------------------------------------- A12 (standard spectrum)
-def _standard_statistics(statistics, fr, Ss) -> tuple[dict, float, bool, float]:
+def _standard_statistics(fr, Ss) -> tuple[dict, float, bool, float]:
     """A12.standard's multiplier table per pair set and S against ``reference.plga_lean.multiplier_statistics``
     (explicit sums of e^{i omega n}), and the ordered table against the authors' recorded one."""
     table, stats_err, counts_ok = {}, 0.0, True
     for pairs in plga.PAIR_SETS:
         for S in Ss:
-            lib, reference = statistics(fr, S, pairs), lref.multiplier_statistics(fr, S, pairs)
+            lib, reference = plga.twirl_statistics(fr, S, pairs), lref.multiplier_statistics(fr, S, pairs)
             table[f"{pairs} S={S}"] = [lib.n, lib.worst, lib.median, lib.below_0_1, lib.below_0_01,
                                        lib.slowest_in_plane]
             stats_err = float(np.maximum(stats_err, max(abs(getattr(lib, k) - reference[k])
@@ -274,54 +276,56 @@ def _standard_statistics(statistics, fr, Ss) -> tuple[dict, float, bool, float]:
     return table, stats_err, counts_ok, golden
 
 
-def _standard_edges(statistics, multiplier) -> tuple[dict, bool, float]:
+def _standard_edges() -> tuple[dict, bool, float]:
     """A12.standard at a resonance (theta_0 = theta_1, omega = 0 exactly) and at frequencies outside [0, 2 pi)."""
     resonant = {}                                                   # theta_0 = theta_1: theta_0 - theta_1 = 0 exactly
     for pairs in plga.PAIR_SETS:
-        lib, reference = statistics(np.array([0.7, 0.7, 0.3]), 64, pairs), \
+        lib, reference = plga.twirl_statistics(np.array([0.7, 0.7, 0.3]), 64, pairs), \
             lref.multiplier_statistics(np.array([0.7, 0.7, 0.3]), 64, pairs)
         resonant[pairs] = [lib.worst, reference["worst"], lib.median, reference["median"], lib.bound]
     resonance_ok = all(v[0] == v[1] == 1.0 and abs(v[2] - v[3]) <= 1e-12 and v[4] == np.inf for v in resonant.values())
     wrapped = np.array([-1.0, 4.0, 10.0, 19.0, 2 * np.pi])            # outside [0, pi) and [0, 2 pi): 2 pi-periodic
-    wrap_err = float(np.max(np.abs(multiplier(wrapped, 64) - np.abs(lref.ergodic_averages(wrapped, 64)))))
+    wrap_err = float(np.max(np.abs(plga.twirl_multiplier(wrapped, 64) - np.abs(lref.ergodic_averages(wrapped, 64)))))
     return resonant, resonance_ok, wrap_err
 
 
-def _standard_residuals(twirl, projection, fr, Ss) -> tuple[np.ndarray, list, float, float]:
+def _standard_residuals(fr, Ss) -> tuple[np.ndarray, list, float, float]:
     """A12.standard's relative twirl residual at S = 64, 256 against ``twirl_residual_eigenbasis``, and the trivial
     bound ||M - Pi M|| / ||M||."""
     M = np.random.default_rng(64).normal(size=(64, 64))
     norm = float(np.linalg.norm(M))
-    residual = [float(np.linalg.norm(twirl(M, fr, S) - projection(M))) / norm for S in Ss[:2]]
+    residual = [float(np.linalg.norm(plga.position_twirl(M, fr, S) - plga.commutant_projection(M))) / norm
+                for S in Ss[:2]]
     residual_ref = [lref.twirl_residual_eigenbasis(M, fr, S) / norm for S in Ss[:2]]
-    off = float(np.linalg.norm(M - projection(M))) / norm
+    off = float(np.linalg.norm(M - plga.commutant_projection(M))) / norm
     route = max(abs(a / b - 1) for a, b in zip(residual, residual_ref))
     return M, residual, route, off
 
 
-def _standard_bounds(statistics, frequencies, constant, fr, Ss) -> dict:
+def _standard_bounds(fr, Ss) -> dict:
     """A12.standard's frequency lists and C_Theta / S: the ordered list as the entry weighting, the bound against the
     reference list, attained on one plane theta = pi/(2S), and off-standard spectra."""
     entries = np.array(lref.off_commutant_entry_frequencies(fr))
-    ordered = np.sort(frequencies(fr, "ordered"))
+    ordered = np.sort(plga.twirl_frequencies(fr, "ordered"))
     weighting = (float(np.max(np.abs(entries[::2] - ordered)) + np.max(np.abs(entries[1::2] - ordered)))
                  if 2 * ordered.size == entries.size else np.inf)
-    bounds = [constant(fr) / S for S in Ss]
+    bounds = [plga.twirl_constant(fr) / S for S in Ss]
     c_ref = 1.0 / float(np.min(np.abs(np.sin(np.array(lref.twirl_frequency_list(fr, "unordered")) / 2))))
-    bound_err = max(max(abs(statistics(fr, S, pairs).bound * S / c_ref - 1) for pairs in plga.PAIR_SETS for S in Ss),
+    bound_err = max(max(abs(plga.twirl_statistics(fr, S, pairs).bound * S / c_ref - 1)
+                        for pairs in plga.PAIR_SETS for S in Ss),
                     max(abs(b * S / c_ref - 1) for b, S in zip(bounds, Ss)))
     reached = {}                                    # one plane theta = pi/(2S): omega = pi/S, |sin(S omega/2)| = 1
     for S in (3, 64, 1024):
-        lib = statistics(np.array([np.pi / (2 * S)]), S)
+        lib = plga.twirl_statistics(np.array([np.pi / (2 * S)]), S)
         reached[S] = [lib.worst, lib.bound, 1.0 / (S * abs(math.sin(np.pi / (2 * S))))]
     reached_err = max(max(abs(v[0] / v[2] - 1), abs(v[1] / v[2] - 1)) for v in reached.values())
     spread = {}                     # unsorted, theta_b > theta_a (negative differences), 2 theta past 2 pi (sin < 0)
     for th in (np.array([0.3, 4.0, 0.9, 5.5, 2.0]), np.array([np.pi / 2])):      # pi/2: omega = pi, |sin| = 1
         listed = {pairs: np.array(lref.twirl_frequency_list(th, pairs)) for pairs in plga.PAIR_SETS}
         spread[f"theta = {np.round(th, 3).tolist()}"] = [
-            max(float(np.max(np.abs(np.sort(frequencies(th, pairs)) - np.sort(listed[pairs])))) if
-                frequencies(th, pairs).size == listed[pairs].size else np.inf for pairs in plga.PAIR_SETS),
-            abs(constant(th) * float(np.min(np.abs(np.sin(listed["unordered"] / 2)))) - 1)]
+            max(float(np.max(np.abs(np.sort(plga.twirl_frequencies(th, pairs)) - np.sort(listed[pairs])))) if
+                plga.twirl_frequencies(th, pairs).size == listed[pairs].size else np.inf for pairs in plga.PAIR_SETS),
+            abs(plga.twirl_constant(th) * float(np.min(np.abs(np.sin(listed["unordered"] / 2)))) - 1)]
     spread_err = max(max(v) for v in spread.values())
     return {"weighting": weighting, "bounds": bounds, "bound_err": bound_err, "reached": reached,
             "reached_err": reached_err, "spread": spread, "spread_err": spread_err}
@@ -335,17 +339,15 @@ def _standard_bounds(statistics, frequencies, constant, fr, Ss) -> dict:
                    "library's twirl residual ||twirl_S(M) - Pi M|| equals the RoPE-eigenbasis route; C_Theta/S = 703, "
                    "176, 43.9 at S = 64, 256, 1024 exceeds the trivial bound 1 on the relative residual (vacuous).",
              method="numeric")
-def twirl_standard(statistics=plga.twirl_statistics, frequencies=plga.twirl_frequencies, twirl=plga.position_twirl,
-                   projection=plga.commutant_projection, constant=plga.twirl_constant,
-                   multiplier=plga.twirl_multiplier) -> Outcome:
+def twirl_standard() -> Outcome:
     """Library statistics vs ``reference.plga_lean.multiplier_statistics`` (explicit sums of e^{i omega n}); the
     ordered table vs the authors' published values; the library twirl vs ``twirl_residual_eigenbasis``."""
     fr = rope_frequencies(64, 1e4)
     Ss = (64, 256, 1024)
-    table, stats_err, counts_ok, golden = _standard_statistics(statistics, fr, Ss)
-    resonant, resonance_ok, wrap_err = _standard_edges(statistics, multiplier)
-    M, residual, route, off = _standard_residuals(twirl, projection, fr, Ss)
-    lists = _standard_bounds(statistics, frequencies, constant, fr, Ss)
+    table, stats_err, counts_ok, golden = _standard_statistics(fr, Ss)
+    resonant, resonance_ok, wrap_err = _standard_edges()
+    M, residual, route, off = _standard_residuals(fr, Ss)
+    lists = _standard_bounds(fr, Ss)
     weighting, bounds, bound_err, reached, reached_err, spread, spread_err = (
         lists[k] for k in ("weighting", "bounds", "bound_err", "reached", "reached_err", "spread", "spread_err"))
     ok = (stats_err <= 1e-12 and bound_err <= 1e-12 and reached_err <= 1e-12 and spread_err <= 1e-14 and counts_ok

@@ -10,7 +10,6 @@ import numpy as np
 
 from theorylab.certificates.reference import plga_lean as lref
 from theorylab.certify import Outcome, bound, certificate, computed
-from theorylab.certify.registry import LazyFunction
 from theorylab.psa import softmax as psoftmax
 
 
@@ -19,34 +18,31 @@ from theorylab.psa import softmax as psoftmax
              paper="PLGA Prop. 5.2(iii)",
              claim="Two finite score rows give the same softmax distribution iff they differ by a common additive "
                    "constant.", method="exact")
-def softmax_rows(probabilities=None, softmax=None) -> Outcome:
-    """u_i = e^{z_i}: shift = common factor w; equal distributions => u' in the kernel of a linear map.
-
-    Defaults (resolved here): ``theorylab.symbolic.softmax.probabilities``, ``theorylab.psa.softmax.softmax``.
-    """
+def softmax_rows() -> Outcome:
+    """u_i = e^{z_i}: shift = common factor w; equal distributions => u' in the kernel of a linear map (the exact
+    ``theorylab.symbolic.softmax.probabilities``); the float ``theorylab.psa.softmax.softmax`` on a shifted row."""
     import sympy as sp
     from sympy.polys.matrices import DomainMatrix
 
-    from theorylab.psa import softmax as psoftmax
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic import softmax as ssoftmax
 
-    probabilities = probabilities or ssoftmax.probabilities
-    softmax = softmax or psoftmax.softmax
     n = 3
     u, _ = ssoftmax.symbols(n)
     w = sp.Symbol("w", positive=True)
     gens = tuple(u) + (w,)
-    sufficient = all(ex.is_zero(a - b, gens) for a, b in zip(probabilities(w * u), probabilities(u)))
+    sufficient = all(ex.is_zero(a - b, gens)
+                     for a, b in zip(ssoftmax.probabilities(w * u), ssoftmax.probabilities(u)))
     up = np.array(sp.symbols(f"v0:{n}", positive=True), dtype=object)
-    eqs = [sp.expand(sp.fraction(sp.together(a - b))[0]) for a, b in zip(probabilities(up), probabilities(u))]
+    eqs = [sp.expand(sp.fraction(sp.together(a - b))[0])
+           for a, b in zip(ssoftmax.probabilities(up), ssoftmax.probabilities(u))]
     A = sp.Matrix([[e.coeff(v) for v in up] for e in eqs])
     kernel = DomainMatrix.from_Matrix(A).to_field().nullspace().to_Matrix()        # exact, over QQ(u)
     necessary = kernel.rows == 1 and ex.matrix_is_zero(kernel.row(0).T * u[0] - sp.Matrix(u) * kernel[0, 0],
                                                        tuple(u))
     z = np.random.default_rng(3).normal(size=8)
-    shift = float(np.max(np.abs(softmax(z + 123.456) - softmax(z))))
-    moved = float(np.max(np.abs(softmax(z + np.linspace(0, 1e-3, 8)) - softmax(z))))
+    shift = float(np.max(np.abs(psoftmax.softmax(z + 123.456) - psoftmax.softmax(z))))
+    moved = float(np.max(np.abs(psoftmax.softmax(z + np.linspace(0, 1e-3, 8)) - psoftmax.softmax(z))))
     ok = sufficient and necessary and shift <= 1e-15 and moved > 1e-6
     return Outcome(ok, (computed("softmax(z + c) == softmax(z) (exact, n = 3)", sufficient),
                         computed("equal distributions => e^{z'} = lambda e^{z} (kernel dim 1, spanned by u)",
@@ -64,11 +60,12 @@ def softmax_rows(probabilities=None, softmax=None) -> Outcome:
                    "under z + c, and max v - sum p_i v_i = sum p_i (max v - v_i) >= 0, tending to 0 as the weight "
                    "concentrates on the maximum (the bound is sharp).",
              method="exact")
-def softmax_exact(probabilities=LazyFunction("theorylab.symbolic.softmax.probabilities")) -> Outcome:
+def softmax_exact() -> Outcome:
     """n = 3 positive symbols u, a positive w (= e^c), values v_i = M - g_i with g_0 = 0 and g_i >= 0."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
+    from theorylab.symbolic import softmax as ssoftmax
 
     n = 3
     u = np.array(sp.symbols(f"u0:{n}", positive=True), dtype=object)
@@ -76,10 +73,10 @@ def softmax_exact(probabilities=LazyFunction("theorylab.symbolic.softmax.probabi
     gaps = [sp.Integer(0)] + list(sp.symbols(f"g1:{n}", nonnegative=True))
     M = sp.Symbol("M", real=True)
     gens = tuple(u) + (w, M) + tuple(gaps[1:])
-    p = probabilities(u)
+    p = ssoftmax.probabilities(u)
     positive = all(ex.exact(pi).is_positive is True for pi in p)
     total = ex.is_zero(sum(p) - 1, gens)
-    shift = all(ex.is_zero(a - b, gens) for a, b in zip(probabilities(w * u), p))
+    shift = all(ex.is_zero(a - b, gens) for a, b in zip(ssoftmax.probabilities(w * u), p))
     v = [M - g for g in gaps]
     slack = M - sum(pi * vi for pi, vi in zip(p, v))
     identity = ex.is_zero(slack - sum(pi * g for pi, g in zip(p, gaps)), gens)
@@ -101,26 +98,26 @@ def softmax_exact(probabilities=LazyFunction("theorylab.symbolic.softmax.probabi
                    "the allowed set, > 0 on it, rows summing to 1, invariant under a common shift; sum p v <= max v "
                    "with slack (1 - p_max)(max v - v_rest) -> 0 as the score gap grows.",
              method="numeric")
-def softmax_numeric(softmax=psoftmax.softmax) -> Outcome:
+def softmax_numeric() -> Outcome:
     """200 rows of 12 scores at scales 0.1..30 with random nonempty masks against
     ``reference.plga_lean.masked_softmax``; a two-level score row for the sharpness of the hull bound."""
     rng = np.random.default_rng(17)
     z = np.concatenate([s * rng.normal(size=(50, 12)) for s in (0.1, 1.0, 10.0, 30.0)])
     mask = rng.uniform(size=z.shape) < 0.6
     mask[np.arange(len(z)), rng.integers(0, 12, len(z))] = True
-    lib = softmax(z, mask=mask)
+    lib = psoftmax.softmax(z, mask=mask)
     reference = np.stack([lref.masked_softmax(row, np.flatnonzero(m)) for row, m in zip(z, mask)])
     err = float(np.max(np.abs(lib - reference)))
     zero_off = bool(np.all(lib[~mask] == 0.0))
     positive = bool(np.all(lib[mask] > 0))
     sums = float(np.max(np.abs(lib.sum(axis=1) - 1)))
-    shift = float(np.max(np.abs(softmax(z + 123.25, mask=mask) - lib)))
-    sub = float(max(np.max(np.abs(softmax(row[m]) - p[m])) for row, m, p in zip(z, mask, lib)))
+    shift = float(np.max(np.abs(psoftmax.softmax(z + 123.25, mask=mask) - lib)))
+    sub = float(max(np.max(np.abs(psoftmax.softmax(row[m]) - p[m])) for row, m, p in zip(z, mask, lib)))
     v = rng.normal(size=z.shape)
     hull = float(np.max((lib * v).sum(axis=1) - np.where(mask, v, -np.inf).max(axis=1)))
     slack = []
     for gap in (2.0, 8.0, 32.0):
-        p = softmax(np.array([gap, 0.0, 0.0, 0.0]))
+        p = psoftmax.softmax(np.array([gap, 0.0, 0.0, 0.0]))
         vals = np.array([1.0, 0.0, 0.0, 0.0])
         slack.append(float(1.0 - p @ vals))
     ok = (err <= 1e-15 and zero_off and positive and sums <= 4e-16 and shift <= 1e-13 and sub <= 1e-15
