@@ -155,3 +155,19 @@ def test_malformed_report_fields_are_one_line_before_any_rerun(tmp_path, report,
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and fragment in captured.err
     assert "--verify report" in captured.err and "Traceback" not in captured.err
+
+
+def test_a_recorded_nan_is_reproduced_by_a_nan_and_only_by_one():
+    """Evidence without a tolerance must agree exactly; a NaN (e.g. "the curve does not cross") is such a value,
+    and NaN != NaN in Python, so a report holding one could never verify against its own re-run."""
+    from theorylab.certify.verify import compare
+
+    def entry(value):
+        return {"id": "X", "status": "PASS", "evidence": [{"name": "root", "value": value, "tolerance": None}],
+                "array_sha256": {}, "seeds": {}}
+
+    recorded = json.loads(json.dumps(entry([1.0, float("nan")])))          # as a report file holds it
+    assert compare(recorded, entry([1.0, float("nan")])) == ()
+    assert compare(recorded, entry([1.0, 2.0])) != ()
+    assert compare(json.loads(json.dumps(entry(float("nan")))), entry(0.5)) != ()
+    assert compare(json.loads(json.dumps(entry(0.5))), entry(float("nan"))) != ()

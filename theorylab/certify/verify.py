@@ -127,7 +127,7 @@ def _values_match(old, new, tol) -> bool:
     if isinstance(old, list) and isinstance(new, list):
         return len(old) == len(new) and all(_values_match(a, b, tol) for a, b in zip(old, new))
     if tol is None or isinstance(old, (str, bool)) or isinstance(new, (str, bool)) or old is None or new is None:
-        return old == new
+        return old == new or _both_nan(old, new)           # NaN is a value a certificate may record (no crossing)
     try:
         a, b = float(old), float(new)
     except (TypeError, ValueError):
@@ -135,6 +135,10 @@ def _values_match(old, new, tol) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return abs(a - b) <= tol
+
+
+def _both_nan(a, b) -> bool:
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
 
 
 def _normalise(value):
