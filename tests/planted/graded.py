@@ -1,4 +1,4 @@
-"""Planted bugs in theorylab/graded/ (graded-attention paper: grades, envelope, embedding, ladder, pre-registration, ladder and risk simulations).
+"""Planted bugs in theorylab/graded/ (graded-attention paper: grades, envelope, embedding, ladder, pre-registration, ladder fit and simulation, risk simulation).
 
 One :class:`planted.Bug` per bug: the library file, the text replaced (it must occur exactly once), the
 certificates that catch it and the statuses they may end with (tests/test_planted_bugs.py runs them).
@@ -6,6 +6,7 @@ certificates that catch it and the statuses they may end with (tests/test_plante
 from planted import FAIL_OR_ERROR, Bug
 
 ATTENTION = 'theorylab/graded/attention.py'
+BUDGET_FIT = 'theorylab/graded/budget_fit.py'
 EMBEDDING = 'theorylab/graded/embedding.py'
 ENVELOPE = 'theorylab/graded/envelope.py'
 GRADES = 'theorylab/graded/grades.py'
@@ -397,7 +398,7 @@ BUGS = [
         ('G10',),
         slow=True),
     Bug('active set from obs * g',
-        LADDER_SIM,
+        BUDGET_FIT,
         'active = np.sum((obs / g) ** 2, axis=1)',
         'active = np.sum((obs * g) ** 2, axis=1)',
         ('G10',),
