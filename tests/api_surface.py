@@ -114,6 +114,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import quadrature as exact
     from theorylab.graded import risk_sim as graded_risk
     from theorylab.psa import induction
+    from theorylab.graded import budget_fit
     from theorylab.graded import ladder_sim as sladder
     from theorylab.psa import observables
     from theorylab import rng
@@ -548,11 +549,11 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(graded_risk.simulate_cost, model=strat, m_values=np.array([8, 20]), reps=4, fixed=("model",), **cost)
     case(graded_risk.default_m_grid_cost, points=5, **cost)
     case(graded_risk.rows_per_draw, d=4)
-    # ------------------------------------------------------------------ graded.ladder_sim
+    # ------------------------------------------------------------------ graded.budget_fit, graded.ladder_sim
     arm_g = np.array([a.g for a in prereg.arms])
     ladder_ms = np.array([2, 4, 8])
     risks = sladder.learning_curves(design, arm_g, ladder_ms, reps=4, seed=0)
-    case(sladder.constrained_fit, obs=_a(3, 4), precision=np.array([1.0, 2.0, 0.5, 4.0]),
+    case(budget_fit.constrained_fit, obs=_a(3, 4), precision=np.array([1.0, 2.0, 0.5, 4.0]),
          g=np.array([1.0, 1.0, 2.0, 2.0]), B=0.5)
     case(sladder.learning_curves, design=design, level_grades=arm_g, m_values=ladder_ms, reps=4, seed=0,
          progress=False, fixed=("design", "progress"), work={"reps": 16, "m_values": 64},

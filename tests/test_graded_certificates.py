@@ -1,11 +1,12 @@
-"""GLLM certificates G1.symbolic, G2-G9, G3.interval, G8.numeric: each PASSes on the library and FAILs on a mutant."""
+"""GLLM certificates G1.symbolic, G2-G9, G3.interval, G8.numeric PASS on the library; the bugs that make each FAIL are
+planted in the library source (tests/planted/graded.py, run by tests/test_planted_bugs.py)."""
 import numpy as np
 import pytest
 
 from theorylab.certify import graded_interval as interval
 from theorylab.certify import run_one, select
 from theorylab.errors import ParameterError
-from theorylab.graded import embedding, envelope, grades
+from theorylab.graded import embedding
 from theorylab.symbolic import graded as sg
 
 IDS = ["G1.symbolic", "G2", "G3", "G3.interval", "G4", "G5", "G6", "G7", "G8", "G8.numeric", "G9"]
@@ -19,46 +20,6 @@ def _spec(cid):
 def test_certificate_passes(cid):
     cert = run_one(_spec(cid))
     assert cert.status == "PASS", cert.note
-
-
-def _bad_bc(nu, mu, L):                       # r = mu/nu instead of sqrt(mu/nu)
-    r = mu / nu
-    return nu ** ((L - 1) / 2) / np.sqrt(grades._geom(nu, L) * grades._geom(mu, L)) * grades._geom(r, L)
-
-
-def _bad_envelope(cap, dims, sigma_xi, m):    # an envelope ten times too small
-    return envelope.envelope(cap, dims, sigma_xi, m) / 10
-
-
-def _bad_table3(nu, mu, levels=4, C=2.0):     # the clip ignored: unclipped optimum reported
-    row = grades.table3_row(nu, mu, levels, 100.0)
-    return row
-
-
-MUTANTS = {
-    "G1.symbolic": {"grading_matrix": lambda q, lam: np.diag(lam ** (np.asarray(q) / 2))},
-    "G2": {"ellipsoid_semi_axes": lambda q, lam, B: B * lam ** -np.asarray(q, float)},
-    "G3": {"optimal_grades": lambda a, t: (a / t) ** 0.5 / ((a / t) ** 0.5).min()},
-    "G3.interval": {"optimal_grades": lambda a, t: (a / t) ** 0.5 / ((a / t) ** 0.5).min()},
-    "G4": {"admissibility": lambda q, a, t: float(np.asarray(q) @ (t - a))},
-    "G5": {"bc_geometric": _bad_bc},
-    "G6": {"table3_row": _bad_table3},
-    "G7": {"mlge_grading": lambda Ps, qs, lam: sum((P * lam ** (2 * q)) @ P.T for P, q in zip(Ps, qs))},
-    "G8": {"envelope_fn": _bad_envelope},
-    "G8.numeric": {"envelope_fn": _bad_envelope},
-    "G9": {"tilted": lambda p, u: np.asarray(p) * np.exp(np.asarray(u))},
-}
-
-
-@pytest.mark.parametrize("cid", IDS)
-def test_certificate_fails_on_mutant(cid):
-    cert = run_one(_spec(cid), **MUTANTS[cid])
-    assert cert.status == "FAIL", (cert.status, cert.note)
-
-
-def test_g6_fails_when_profiles_are_wrong():
-    cert = run_one(_spec("G6"), geometric_profiles=lambda nu, mu, L: grades.geometric_profiles(mu, nu, L))
-    assert cert.status == "FAIL"
 
 
 def test_exact_decider_is_not_vacuous():
@@ -80,31 +41,6 @@ def test_prop6_counterexample_values():
     # ||Gram^2 - I|| = 2 e (L-1) + e^2 (L-1)^2 = 0.44 > L eta = 0.3 with eta the cross overlap
     assert embedding.graded_basis_defect(three, [np.zeros(1)] * 3, 2.0) == pytest.approx(0.44)
     assert embedding.orthogonality_defect(three) == pytest.approx(0.1)
-
-
-# ---------------------------------------------------------------- G3.interval, G8.numeric: further mutants
-@pytest.mark.parametrize("wrong", [
-    {"optimal_grades": lambda a, t: (a / t) ** 0.2501 / ((a / t) ** 0.2501).min()},   # off the ray by 1e-4
-    {"Lambda": lambda g, a, t: grades.Lambda(g, t, a)},                              # profiles swapped
-    {"bhattacharyya": lambda a, t: float(np.sum(a * t) ** 0.5)}])                    # wrong affinity
-def test_g3_interval_fails_on_mutant(wrong):
-    assert run_one(_spec("G3.interval"), **wrong).status == "FAIL"
-
-
-def _eps2(sigma_xi, m):
-    return np.asarray(envelope.eps2(sigma_xi, m))[..., None]
-
-
-@pytest.mark.parametrize("wrong", [
-    {"envelope_fn": lambda cap, dims, s, m: np.sum(np.maximum(cap, dims * _eps2(s, m)), axis=-1)},   # max, not min
-    {"worth_estimating": lambda cap, dims, s, m: dims * _eps2(s, m) >= cap},                         # S reversed
-    {"m_sat": lambda d0, s, cap0: d0 * s / cap0},                                # sigma_xi not squared (sigma != 1)
-    {"m_sat": lambda d0, s, cap0: envelope.m_sat(d0, s, cap0) * (1 + 1e-9)},    # off by 1e-9 relative
-    {"window": lambda msat: (4, int(msat // 3))},                               # W up to m_sat/3
-    {"window": lambda msat: (4, int(round(msat / 2)))},                         # rounded, not floored
-    {"cap_ratio": lambda g, a: float(np.sum(a / np.asarray(g) ** 2))}])         # g_0^2 dropped (g_0 != 1 design)
-def test_g8_numeric_fails_on_mutant(wrong):
-    assert run_one(_spec("G8.numeric"), **wrong).status == "FAIL"
 
 
 def test_interval_enclosures_contain_the_float_values():

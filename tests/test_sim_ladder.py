@@ -4,7 +4,7 @@ import pytest
 from scipy import optimize, stats
 
 from theorylab.errors import ParameterError
-from theorylab.graded import envelope
+from theorylab.graded import budget_fit, envelope
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
 from theorylab.graded import ladder_sim as sl
@@ -23,7 +23,7 @@ def test_constrained_fit_against_a_generic_solver():
     prec, g = rng.uniform(0.5, 5, d), rng.uniform(1, 2, d)
     obs = rng.normal(0, 2, (5, d))
     B = 1.3
-    fit = sl.constrained_fit(obs, prec, g, B)
+    fit = budget_fit.constrained_fit(obs, prec, g, B)
     for o, f in zip(obs, fit):
         res = optimize.minimize(lambda w: np.sum(prec * (w - o) ** 2), np.zeros(d), method="SLSQP",
                                 constraints=[{"type": "ineq", "fun": lambda w: B ** 2 - np.sum((w / g) ** 2)}],
@@ -32,14 +32,14 @@ def test_constrained_fit_against_a_generic_solver():
         assert np.sum((f / g) ** 2) <= B ** 2 * (1 + 1e-12)
     inside = 0.01 * obs
     # exact: an inactive constraint returns the observation itself
-    np.testing.assert_array_equal(sl.constrained_fit(inside, prec, g, B), inside)   # constraint inactive
+    np.testing.assert_array_equal(budget_fit.constrained_fit(inside, prec, g, B), inside)   # constraint inactive
 
 
 def test_constrained_fit_is_on_the_boundary_when_active():
     rng = np.random.default_rng(2)
     obs = rng.normal(0, 10, (200, 16))
     g = np.repeat([1, 1.3, 1.7, 2.0], 4)
-    fit = sl.constrained_fit(obs, np.geomspace(0.01, 100, 16), g, 0.7)
+    fit = budget_fit.constrained_fit(obs, np.geomspace(0.01, 100, 16), g, 0.7)
     np.testing.assert_allclose(np.sum((fit / g) ** 2, axis=1), 0.49, rtol=1e-12)
 
 

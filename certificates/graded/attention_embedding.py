@@ -1,9 +1,10 @@
 """GLLM graded attention and the multi-level graded embedding: G1.symbolic, G2 (Rem. 1, Cor. 1, Prop. 5) and
 G7 (Prop. 6).
 
-Each check calls library code (its keyword defaults) and holds it against an independent route: exact SymPy
-identities on the grading matrix and the ellipsoid, and the reference grading of
-``theorylab.certificates.reference.graded`` (singular values of the frames) for the embedding bound.
+Each check calls library code and holds it against an independent route: exact SymPy identities on the grading
+matrix and the ellipsoid, and the reference grading of ``theorylab.certificates.reference.graded`` (singular values
+of the frames) for the embedding bound. Wrong library functions are planted in the library source
+(``tests/planted/graded.py``).
 """
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ HALF_GRADES = ((0, 0.5, 1.5), 4.0)      # G1 also with half grades: lambda^q exa
              paper="GLLM §3.1, Eq. 12, Rem. 1", method="exact",
              claim="With Q' = QM, K' = KM and M = diag(lambda^q), Q'K'^T = Q diag(lambda^(2q)) K^T identically "
                    "in Q, K (so with Q = X W_Q the grading is absorbed by W~ = W M).")
-def g1_symbolic(grading_matrix=attention.grading_matrix) -> Outcome:
+def g1_symbolic() -> Outcome:
     from theorylab.symbolic import graded as sg
+
+    grading_matrix = attention.grading_matrix
 
     results = []
     for q, lam in GRADE_CASES + (HALF_GRADES,):
@@ -36,11 +39,13 @@ def g1_symbolic(grading_matrix=attention.grading_matrix) -> Outcome:
              paper="GLLM §3.1, Prop. 5", method="exact",
              claim="{W~ : ||W~ M^-1|| <= B} has semi-axis B lambda^(q_j) along e_j; for q >= 0, lambda > 1 it "
                    "contains the ball of radius B, strictly along every e_j with q_j > 0.")
-def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.ellipsoid_semi_axes,
-       grade=attention.grade) -> Outcome:
+def g2() -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
+
+    grading_matrix, ellipsoid_semi_axes, grade = (attention.grading_matrix, attention.ellipsoid_semi_axes,
+                                                  attention.grade)
 
     ok, B, graded_rows = [], sp.Integer(3), []
     X = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.0, 2.0]])
@@ -70,10 +75,11 @@ def g2(grading_matrix=attention.grading_matrix, ellipsoid_semi_axes=attention.el
                    "which is <= L lambda^qmax eta for L >= 3, eta <= 1 (the paper's bound); at L = 2, and with "
                    "eta the largest cross-level overlap, the paper's constant fails (counterexamples recorded); the "
                    "library's two eta conventions agree with singular-value references.")
-def g7(mlge_grading=embedding.mlge_grading, graded_basis_defect=embedding.graded_basis_defect,
-       prop6_bound=embedding.prop6_bound) -> Outcome:
+def g7() -> Outcome:
     """Random frames against the reference grading (theorylab.certificates.reference.graded.mlge_grading); the two
     counterexamples, whose ratios > 1 enter the verdict."""
+    mlge_grading, graded_basis_defect, prop6_bound = (embedding.mlge_grading, embedding.graded_basis_defect,
+                                                      embedding.prop6_bound)
     rng = np.random.default_rng(6)
     worst_corrected, worst_paper, worst_lib, trials, ratios = 0.0, 0.0, 0.0, 0, []
     for L in (3, 4, 6):

@@ -25,8 +25,9 @@ from theorylab.graded import grades
                    "and on four more programs (optimum inside the box, both clips active, C = 1) the library's clipped "
                    "optimum, its clip sets and a zero KKT residual agree with an active-set enumeration in mpmath, and its bound "
                    "max(BC^2, C^-2) agrees with mpmath and is attained at C = 1.")
-def g6(table3_row=grades.table3_row, clipped_grades=grades.clipped_grades,
-       geometric_profiles=grades.geometric_profiles, clipped_lower_bound=grades.clipped_lower_bound) -> Outcome:
+def g6() -> Outcome:
+    table3_row, clipped_grades, geometric_profiles, clipped_lower_bound = (
+        grades.table3_row, grades.clipped_grades, grades.geometric_profiles, grades.clipped_lower_bound)
     checks, evidence = [], []
     for (nu, mu), (lam, lam_c, gain, g) in TABLE3_PRINTED.items():
         row = table3_row(float(nu), float(mu))                        # Table 3's L = 4, C = 2 are the defaults

@@ -2,7 +2,8 @@
 ratio and Thm. 4.1's factors, exactly.
 
 Exact rationals (``fractions``) enumerate the bias-variance choice of levels; mpmath and the reference routes of
-``theorylab.certificates.reference.graded`` give the extremal grades and the clipped optimum.
+``theorylab.certificates.reference.graded`` give the extremal grades and the clipped optimum. Wrong library functions
+are planted in the library source (``tests/planted/graded.py``).
 """
 from __future__ import annotations
 
@@ -166,10 +167,11 @@ def _profiles_support_and_far_ratios(cap_ratio) -> tuple[bool, float]:
                    "(1-mu^L)/((1-mu)(1-r^L)) and 1/(1-mu) of its attained minimum and maximum; at exact ties "
                    "d_l eps^2 = cap_l the level is in S, and Lem. 3(ii)'s regime m >= 2 sum_S d_l + 4 is exact at "
                    "its edge.")
-def g8_numeric(envelope_fn=envelope.envelope, worth_estimating=envelope.worth_estimating, m_sat=envelope.m_sat,
-               window=envelope.window, cap_ratio=envelope.cap_ratio,
-               theorem41_factors=envelope.theorem41_factors, upper_regime=envelope.upper_regime,
-               grade_condition=envelope.grade_condition) -> Outcome:
+def g8_numeric() -> Outcome:
+    envelope_fn, worth_estimating, m_sat, window, cap_ratio = (envelope.envelope, envelope.worth_estimating,
+                                                                envelope.m_sat, envelope.window, envelope.cap_ratio)
+    theorem41_factors, upper_regime, grade_condition = (envelope.theorem41_factors, envelope.upper_regime,
+                                                        envelope.grade_condition)
     d = _envelope_on_designs(envelope_fn, worth_estimating, m_sat, window, cap_ratio)
     env_err, s_ok, msat_ok, w_ok, sat_ok, ratio_err, n_m, tgt_err = (d[k] for k in (
         "env_err", "s_ok", "msat_ok", "w_ok", "sat_ok", "ratio_err", "n_m", "tgt_err"))

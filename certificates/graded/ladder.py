@@ -114,10 +114,10 @@ def calibrate(seeds: int = 60, reps: int = 2000) -> dict:
                    "products and Lambda are those of the pilot's estimates, and the Monte Carlo risks (least "
                    "squares at the representation budget, Prop. 7) of the arms separated by >= 0.05 in inner "
                    "product order at m_ref = end of W exactly as the inner products predict.")
-def g10(preregister=pr.preregister, measure=sl.measure, draw_pilot=lad.draw_pilot,
-        reference_size=sl.reference_size, seed=None) -> Outcome:
+def g10(seed=None) -> Outcome:
     """``seed`` (``theorylab certify --seed N``): the Monte Carlo draws from ``seed + 1`` and the pilot-law tests
     from ``seed`` instead of the fixed CONFIG seeds; the pre-registration (``CONFIG["pilot_seed"]``) stays fixed."""
+    preregister, measure, draw_pilot, reference_size = pr.preregister, sl.measure, lad.draw_pilot, sl.reference_size
     cfg = CONFIG if seed is None else {**CONFIG, "mc_seed": seed + 1, "law_seed": seed}
     design = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], cfg["C"])
     a, s = design.a, design.s

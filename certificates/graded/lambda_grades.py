@@ -1,9 +1,10 @@
 """GLLM Lambda, the Bhattacharyya affinity and the optimal grades: G3, G3.interval (Prop. 7), G4 (Prop. 8),
 G5 (Cor. 3, Prop. 11) and G9 (Prop. 12, the GIT dictionary).
 
-Each check calls library code (its keyword defaults) and holds it against an independent route: exact SymPy
-identities, mpmath interval enclosures (``theorylab.certify.graded_interval``) and the reference routes of
-``theorylab.certificates.reference.graded`` (written from the paper's equations, sharing no library code).
+Each check calls library code and holds it against an independent route: exact SymPy identities, mpmath interval
+enclosures (``theorylab.certify.graded_interval``) and the reference routes of
+``theorylab.certificates.reference.graded`` (written from the paper's equations, sharing no library code). Wrong
+library functions are planted in the library source (``tests/planted/graded.py``).
 """
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ from theorylab.graded import grades
              claim="Lambda(cg) = Lambda(g); Lambda(1) = 1 on the simplex; Lambda - BC^2 is Lagrange's sum of "
                    "squares (so min Lambda = BC^2 <= 1, attained iff g ~ (alpha/tau)^(1/4)); the library's "
                    "Lambda and g* agree with the exact forms.")
-def g3(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades, bhattacharyya=grades.bhattacharyya,
-       Lambda_star=grades.Lambda_star) -> Outcome:
+def g3() -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
+
+    Lambda, optimal_grades, bhattacharyya, Lambda_star = (grades.Lambda, grades.optimal_grades, grades.bhattacharyya,
+                                                          grades.Lambda_star)
 
     # the scale residual is not vacuous: before the decision it still involves the scale c (Lambda(c g) - Lambda(g))
     scaled = {d: sg.scale_residual(d) for d in (2, 3)}
@@ -102,8 +105,8 @@ G3_FLOAT_RTOL = 1e-14
                    "at most 1e-28 (mpmath iv, 113 bits); the library's Lambda(g*) and BC^2 lie in the BC^2 "
                    "enclosure, its g* in the enclosure of (alpha/tau)^(1/4) (gauge min g = 1), and Lambda at "
                    "perturbed grades is certified above BC^2.")
-def g3_interval(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades,
-                bhattacharyya=grades.bhattacharyya) -> Outcome:
+def g3_interval() -> Outcome:
+    Lambda, optimal_grades, bhattacharyya = grades.Lambda, grades.optimal_grades, grades.bhattacharyya
     rng = np.random.default_rng(33)
     checks, evidence = [], []
     for name, (alpha, tau) in G3_PROFILES.items():
@@ -135,13 +138,15 @@ def g3_interval(Lambda=grades.Lambda, optimal_grades=grades.optimal_grades,
                    "at every u, which at q = 0 is 2 log(lambda)(tau - alpha) in q; a small step along q lowers Lambda "
                    "below 1 iff <q, alpha - tau> > 0; the library's Phi holds on batches of u and its Lambda_q far "
                    "from q = 0 (lambda^q past the float range).")
-def g4(Lambda_q=grades.Lambda_q, admissibility=grades.admissibility, gradient_u=grades.gradient_u,
-       log_Lambda_u=grades.log_Lambda_u) -> Outcome:
+def g4() -> Outcome:
     """SymPy identities; the library gradient at u = 0 and at 40 random u against mpmath's numerical derivative of
     the reference Phi (theorylab.certificates.reference.graded, 30 digits), and the library Phi against the reference."""
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
+
+    Lambda_q, admissibility, gradient_u, log_Lambda_u = (grades.Lambda_q, grades.admissibility, grades.gradient_u,
+                                                         grades.log_Lambda_u)
 
     sym = {"hessian": sg.matrix_is_zero(sg.hessian_residual(3)), "variance": sg.is_zero_rational(sg.variance_residual(3)),
            "gradient_at_0": sg.matrix_is_zero(sg.gradient_at_zero_residual(3))}
@@ -225,11 +230,13 @@ def _far_q_errors(Lambda_q, a, t, rng) -> tuple[float, float]:
              claim="Spreading level masses uniformly within levels leaves BC unchanged; BC of geometric profiles "
                    "is nu^((L-1)/2)(1-r^L)/((1-r) sqrt(Z_a Z_s)); every affine increasing level grade has "
                    "sum_l v_l (a_l - s_l) > 0 for 0 < mu, nu < 1.")
-def g5(bc_geometric=grades.bc_geometric, admissibility=grades.admissibility,
-       geometric_profiles=grades.geometric_profiles) -> Outcome:
+def g5() -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
+
+    bc_geometric, admissibility, geometric_profiles = (grades.bc_geometric, grades.admissibility,
+                                                       grades.geometric_profiles)
 
     sym = {"level_reduction": sg.is_zero_rational(sg.level_reduction_residual([2, 3, 1, 4])),
            "cor3_L1..8": all(sg.is_zero_rational(sg.cor3_residual(L)) for L in range(1, 9))}
@@ -274,12 +281,13 @@ def g5(bc_geometric=grades.bc_geometric, admissibility=grades.admissibility,
              claim="prod_k t_k (Lambda - 1) is a polynomial F(t) (t_j = g_j^2) and the library's F matches it; at "
                    "u* = 2 log g* the tilted profiles coincide: alpha^(-u*) = tau^(u*) = sqrt(alpha tau)/BC; the "
                    "recession slope along v is max v - min v.")
-def g9(boundary_polynomial=grades.boundary_polynomial, tilted=grades.tilted,
-       optimal_grades=grades.optimal_grades, log_Lambda_u=grades.log_Lambda_u,
-       recession_slope=grades.recession_slope, moment_maps=grades.moment_maps) -> Outcome:
+def g9() -> Outcome:
     import sympy as sp
 
     from theorylab.symbolic import graded as sg
+
+    boundary_polynomial, tilted, optimal_grades = grades.boundary_polynomial, grades.tilted, grades.optimal_grades
+    log_Lambda_u, recession_slope, moment_maps = grades.log_Lambda_u, grades.recession_slope, grades.moment_maps
 
     x, y = [1, 2, 2], [2, 1, 2]
     alpha = [sp.Rational(v * v, 9) for v in x]

@@ -25,11 +25,12 @@ G8_FALSE_FAILURE = 1e-4
                    "m >= 2 sum_S d_l + 4, its Monte Carlo risk agrees with the exact risk (Student t test), the worst "
                    "target's risk is >= a computed minimax lower bound, m_sat = d_0 sigma^2/cap_0 = d^2 sigma^2/"
                    "(L^2 s_0), and (1-r) Lambda <= cap ratio <= Lambda/(1-mu) at the Table 3 grades.")
-def g8(envelope_fn=envelope.envelope, simulate=graded_risk.simulate, seed=None) -> Outcome:
+def g8(seed=None) -> Outcome:
     """120 repetitions per sample size (seed 20261129 by default). Thresholds from the false-failure
     share: MC vs exact risk, two-sided Student t_119 (Bonferroni over the rows, half the share); the
     worst target's MC risk + t se >= the lower bound, one-sided t_119 (Bonferroni, the other half).
     The losses are skewed, so the stated level holds up to the central-limit error (docs/simulation.md)."""
+    envelope_fn, simulate = envelope.envelope, graded_risk.simulate
     seed, reps = (20261129 if seed is None else seed), 120
     model = envelope.stratified_model(0.6, 0.3, 4, 32, sigma_xi=1.0)
     ms = [4, int(model.m_sat // 2), 2 * int(model.m_sat), 6 * int(model.m_sat)]

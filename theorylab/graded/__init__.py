@@ -7,7 +7,7 @@ Start here (paper sections in each docstring):
 * :func:`caps`, :func:`window`, :func:`stratified_model` -- the minimax envelope (Theorem 4.1);
 * :func:`simulate`, :func:`exact_risk` -- the risk simulation of the graded estimator (§5);
 * :func:`build_arms`, :func:`learning_curves`, :func:`summarize`, :func:`preregister` -- the ladder
-  experiment (Table 2).
+  experiment (Table 2); :func:`constrained_fit` -- its estimator, least squares at a budget (Prop. 7).
 
 ``theorylab.graded.envelope`` is the module (its function ``envelope.envelope`` keeps the module's
 name); the preregistration files are read and written by ``theorylab.graded.prereg`` (``read``,
@@ -19,6 +19,7 @@ from theorylab._lazy import lazy_exports
 
 _EXPORTS = {
     "attention": ("grading_matrix", "grade", "ellipsoid_semi_axes"),
+    "budget_fit": ("NEWTON_ITERATIONS", "constrained_fit"),
     "embedding": ("mlge_grading", "graded_basis_defect", "orthogonality_defect", "gram_defect",
                   "prop6_bound"),
     "envelope": ("UPPER_CONSTANT", "WINDOW_LOW", "caps", "eps2", "worth_estimating", "upper_regime", "m_sat",
@@ -36,10 +37,9 @@ _EXPORTS = {
                "pilot_size", "draw_pilot", "estimate_levels", "pilot_estimates", "bootstrap_weights", "Arm",
                "uniform_arm", "random_arm", "taxonomic_arm", "proxy_arm", "educated_arm", "oracle_arm",
                "build_arms", "q_of"),
-    "ladder_sim": ("DESIGN", "TARGET_FRACTION", "NEWTON_ITERATIONS", "GRID_FACTOR", "MAX_SIZE",
-                   "constrained_fit", "learning_curves", "grid", "crossing", "window_end", "reference_size",
-                   "default_grid", "target_risk", "LadderResult", "spearman", "measure", "summarize",
-                   "inverted_pairs", "Degradation", "profile_error", "degradation"),
+    "ladder_sim": ("DESIGN", "TARGET_FRACTION", "GRID_FACTOR", "MAX_SIZE", "learning_curves", "grid", "crossing",
+                   "window_end", "reference_size", "default_grid", "target_risk", "LadderResult", "spearman",
+                   "measure", "summarize", "inverted_pairs", "Degradation", "profile_error", "degradation"),
     "prereg": ("CI_LEVEL", "ArmRecord", "Preregistration", "average_ranks", "predicted_ranks", "preregister",
                "RECOMPUTED_RTOL"),
     "risk_sim": ("TARGETS", "BLOCK", "DRAW_ELEMENTS", "FLAG_Z", "rows_per_draw", "estimable_levels",

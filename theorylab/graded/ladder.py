@@ -168,9 +168,11 @@ class Pilot:
     Xty: np.ndarray
 
 
-def _block_statistics(rng, design: LadderDesign, rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact draw of ``(X^T X, X^T y)`` for ``rows`` rows of the design."""
-    d, sd, w = design.d, np.sqrt(design.tau), design.target()
+def _block_statistics(rng, design: LadderDesign, rows: int, sd: np.ndarray,
+                      w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact draw of ``(X^T X, X^T y)`` for ``rows`` rows of the design, whose coordinate standard deviations
+    ``sd = sqrt(tau)`` and target ``w`` the caller computes once for all blocks."""
+    d = design.d
     if rows < d:
         X = rng.standard_normal((rows, d)) * sd
         y = X @ w + design.sigma_xi * rng.standard_normal(rows)
@@ -208,7 +210,8 @@ def draw_pilot(design: LadderDesign, n: int, seed: int = 0, blocks: int = PILOT_
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     sizes = np.full(min(blocks, n), n // min(blocks, n))
     sizes[: n % sizes.size] += 1
-    stats = [_block_statistics(rng, design, int(r)) for r in sizes]
+    sd, w = np.sqrt(design.tau), design.target()
+    stats = [_block_statistics(rng, design, int(r), sd, w) for r in sizes]
     return Pilot(n, seed, np.stack([s[0] for s in stats]), np.stack([s[1] for s in stats]))
 
 

@@ -40,59 +40,21 @@ from theorylab.errors import (ParameterError, finite_result, integer_array, posi
 from theorylab.graded import envelope as env
 from theorylab.graded import grades
 from theorylab.graded import ladder as lad
+from theorylab.graded.budget_fit import _constrained_fit
 from theorylab.graded.prereg import CI_LEVEL, Preregistration, average_ranks, predicted_ranks
 
-__all__ = ["ESTIMATOR", "DESIGN", "TARGET_FRACTION", "NEWTON_ITERATIONS", "GRID_FACTOR", "MAX_SIZE",
-           "constrained_fit", "learning_curves", "grid", "crossing", "window_end", "reference_size",
+__all__ = ["ESTIMATOR", "DESIGN", "TARGET_FRACTION", "GRID_FACTOR", "MAX_SIZE", "learning_curves", "grid", "crossing", "window_end", "reference_size",
            "default_grid", "target_risk", "memory_estimate", "check_memory", "LadderResult", "spearman",
            "measure", "summarize", "inverted_pairs", "Degradation", "profile_error", "degradation"]
 
 ESTIMATOR = "least squares over {||G^-1 w|| <= B(g)} at the representation budget B(g) = ||G^-1 w*|| (Prop. 7)"
 DESIGN = "orthogonal design X^T X = m Sigma (Gaussian sequence model), nested samples, common random numbers"
 TARGET_FRACTION = 0.5
-NEWTON_ITERATIONS = 100
 GRID_FACTOR = 8.0
 """The default grid runs up to ``GRID_FACTOR sigma_xi^2 d / eps``: there the least-squares floor
 ``sigma_xi^2 d / m`` is ``eps / GRID_FACTOR``, so every arm whose class contains the target reaches eps."""
 MAX_SIZE = 2.0 ** 53
 """The largest sample size of a default grid (sizes are exact integers in float64 up to 2^53)."""
-
-
-# --------------------------------------------------------------------------- the estimator
-def constrained_fit(obs, precision, g, B: float) -> np.ndarray:
-    """``argmin_w sum_j precision_j (w_j - obs_j)^2`` subject to ``sum_j (w_j/g_j)^2 <= B^2``, row by row.
-
-    ``obs`` (reps, d): unconstrained least-squares fits; ``precision`` (d,): ``m sigma_j^2``; ``g`` (d,)
-    grades; ``B > 0``.  Returns (reps, d).  See ``DESIGN`` for the method.
-    """
-    obs = real_array("obs", obs)
-    if obs.ndim != 2 or not obs.shape[1]:
-        raise ParameterError(f"obs must be a (reps, d) array of fits (got shape {obs.shape})")
-    precision = real_array("precision", precision, low=0, low_inclusive=False)
-    g = real_array("g", g, low=0, low_inclusive=False)
-    if precision.shape != obs.shape[1:] or g.shape != obs.shape[1:]:
-        raise ParameterError(f"precision and g must have shape ({obs.shape[1]},) (got {precision.shape} and {g.shape})")
-    B = real_scalar("B", B, low=0, low_inclusive=False)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        return finite_result("obs, precision, g, B", _constrained_fit(obs, precision, g, B))
-
-
-def _constrained_fit(obs: np.ndarray, precision: np.ndarray, g: np.ndarray, B: float) -> np.ndarray:
-    e = precision * g ** 2
-    c = obs * precision * g                      # w_j / g_j = c_j / (e_j + nu)
-    active = np.sum((obs / g) ** 2, axis=1) > np.float64(B) ** 2
-    nu = np.zeros(obs.shape[0])
-    if active.any():
-        ca, na = c[active], nu[active]
-        for _ in range(NEWTON_ITERATIONS):
-            t = ca / (e + na[:, None])
-            nsq = np.sum(t * t, axis=1)
-            step = (1.0 / np.sqrt(nsq) - 1.0 / B) / (nsq ** -1.5 * np.sum(t * t / (e + na[:, None]), axis=1))
-            na = np.maximum(na - step, 0.0)
-            if np.all(np.abs(step) <= 1e-15 * np.maximum(na, e.min())):
-                break
-        nu[active] = na
-    return np.where(active[:, None], obs * e / (e + nu[:, None]), obs)
 
 
 # --------------------------------------------------------------------------- learning curves
