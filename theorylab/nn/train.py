@@ -45,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import attention, decoder, grad, optim, tasks
+from theorylab.nn import _heap, attention, decoder, grad, optim, tasks
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
@@ -319,6 +319,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     across BLAS thread counts).
     """
     seed = seed_int("seed", seed)
+    _heap.retain_freed_memory()                                 # no page faults step after step (nn._heap)
     start, cpu = time.perf_counter(), time.process_time()
     model = init_model(config, seed)
     names = trainable(config, model)
