@@ -175,8 +175,8 @@ def _logits_vjp(model: transformer.Decoder, ln, dlogits) -> tuple[np.ndarray, di
 def embedding_vjp(tokens, dx, vocab: int) -> np.ndarray:
     """VJP of ``wte[tokens]``: rows of ``dx`` summed into a ``(vocab, d)`` array (deterministic order).
 
-    The rows of each token are summed in their order in ``tokens`` (a stable sort groups them, then one
-    ``add.reduceat``), the same order whatever the batch layout."""
+    The rows of each token are grouped by a stable sort and summed by one ``add.reduceat``: the result depends
+    on the tokens and rows only, not on timing or threads."""
     ids, rows = np.ravel(tokens), _flat(dx)
     out = np.zeros((vocab, rows.shape[-1]), dtype=rows.dtype)
     if not len(ids):

@@ -118,7 +118,8 @@ def _layer_norm_parts(x: np.ndarray, affine) -> tuple[np.ndarray, np.ndarray, np
     through ``plga.operator``'s scaled kernel (rows scaled by a power of two, exactly), which equals the direct
     formula wherever the latter is finite, so the two routes agree to the last bit on ordinary rows."""
     c = x - x.mean(axis=-1, keepdims=True)                                  # [..., d] centred rows
-    var = np.mean(c * c, axis=-1, keepdims=True)                            # [..., 1]
+    with np.errstate(over="ignore"):                                        # overflow: the scaled route below
+        var = np.mean(c * c, axis=-1, keepdims=True)                        # [..., 1]
     den = np.sqrt(var + LN_EPS)                                             # [..., 1]
     if np.isfinite(den).all():
         xhat = c
