@@ -142,3 +142,17 @@ def test_heap_setting_is_taken_where_glibc_is():
     glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert _heap.retain_freed_memory() is glibc
     assert _heap.retain_freed_memory() is glibc                         # once per process, then the cached answer
+
+
+def test_cli_trains_in_float32(capsys):
+    import json
+
+    from theorylab.cli import main
+
+    argv = ["train", "induction", "--task", "canonical", "--T", "8", "--vocab", "12", "--d-model", "8", "--dk", "8",
+            "--steps", "3", "--batch", "4", "--eval-size", "20", "--seeds", "1", "--no-progress", "--workers", "1",
+            "--dtype", "float32", "--format", "json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dtype"] == "float32" and 0 <= out["runs"][0]["accuracy"] <= 1
+    assert main(argv[:-4] + ["--dtype", "float16"]) == 2                 # refused by argparse, one line
