@@ -59,6 +59,16 @@ def step_gemms(config) -> list[tuple[str, tuple[int, ...], tuple[int, ...], int]
     that shape per step. One head of width ``dk`` per layer (``theorylab.nn.train``'s models); the loss
     reads the last position only, so the output layer works on ``batch`` rows. The MLP's backward
     pass recomputes its first product (``grad.mlp_vjp``), which is counted.
+
+    Parameters
+    ----------
+    config : theorylab.nn.train.TrainConfig
+        The run's configuration.
+
+    Returns
+    -------
+    list of (str, tuple, tuple, int)
+        One entry per product shape: what it is, the two operand shapes, how many per step.
     """
     B, T, d, dk, m, V = config.batch, config.seq_len, config.d_model, config.dk, config.mlp, config.vocab_size
     N = B * T                                                   # rows of the residual stream
@@ -91,7 +101,19 @@ def gemm_flops(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> int:
 
 
 def step_flops(config) -> int:
-    """GEMM floating-point operations of one training step of ``config`` (forward and backward)."""
+    """GEMM floating-point operations of one training step of ``config`` (forward and backward).
+
+    Parameters
+    ----------
+    config : theorylab.nn.train.TrainConfig
+        The run's configuration (batch, sequence length, widths, MLP, vocabulary, layers).
+
+    Returns
+    -------
+    int
+        The sum over :func:`step_gemms` of ``count x 2 M K N x batch``; for one layer without MLP,
+        ``24 N d dk + 12 B T^2 dk + 6 B d V`` (N = B T rows).
+    """
     return sum(c * gemm_flops(a, b) for _, a, b, c in step_gemms(config))
 
 
