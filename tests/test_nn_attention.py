@@ -11,6 +11,10 @@ from theorylab.psa import shear as psa
 from theorylab.psa.softmax import softmax
 
 
+RoPE_TOL = 4 * np.finfo(float).eps
+"""|A._rope(x) - psa.rope(x)| / max|x|: each entry is a sum of two products of |x| entries and unit-bounded cos,
+sin, each rounded once or fused (one rounding fewer), so the two routes differ by a few ulp of |x|."""
+
 def qkv(T=10, dk=8, seed=0):
     rng = np.random.default_rng(seed)
     return rng.normal(size=(T, dk)), rng.normal(size=(T, dk)), rng.normal(size=(T, dk))
@@ -26,10 +30,13 @@ def test_psa_scores_are_the_sheared_post_rope_scores():
     q, k, v = qkv()
     spec = A.PSA(0.4, 0.9)
     qs, ks, vs = A.streams(spec, q, k, v)
-    # same code run twice: bitwise: streams is shear(rope(.)) of the same arrays
-    assert np.array_equal(qs, psa.shear(psa.rope(q), 0.4)) and np.array_equal(ks, psa.shear(psa.rope(k), 0.9))
+    # the decoder's RoPE is a complex product per pair (possibly fused multiply-adds): it equals psa's rope to a
+    # few ulp of the entries (RoPE_TOL); the shear is then the same code, so the streams agree to that too
+    np.testing.assert_allclose(qs, psa.shear(psa.rope(q), 0.4), rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
+    np.testing.assert_allclose(ks, psa.shear(psa.rope(k), 0.9), rtol=0, atol=RoPE_TOL * 3 * np.abs(k).max())
     assert vs is v                                                       # values never sheared (PSA §4.7)
-    assert np.array_equal(A.streams(A.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], psa.rope(psa.shear(q, 0.4)))
+    np.testing.assert_allclose(A.streams(A.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], psa.rope(psa.shear(q, 0.4)),
+                               rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
 
 
 def test_lattice_members():
@@ -122,11 +129,19 @@ def test_unshear_keys_inverts_the_key_filter(spec):
 
 @pytest.mark.parametrize("base", [10000.0, 500.0])
 def test_rope_kernel_is_psa_rope(base):
-    """The decoder's unchecked RoPE repeats psa.shear.rope operation for operation (same tables from psa, the same
-    products and sums in the same order), so the two agree exactly, at positive and negative positions."""
+    """The decoder's unchecked RoPE is psa.shear.rope's rotation (same tables from psa) written as one complex
+    product per pair, ``(x_2i + i x_2i+1)(cos + i sin)``: the same products and sums, which NumPy may fuse into
+    multiply-adds, so the two agree to RoPE_TOL |x| (two roundings of each of the two products of an entry) at
+    positive and negative positions; float32 rows give float32 rows at float32's precision; object rows (the
+    exact route) go through psa's own kernel and agree exactly."""
     x = np.random.default_rng(3).normal(size=(2, 7, 8))
     for pos in (np.arange(3, 10, dtype=float), -np.arange(7, dtype=float)):
-        assert np.array_equal(A._rope(x, pos, base), psa.rope(x, base, pos))
+        np.testing.assert_allclose(A._rope(x, pos, base), psa.rope(x, base, pos), rtol=0,
+                                   atol=RoPE_TOL * np.abs(x).max())
+        x32 = A._rope(x.astype(np.float32), pos, base)
+        assert x32.dtype == np.float32
+        np.testing.assert_allclose(x32, psa.rope(x, base, pos), rtol=0, atol=4 * 2.0 ** -23 * np.abs(x).max())
+        assert np.array_equal(A._rope(x.astype(object), pos, base), psa.rope(x.astype(object), base, pos))
 
 
 def test_causal_softmax_kernel_is_psa_softmax():

@@ -171,3 +171,9 @@ def test_bench_train_reports_a_ratio_and_equal_gradients(capsys):
     assert main(["bench", "train", "--steps", "1", "--repeat", "1", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["speedup_vs_baseline"] > 0 and out["max_rel_gradient_difference"] < 1e-12
+    lib = {r["dtype"]: r for r in out["rows"] if r["implementation"].startswith("library")}
+    assert set(lib) == {"float64", "float32"} and all(r["gemm_flops"] == 253255680 for r in lib.values())
+    for r in lib.values():                                   # floor = FLOPs / rate, ratio = step / floor
+        assert r["floor_ms"] > 0 and np.isclose(r["gemm_flops"] / (r["gemm_gflops"] * 1e9) * 1e3, r["floor_ms"])
+        assert np.isclose(r["ratio_to_floor"], r["step_ms"] / r["floor_ms"])
+    assert out["blas_threads"].startswith(("threadpoolctl", "environment"))

@@ -19,7 +19,7 @@ OPERATOR = 'theorylab/plga/operator.py'
 BUGS = [
     Bug('score scale dk instead of sqrt(dk), SDPA and PLGA alike',
         ATTENTION,
-        '/ np.sqrt(qs.shape[-1])',
+        '/ math.sqrt(qs.shape[-1])',
         '/ qs.shape[-1]',
         ('A1', 'A1.symbolic', 'A9', 'P20.numeric', 'G1.numeric'),
         also=(('theorylab/plga/chain.py', 'q @ G @ k.T / np.sqrt(dk)', 'q @ G @ k.T / dk'), ('theorylab/plga/chain.py', 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk'), )),

@@ -29,7 +29,7 @@ COLUMNS = ["variant", "gamma", "seeds", "mean", "sd", "t_low", "t_high", "wilson
 
 
 def register(sub) -> None:
-    from theorylab.nn.train import TASKS, VARIANTS, TrainConfig
+    from theorylab.nn.train import DTYPES, TASKS, VARIANTS, TrainConfig
 
     d = TrainConfig()
     p = sub.add_parser("train", help="train small NumPy transformers (PSA trained-model claims)",
@@ -58,6 +58,8 @@ def register(sub) -> None:
     q.add_argument("--batch", type=int, default=d.batch, help=f"sequences per step (default {d.batch})")
     q.add_argument("--lr", type=float, default=d.lr, help=f"peak learning rate (default {d.lr:g})")
     q.add_argument("--eval-size", type=int, default=d.eval_size, help=f"held-out sequences (default {d.eval_size})")
+    q.add_argument("--dtype", choices=DTYPES, default=d.dtype,
+                   help=f"float type of parameters, activations and AdamW moments (default {d.dtype})")
     q.add_argument("--workers", type=int, default=None, help="worker processes (default: min(2, CPUs))")
     add_plot_option(q, "a figure (accuracy vs gamma; taps over training for free-two-tap)")
     add_progress_option(q)
@@ -82,7 +84,8 @@ def configs(args) -> list:
         positive_int("--workers", args.workers, high=256)
     return [TrainConfig(variant=args.variant, gamma=g, task=args.task, pairs=args.pairs, alphabet=args.alphabet,
                         padding=args.padding, T=args.T, vocab=args.vocab, d_model=args.d_model, dk=args.dk,
-                        mlp=args.mlp, steps=args.steps, batch=args.batch, lr=args.lr, eval_size=args.eval_size)
+                        mlp=args.mlp, steps=args.steps, batch=args.batch, lr=args.lr, eval_size=args.eval_size,
+                        dtype=args.dtype)
             for g in gammas]
 
 
@@ -110,7 +113,7 @@ def run(args) -> int:
     rows, runs = summary_rows(cfgs, results), [r.row() for r in results]
     cfg = cfgs[0]
     summary = {"task": cfg.task, "T": cfg.seq_len, "steps": cfg.steps, "batch": cfg.batch, "d_model": cfg.d_model,
-               "dk": cfg.dk, "eval_size": cfg.eval_size,
+               "dk": cfg.dk, "eval_size": cfg.eval_size, "dtype": cfg.dtype,
                "paper": PAPER.get((cfg.task, cfg.pairs)) if cfg.task == "recall" else
                ("query-only 0.033, key-only 0.949, symmetric 0.811, low-pass 0.428, free two-tap 1.000, "
                 "two-layer 0.036 (T = 15, §7.5)")}

@@ -35,6 +35,7 @@ Conventions (named here, explained in docs/transformer.md)
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -203,22 +204,46 @@ def _rope(x, positions, base):
     """RoPE of validated rows ``x`` (..., n, dk) at float ``positions`` (n,): ``psa.shear.rope``'s arithmetic."""
     if base is None:
         return x
-    cos, sin = _rope_tables(x.shape[-1], base, positions)               # [n, dk/2] x2
-    return _rotate_pairs(x, cos, sin)                                   # [..., n, dk] rotated rows
+    return _rotate(x, positions, base)                                  # [..., n, dk] rotated rows
 
 
-def _rope_tables(dk: int, base: float, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rotate(x, positions, base: float):
+    """RoPE rotation of rows ``x`` (..., n, dk) at ``positions``: for float rows, each pair ``(x_2i, x_2i+1)`` read
+    as the complex number ``x_2i + i x_2i+1`` times ``cos + i sin`` (one complex product per pair: the same
+    products and sums as ``psa.shear.rotate_pairs``); object rows through ``psa.shear``'s kernel itself."""
+    if x.dtype in (np.float64, np.float32) and x.strides[-1] == x.itemsize:
+        phases = _cached_phases(x.shape[-1], float(base), positions.tobytes(), x.dtype == np.float32)
+        return (x.view(phases.dtype) * phases).view(x.dtype)             # [..., n, dk]
+    cos, sin = _rope_tables(x.shape[-1], base, positions, x.dtype)      # [n, dk/2] x2
+    return _rotate_pairs(x, cos, sin)                                   # [..., n, dk]
+
+
+def _rope_tables(dk: int, base: float, positions: np.ndarray, dtype=float) -> tuple[np.ndarray, np.ndarray]:
     """RoPE ``(cos, sin)`` tables ``(n, dk/2)`` of float ``positions`` (n,): ``psa.shear``'s own, computed once per
-    ``(dk, base, positions)`` in a process (read-only), so a training step builds none."""
-    return _cached_tables(dk, float(base), positions.tobytes())
+    ``(dk, base, positions)`` in a process (read-only), so a training step builds none. The tables are float32
+    for float32 rows (computed in float64, then rounded) and float64 otherwise (object rows included)."""
+    single = np.dtype(dtype) == np.float32
+    return _cached_tables(dk, float(base), positions.tobytes(), single)
 
 
 @functools.lru_cache(maxsize=1024)
-def _cached_tables(dk: int, base: float, positions: bytes) -> tuple[np.ndarray, np.ndarray]:
+def _cached_tables(dk: int, base: float, positions: bytes, single: bool) -> tuple[np.ndarray, np.ndarray]:
     pos = np.frombuffer(positions, dtype=float)                         # [n]
     cos, sin = psa.rope_tables(len(pos), psa.rope_frequencies(dk, base), pos)   # [n, dk/2] x2
+    if single:
+        cos, sin = cos.astype(np.float32), sin.astype(np.float32)
     cos.flags.writeable = sin.flags.writeable = False
     return cos, sin
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_phases(dk: int, base: float, positions: bytes, single: bool) -> np.ndarray:
+    """``cos + i sin`` of :func:`_cached_tables` (n, dk/2), complex64 or complex128 (read-only)."""
+    cos, sin = _cached_tables(dk, base, positions, single)
+    phases = np.empty(cos.shape, dtype=np.complex64 if single else np.complex128)
+    phases.real, phases.imag = cos, sin
+    phases.flags.writeable = False
+    return phases
 
 
 @finite_output("q, k, v, prev")
@@ -299,11 +324,12 @@ def _previous(prev, shape) -> tuple[np.ndarray, np.ndarray]:
 def _sheared(x, g, pos, spec: PSA):
     """``psa.shear.place_shear`` (or ``shear`` without RoPE) of validated rows, without the checks."""
     if spec.base is None:                                               # no RoPE: placements coincide
-        return _shear(x, g, -2)                                         # [..., n, dk]
-    cos, sin = _rope_tables(x.shape[-1], spec.base, pos)                # [n, dk/2] x2
+        return x if g == 0 else _shear(x, g, -2)                        # [..., n, dk] (g = 0: x + 0 p = x)
+    if g == 0:                                                          # the unsheared stream: x + 0 p = x
+        return _rotate(x, pos, spec.base)                               # [..., n, dk]
     if spec.placement == "post-rope":
-        return _shear(_rotate_pairs(x, cos, sin), g, -2)                # [..., n, dk]
-    return _rotate_pairs(_shear(x, g, -2), cos, sin)                    # [..., n, dk]
+        return _shear(_rotate(x, pos, spec.base), g, -2)                # [..., n, dk]
+    return _rotate(_shear(x, g, -2), pos, spec.base)                    # [..., n, dk]
 
 
 @finite_output("x, taps")
@@ -324,7 +350,7 @@ def two_tap(x, taps) -> np.ndarray:
 
 
 def _two_tap(x, taps) -> np.ndarray:
-    b0, b1 = taps
+    b0, b1 = (float(t) for t in taps)                                   # Python floats: x's type
     return (b0 + b1) * x - b1 * _momentum(x, -2)                       # [..., n, dk]
 
 
@@ -389,7 +415,7 @@ def _scores(qs, ks, G=None) -> np.ndarray:
     """:func:`scores` of validated streams; a PLGA operator ``G`` goes to ``plga.operator.scores``."""
     if G is not None:
         return plga.scores(qs, ks, G)                                   # [n, m] (PLGA eq. 3.7)
-    return qs @ np.swapaxes(ks, -1, -2) / np.sqrt(qs.shape[-1])         # [n, m]
+    return qs @ np.swapaxes(ks, -1, -2) / math.sqrt(qs.shape[-1])       # [n, m] (a Python float: qs's type)
 
 
 def attention_weights(s) -> np.ndarray:

@@ -96,11 +96,17 @@ def _cross_entropy(logits: np.ndarray, answers: np.ndarray) -> tuple[float, np.n
 
 def layer_norm_vjp(x, affine, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """VJP of ``transformer.layer_norm(x, (gain, bias))`` over the last axis: ``(dx, dgain, dbias)``."""
-    centred = x - x.mean(axis=-1, keepdims=True)
-    inv = 1.0 / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + transformer.LN_EPS)
-    xhat = centred * inv                                                # [..., d]
-    dxhat = dy * affine[0]
-    dx = inv * (dxhat - dxhat.mean(axis=-1, keepdims=True) - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True))
+    _, xhat, den = transformer._layer_norm_parts(x, affine)
+    return _layer_norm_vjp(xhat, den, affine[0], dy)
+
+
+def _layer_norm_vjp(xhat, den, gain, dy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`layer_norm_vjp` from the forward pass's normalised rows ``xhat`` and ``den = sqrt(var + eps)``."""
+    dxhat = dy * gain                                                   # [..., d]
+    dx = dxhat - dxhat.mean(axis=-1, keepdims=True)
+    dxhat *= xhat
+    dx -= xhat * dxhat.mean(axis=-1, keepdims=True)
+    dx /= den                                                           # [..., d]
     axes = tuple(range(dy.ndim - 1))
     return dx, np.sum(dy * xhat, axis=axes), np.sum(dy, axis=axes)
 
@@ -136,7 +142,7 @@ def _gelu_vjp(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
     ``x`` is clipped to [-30, 30] first: beyond, tanh is exactly +-1 in float64 and gelu' is
     exactly 1 or 0 either way, while ``x**3`` would overflow and give ``inf * 0 = NaN``."""
     x = np.clip(x, -30.0, 30.0)
-    c = np.sqrt(2 / np.pi)
+    c = math.sqrt(2 / math.pi)                                          # a Python float: x's type
     t = np.tanh(c * (x + 0.044715 * x**3))
     return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x))
 
@@ -156,15 +162,29 @@ def mlp_vjp(layer: transformer.Layer, u, dy) -> tuple[np.ndarray, dict[str, np.n
 
 def logits_vjp(model: transformer.Decoder, x, dlogits) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """VJP of ``transformer.logits(model, x) = LN_f(x) wte^T``: ``(dx, {wte, ln_f.0, ln_f.1})``."""
-    u = transformer._layer_norm(x, model.ln_f)                          # [..., d]
-    dx, dg, db = layer_norm_vjp(x, model.ln_f, dlogits @ model.wte)
+    return _logits_vjp(model, transformer._layer_norm_parts(x, model.ln_f), dlogits)
+
+
+def _logits_vjp(model: transformer.Decoder, ln, dlogits) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """:func:`logits_vjp` from the forward pass's ``ln = transformer._layer_norm_parts(x, model.ln_f)``."""
+    u, xhat, den = ln                                                   # [..., d]
+    dx, dg, db = _layer_norm_vjp(xhat, den, model.ln_f[0], dlogits @ model.wte)
     return dx, {"wte": _flat(dlogits).T @ _flat(u), "ln_f.0": dg, "ln_f.1": db}
 
 
 def embedding_vjp(tokens, dx, vocab: int) -> np.ndarray:
-    """VJP of ``wte[tokens]``: rows of ``dx`` summed into a ``(vocab, d)`` array (deterministic order)."""
-    out = np.zeros((vocab, dx.shape[-1]))
-    np.add.at(out, np.ravel(tokens), _flat(dx))
+    """VJP of ``wte[tokens]``: rows of ``dx`` summed into a ``(vocab, d)`` array (deterministic order).
+
+    The rows of each token are grouped by a stable sort and summed by one ``add.reduceat``: the result depends
+    on the tokens and rows only, not on timing or threads."""
+    ids, rows = np.ravel(tokens), _flat(dx)
+    out = np.zeros((vocab, rows.shape[-1]), dtype=rows.dtype)
+    if not len(ids):
+        return out
+    order = np.argsort(ids, kind="stable")                              # [N] rows grouped by token
+    sorted_ids = ids[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_ids[1:] != sorted_ids[:-1])))
+    out[sorted_ids[starts]] = np.add.reduceat(rows[order], starts, axis=0)   # [tokens present, d]
     return out
 
 
@@ -183,20 +203,21 @@ def two_tap_vjp(x, taps, dy) -> tuple[np.ndarray, np.ndarray | None]:
 
     ``x`` is only needed for ``dtaps``; pass None for fixed taps (``dtaps`` is then None).
     """
-    b0, b1 = taps
+    b0, b1 = (float(t) for t in taps)                                   # Python floats: dy's type
     dx = b0 * dy
-    dx[..., :-1, :] += b1 * dy[..., 1:, :]                              # x_t feeds y_{t+1} through b1
-    dx[..., 0, :] += b1 * dy[..., 0, :]                                 # and x_0 is its own predecessor
+    if b1 != 0:                                                         # b1 = 0: the terms below add 0
+        dx[..., :-1, :] += b1 * dy[..., 1:, :]                          # x_t feeds y_{t+1} through b1
+        dx[..., 0, :] += b1 * dy[..., 0, :]                             # and x_0 is its own predecessor
     if x is None:
         return dx, None
     prev = np.concatenate([x[..., :1, :], x[..., :-1, :]], axis=-2)     # [..., n, d] x_{t-1}
-    return dx, np.array([np.sum(dy * x), np.sum(dy * prev)])
+    return dx, np.array([np.sum(dy * x), np.sum(dy * prev)], dtype=dy.dtype)
 
 
-def _taps(spec, stream: str) -> np.ndarray:
+def _taps(spec, stream: str):
     if isinstance(spec, PSA):
         g = spec.g_q if stream == "q" else spec.g_k                    # validated at construction
-        return np.array([1 + g, -g])                                    # the shear's taps (psa.shear.stream_taps)
+        return 1.0 + g, -g                                              # the shear's taps (psa.shear.stream_taps)
     return spec.q_taps if stream == "q" else spec.k_taps
 
 
@@ -206,10 +227,15 @@ def stream_vjp(spec, x, dy, stream: str) -> tuple[np.ndarray, np.ndarray | None]
     ``stream`` is ``"q"`` or ``"k"``. SDPA: RoPE. PSA and TwoTap: the two-tap filter
     (PSA: taps ``(1 + g, -g)``) after RoPE (``post-rope``) or before it (``pre-rope``).
     """
-    if isinstance(spec, SDPA):
-        return rope_vjp(dy, spec.base), None
-    if not isinstance(spec, (PSA, TwoTap)):
+    if not isinstance(spec, (SDPA, PSA, TwoTap)):
         raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head to be trained (got {type(spec).__name__})")
+    return _stream_vjp(spec, x, dy, stream)
+
+
+def _stream_vjp(spec, x, dy, stream: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`stream_vjp` of an SDPA, PSA or TwoTap head (the backward pass's kernel)."""
+    if isinstance(spec, SDPA) or (isinstance(spec, PSA) and (spec.g_q if stream == "q" else spec.g_k) == 0):
+        return rope_vjp(dy, spec.base), None                            # PSA at g = 0: RoPE alone (x + 0 p = x)
     taps, learn = _taps(spec, stream), isinstance(spec, TwoTap)       # PSA couplings are fixed
     if spec.base is None:
         dx, dtaps = two_tap_vjp(x if learn else None, taps, dy)
@@ -223,23 +249,32 @@ def stream_vjp(spec, x, dy, stream: str) -> tuple[np.ndarray, np.ndarray | None]
 
 def scores_vjp(qs, ks, ds) -> tuple[np.ndarray, np.ndarray]:
     """VJP of ``attention.scores(qs, ks) = qs ks^T / sqrt(dk)``: ``(dqs, dks)``."""
-    scale = 1.0 / np.sqrt(qs.shape[-1])
-    return ds @ ks * scale, np.swapaxes(ds, -1, -2) @ qs * scale
+    ds = ds * (1.0 / math.sqrt(qs.shape[-1]))                           # [..., n, m] the scale, once
+    return ds @ ks, np.swapaxes(ds, -1, -2) @ qs
 
 
 def weights_vjp(p, dp) -> np.ndarray:
     """VJP of ``attention.attention_weights`` (causal softmax) at weights ``p``: ``p (dp - <p, dp>)``."""
-    return p * (dp - np.sum(p * dp, axis=-1, keepdims=True))           # masked keys have p = 0
+    ds = dp - np.sum(p * dp, axis=-1, keepdims=True)                    # masked keys have p = 0
+    ds *= p
+    return ds
 
 
 def head_vjp(spec, rec: dict, dout) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """VJP of ``attention.head`` from its trace ``rec``: ``(dq, dk, dv, {q_taps, k_taps} for TwoTap)``."""
+    if not isinstance(spec, (SDPA, PSA, TwoTap)):
+        raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head to be trained (got {type(spec).__name__})")
+    return _head_vjp(spec, rec, dout)
+
+
+def _head_vjp(spec, rec: dict, dout) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """:func:`head_vjp` of an SDPA, PSA or TwoTap head (the backward pass's kernel)."""
     p, vs = rec["p"], rec["vs"]
     dvs = np.swapaxes(p, -1, -2) @ dout                                 # [..., T, dk]
     ds = weights_vjp(p, dout @ np.swapaxes(vs, -1, -2))                 # [..., T, T]
     dqs, dks = scores_vjp(rec["qs"], rec["ks"], ds)
-    dq, dq_taps = stream_vjp(spec, rec["q"], dqs, "q")
-    dk, dk_taps = stream_vjp(spec, rec["k"], dks, "k")
+    dq, dq_taps = _stream_vjp(spec, rec["q"], dqs, "q")
+    dk, dk_taps = _stream_vjp(spec, rec["k"], dks, "k")
     taps = {} if dq_taps is None else {"q_taps": dq_taps, "k_taps": dk_taps}
     return dq, dk, dvs, taps                                            # values are not filtered
 
@@ -247,28 +282,55 @@ def head_vjp(spec, rec: dict, dout) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 # ------------------------------------------------------------------------------ the model
 def hidden_vjp(model: transformer.Decoder, tokens, trace: list, dh) -> dict[str, np.ndarray]:
     """VJP of ``transformer.hidden_states`` (with its ``trace``) for an output gradient ``dh`` (..., T, d)."""
+    _trainable_heads(model)
+    return _hidden_vjp(model, tokens, trace, dh)
+
+
+def _trainable_heads(model: transformer.Decoder) -> None:
+    """Refuse a model with a head the backward pass does not cover (Graded, PLGA)."""
+    for layer in model.layers:
+        for spec in layer.heads:
+            if not isinstance(spec, (SDPA, PSA, TwoTap)):
+                raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head to be trained (got "
+                                     f"{type(spec).__name__})")
+
+
+def _hidden_vjp(model: transformer.Decoder, tokens, trace: list, dh) -> dict[str, np.ndarray]:
+    """:func:`hidden_vjp` of a model of SDPA, PSA and TwoTap heads (the backward pass's kernel)."""
     grads: dict[str, np.ndarray] = {}
     dx = dh
     for i in reversed(range(len(model.layers))):
-        layer, rec = model.layers[i], trace[i]
-        du2, g = mlp_vjp(layer, rec["u2"], dx)
-        dln2, grads[f"layers.{i}.ln2.0"], grads[f"layers.{i}.ln2.1"] = layer_norm_vjp(rec["mid"], layer.ln2, du2)
-        dmid = dx + dln2                                                # [..., T, d]
-        grads.update({f"layers.{i}.{k}": v for k, v in g.items()})
-        grads[f"layers.{i}.w_o"] = _flat(rec["a"]).T @ _flat(dmid)
-        da = transformer._split_heads(dmid @ layer.w_o.T, len(layer.heads))  # [..., H, T, dk]
+        layer, rec, name = model.layers[i], trace[i], f"layers.{i}."
+        if rec["u2"] is None:                                           # no MLP: out = mid + b_proj
+            g = {"w_fc": np.zeros_like(layer.w_fc), "b_fc": np.zeros_like(layer.b_fc),
+                 "w_proj": np.zeros_like(layer.w_proj), "b_proj": _flat(dx).sum(axis=0)}
+            grads[name + "ln2.0"], grads[name + "ln2.1"] = np.zeros_like(layer.ln2[0]), np.zeros_like(layer.ln2[1])
+            dmid = dx                                                   # [..., T, d]
+        else:
+            du2, g = mlp_vjp(layer, rec["u2"], dx)
+            dmid, grads[name + "ln2.0"], grads[name + "ln2.1"] = _layer_norm_vjp(*rec["ln2"], layer.ln2[0], du2)
+            dmid += dx                                                  # [..., T, d]
+        grads.update({name + k: v for k, v in g.items()})
+        grads[name + "w_o"] = _flat(rec["a"]).T @ _flat(dmid)
+        da = dmid @ layer.w_o.T                                         # [..., T, H dk]
+        H = len(layer.heads)
+        dk = da.shape[-1] // H
         parts = []
         for h, (spec, hrec) in enumerate(zip(layer.heads, rec["heads"])):
-            dq, dk, dv, taps = head_vjp(spec, hrec, da[..., h, :, :])
-            parts.append((dq, dk, dv))
-            grads.update({f"layers.{i}.heads.{h}.{k}": v for k, v in taps.items()})
-        du1 = 0.0
+            dq, dkey, dv, taps = _head_vjp(spec, hrec, da if H == 1 else da[..., h * dk:(h + 1) * dk])
+            parts.append((dq, dkey, dv))
+            grads.update({f"{name}heads.{h}.{k}": v for k, v in taps.items()})
+        u1 = _flat(rec["u1"])
+        du1 = None
         for w, d in zip(("w_q", "w_k", "w_v"), zip(*parts)):
-            merged = transformer._merge_heads(np.stack(d, axis=-3))     # [..., T, H dk]
-            grads[f"layers.{i}.{w}"] = _flat(rec["u1"]).T @ _flat(merged)
-            du1 = du1 + merged @ getattr(layer, w).T
-        dln1, grads[f"layers.{i}.ln1.0"], grads[f"layers.{i}.ln1.1"] = layer_norm_vjp(rec["x"], layer.ln1, du1)
-        dx = dmid + dln1
+            merged = d[0] if H == 1 else np.concatenate(d, axis=-1)     # [..., T, H dk]
+            grads[name + w] = u1.T @ _flat(merged)
+            if du1 is None:
+                du1 = merged @ getattr(layer, w).T                      # [..., T, d]
+            else:
+                du1 += merged @ getattr(layer, w).T
+        dx, grads[name + "ln1.0"], grads[name + "ln1.1"] = _layer_norm_vjp(*rec["ln1"], layer.ln1[0], du1)
+        dx += dmid                                                      # [..., T, d]
     grads["wte"] = embedding_vjp(tokens, dx, len(model.wte))
     return grads
 
@@ -294,6 +356,7 @@ def loss_and_grad(model: transformer.Decoder, tokens, answers) -> tuple[float, d
     if answers.shape != tokens.shape[:1]:
         raise ParameterError(f"answers must hold one token id per sequence, shape ({len(tokens)},) "
                              f"(got {answers.shape})")
+    _trainable_heads(model)
     with np.errstate(over="ignore", invalid="ignore"):
         loss, grads, logits = _loss_and_grad(model, tokens, answers)
     if not (math.isfinite(loss) and all(np.all(np.isfinite(g)) for g in grads.values())):
@@ -308,12 +371,13 @@ def _loss_and_grad(model: transformer.Decoder, tokens: np.ndarray,
     trace: list = []
     h = transformer._hidden_states(model, tokens, trace)                # [B, T, d]
     last = h[..., -1, :]                                                # [B, d]
-    logits = transformer._logits(model, last)                           # [B, V]
+    ln = transformer._layer_norm_parts(last, model.ln_f)                # LN_f(last), xhat, den
+    logits = ln[0] @ model.wte.T                                        # [B, V]  transformer._logits
     loss, dlogits = _cross_entropy(logits, answers)
-    dlast, grads = logits_vjp(model, last, dlogits)
+    dlast, grads = _logits_vjp(model, ln, dlogits)
     dh = np.zeros_like(h)
     dh[..., -1, :] = dlast
-    body = hidden_vjp(model, tokens, trace, dh)
+    body = _hidden_vjp(model, tokens, trace, dh)
     grads["wte"] = grads["wte"] + body.pop("wte")                       # tied embedding: both ends
     grads.update(body)
     return loss, grads, logits

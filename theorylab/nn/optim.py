@@ -6,8 +6,8 @@ The update of one parameter ``w`` with gradient ``g`` at step ``t = 1, 2, ...``:
     w = w - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps) - lr wd w
 
 The weight decay is decoupled (applied to ``w`` directly, scaled by the learning rate) and
-acts only on the parameters named in ``decay``. Pure functions: every step returns new
-arrays and a new state; nothing is updated in place.
+acts only on the parameters named in ``decay``. The public functions are pure: every step returns
+new arrays and a new state; the training loop's kernel ``_adamw_update`` updates its own arrays in place.
 """
 from __future__ import annotations
 
@@ -91,6 +91,31 @@ def _adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], sta
         w = params[k] * (1.0 - lr * opt.weight_decay) if k in decay else params[k]
         new[k] = w - lr * (m[k] / c1) / (np.sqrt(v[k] / c2) + opt.eps)
     return new, AdamState(t, m, v)
+
+
+def _adamw_update(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: AdamState, opt: AdamW,
+                  lr: float, decay) -> AdamState:
+    """:func:`_adamw_step` **in place**: the arrays of ``params`` and of the state's moments are updated (the
+    training loop's kernel; the same operations in the same order, so the same numbers as the pure step).
+    Returns the state with the new step count (and the same moment dictionaries)."""
+    t = state.t + 1
+    c1, c2 = 1.0 - opt.b1 ** t, 1.0 - opt.b2 ** t
+    for k, g in grads.items():
+        m, v, w = state.m[k], state.v[k], params[k]
+        m *= opt.b1
+        m += (1.0 - opt.b1) * g                                         # b1 m + (1 - b1) g
+        v *= opt.b2
+        v += (1.0 - opt.b2) * (g * g)                                   # b2 v + (1 - b2) g^2
+        if k in decay:
+            w *= 1.0 - lr * opt.weight_decay
+        step = m / c1
+        step *= lr
+        den = v / c2
+        np.sqrt(den, out=den)
+        den += opt.eps
+        step /= den                                                     # lr (m / c1) / (sqrt(v / c2) + eps)
+        w -= step
+    return AdamState(t, state.m, state.v)
 
 
 def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:

@@ -26,6 +26,9 @@ Conventions (ours where the paper leaves them open; docs/results.md lists them)
   ``d_model``-wide residual stream, tied embeddings, pre-LayerNorm, optional MLP.
 * Initialisation: embeddings N(0, 0.02^2); projections N(0, 1/fan_in); LayerNorm gains 1,
   biases 0; MLP biases 0.
+* Float type (``dtype``): ``"float64"`` (default) or ``"float32"``: parameters, activations,
+  gradients and AdamW moments in that type (the float32 weights are the float64 draws rounded,
+  so both types start from the same model); free two-tap taps stay float64.
 * Randomness: a run's seed ``s`` gives independent streams through
   ``numpy.random.SeedSequence([s, purpose, step])``: initial weights (purpose 0), the
   training batch of each step (1), the evaluation set (2). All variants with the same seed
@@ -42,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import attention, decoder, grad, optim, tasks
+from theorylab.nn import _heap, attention, decoder, grad, optim, tasks
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
@@ -50,6 +53,8 @@ VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "
 COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
 """Variants that take a coupling gamma; the others are gamma-free (gamma must be 0)."""
 TASKS = ("recall", "canonical")
+DTYPES = ("float64", "float32")
+"""Float types of a run: parameters, activations, gradients and AdamW moments (TwoTap taps stay float64)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class TrainConfig:
     placement: str = "post-rope"
     base: float = 10000.0
     log_every: int = 50
+    dtype: str = "float64"
 
     def __post_init__(self):
         """Validate every field; integers and reals are stored as Python ``int`` and ``float``."""
@@ -106,6 +112,7 @@ class TrainConfig:
         put("clip", real_scalar("clip", self.clip, low=0, low_inclusive=False))
         choice("placement", self.placement, psa.PLACEMENTS)
         put("base", real_scalar("base", self.base, low=1, low_inclusive=False))
+        choice("dtype", self.dtype, DTYPES)
 
     @property
     def n_layer(self) -> int:
@@ -208,7 +215,11 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
     spec = head_spec(config)
     layers = tuple(decoder.Layer(w(d, dk), w(d, dk), w(d, dk), w(dk, d), w(d, m), np.zeros(m), w(m, d) if m else
                                  np.zeros((0, d)), np.zeros(d), ln(), ln(), (spec,)) for _ in range(config.n_layer))
-    return decoder.Decoder(wte, layers, ln())
+    model = decoder.Decoder(wte, layers, ln())
+    if config.dtype == "float64":
+        return model
+    return grad.with_parameters(model, {k: v.astype(config.dtype) for k, v in grad.parameters(model).items()
+                                        if not k.endswith("_taps")})    # the float64 draws, rounded
 
 
 def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
@@ -308,12 +319,13 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     across BLAS thread counts).
     """
     seed = seed_int("seed", seed)
+    _heap.retain_freed_memory()                                 # no page faults step after step (nn._heap)
     start, cpu = time.perf_counter(), time.process_time()
     model = init_model(config, seed)
     names = trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
     opt = optim.AdamW(config.lr, weight_decay=config.weight_decay)
-    params = grad.parameters(model)
+    params = {k: v.copy() for k, v in grad.parameters(model).items()}   # the loop's own arrays (updated in place)
     state = optim.init_state({k: params[k] for k in names})
     history = []
     for step in range(config.steps):
@@ -325,7 +337,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
             raise ParameterError(f"training diverged at step {step} (the loss or a gradient overflows the float "
                                  f"range); lower lr (got {config.lr:g})")
         lr = optim._learning_rate(step, config.steps, config.lr, config.warmup)
-        params, state = optim._adamw_step(params, grads, state, opt, lr, decay)
+        state = optim._adamw_update(params, grads, state, opt, lr, decay)
         model = grad.with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
             history.append(_log(step, loss, lr, norm, model))
@@ -345,6 +357,6 @@ def _log(step, loss, lr, norm, model) -> dict:
     return row
 
 
-__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "DTYPES", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
            "init_model", "batch_of", "answers",
            "Evaluation", "evaluate", "TrainResult", "train"]

@@ -15,6 +15,7 @@ this module (``theorylab.nn.decoder.forward`` is this :func:`forward`).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -105,8 +106,35 @@ def layer_norm(x, affine) -> np.ndarray:
 
 
 def _layer_norm(x: np.ndarray, affine) -> np.ndarray:
-    """:func:`layer_norm` of validated rows with the model's own (gamma, beta): ``plga.operator``'s kernel."""
-    return _plga_layer_norm(x, affine[0], affine[1], LN_EPS)                # [n, d]
+    """:func:`layer_norm` of validated float rows with the model's own (gamma, beta) (:func:`_layer_norm_parts`)."""
+    return _layer_norm_parts(x, affine)[0]                                  # [n, d]
+
+
+def _layer_norm_parts(x: np.ndarray, affine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(LN(x), xhat, den)``: the output, the normalised rows and ``den = sqrt(var + eps)`` (the backward pass's
+    inputs, ``theorylab.nn.grad``), in ``x``'s float type.
+
+    The direct formula ``(x - mean) / sqrt(var + eps)``; rows whose variance overflows the float range go
+    through ``plga.operator``'s scaled kernel (rows scaled by a power of two, exactly), which equals the direct
+    formula wherever the latter is finite, so the two routes agree to the last bit on ordinary rows."""
+    c = x - x.mean(axis=-1, keepdims=True)                                  # [..., d] centred rows
+    with np.errstate(over="ignore"):                                        # overflow: the scaled route below
+        var = np.mean(c * c, axis=-1, keepdims=True)                        # [..., 1]
+    den = np.sqrt(var + LN_EPS)                                             # [..., 1]
+    if np.isfinite(den).all():
+        xhat = c
+        xhat /= den                                                         # [..., d]
+    else:                                                                   # |x| beyond ~1e154: scaled route
+        xhat = _plga_layer_norm(x, None, None, LN_EPS)
+        bad = ~np.isfinite(den[..., 0])                                     # rows whose variance overflows
+        _, e = np.frexp(np.max(np.abs(x[bad]), axis=-1, keepdims=True))
+        y = np.ldexp(x[bad], -e)                                            # those rows in [-1, 1], exactly
+        cy = y - y.mean(axis=-1, keepdims=True)
+        with np.errstate(over="ignore"):
+            den[bad] = np.ldexp(np.sqrt(np.mean(cy * cy, axis=-1, keepdims=True) + np.ldexp(LN_EPS, -2 * e)), e)
+    out = xhat * affine[0]
+    out += affine[1]
+    return out, xhat, den
 
 
 @finite_output("x")
@@ -116,7 +144,7 @@ def gelu(x) -> np.ndarray:
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))   # Python floats: x's type
 
 
 def _rows(x, d: int) -> np.ndarray:
@@ -206,8 +234,9 @@ def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarr
 
     ``trace``: if a list, one dict per layer is appended with what the backward pass
     (``theorylab.nn.grad``) needs: the block input ``x``, ``u1 = LN1(x)``, the merged head
-    outputs ``a``, ``mid = x + a W_O``, ``u2 = LN2(mid)`` and ``heads`` (one
-    ``attention.head`` trace per head).
+    outputs ``a``, ``mid = x + a W_O``, ``u2 = LN2(mid)`` (None without an MLP), ``ln1`` and
+    ``ln2``, the pairs ``(xhat, sqrt(var + eps))`` of the two LayerNorms (None without an MLP), and
+    ``heads`` (one ``attention.head`` trace per head).
     """
     return _hidden_states(model, token_ids(model, tokens, batched=True), trace)
 
@@ -217,16 +246,21 @@ def _hidden_states(model: Decoder, tokens: np.ndarray, trace: list | None = None
     x = model.wte[tokens]                                                   # [..., T, d]
     for layer in model.layers:
         rec = None if trace is None else {"x": x, "heads": []}
-        u1 = _layer_norm(x, layer.ln1)                                      # [..., T, d]
+        u1, xhat1, den1 = _layer_norm_parts(x, layer.ln1)                   # [..., T, d]
         q, k, v = _projections(layer, u1)                                   # [..., H, T, dk] x3
         heads = [attention._head(s, q[..., h, :, :], k[..., h, :, :], v[..., h, :, :],
                                  None if rec is None else rec["heads"]) for h, s in enumerate(layer.heads)]
-        a = _merge_heads(np.stack(heads, axis=-3))                          # [..., T, H dk]
-        mid = x + a @ layer.w_o                                             # [..., T, d]
-        u2 = _layer_norm(mid, layer.ln2)                                    # [..., T, d]
-        x = mid + _mlp(layer, u2)                                           # [..., T, d]
+        a = heads[0] if len(heads) == 1 else np.concatenate(heads, axis=-1)  # [..., T, H dk] merged heads
+        mid = a @ layer.w_o
+        mid += x                                                            # [..., T, d]  x + a W_O
+        if layer.w_fc.shape[1]:
+            u2, xhat2, den2 = _layer_norm_parts(mid, layer.ln2)             # [..., T, d]
+            x = mid + _mlp(layer, u2)                                       # [..., T, d]
+        else:                                                               # no MLP: its output is b_proj
+            u2 = xhat2 = den2 = None
+            x = mid + layer.b_proj                                          # [..., T, d]
         if rec is not None:
-            rec.update(u1=u1, a=a, mid=mid, u2=u2)
+            rec.update(u1=u1, ln1=(xhat1, den1), a=a, mid=mid, u2=u2, ln2=(xhat2, den2))
             trace.append(rec)
     return x
 
