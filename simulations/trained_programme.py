@@ -23,7 +23,6 @@ import os
 for _k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):   # the calibration run, as the workers
     os.environ.setdefault(_k, "1")
 
-import argparse   # noqa: E402
 import sys        # noqa: E402
 import time       # noqa: E402
 
