@@ -1,44 +1,43 @@
-"""Study (f): trained single-layer induction -- accuracy per variant and gamma (PSA §7.4, §7.5, A5).
+"""Study (f): trained single-layer induction on the paper's A5 recall task, at the paper's budget (PSA A5).
 
-Two parts, each over SEEDS seeds, held-out accuracy with 95 % intervals:
+Associative recall: 14 key-value pairs over a shared alphabet of 64, 3 PAD tokens, then the query
+(T = 32), d_model = 64, one head; 3000 steps, 3 seeds. Symmetric PSA and key-only PSA at every
+g of GAMMAS (init "gamma-aware", every study's), and symmetric PSA again with init "plain" (the
+comparison of the two initialisations). Paper (A5, Table 22): the symmetric shear reaches 83.4 % at
+g = 4 against 1.2 % at g = 0 (chance 1/64), above 70 % on g in [1.4, 5.5]; it gives no key-only
+number. Each paper number is drawn beside the run of the same variant and g.
 
-* recall -- the paper's A5 task at our budget: associative recall, 14 key-value pairs over a
-  shared alphabet of 64, 3 PAD tokens, query (T = 32); standard attention, key-only PSA at
-  gamma = 2 and symmetric PSA at gamma = 2 and 4 (paper A5: 83.4 % for the symmetric shear at
-  gamma = 4 vs 1.2 % for standard attention at gamma = 0; above 70 % on gamma in [1.4, 5.5]).
-* lattice -- the order-lattice battery (§7.5) on the canonical induction model, T = 15
-  (ceiling 1/(T-2) = 0.077): standard, query-only, key-only, symmetric and the two-tap
-  low-pass at gamma = 2 (paper: -, 0.033, 0.949, 0.811, 0.428).
+    python simulations/f_trained_induction.py [--steps N] [--seeds N] [--workers N | --scheduler ADDR]
+                                              [--store PATH] [--figure-only]
 
-    python simulations/f_trained_induction.py [--steps N] [--seeds N] [--workers N] [--figure-only]
-
-Writes results/f_trained_induction.{csv,json,png}.
+Writes results/f_trained_induction.{csv,json,png}; the runs live in results/stores/.
 """
 from __future__ import annotations
 
 import _trained
-from theorylab.nn.train import TrainConfig
 from theorylab.plots import panels
 from theorylab.plots.trained import accuracy_curves
 
 STUDY = "f_trained_induction"
 SEEDS = 3
-STEPS = 600
-RECALL_STEPS = 800
-RECALL = dict(task="recall", pairs=14, alphabet=64, padding=3, batch=64, lr=5e-3)
-LATTICE = dict(task="canonical", T=15, vocab=64, batch=64, lr=5e-3)
-RECALL_RUNS = [("standard", 0.0), ("key-only", 2.0), ("symmetric", 2.0), ("symmetric", 4.0)]
-PAPER_RECALL = {("standard", 0.0): 0.012, ("symmetric", 4.0): 0.834}
-"""The paper's A5 accuracies by (variant, gamma): its 83.4 % is the symmetric shear's at gamma = 4 (A5's
-gamma* ~ 4), its 1.2 % standard attention's; no number at key-only or symmetric gamma = 2 (only > 70 % on
-[1.4, 5.5], not a point value)."""
-PAPER_LATTICE = {("query-only", 2.0): 0.033, ("key-only", 2.0): 0.949, ("symmetric", 2.0): 0.811,
-                 ("low-pass", 2.0): 0.428}
-"""The paper's §7.5 battery at gamma = 2, by (variant, gamma)."""
+STEPS = 3000
+GAMMAS = [0.0, 0.2, 0.3, 0.5, 1.0, 1.4, 2.0, 3.0, 4.0, 5.5]
+RECALL = dict(task="recall", pairs=14, alphabet=64, padding=3, d_model=64, dk=64, batch=64, lr=5e-3)
+PAPER_RECALL = {("symmetric", 0.0): 0.012, ("symmetric", 4.0): 0.834}
+"""The paper's A5 accuracies by (variant, gamma): the symmetric shear's 83.4 % at gamma = 4 (A5's gamma* ~ 4) and
+its 1.2 % at gamma = 0 (standard attention); none for key-only, and none at other g (only > 70 % on [1.4, 5.5])."""
+PAPER_BAND = {"variant": "symmetric", "low": 1.4, "high": 5.5, "above": 0.70}
+"""A5's range claim: accuracy above 70 % for every g in [1.4, 5.5]."""
+PAPER_LATTICE = {("query-only", 0.5): 0.033, ("query-only", 1.0): 0.030, ("query-only", 2.0): 0.033,
+                 ("query-only", 3.0): 0.030, ("key-only", 2.0): 0.949, ("symmetric", 2.0): 0.811,
+                 ("low-pass", 2.0): 0.428, ("free-two-tap", 0.0): 1.000, ("two-layer", 0.0): 0.036,
+                 ("asymmetric", 2.0): 0.875}
+"""The paper's §7.5 / §4.8 battery on the canonical task (T = 15), by (variant, gamma) as our lattice runs them
+(study i)."""
 
 
 def paper_value(part: str, variant: str, gamma: float) -> float | None:
-    """The paper's accuracy for this run, or None when the paper has no number for exactly this run."""
+    """The paper's accuracy for this run (``part`` = "recall" or "lattice"), or None when it has none."""
     return (PAPER_LATTICE if part == "lattice" else PAPER_RECALL).get((variant, float(gamma)))
 
 
@@ -50,50 +49,41 @@ def paper_marks(part: str) -> dict:
     return marks
 
 
+def spec(args) -> dict:
+    grids = [{"variant": ["symmetric", "key-only"], "gamma": GAMMAS},
+             {"variant": "symmetric", "gamma": GAMMAS, "init": "plain"}]
+    return _trained.spec_dict("A5 recall (14 pairs)", {**RECALL, "steps": STEPS}, grids, SEEDS, args)
+
+
+def summarise(spec, rows, timing, skipped) -> dict:
+    table = _trained.table(spec, rows, lambda c: paper_value("recall", c.variant, c.gamma))
+    for r in table:
+        r["curve"] = r["variant"] + (f" ({r['init']})" if "init" in r else "")
+    band = [r for r in table if r["variant"] == PAPER_BAND["variant"] and r.get("init", "gamma-aware") != "plain"
+            and PAPER_BAND["low"] <= r["gamma"] <= PAPER_BAND["high"]]
+    return {"steps": dict(spec.train)["steps"], "seeds": spec.seeds, "task": RECALL, "table": table,
+            "paper": {"points": {f"{v} g={g:g}": a for (v, g), a in PAPER_RECALL.items()}, "band": PAPER_BAND},
+            "band_check": {"min_mean_on_band": min((r["mean"] for r in band), default=None),
+                           "paper_above": PAPER_BAND["above"]}}
+
+
 def figure(summary: dict):
-    """Left: recall accuracy per variant and gamma; right: the order lattice; the paper's numbers as crosses
-    in the colour of the variant they belong to."""
-    fig, (left, right) = panels(2, 11, 4.2)
-    seeds, steps, table = summary["seeds"], summary["steps"], summary["table"]
-    recall = [r for r in table if r["part"] == "recall"]
-    lattice = [r for r in table if r["part"] == "lattice"]
-    accuracy_curves(recall, chance=recall[0]["chance"], paper=paper_marks("recall"), ax=left,
-                    title=f"(f) recall: {RECALL['pairs']} pairs, T = {TrainConfig(**RECALL).seq_len}, {steps['recall']} steps, "
-                          f"{seeds} seeds")
-    accuracy_curves(lattice, chance=lattice[0]["chance"], ceiling=lattice[0]["ceiling"], paper=paper_marks("lattice"),
-                    ax=right, title=f"(f) order lattice: canonical T = 15, {steps['lattice']} steps, {seeds} seeds")
+    """Accuracy against g per variant (and init), the paper's A5 numbers as crosses in their variant's colour."""
+    fig, (ax,) = panels(1, 7, 4.4)
+    rows = [{**r, "variant": r.get("curve", r["variant"])} for r in summary["table"]]
+    marks = {("symmetric (gamma-aware)" if any(r["variant"] == "symmetric (gamma-aware)" for r in rows) else v): p
+             for v, p in paper_marks("recall").items()}
+    accuracy_curves(rows, chance=rows[0]["chance"], paper=marks, ax=ax,
+                    title=f"(f) A5 recall: 14 pairs, T = 32, {summary['steps']} steps, {summary['seeds']} seeds")
+    band = summary["paper"]["band"]
+    ax.hlines(band["above"], band["low"], band["high"], color="k", lw=1, ls="-.", label="paper: > 70 % on [1.4, 5.5]")
+    ax.legend(fontsize=7)
     return fig
 
 
-def configs(steps: int | None) -> tuple[list, list]:
-    """Recall and lattice configs; ``steps`` overrides both parts' budgets (RECALL_STEPS, STEPS)."""
-    recall = [TrainConfig(variant=v, gamma=g, steps=steps or RECALL_STEPS, **RECALL) for v, g in RECALL_RUNS]
-    lattice = [TrainConfig(variant="standard", gamma=0.0, steps=steps or STEPS, **LATTICE)]
-    lattice += [TrainConfig(variant=v, gamma=2.0, steps=steps or STEPS, **LATTICE)
-                for v in ("query-only", "key-only", "symmetric", "low-pass")]
-    return recall, lattice
-
-
 def main() -> None:
-    args = _trained.parser(__doc__.splitlines()[0]).parse_args()
-    if args.figure_only:
-        return _trained.redraw(STUDY, args, figure)
-    seeds = args.seeds or SEEDS
-    recall, lattice = configs(args.steps)
-    jobs = [(c, s) for c in recall + lattice for s in range(seeds)]
-    results, timing = _trained.run(STUDY, jobs, args)
-    rows = []
-    for part, cfgs in (("recall", recall), ("lattice", lattice)):
-        for r in _trained.grouped(cfgs, results):
-            rows.append({"part": part, **r, "paper": paper_value(part, r["variant"], r["gamma"])})
-    runs = [{"part": "recall" if r.config.task == "recall" else "lattice", **r.row()} for r in results]
-    columns = ["part", "variant", "gamma", "seed", "steps", "accuracy", "ci_low", "ci_high", "attention_accuracy",
-               "eval_loss", "final_train_loss", "seconds", "cpu_seconds"]
-    summary = {"study": STUDY, "steps": {"recall": recall[0].steps, "lattice": lattice[0].steps}, "seeds": seeds,
-               "timing": timing, "recall": RECALL,
-               "lattice": LATTICE, "table": rows}
-    _trained.write(STUDY, args, runs, columns, summary, figure)
-    _trained.report_table(rows)
+    import sys
+    _trained.study_main(sys.modules[__name__])
 
 
 if __name__ == "__main__":

@@ -1,126 +1,123 @@
-"""Study (h): the trained dk ladder -- gamma_c from the accuracy curve against dk (PSA §7.11, Figure 9).
+"""Study (j): the trained dk ladder -- gamma_c from the accuracy curve against dk (PSA §7.11, Figure 9).
 
-Symmetric PSA, one head of width dk in {8, 16, 32, 64} on a d_model = 64 residual stream,
-canonical induction (T = 15, m = T - 2 = 13 distractors), trained at each gamma of GAMMAS
-over SEEDS seeds. Observable (ours; the paper says only "from the accuracy curve"):
-gamma_c = the smallest gamma at which the seed-mean held-out accuracy reaches the midpoint
-between its gamma = 0 value and its plateau (the largest accuracy on the grid), linear
-interpolation (``theorylab.nn.trainstats.gamma_c``); 95 % intervals by resampling seeds.
-The log-log slope of gamma_c on dk (bootstrap 95 % interval) is set against the paper's
-trained -1.13 [-1.18, -1.07] and the T4-only law's -1/4; the plateaus against the argmax
-limit Phi(sqrt(dk)/2)^m (``theorylab.psa.transition.argmax_plateau``; paper: r = 0.945).
+Symmetric and key-only PSA, one head of width dk in {8, 16, 32, 64} on a d_model = 64 residual
+stream, canonical induction (T = 15, m = 13 distractors), trained at each g of GAMMAS over 3 seeds,
+1500 steps, init "gamma-aware". gamma_c is read off each seed-mean accuracy curve by three named
+observables (``theorylab.nn.ladder``: plateau midpoint, steepest segment, 50 % threshold), and the
+log-log slope of gamma_c on dk gets a 95 % percentile-bootstrap interval over seeds (each dk's seeds
+resampled with replacement, independently per dk). Paper (Fig. 9, symmetric): gamma_c 1.290 at dk = 8
+to 0.120 at dk = 64, slope -1.13 [-1.18, -1.07], against the T4-only law's -1/4; trained plateaus
+track the argmax limit Phi(sqrt(dk)/2)^m in shape (r = 0.945; ``theorylab.psa.transition.argmax_plateau``).
 
-    python simulations/j_trained_ladder.py [--steps N] [--seeds N] [--workers N] [--figure-only]
+    python simulations/j_trained_ladder.py [--steps N] [--seeds N] [--workers N | --scheduler ADDR]
+                                           [--store PATH] [--figure-only]
 
-Writes results/j_trained_ladder.{csv,json,png}.
+Writes results/j_trained_ladder.{csv,json,png}; the runs live in results/stores/.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import _trained
-from f_trained_induction import LATTICE
-from theorylab.nn import trainstats
-from theorylab.nn.train import TrainConfig
-from theorylab.plots import plain_ticks, panels
+from theorylab.nn import ladder
+from theorylab.plots import panels, plain_ticks
 from theorylab.plots.trained import accuracy_curves
 from theorylab.psa.transition import argmax_plateau
 
 STUDY = "j_trained_ladder"
 DKS = [8, 16, 32, 64]
-GAMMAS = [0.0, 0.25, 0.5, 1.0, 2.0]
-SEEDS = 2
-STEPS = 400
-PAPER = {"gamma_c": {8: 1.290, 64: 0.120}, "slope": -1.13, "slope_ci": [-1.18, -1.07], "law_slope": -0.25,
-         "plateau_r": 0.945}
+GAMMAS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+VARIANTS = ["symmetric", "key-only"]
+SEEDS = 3
+STEPS = 1500
+TASK = dict(task="canonical", T=15, vocab=64, d_model=64, batch=64, lr=5e-3)
+PAPER = {"variant": "symmetric", "gamma_c": {8: 1.290, 64: 0.120}, "slope": -1.13, "slope_ci": [-1.18, -1.07],
+         "law_slope": -0.25, "plateau_r": 0.945, "plateau_excess_dk16": 0.199}
+BOOTSTRAP = 2000
+TABLE_COLUMNS = ["variant", "dk", "observable", "gamma_c", "paper", "acc_gamma0", "plateau", "argmax_limit"]
 
 
-def curves(runs: list[dict]) -> list[dict]:
-    """Seed summaries (mean, 95 % t interval) per (dk, gamma) of the stored run rows, variant ``dk = ..``."""
-    n = TrainConfig(**LATTICE).eval_size
-    out = []
-    for dk in sorted({r["dk"] for r in runs}):
-        for g in sorted({r["gamma"] for r in runs if r["dk"] == dk}):
-            acc = [r["accuracy"] for r in runs if r["dk"] == dk and r["gamma"] == g]
-            out.append({"variant": f"dk = {dk}", "dk": dk, "gamma": g,
-                        **trainstats.seed_summary(acc, round(sum(acc) * n), n * len(acc))})
-    return out
+def spec(args) -> dict:
+    grids = [{"variant": VARIANTS, "dk": DKS, "gamma": GAMMAS}]
+    return _trained.spec_dict("trained dk ladder", {**TASK, "steps": STEPS}, grids, SEEDS, args)
+
+
+def _per_seed(rows, variant, dk, gammas):
+    """(seeds, gammas) accuracies of one curve; seeds missing at some g are left out."""
+    acc = {}
+    for r in rows:
+        if r["variant"] == variant and r["dk"] == dk:
+            acc.setdefault(r["seed"], {})[r["gamma"]] = r["accuracy"]
+    return np.array([[a[g] for g in gammas] for a in acc.values() if set(gammas) <= set(a)])
+
+
+def summarise(spec, rows, timing, skipped) -> dict:
+    gammas = sorted({r["gamma"] for r in rows})
+    dks = sorted({r["dk"] for r in rows})
+    T = TASK["T"]
+    table, slopes = [], []
+    for variant in sorted({r["variant"] for r in rows}, key=VARIANTS.index):
+        curves = [_per_seed(rows, variant, dk, gammas) for dk in dks]
+        for observable in ladder.OBSERVABLES:
+            fit = ladder.ladder_slope(dks, gammas, curves, observable, draws=BOOTSTRAP, seed=0) \
+                if len(dks) >= 2 else {"gamma_c": [ladder.curve_gamma_c(gammas, c.mean(axis=0), observable)
+                                                   for c in curves], "slope": None}
+            slopes.append({"variant": variant, "observable": observable,
+                           **{k: fit.get(k) for k in ("slope", "ci_low", "ci_high", "usable_draws", "method")},
+                           "paper_slope": PAPER["slope"] if variant == PAPER["variant"] else None,
+                           "law_slope": PAPER["law_slope"]})
+            for dk, gc in zip(dks, fit["gamma_c"]):
+                table.append({"variant": variant, "dk": dk, "observable": observable, "gamma_c": gc,
+                              "paper": PAPER["gamma_c"].get(dk) if variant == PAPER["variant"] else None})
+        for dk, c in zip(dks, curves):
+            mean = c.mean(axis=0)
+            table.append({"variant": variant, "dk": dk, "observable": "plateau", "gamma_c": None,
+                          "acc_gamma0": float(mean[0]), "plateau": float(mean.max()),
+                          "argmax_limit": float(argmax_plateau(dk, T))})
+    plateaus = [r for r in table if r["observable"] == "plateau" and r["variant"] == PAPER["variant"]]
+    r_plateau = float(np.corrcoef([r["plateau"] for r in plateaus], [r["argmax_limit"] for r in plateaus])[0, 1]) \
+        if len(plateaus) >= 2 and np.ptp([r["plateau"] for r in plateaus]) > 0 else None
+    curves = _trained.table(spec, rows)
+    return {"steps": dict(spec.train)["steps"], "seeds": spec.seeds, "gammas": gammas, "dks": dks, "task": TASK,
+            "table": table, "slopes": slopes, "curves": curves, "plateau_vs_argmax_r": r_plateau, "paper": PAPER}
 
 
 def figure(summary: dict):
-    """Left: accuracy against gamma per dk; right: gamma_c against dk (log-log, dk labelled as integers)
-    beside the paper's Fig. 9 ends and the law's slope -1/4."""
-    fig, (left, right) = panels(2, 11, 4.2)
-    config = TrainConfig(**LATTICE)
-    accuracy_curves(curves(summary["runs"]), chance=config.chance, ceiling=config.ceiling, ax=left,
-                    title=f"(j) symmetric PSA, canonical T = {config.seq_len}, {summary['steps']} steps, "
-                          f"{summary['seeds']} seeds")
-    left.set_xscale("symlog", linthresh=0.1)
-    plain_ticks(left.xaxis, GAMMAS)
-    usable = [r for r in summary["table"] if r["gamma_c"] is not None and r["gamma_c"] > 0]
-    slope = summary["slope"]
-    if usable:
-        dks = np.array([r["dk"] for r in usable], float)
-        gc = np.array([r["gamma_c"] for r in usable])
-        lo = np.array([np.nan if r["gamma_c_low"] is None else r["gamma_c_low"] for r in usable])
-        hi = np.array([np.nan if r["gamma_c_high"] is None else r["gamma_c_high"] for r in usable])
-        right.errorbar(dks, gc, yerr=[gc - lo, hi - gc], marker="o", capsize=3,
-                       label=f"trained (ours), slope {slope:.2f}" if slope is not None else "trained (ours)")
-        right.plot([8, 64], [PAPER["gamma_c"][8], PAPER["gamma_c"][64]], "kx--",
-                   label=f"paper Fig. 9 ends, slope {PAPER['slope']}")
-        right.plot(dks, gc[0] * (dks / dks[0]) ** PAPER["law_slope"], "k:", label="law slope -1/4 (through our dk = 8)")
+    """Left: accuracy against g per dk (symmetric); right: gamma_c against dk (log-log) by each observable and
+    variant, beside the paper's Fig. 9 ends and the law's slope -1/4."""
+    fig, (left, right) = panels(2, 12, 4.4)
+    sym = [{**r, "variant": f"dk = {r['dk']}"} for r in summary["curves"] if r["variant"] == PAPER["variant"]]
+    if sym:
+        accuracy_curves(sym, chance=sym[0]["chance"], ceiling=sym[0]["ceiling"], ax=left,
+                        title=f"(j) symmetric PSA, canonical T = 15, {summary['steps']} steps, {summary['seeds']} seeds")
+        left.set_xscale("symlog", linthresh=0.1)
+        plain_ticks(left.xaxis, summary["gammas"])
+    marker = {"plateau-midpoint": "o", "steepest-segment": "s", "half-accuracy": "^"}
+    style = {"symmetric": "-", "key-only": "--"}
+    for s in summary["slopes"]:
+        pts = [(r["dk"], r["gamma_c"]) for r in summary["table"] if r["variant"] == s["variant"]
+               and r["observable"] == s["observable"] and r["gamma_c"] is not None and r["gamma_c"] > 0]
+        if pts:
+            slope = "" if s["slope"] is None else f", slope {s['slope']:.2f}"
+            right.plot(*zip(*pts), marker=marker[s["observable"]], ls=style.get(s["variant"], "-"),
+                       label=f"{s['variant']}, {s['observable']}{slope}")
+    ends = PAPER["gamma_c"]
+    right.plot(list(ends), list(ends.values()), "kx", ms=9, mew=2, label=f"paper Fig. 9 (symmetric), slope {PAPER['slope']}")
+    dks = np.array(summary["dks"], float)
+    right.plot(dks, ends[8] * (dks / 8) ** PAPER["law_slope"], "k:", label="law slope -1/4 (through the paper's dk = 8)")
     right.set_xscale("log", base=2)
     right.set_yscale("log")
-    plain_ticks(right.xaxis, DKS)
-    plain_ticks(right.yaxis, [0.1, 0.2, 0.3, 0.5, 1.0, 2.0])
+    plain_ticks(right.xaxis, summary["dks"])
     right.set_xlabel("dk")
-    right.set_ylabel("gamma_c (midpoint of the accuracy curve)")
-    right.set_title("(j) gamma_c against dk", fontsize=9)
-    right.legend(fontsize=7)
+    right.set_ylabel("gamma_c")
+    right.set_title("(j) gamma_c against dk, three observables", fontsize=9)
+    right.legend(fontsize=6)
     return fig
 
 
 def main() -> None:
-    args = _trained.parser(__doc__.splitlines()[0]).parse_args()
-    if args.figure_only:
-        return _trained.redraw(STUDY, args, figure)
-    steps, seeds = args.steps or STEPS, args.seeds or SEEDS
-    cfgs = {(dk, g): TrainConfig(variant="symmetric" if g else "standard", gamma=g, dk=dk, steps=steps, **LATTICE)
-            for dk in DKS for g in GAMMAS}
-    results, timing = _trained.run(STUDY, [(c, s) for c in cfgs.values() for s in range(seeds)], args)
-    acc = {(r.config.dk, r.config.gamma, r.seed): r.accuracy for r in results}
-    table, boots = [], {}
-    T = LATTICE["T"]
-    for dk in DKS:
-        per_seed = np.array([[acc[dk, g, s] for g in GAMMAS] for s in range(seeds)])     # [seeds, gammas]
-        mean = per_seed.mean(axis=0)
-        boots[dk] = trainstats.bootstrap_gamma_c(GAMMAS, per_seed, seed=dk)
-        ok = boots[dk][np.isfinite(boots[dk])]
-        table.append({"dk": dk, "gamma_c": trainstats.gamma_c(GAMMAS, mean),
-                      "gamma_c_low": float(np.percentile(ok, 2.5)) if ok.size else None,
-                      "gamma_c_high": float(np.percentile(ok, 97.5)) if ok.size else None,
-                      "acc_gamma0": float(mean[0]), "plateau": float(mean.max()),
-                      "argmax_limit": float(argmax_plateau(dk, T)), "paper_gamma_c": PAPER["gamma_c"].get(dk)})
-    usable = [r for r in table if r["gamma_c"] is not None and r["gamma_c"] > 0]
-    slope = trainstats.loglog_slope([r["dk"] for r in usable], [r["gamma_c"] for r in usable]) \
-        if len(usable) >= 2 else None
-    draws = np.array([boots[r["dk"]] for r in usable])                  # [dks, draws]
-    good = np.all(np.isfinite(draws) & (draws > 0), axis=0) if usable else np.array([], bool)
-    slopes = [trainstats.loglog_slope([r["dk"] for r in usable], draws[:, b]) for b in np.flatnonzero(good)]
-    plateaus, limits = [r["plateau"] for r in table], [r["argmax_limit"] for r in table]
-    summary = {"study": STUDY, "steps": steps, "seeds": seeds, "gammas": GAMMAS, "task": LATTICE, "timing": timing,
-               "table": table, "slope": slope,
-               "slope_ci": [float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))] if slopes else None,
-               "slope_bootstrap_draws": len(slopes),
-               "plateau_vs_argmax_r": float(np.corrcoef(plateaus, limits)[0, 1]),
-               "plateau_minus_argmax": [p - q for p, q in zip(plateaus, limits)], "paper": PAPER}
-    runs = [r.row() for r in results]
-    columns = ["dk", "variant", "gamma", "seed", "steps", "accuracy", "ci_low", "ci_high", "attention_accuracy",
-               "eval_loss", "seconds", "cpu_seconds"]
-    _trained.write(STUDY, args, runs, columns, summary, figure)
-    _trained.report_table(table, list(table[0]))
-    print(f"\nslope {slope} CI {summary['slope_ci']} (paper -1.13 [-1.18, -1.07]; law -1/4); "
-          f"plateau vs argmax limit r = {summary['plateau_vs_argmax_r']:.3f} (paper 0.945)")
+    import sys
+    _trained.study_main(sys.modules[__name__])
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ import numpy as np
 
 PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.symbolic")
 MODULES_EXTRA = ("theorylab.rng", "theorylab.stats")
-EXCLUDED_PACKAGES = ("theorylab.sweep", "theorylab.psa.sweep")      # sweep plumbing (also psa.sweep_compute)
+EXCLUDED_PACKAGES = ("theorylab.sweep", "theorylab.psa.sweep", "theorylab.nn.sweep")   # sweep plumbing (also
+#                                                                   psa.sweep_compute); tests/test_sweep_train.py
 
 
 def library_modules() -> list[str]:
@@ -107,7 +108,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
     from theorylab.psa import compare
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
-    from theorylab.nn import attention as att, decoder as dec, grad, optim, runner, tasks, train, trainstats
+    from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
     from theorylab.psa import montecarlo as competition
@@ -474,6 +475,14 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(trainstats.loglog_slope, x=np.array([16.0, 32.0, 64.0]), y=np.array([1.0, 1.4, 2.1]))
     case(trainstats.bootstrap_gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), per_seed=acc, draws=20, seed=0,
          nan_ok=True, work={"draws": 200}, shape_free=("draws",))
+    lg = np.array([0.0, 0.5, 1.0, 2.0])
+    case(ladder.plateau_midpoint, gammas=lg, accuracy=acc[0], shape_free=("gammas", "accuracy"))
+    case(ladder.steepest_segment, gammas=lg, accuracy=acc[0], shape_free=("gammas", "accuracy"))
+    case(ladder.half_accuracy, gammas=lg, accuracy=acc[0], level=0.5, shape_free=("gammas", "accuracy"))
+    case(ladder.curve_gamma_c, gammas=lg, accuracy=acc[0], observable="steepest-segment",
+         shape_free=("gammas", "accuracy"))
+    case(ladder.ladder_slope, dks=np.array([8.0, 16.0]), gammas=lg, per_seed=[acc, acc * 0.9],
+         observable="plateau-midpoint", draws=20, seed=0, nan_ok=True, work={"draws": 200}, shape_free=("draws",))
     # ------------------------------------------------------------------ psa.montecarlo, exact, rng
     case(competition.loading_variance_poly, variant="t3-inclusive")
     case(competition.loadings, variant="t3-inclusive", g=np.array([0.5, 1.0]))

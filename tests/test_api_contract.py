@@ -201,6 +201,8 @@ SEEDED.update({
     "theorylab.nn.train.train": lambda seed: train.train(TINY, seed),
     "theorylab.nn.trainstats.bootstrap_gamma_c": lambda seed: trainstats.bootstrap_gamma_c(
         [0.0, 1.0, 2.0], [[0.1, 0.6, 0.9], [0.2, 0.5, 0.8]], draws=4, seed=seed),
+    "theorylab.nn.ladder.ladder_slope": lambda seed: __import__("theorylab.nn.ladder", fromlist=["x"]).ladder_slope(
+        [8, 16], [0.0, 1.0, 2.0], [[[0.1, 0.6, 0.9], [0.2, 0.5, 0.8]]] * 2, "plateau-midpoint", draws=4, seed=seed),
     "theorylab.graded.ladder_sim.learning_curves": lambda seed: sladder.learning_curves(DESIGN, [[1.0, 1.0]], MS, reps=2,
                                                                                  seed=seed),
     "theorylab.graded.ladder_sim.measure": lambda seed: sladder.measure(PREREG, MS, reps=4, seed=seed, bootstrap=4),

@@ -135,7 +135,7 @@ def test_engine_runs_a_registered_task(toy, tmp_path):
 
 
 def test_unknown_tasks_are_refused(toy, tmp_path, monkeypatch):
-    with pytest.raises(ParameterError, match=r"^spec: sweep.task must be one of psa, toy \(got 'nope'\)$"):
+    with pytest.raises(ParameterError, match=r"^spec: sweep.task must be one of psa, toy, train \(got 'nope'\)$"):
         sweep.spec_from_dict({"sweep": {"task": "nope"}, "grid": {"x": [1]}})
     spec = sweep.spec_from_dict({"sweep": {"task": "toy"}, "grid": {"x": [1]}})
     store = str(tmp_path / "toy.db")

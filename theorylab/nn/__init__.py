@@ -7,7 +7,8 @@ Start here:
 * :func:`induction_sequences`, :func:`induction_accuracy` -- the induction task;
 * :class:`TrainConfig`, :func:`init_model`, :func:`evaluate` -- training (``theorylab.nn.train.train``
   runs it: ``theorylab.nn.train`` is the module); :func:`seed_summary`, :func:`gamma_c` -- the trained
-  couplings across seeds.
+  couplings across seeds; :func:`curve_gamma_c`, :func:`ladder_slope` -- the trained dk ladder's three
+  gamma_c observables and its log-log slope (:mod:`theorylab.nn.ladder`).
 
 Every other public name of the modules below is re-exported here, imported on first use (backward
 passes ``*_vjp`` stay in :mod:`theorylab.nn.grad`).
@@ -34,6 +35,7 @@ _EXPORTS = {
     "train": ("VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "head_spec", "trainable",
               "init_model", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult"),
     "trainstats": ("seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c"),
+    "ladder": ("plateau_midpoint", "steepest_segment", "half_accuracy", "curve_gamma_c", "ladder_slope"),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

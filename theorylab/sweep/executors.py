@@ -2,8 +2,9 @@
 
 An executor has ``description`` (one line for reports), ``map_unordered(fn, tasks)``
 (results as tasks finish, with a bounded number in flight) and ``close()``.
-Every worker runs Numba with ``cpu_count // workers`` threads so the machine is not
-oversubscribed; results never depend on the executor (seeds are per point).
+Every worker runs Numba with ``cpu_count // workers`` threads and BLAS with one
+(:func:`worker_environment`) so the machine is not oversubscribed; results never depend on the
+executor (seeds are per point).
 """
 from __future__ import annotations
 
@@ -28,8 +29,32 @@ class SerialExecutor:
         pass
 
 
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""Environment variables that pin BLAS to one thread in a worker (read when NumPy loads there)."""
+
+
 def _threads_per_worker(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // workers)
+
+
+def worker_environment(workers: int) -> dict:
+    """The environment of each of ``workers`` local worker processes.
+
+    Numba gets ``cpu_count // workers`` threads; BLAS gets one (:data:`BLAS_THREAD_VARIABLES`): the
+    pool already divides the CPUs among processes, and the small matrix products of a training run
+    lose far more to a second BLAS thread on a busy machine than they gain (``theorylab.nn.runner``).
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes of the pool or cluster.
+
+    Returns
+    -------
+    dict
+        Variable name -> value.
+    """
+    return {"NUMBA_NUM_THREADS": str(_threads_per_worker(workers)), **{k: "1" for k in BLAS_THREAD_VARIABLES}}
 
 
 def task_label(fn: Callable, args: tuple, number: int) -> str:
@@ -67,7 +92,7 @@ class ProcessExecutor:
 
         self.workers = worker_count("--workers", workers if workers is not None else (os.cpu_count() or 1))
         threads = _threads_per_worker(self.workers)
-        self.pool = WorkerPool(self.workers, env={"NUMBA_NUM_THREADS": str(threads)})
+        self.pool = WorkerPool(self.workers, env=worker_environment(self.workers))
         self.description = f"local process pool ({self.workers} workers x {threads} threads)"
         self.local_workers = self.workers
 
@@ -132,7 +157,7 @@ class DaskExecutor:
                 with sigint_blocked(), environment({"DASK_LOGGING__DISTRIBUTED": "critical"}):
                     self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
                                                 dashboard_address=None,
-                                                env={"NUMBA_NUM_THREADS": str(_threads_per_worker(n))})
+                                                env=worker_environment(n))
                     self.client = Client(self.cluster)
                 if interrupted:
                     self.close()

@@ -38,7 +38,7 @@ from types import ModuleType
 
 from theorylab.errors import ParameterError
 
-TASKS = {"psa": "theorylab.psa.sweep"}
+TASKS = {"psa": "theorylab.psa.sweep", "train": "theorylab.nn.sweep"}
 """Registered tasks: name -> dotted module path (imported by :func:`task` on first use)."""
 DEFAULT_TASK = "psa"
 """The task of a spec or store that names none (every one written before tasks were named)."""

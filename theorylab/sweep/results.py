@@ -14,7 +14,7 @@ from theorylab.sweep.tasks import check_rows
 def read_store(store_path: str, spec_hash: str | None = None) -> tuple[SweepSpec, list[dict], dict]:
     """Open and verify a store (integrity check, schema, spec record, every row; nothing is
     written); return its spec, every row ordered by point index (the task's
-    ``WHOLE_NUMBER_COLUMNS`` as ints where whole), and its provenance (:meth:`SweepStore.provenance` plus the spec hash and
+    ``WHOLE_NUMBER_COLUMNS`` as ints where whole, NULL left as None), and its provenance (:meth:`SweepStore.provenance` plus the spec hash and
     creation time). With ``spec_hash``, a store bound to another spec is refused."""
     with SweepStore(store_path, spec_hash=spec_hash) as store:
         spec = spec_of_record(store.spec, store.meta["spec_hash"], store_path)
@@ -24,7 +24,7 @@ def read_store(store_path: str, spec_hash: str | None = None) -> tuple[SweepSpec
     whole = task_of(spec).WHOLE_NUMBER_COLUMNS
     for r in rows:
         for k in whole:
-            if float(r[k]).is_integer():
+            if r[k] is not None and float(r[k]).is_integer():   # a nullable column may be NULL
                 r[k] = int(r[k])
     return spec, rows, info
 
