@@ -42,14 +42,24 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import attention, decoder, grad, optim, tasks
+from theorylab.nn import attention, decoder, grad, optim, tasks, transformer
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
-VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
-COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
+VARIANTS = ("standard", "symmetric", "asymmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
+COUPLED = ("symmetric", "asymmetric", "key-only", "query-only", "low-pass")
 """Variants that take a coupling gamma; the others are gamma-free (gamma must be 0)."""
 TASKS = ("recall", "canonical")
+INITS = ("gamma-aware", "plain")
+"""Initial W_Q, W_K: scaled so that each filtered stream starts at unit variance, or N(0, 1/fan_in) as drawn."""
+LR_SCALES = ("none", "paper")
+"""Peak learning rate: as given, or times ``(1 + 2 gamma)^-2`` (PSA A31, A35.1)."""
+LOSSES = ("query", "sequence")
+"""Training loss: the query position's prediction only, or the next token at every position."""
+PADDING_PLACEMENTS = tasks.PADDING_PLACEMENTS
+"""Recall task: PAD tokens before the query (fixed) or in random gaps between the pairs (``tasks.associative_recall``)."""
+ASYMMETRIC_QUERY_SHARE = 0.5
+"""The asymmetric member's query coupling as a share of its key coupling: ``(g_q, g_k) = (g/2, g)``, key-heavy."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,10 @@ class TrainConfig:
     placement: str = "post-rope"
     base: float = 10000.0
     log_every: int = 50
+    init: str = "gamma-aware"
+    lr_scale: str = "none"
+    loss: str = "query"
+    padding_placement: str = "fixed"
 
     def __post_init__(self):
         """Validate every field; integers and reals are stored as Python ``int`` and ``float``."""
@@ -106,6 +120,15 @@ class TrainConfig:
         put("clip", real_scalar("clip", self.clip, low=0, low_inclusive=False))
         choice("placement", self.placement, psa.PLACEMENTS)
         put("base", real_scalar("base", self.base, low=1, low_inclusive=False))
+        choice("init", self.init, INITS)
+        choice("lr_scale", self.lr_scale, LR_SCALES)
+        choice("loss", self.loss, LOSSES)
+        choice("padding_placement", self.padding_placement, PADDING_PLACEMENTS)
+
+    @property
+    def peak_lr(self) -> float:
+        """The peak learning rate of the schedule: ``lr``, times ``(1 + 2 gamma)^-2`` under ``lr_scale="paper"``."""
+        return self.lr / (1.0 + 2.0 * self.gamma) ** 2 if self.lr_scale == "paper" else self.lr
 
     @property
     def n_layer(self) -> int:
@@ -179,13 +202,30 @@ def head_spec(config: TrainConfig) -> attention.HeadSpec:
         return attention.SDPA(base)
     if v in ("symmetric", "key-only", "query-only"):
         return attention.PSA.member(v, g, config.placement, base)
+    if v == "asymmetric":
+        return attention.PSA(ASYMMETRIC_QUERY_SHARE * g, g, config.placement, base)
     taps = np.array([1.0 + g, g]) if v == "low-pass" else np.array([1.0, 0.0])
     return attention.TwoTap(taps, taps.copy(), config.placement, base)
 
 
+MLP_PARAMETERS = ("w_fc", "b_fc", "w_proj", "b_proj", "ln2.0", "ln2.1")
+"""A layer's MLP block: its weights, biases and input LayerNorm; not trained when ``mlp = 0``."""
+
+
 def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
-    """Names of the trained parameters: all of them except fixed taps (low-pass)."""
-    return [k for k in grad.parameters(model) if not (k.endswith("_taps") and config.variant != "free-two-tap")]
+    """Names of the trained parameters: all of them except fixed taps (every variant but free-two-tap) and,
+    when ``config.mlp == 0``, the MLP block (:data:`MLP_PARAMETERS`).
+
+    ``mlp = 0`` means no MLP block: its weights are empty and its output bias ``b_proj`` and its
+    LayerNorm stay at their initial zeros and ones, so each layer adds exactly nothing after attention
+    (a trained ``b_proj`` would add a learned constant to the residual stream).
+    """
+    def kept(name: str) -> bool:
+        if name.endswith("_taps"):
+            return config.variant == "free-two-tap"
+        return config.mlp > 0 or not name.startswith("layers.") or name.split(".", 2)[2] not in MLP_PARAMETERS
+
+    return [k for k in grad.parameters(model) if kept(k)]
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
@@ -206,9 +246,42 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
 
     wte = rng.normal(0.0, 0.02, (vocab, d))
     spec = head_spec(config)
-    layers = tuple(decoder.Layer(w(d, dk), w(d, dk), w(d, dk), w(dk, d), w(d, m), np.zeros(m), w(m, d) if m else
-                                 np.zeros((0, d)), np.zeros(d), ln(), ln(), (spec,)) for _ in range(config.n_layer))
+    q_gain, k_gain = stream_gains(spec) if config.init == "gamma-aware" else (1.0, 1.0)
+    layers = tuple(decoder.Layer(w(d, dk) / q_gain, w(d, dk) / k_gain, w(d, dk), w(dk, d), w(d, m), np.zeros(m),
+                                 w(m, d) if m else np.zeros((0, d)), np.zeros(d), ln(), ln(), (spec,))
+                   for _ in range(config.n_layer))
     return decoder.Decoder(wte, layers, ln())
+
+
+def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
+    """Standard-deviation gains ``sqrt(b0^2 + b1^2)`` of the query and key stream filters of a head.
+
+    A causal two-tap filter ``b0 x_t + b1 x_{t-1}`` of a stream whose rows are uncorrelated with
+    unit variance per coordinate has variance ``b0^2 + b1^2`` per coordinate: ``(1 + g)^2 + g^2 =
+    2 g^2 + 2 g + 1`` for the shear (taps ``(1 + g, -g)``) and for the low-pass taps ``(1 + g, g)``
+    alike; 1 for SDPA and for the identity taps ``(1, 0)``. The ``"gamma-aware"`` initialisation
+    divides the initial W_Q and W_K by these gains (``init_model``).
+
+    Parameters
+    ----------
+    spec : SDPA, PSA or TwoTap
+        The head (its couplings or taps at initialisation).
+
+    Returns
+    -------
+    (float, float)
+        The query and key gains, each >= 0 (exactly 1.0 for an unfiltered stream).
+    """
+    if isinstance(spec, attention.PSA):
+        taps = [psa.stream_taps(float(g)) for g in (spec.g_q, spec.g_k)]
+    elif isinstance(spec, attention.TwoTap):
+        taps = [spec.q_taps, spec.k_taps]
+    elif isinstance(spec, attention.SDPA):
+        return 1.0, 1.0
+    else:
+        raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head (got {type(spec).__name__})")
+    q, k = (math.hypot(float(b0), float(b1)) for b0, b1 in taps)
+    return q, k
 
 
 def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
@@ -224,7 +297,8 @@ def _batch(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.Inductio
     """:func:`batch_of` of validated seed words (the config's task sizes were validated by TrainConfig)."""
     seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
     if config.task == "recall":
-        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed)
+        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed,
+                                         config.padding_placement == "random")
     return tasks._induction_sequences(n, config.T, config.vocab, seed)
 
 
@@ -235,19 +309,25 @@ def answers(batch: tasks.InductionBatch) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Per-sequence credits on the evaluation set: prediction and (one layer, one head) attention."""
+    """Per-sequence credits on the evaluation set: prediction, (one layer, one head) attention, pointer.
+
+    ``attention``: the query's attention argmax over all T positions is the target (one-layer models,
+    else None); ``pointer``: the same over the T - 1 keys before the query (the query's own position
+    excluded; chance ``1/(T-1)``), read off the last layer's first head, for every model.
+    """
 
     prediction: np.ndarray
     attention: np.ndarray | None
     loss: float
+    pointer: np.ndarray | None = None
 
 
 def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
              chunk: int = EVAL_CHUNK) -> Evaluation:
-    """Prediction credits (logit argmax = answer) and attention credits (query's attention argmax = target),
-    ``chunk`` sequences per forward pass."""
+    """Prediction credits (logit argmax = answer), attention credits (query's attention argmax = target) and
+    pointer credits (the same over the keys before the query), ``chunk`` sequences per forward pass."""
     chunk = positive_int("chunk", chunk)
-    pred, att, losses = [], [], []
+    pred, att, point, losses = [], [], [], []
     for s in range(0, len(batch.tokens), chunk):
         tok, tgt = batch.tokens[s:s + chunk], batch.target[s:s + chunk]
         trace: list = []
@@ -255,9 +335,43 @@ def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.Induction
         ans = tok[np.arange(len(tok)), tgt]
         pred.append(tasks.induction_hits(logits, ans))
         losses.append(grad.cross_entropy(logits, ans)[0] * len(tok))
+        query = trace[-1]["heads"][0]["p"][..., -1, :]                  # [n, T] the query row, last layer
+        point.append(tasks.induction_hits(query[:, :-1], tgt))          # the T - 1 keys before the query
         if config.n_layer == 1:
-            att.append(tasks.induction_hits(trace[0]["heads"][0]["p"][..., -1, :], tgt))
-    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, sum(losses) / len(batch.tokens))
+            att.append(tasks.induction_hits(query, tgt))
+    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, sum(losses) / len(batch.tokens),
+                      np.concatenate(point))
+
+
+def step0_statistics(model: decoder.Decoder, tokens: np.ndarray) -> tuple[float, float]:
+    """Saturation of the query row at initialisation: the standard deviation of its pre-softmax scores over
+    every (sequence, key) pair of ``tokens`` (batch, T), and the batch mean of its largest attention weight
+    (last layer, first head).
+
+    Parameters
+    ----------
+    model : decoder.Decoder
+        The model (``init_model``'s, for the step-0 numbers of a run).
+    tokens : array_like of int
+        ``(batch, T)`` token ids (a run's first training batch).
+
+    Returns
+    -------
+    (float, float)
+        ``(score_std, max_weight)``; ``max_weight`` is in ``[1/T, 1]``.
+    """
+    tokens = decoder.token_ids(model, tokens, batched=True)
+    if tokens.ndim != 2:
+        raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
+    return _step0_statistics(model, tokens)
+
+
+def _step0_statistics(model: decoder.Decoder, tokens: np.ndarray) -> tuple[float, float]:
+    trace: list = []
+    transformer._hidden_states(model, tokens, trace)
+    rec = trace[-1]["heads"][0]
+    scores = attention._scores(rec["qs"][..., -1:, :], rec["ks"])[..., 0, :]   # [B, T] the query row
+    return float(np.std(scores)), float(np.mean(rec["p"][..., -1, :].max(axis=-1)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,7 +379,8 @@ class TrainResult:
     """One run: its config and seed, final evaluation and the logged history.
 
     ``history`` rows: ``step``, ``loss`` (training batch), ``lr``, ``grad_norm`` and, for
-    TwoTap heads, the taps ``q_b0, q_b1, k_b0, k_b1`` of layer 0 head 0.
+    TwoTap heads, the taps ``q_b0, q_b1, k_b0, k_b1`` of layer 0 head 0. ``step0_score_std`` and
+    ``step0_max_weight``: :func:`step0_statistics` of the initial model on the first training batch.
     """
 
     config: TrainConfig
@@ -275,6 +390,8 @@ class TrainResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     model: decoder.Decoder | None = None
+    step0_score_std: float = float("nan")
+    step0_max_weight: float = float("nan")
 
     @property
     def accuracy(self) -> float:
@@ -285,13 +402,22 @@ class TrainResult:
         a = self.evaluation.attention
         return None if a is None else float(a.mean())
 
+    @property
+    def pointer_accuracy(self) -> float | None:
+        """Share of held-out sequences whose query attends most to the target among the T - 1 keys before it."""
+        a = self.evaluation.pointer
+        return None if a is None else float(a.mean())
+
     def row(self) -> dict:
         """A flat summary row (for tables, CSV, JSON)."""
         lo, hi = tasks.wilson_interval(self.evaluation.prediction.sum(), len(self.evaluation.prediction), z=1.96)
-        row = {"variant": self.config.variant, "gamma": float(self.config.gamma), "task": self.config.task,
-               "dk": self.config.dk, "seed": self.seed, "steps": self.config.steps, "accuracy": self.accuracy,
+        c = self.config
+        row = {"variant": c.variant, "gamma": float(c.gamma), "task": c.task, "init": c.init,
+               "lr_scale": c.lr_scale, "loss": c.loss, "padding_placement": c.padding_placement,
+               "dk": c.dk, "seed": self.seed, "steps": c.steps, "accuracy": self.accuracy,
                "ci_low": lo, "ci_high": hi, "attention_accuracy": self.attention_accuracy,
-               "eval_loss": self.evaluation.loss,
+               "pointer_accuracy": self.pointer_accuracy, "step0_score_std": self.step0_score_std,
+               "step0_max_weight": self.step0_max_weight, "eval_loss": self.evaluation.loss,
                "final_train_loss": self.history[-1]["loss"] if self.history else None,
                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
         if self.history and "k_b0" in self.history[-1]:
@@ -312,19 +438,25 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     model = init_model(config, seed)
     names = trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
-    opt = optim.AdamW(config.lr, weight_decay=config.weight_decay)
+    opt = optim.AdamW(config.peak_lr, weight_decay=config.weight_decay)
     params = grad.parameters(model)
     state = optim.init_state({k: params[k] for k in names})
-    history = []
+    history, step0 = [], None
     for step in range(config.steps):
         batch = _batch(config, config.batch, [seed, 1, step])
         with np.errstate(over="ignore", invalid="ignore"):      # kernels: the config and batch are valid
-            loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
+            if step == 0:
+                step0 = _step0_statistics(model, batch.tokens)
+            if config.loss == "sequence":
+                targets = np.concatenate([batch.tokens[:, 1:], answers(batch)[:, None]], axis=1)   # [B, T]
+                loss, grads, _ = grad._sequence_loss_and_grad(model, batch.tokens, targets)
+            else:
+                loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
             grads, norm = optim._clip_by_norm({k: grads[k] for k in names}, config.clip)
         if not math.isfinite(loss + norm):   # the model's own numbers leaving the float range: the run diverged
             raise ParameterError(f"training diverged at step {step} (the loss or a gradient overflows the float "
                                  f"range); lower lr (got {config.lr:g})")
-        lr = optim._learning_rate(step, config.steps, config.lr, config.warmup)
+        lr = optim._learning_rate(step, config.steps, config.peak_lr, config.warmup)
         params, state = optim._adamw_step(params, grads, state, opt, lr, decay)
         model = grad.with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
@@ -333,7 +465,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
             progress(1)
     evaluation = evaluate(config, model, batch_of(config, config.eval_size, [seed, 2]))
     return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, time.process_time() - cpu,
-                       model if keep_model else None)
+                       model if keep_model else None, *step0)
 
 
 def _log(step, loss, lr, norm, model) -> dict:
@@ -345,6 +477,7 @@ def _log(step, loss, lr, norm, model) -> dict:
     return row
 
 
-__all__ = ["VARIANTS", "COUPLED", "TASKS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
-           "init_model", "batch_of", "answers",
-           "Evaluation", "evaluate", "TrainResult", "train"]
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS", "ASYMMETRIC_QUERY_SHARE",
+           "MLP_PARAMETERS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
+           "init_model", "stream_gains", "batch_of", "answers", "Evaluation", "evaluate", "step0_statistics",
+           "TrainResult", "train"]
