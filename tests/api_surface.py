@@ -471,7 +471,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          fixed=("config", "model", "batch"))
     case(train.init_model, config=cfg, seed=0, fixed=("config",))
     case(train.stream_gains, spec=train.head_spec(cfg), fixed=("spec",))
-    case(train.step0_statistics, model=train.init_model(cfg, 0), tokens=train.batch_of(cfg, 4, [0, 1, 0]).tokens,
+    case(trainstats.step0_statistics, model=train.init_model(cfg, 0), tokens=train.batch_of(cfg, 4, [0, 1, 0]).tokens,
          fixed=("model",), shape_free=("tokens",))
     acc = np.array([[0.1, 0.3, 0.8, 0.9], [0.1, 0.2, 0.7, 0.9], [0.2, 0.5, 0.9, 0.9]])
     case(trainstats.seed_summary, accuracies=np.array([0.6, 0.7, 0.65]), hits=130.0, n=200, nan_ok=True)

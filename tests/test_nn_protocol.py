@@ -11,8 +11,8 @@ from theorylab import ParameterError
 from theorylab.cli import main
 from theorylab.nn import attention as A
 from theorylab.nn import decoder, grad, optim, tasks
-from theorylab.nn.train import (TrainConfig, batch_of, evaluate, head_spec, init_model, step0_statistics,
-                                stream_gains, train, trainable)
+from theorylab.nn.train import TrainConfig, batch_of, evaluate, head_spec, init_model, stream_gains, train, trainable
+from theorylab.nn.trainstats import step0_statistics
 
 TINY = dict(task="canonical", T=8, vocab=12, d_model=8, dk=8, steps=6, batch=4, eval_size=20, log_every=1,
             warmup=2)

@@ -34,7 +34,7 @@ _EXPORTS = {
     "train": ("VARIANTS", "COUPLED", "TASKS", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS",
               "ASYMMETRIC_QUERY_SHARE", "TrainConfig", "EVAL_CHUNK", "head_spec", "stream_gains", "trainable",
               "init_model", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult"),
-    "trainstats": ("seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c"),
+    "trainstats": ("seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c", "step0_statistics"),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

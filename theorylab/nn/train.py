@@ -12,20 +12,31 @@ Conventions (ours where the paper leaves them open; docs/results.md lists them)
   ``1/alphabet``); ``"canonical"`` -- the canonical induction model
   (``tasks.induction_sequences``: T distinct tokens, the last repeats the one before the
   target; the key-side order-zero ceiling is ``1/(T-2)``).
-* The model predicts the token after the query from the **last position only** (the loss
-  is the cross-entropy there); it is right when the argmax of its logits is the answer
-  (ties credited ``1/k``, ``tasks.induction_hits``). For one-layer one-head models we also
-  report the *attention accuracy*: the query's attention argmax is the target position
-  (the quantity of the ``1/(T-2)`` ceiling, PSA §2.2).
+* The model predicts the token after the query from the **last position** (``loss="query"``:
+  the cross-entropy there; ``loss="sequence"``: next-token cross-entropy at every position,
+  the last one predicting the answer); it is right when the argmax of its logits at the query
+  is the answer (ties credited ``1/k``, ``tasks.induction_hits``). For one-layer one-head
+  models we also report the *attention accuracy*: the query's attention argmax is the target
+  position (the quantity of the ``1/(T-2)`` ceiling, PSA §2.2); for every model the *pointer
+  accuracy*: the same over the T-1 keys before the query (last layer, first head; chance
+  ``1/(T-1)``). Recall's order-zero level is about ``1/L`` (copy some value), not ``1/(T-2)``.
+* Recall padding (``padding_placement``): PAD tokens before the query (fixed) or in random
+  gaps between the pairs (``tasks.associative_recall``).
 * Variants (:data:`VARIANTS`): ``standard`` (SDPA, gamma = 0), the PSA lattice members
-  ``symmetric``, ``key-only``, ``query-only`` (fixed gamma, post-RoPE), ``low-pass`` (fixed
+  ``symmetric``, ``key-only``, ``query-only`` (fixed gamma, post-RoPE), ``asymmetric``
+  (couplings ``(g/2, g)``: the key-heavy unequal member of §4.8, A11.1), ``low-pass`` (fixed
   taps ``(1 + g, +g)`` on both streams: the shear's taps with the momentum sign flipped,
   DC gain ``1 + 2g``, Nyquist gain 1 -- our reading of the "matched-count two-tap
   low-pass"), ``free-two-tap`` (learnable taps on each stream, initialised at the identity
   ``(1, 0)``), ``two-layer`` (two standard layers). One head of width ``dk`` per layer,
   ``d_model``-wide residual stream, tied embeddings, pre-LayerNorm, optional MLP.
 * Initialisation: embeddings N(0, 0.02^2); projections N(0, 1/fan_in); LayerNorm gains 1,
-  biases 0; MLP biases 0.
+  biases 0; MLP biases 0. ``init="gamma-aware"`` (default) then divides W_Q and W_K by their
+  stream filter's gain ``sqrt(b0^2 + b1^2)`` (:func:`stream_gains`) so that each filtered
+  stream starts at unit variance; ``init="plain"`` keeps the draw (identical without a
+  filtered stream). ``lr_scale="paper"`` multiplies the peak lr by ``(1 + 2 gamma)^-2``
+  (PSA A31, A35.1). ``mlp = 0``: no MLP block (its bias and LayerNorm are not trained).
+  docs/training.md gives the reasons and the step-0 numbers.
 * Randomness: a run's seed ``s`` gives independent streams through
   ``numpy.random.SeedSequence([s, purpose, step])``: initial weights (purpose 0), the
   training batch of each step (1), the evaluation set (2). All variants with the same seed
@@ -42,7 +53,7 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import attention, decoder, grad, optim, tasks, transformer
+from theorylab.nn import attention, decoder, grad, optim, tasks, trainstats
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
@@ -229,7 +240,8 @@ def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
-    """Initial decoder (see the module docstring); the weights depend on the seed (in [0, 2^64)), not on the variant.
+    """Initial decoder (see the module docstring); the draws depend on the seed (in [0, 2^64)), not on the variant
+    (``init="gamma-aware"`` then scales W_Q and W_K by the variant's stream gains).
 
     Refuses (before allocating) a config whose run needs more than the memory limit (:func:`memory_estimate`).
     """
@@ -343,44 +355,13 @@ def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.Induction
                       np.concatenate(point))
 
 
-def step0_statistics(model: decoder.Decoder, tokens: np.ndarray) -> tuple[float, float]:
-    """Saturation of the query row at initialisation: the standard deviation of its pre-softmax scores over
-    every (sequence, key) pair of ``tokens`` (batch, T), and the batch mean of its largest attention weight
-    (last layer, first head).
-
-    Parameters
-    ----------
-    model : decoder.Decoder
-        The model (``init_model``'s, for the step-0 numbers of a run).
-    tokens : array_like of int
-        ``(batch, T)`` token ids (a run's first training batch).
-
-    Returns
-    -------
-    (float, float)
-        ``(score_std, max_weight)``; ``max_weight`` is in ``[1/T, 1]``.
-    """
-    tokens = decoder.token_ids(model, tokens, batched=True)
-    if tokens.ndim != 2:
-        raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
-    return _step0_statistics(model, tokens)
-
-
-def _step0_statistics(model: decoder.Decoder, tokens: np.ndarray) -> tuple[float, float]:
-    trace: list = []
-    transformer._hidden_states(model, tokens, trace)
-    rec = trace[-1]["heads"][0]
-    scores = attention._scores(rec["qs"][..., -1:, :], rec["ks"])[..., 0, :]   # [B, T] the query row
-    return float(np.std(scores)), float(np.mean(rec["p"][..., -1, :].max(axis=-1)))
-
-
 @dataclass(frozen=True, eq=False)
 class TrainResult:
     """One run: its config and seed, final evaluation and the logged history.
 
     ``history`` rows: ``step``, ``loss`` (training batch), ``lr``, ``grad_norm`` and, for
     TwoTap heads, the taps ``q_b0, q_b1, k_b0, k_b1`` of layer 0 head 0. ``step0_score_std`` and
-    ``step0_max_weight``: :func:`step0_statistics` of the initial model on the first training batch.
+    ``step0_max_weight``: ``trainstats.step0_statistics`` of the initial model on the first training batch.
     """
 
     config: TrainConfig
@@ -446,7 +427,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
         batch = _batch(config, config.batch, [seed, 1, step])
         with np.errstate(over="ignore", invalid="ignore"):      # kernels: the config and batch are valid
             if step == 0:
-                step0 = _step0_statistics(model, batch.tokens)
+                step0 = trainstats._step0_statistics(model, batch.tokens)
             if config.loss == "sequence":
                 targets = np.concatenate([batch.tokens[:, 1:], answers(batch)[:, None]], axis=1)   # [B, T]
                 loss, grads, _ = grad._sequence_loss_and_grad(model, batch.tokens, targets)
@@ -479,5 +460,5 @@ def _log(step, loss, lr, norm, model) -> dict:
 
 __all__ = ["VARIANTS", "COUPLED", "TASKS", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS", "ASYMMETRIC_QUERY_SHARE",
            "MLP_PARAMETERS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
-           "init_model", "stream_gains", "batch_of", "answers", "Evaluation", "evaluate", "step0_statistics",
-           "TrainResult", "train"]
+           "init_model", "stream_gains", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult",
+           "train"]
