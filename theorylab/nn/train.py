@@ -231,12 +231,12 @@ def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
     LayerNorm stay at their initial zeros and ones, so each layer adds exactly nothing after attention
     (a trained ``b_proj`` would add a learned constant to the residual stream).
     """
-    def kept(name: str) -> bool:
+    def fixed(name: str) -> bool:
         if name.endswith("_taps"):
-            return config.variant == "free-two-tap"
-        return config.mlp > 0 or not name.startswith("layers.") or name.split(".", 2)[2] not in MLP_PARAMETERS
+            return config.variant != "free-two-tap"                     # only free-two-tap learns its taps
+        return config.mlp == 0 and name.startswith("layers.") and name.split(".", 2)[2] in MLP_PARAMETERS
 
-    return [k for k in grad.parameters(model) if kept(k)]
+    return [k for k in grad.parameters(model) if not fixed(k)]
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
@@ -351,8 +351,8 @@ def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.Induction
         point.append(tasks.induction_hits(query[:, :-1], tgt))          # the T - 1 keys before the query
         if config.n_layer == 1:
             att.append(tasks.induction_hits(query, tgt))
-    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, sum(losses) / len(batch.tokens),
-                      np.concatenate(point))
+    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, pointer=np.concatenate(point),
+                      loss=sum(losses) / len(batch.tokens))
 
 
 @dataclass(frozen=True, eq=False)
