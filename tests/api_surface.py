@@ -428,6 +428,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(grad.gelu_vjp, x=_a(3, 8), dy=_a(3, 8, seed=1))
     case(grad.loss_and_grad, model=model, tokens=tok2, answers=np.array([3, 7]), fixed=("model",),
          shape_free=("tokens",))
+    case(grad.sequence_loss_and_grad, model=model, tokens=tok2, targets=np.array([[2, 3, 1], [5, 6, 0]]),
+         fixed=("model",), shape_free=("tokens",))
     pdict, gdict = {"w": _a(3, 2), "b": _a(2, seed=1)}, {"w": _a(3, 2, seed=2), "b": _a(2, seed=3)}
     case(optim.AdamW, lr=3e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01)
     case(optim.clip_by_norm, grads=gdict, max_norm=1.0, fixed=("grads",), none_input=("max_norm",))
@@ -450,11 +452,13 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(tasks.predecessor_sensitivity, head=ihead, E=E, batch=batch, i=1, fixed=("head", "batch"))
     case(tasks.ceiling, T=8.0)
     case(tasks.wilson_interval, hits=3.0, n=10, z=2.5758)
-    case(tasks.associative_recall, n=4, pairs=3, alphabet=8, padding=1, seed=0, shape_free=("n", "pairs", "padding"))
+    case(tasks.associative_recall, n=4, pairs=3, alphabet=8, padding=1, seed=0, padding_placement="random",
+         shape_free=("n", "pairs", "padding"))
     # ------------------------------------------------------------------ nn.train, trainstats
     tiny = dict(variant="key-only", gamma=1.0, task="recall", pairs=2, alphabet=4, padding=1, T=6, vocab=8,
                 d_model=8, dk=4, mlp=0, steps=2, batch=4, lr=5e-3, weight_decay=0.01, warmup=1, clip=1.0,
-                eval_size=8, placement="post-rope", base=10000.0, log_every=1)
+                eval_size=8, placement="post-rope", base=10000.0, log_every=1, init="gamma-aware", lr_scale="paper",
+                loss="sequence", padding_placement="random")
     cfg = train.TrainConfig(**tiny)
     case(train.TrainConfig, **tiny)
     case(train.train, config=cfg, seed=0, progress=None, keep_model=False, fixed=("config", "keep_model"))
@@ -468,6 +472,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(train.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=train.batch_of(cfg, 8, [0, 2]), chunk=3,
          fixed=("config", "model", "batch"))
     case(train.init_model, config=cfg, seed=0, fixed=("config",))
+    case(train.stream_gains, spec=train.head_spec(cfg), fixed=("spec",))
+    case(trainstats.step0_statistics, model=train.init_model(cfg, 0), tokens=train.batch_of(cfg, 4, [0, 1, 0]).tokens,
+         fixed=("model",), shape_free=("tokens",))
     acc = np.array([[0.1, 0.3, 0.8, 0.9], [0.1, 0.2, 0.7, 0.9], [0.2, 0.5, 0.9, 0.9]])
     case(trainstats.seed_summary, accuracies=np.array([0.6, 0.7, 0.65]), hits=130.0, n=200, nan_ok=True)
     case(trainstats.gamma_c, gammas=np.array([0.0, 0.5, 1.0, 2.0]), accuracy=acc[0],
@@ -747,6 +754,7 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainConfig.chance", "theorylab.nn.train.TrainConfig.n_layer",
       "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
       "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
+      "theorylab.nn.train.TrainResult.pointer_accuracy", "theorylab.nn.train.TrainConfig.peak_lr",
       "theorylab.nn.train.TrainResult.row", "theorylab.psa.observables.Measurement.row",
       "theorylab.psa.row_stats.RowStatistics.participation")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",

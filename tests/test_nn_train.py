@@ -152,8 +152,11 @@ def test_cli_runs_and_prints_json(capsys):
             "--no-progress", "--workers", "1", "--format", "json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
-    assert [r["gamma"] for r in out["rows"]] == [0.5, 1.0] and len(out["runs"]) == 4
-    assert all(r["seeds"] == 2 and 0 <= r["mean"] <= 1 for r in out["rows"])
+    # default --init: both initialisations of every coupled config, gamma-aware first
+    assert [(r["gamma"], r["init"]) for r in out["rows"]] == [(0.5, "gamma-aware"), (0.5, "plain"),
+                                                              (1.0, "gamma-aware"), (1.0, "plain")]
+    assert len(out["runs"]) == 8
+    assert all(r["seeds"] == 2 and 0 <= r["mean"] <= 1 and 0 <= r["pointer"] <= 1 for r in out["rows"])
 
 
 @pytest.mark.slow

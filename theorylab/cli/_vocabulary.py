@@ -95,6 +95,10 @@ VOCABULARY = {
     "--batch": "sequences per step",
     "--lr": "peak learning rate",
     "--eval-size": "held-out sequences",
+    "--init": "initialisation of the query and key projections (gamma-aware or plain)",
+    "--lr-scale": "peak learning-rate scaling (none, or the paper's (1 + 2 gamma)^-2)",
+    "--loss": "training loss (query position or whole sequence)",
+    "--padding-placement": "recall: where the PAD tokens go (fixed or random)",
     # selection of what runs
     "--only": "certificate ids or catalogue rows to run",
     "--exact": "certify: --only names exact certificate ids; simulate: add the exact (quadrature) mass",

@@ -10,10 +10,15 @@ from theorylab.cli._output import add_format_option, emit
 HELP = """\
 Train one-layer (or, --variant two-layer, two-layer) NumPy transformers on an induction
 task and report the held-out accuracy of the prediction at the query position, one row per
-(variant, gamma) over --seeds N seeds (--seed, --seed + 1, ..., --seed + N - 1): mean, sd, 95 % Student-t interval over seeds and the
+(variant, gamma, init) over --seeds N seeds (--seed, --seed + 1, ..., --seed + N - 1): mean, sd, 95 % Student-t interval over seeds and the
 pooled 95 % Wilson interval over the evaluated sequences; 'attention' is the share of
 sequences whose query attends most to the target (one-layer models; the quantity of the
-1/(T-2) ceiling). Tasks: 'recall' (associative recall, PSA A5: --pairs key-value pairs
+1/(T-2) ceiling), 'pointer' the same over the T-1 keys before the query (chance 1/(T-1));
+'score_std0' and 'max_weight0' are the query row's score spread and largest attention weight
+at step 0 (saturated when near 1). --init gamma-aware plain (the default: both) trains each
+coupled config under both initialisations (gamma-aware: W_Q, W_K scaled so that each
+filtered stream starts at unit variance; plain: N(0, 1/fan_in)); for a gamma-free config the
+two are the same run, made once (init 'both'). Tasks: 'recall' (associative recall, PSA A5: --pairs key-value pairs
 over a shared --alphabet, --padding PAD tokens, then the query key; chance 1/alphabet) and
 'canonical' (the canonical induction model, T distinct tokens from --vocab; ceiling
 1/(T-2) for a key-side order-zero score). Variants: standard (gamma 0), symmetric,
@@ -24,12 +29,14 @@ JSON adds every run ('runs') with its learned taps."""
 
 PAPER = {("recall", 14): "83.4 % at gamma 4 vs 1.2 % at gamma 0 (A5)",
          ("recall", 30): "69.1 +/- 8.2 % at gamma 2 vs 1.6 +/- 0.4 % (5 seeds, A8.1)"}
-COLUMNS = ["variant", "gamma", "seeds", "mean", "sd", "t_low", "t_high", "wilson_low", "wilson_high", "attention",
-           "chance", "ceiling"]
+COLUMNS = ["variant", "gamma", "init", "seeds", "mean", "sd", "t_low", "t_high", "wilson_low", "wilson_high",
+           "attention", "pointer", "score_std0", "max_weight0", "chance", "ceiling"]
+SAME_INIT = "both"
+"""The init column of a gamma-free config: gamma-aware and plain are the same initialisation, run once."""
 
 
 def register(sub) -> None:
-    from theorylab.nn.train import DTYPES, TASKS, VARIANTS, TrainConfig
+    from theorylab.nn.train import DTYPES, INITS, LOSSES, LR_SCALES, PADDING_PLACEMENTS, TASKS, VARIANTS, TrainConfig
 
     d = TrainConfig()
     p = sub.add_parser("train", help="train small NumPy transformers (PSA trained-model claims)",
@@ -60,6 +67,17 @@ def register(sub) -> None:
     q.add_argument("--eval-size", type=int, default=d.eval_size, help=f"held-out sequences (default {d.eval_size})")
     q.add_argument("--dtype", choices=DTYPES, default=d.dtype,
                    help=f"float type of parameters, activations and AdamW moments (default {d.dtype})")
+    q.add_argument("--init", choices=INITS, nargs="+", default=list(INITS), metavar="INIT",
+                   help="initialisations of W_Q, W_K: gamma-aware (each filtered stream at unit variance), plain "
+                        "(N(0, 1/fan_in)); one or more (default: both)")
+    q.add_argument("--lr-scale", choices=LR_SCALES, default=d.lr_scale,
+                   help=f"peak lr: none, or paper = times (1 + 2 gamma)^-2 (PSA A35.1) (default {d.lr_scale})")
+    q.add_argument("--loss", choices=LOSSES, default=d.loss,
+                   help=f"training loss: query (the query position) or sequence (next token at every position) "
+                        f"(default {d.loss})")
+    q.add_argument("--padding-placement", choices=PADDING_PLACEMENTS, default=d.padding_placement,
+                   help=f"recall: PAD tokens before the query (fixed) or in random gaps between the pairs "
+                        f"(default {d.padding_placement})")
     q.add_argument("--workers", type=int, default=None, help="worker processes (default: min(2, CPUs))")
     add_plot_option(q, "a figure (accuracy vs gamma; taps over training for free-two-tap)")
     add_progress_option(q)
@@ -70,7 +88,7 @@ def register(sub) -> None:
 
 
 def configs(args) -> list:
-    """One TrainConfig per requested gamma (validated here, before any work)."""
+    """One TrainConfig per requested (gamma, init) (validated here, before any work); a gamma-free config once."""
     from theorylab.errors import positive_int
     from theorylab.nn.train import COUPLED, TrainConfig
 
@@ -82,11 +100,25 @@ def configs(args) -> list:
                              f"seed + i; got {args.seed})")
     if args.workers is not None:
         positive_int("--workers", args.workers, high=256)
-    return [TrainConfig(variant=args.variant, gamma=g, task=args.task, pairs=args.pairs, alphabet=args.alphabet,
-                        padding=args.padding, T=args.T, vocab=args.vocab, d_model=args.d_model, dk=args.dk,
-                        mlp=args.mlp, steps=args.steps, batch=args.batch, lr=args.lr, eval_size=args.eval_size,
-                        dtype=args.dtype)
-            for g in gammas]
+    inits = list(dict.fromkeys(args.init))                              # once each, in the order given
+    out = []
+    for g in gammas:
+        for init in inits:
+            c = TrainConfig(variant=args.variant, gamma=g, task=args.task, pairs=args.pairs, alphabet=args.alphabet,
+                            padding=args.padding, T=args.T, vocab=args.vocab, d_model=args.d_model, dk=args.dk,
+                            mlp=args.mlp, steps=args.steps, batch=args.batch, lr=args.lr, eval_size=args.eval_size,
+                            init=init, lr_scale=args.lr_scale, loss=args.loss,
+                            padding_placement=args.padding_placement, dtype=args.dtype)
+            if init == inits[0] or not gamma_free(c):
+                out.append(c)
+    return out
+
+
+def gamma_free(config) -> bool:
+    """True when the two initialisations coincide: no filtered stream (gamma = 0, or a gamma-free variant)."""
+    from theorylab.nn.train import head_spec, stream_gains
+
+    return stream_gains(head_spec(config)) == (1.0, 1.0)
 
 
 def run(args) -> int:
@@ -113,15 +145,20 @@ def run(args) -> int:
     rows, runs = summary_rows(cfgs, results), [r.row() for r in results]
     cfg = cfgs[0]
     summary = {"task": cfg.task, "T": cfg.seq_len, "steps": cfg.steps, "batch": cfg.batch, "d_model": cfg.d_model,
-               "dk": cfg.dk, "eval_size": cfg.eval_size, "dtype": cfg.dtype,
+               "dk": cfg.dk, "eval_size": cfg.eval_size, "dtype": cfg.dtype, "lr_scale": cfg.lr_scale, "loss": cfg.loss,
+               "padding_placement": cfg.padding_placement,
                "paper": PAPER.get((cfg.task, cfg.pairs)) if cfg.task == "recall" else
                ("query-only 0.033, key-only 0.949, symmetric 0.811, low-pass 0.428, free two-tap 1.000, "
                 "two-layer 0.036 (T = 15, §7.5)")}
+    if any(r["init"] == SAME_INIT for r in rows):
+        summary["init"] = ("gamma-free config (no filtered stream): gamma-aware and plain are the same "
+                           "initialisation, run once (init 'both')")
     if args.plot:
         from theorylab.plots import write_figure
         from theorylab.plots.trained import accuracy_figure
 
-        write_figure(args.plot, accuracy_figure, rows, results, name="--plot")
+        curves = [{**r, "variant": f"{r['variant']} ({r['init']} init)"} for r in rows]   # one curve per init
+        write_figure(args.plot, accuracy_figure, curves, results, name="--plot")
     if args.format == "json":
         emit(rows, "json", summary={**summary, "runs": runs})
     else:
@@ -135,15 +172,24 @@ def summary_rows(cfgs, results) -> list[dict]:
 
     from theorylab.nn.trainstats import seed_summary
 
+    def mean(values):
+        values = [v for v in values if v is not None]
+        return float(np.mean(values)) if values else None
+
     rows = []
+    both = len({c.init for c in cfgs}) > 1 or any(gamma_free(c) for c in cfgs)
     for c in cfgs:
         mine = [r for r in results if r.config == c]
         hits = sum(float(r.evaluation.prediction.sum()) for r in mine)
         n = sum(len(r.evaluation.prediction) for r in mine)
-        att = [r.attention_accuracy for r in mine if r.attention_accuracy is not None]
         rows.append({"variant": c.variant, "gamma": float(c.gamma),
+                     "init": SAME_INIT if gamma_free(c) and both else c.init,
                      **seed_summary([r.accuracy for r in mine], hits, n),
-                     "attention": float(np.mean(att)) if att else None, "chance": c.chance, "ceiling": c.ceiling})
+                     "attention": mean(r.attention_accuracy for r in mine),
+                     "pointer": mean(r.pointer_accuracy for r in mine),
+                     "score_std0": mean(r.step0_score_std for r in mine),
+                     "max_weight0": mean(r.step0_max_weight for r in mine), "chance": c.chance,
+                     "ceiling": c.ceiling})
     return rows
 
 

@@ -383,6 +383,61 @@ def _loss_and_grad(model: transformer.Decoder, tokens: np.ndarray,
     return loss, grads, logits
 
 
+def sequence_loss_and_grad(model: transformer.Decoder, tokens,
+                           targets) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
+    """Mean cross-entropy of **every position's** prediction and its gradient for every parameter.
+
+    Parameters
+    ----------
+    model : transformer.Decoder
+        The decoder (SDPA, PSA or TwoTap heads).
+    tokens : array_like of int
+        ``(batch, T)`` token ids in ``[0, vocab)``.
+    targets : array_like of int
+        ``(batch, T)``: the token position t of each sequence must predict (next-token training:
+        ``tokens[:, t + 1]`` for t < T - 1, the answer at the last position), in ``[0, vocab)``.
+
+    Returns
+    -------
+    (float, dict, numpy.ndarray)
+        The loss averaged over all ``batch x T`` positions, a gradient per name of :func:`parameters`,
+        and the logits ``(batch, T, V)``.
+
+    Raises
+    ------
+    ParameterError
+        On token ids or targets out of range or of the wrong shape, or a loss or gradient beyond the
+        float range.
+    """
+    tokens = transformer.token_ids(model, tokens, batched=True)
+    if tokens.ndim != 2:
+        raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
+    targets = integer_array("targets", targets, high=len(model.wte) - 1)
+    if targets.shape != tokens.shape:
+        raise ParameterError(f"targets must hold one token id per position, shape {tokens.shape} "
+                             f"(got {targets.shape})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss, grads, logits = _sequence_loss_and_grad(model, tokens, targets)
+    if not (math.isfinite(loss) and all(np.all(np.isfinite(g)) for g in grads.values())):
+        raise ParameterError("model, tokens out of range: the loss or a gradient overflows the float range")
+    return loss, grads, logits
+
+
+def _sequence_loss_and_grad(model: transformer.Decoder, tokens: np.ndarray,
+                            targets: np.ndarray) -> tuple[float, dict[str, np.ndarray], np.ndarray]:
+    """:func:`sequence_loss_and_grad` of validated ``(batch, T)`` token ids and targets (the training loop's
+    kernel for ``loss="sequence"``), unchecked for overflow."""
+    trace: list = []
+    h = transformer._hidden_states(model, tokens, trace)                # [B, T, d]
+    logits = transformer._logits(model, h)                              # [B, T, V]
+    loss, dflat = _cross_entropy(_flat(logits), np.ravel(targets))      # mean over B T positions
+    dh, grads = logits_vjp(model, h, dflat.reshape(logits.shape))
+    body = hidden_vjp(model, tokens, trace, dh)
+    grads["wte"] = grads["wte"] + body.pop("wte")                       # tied embedding: both ends
+    grads.update(body)
+    return loss, grads, logits
+
+
 __all__ = ["parameters", "with_parameters", "cross_entropy", "layer_norm_vjp", "gelu_vjp", "mlp_vjp", "logits_vjp",
            "embedding_vjp", "rope_vjp", "two_tap_vjp", "stream_vjp", "scores_vjp", "weights_vjp", "head_vjp",
-           "hidden_vjp", "loss_and_grad"]
+           "hidden_vjp", "loss_and_grad", "sequence_loss_and_grad"]

@@ -30,6 +30,9 @@ from theorylab.psa import shear as psa
 from theorylab.psa.canonical import ceiling, plant_induction, target_positions
 from theorylab.stats import wilson_interval
 
+PADDING_PLACEMENTS = ("fixed", "random")
+"""Where :func:`associative_recall` puts its PAD tokens: before the query, or in random gaps between the pairs."""
+
 
 @dataclass(frozen=True, eq=False)
 class InductionBatch:
@@ -58,10 +61,11 @@ def _induction_sequences(n: int, T: int, vocab: int, seed: int) -> InductionBatc
     return InductionBatch(tokens, target)
 
 
-def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed: int = 0) -> InductionBatch:
+def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed: int = 0,
+                       padding_placement: str = "fixed") -> InductionBatch:
     """``n`` associative-recall sequences (PSA §7.4, A5, A8.1): key-value pairs, padding, a query key.
 
-    Layout (length ``T = 2 pairs + padding + 1``)::
+    Layout (length ``T = 2 pairs + padding + 1``), ``padding_placement="fixed"``::
 
         k_1 v_1 k_2 v_2 ... k_L v_L  PAD ... PAD  q
 
@@ -69,19 +73,28 @@ def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed
     paper's "shared alphabet"); ``PAD`` is id ``alphabet`` (so a model needs
     ``vocab = alphabet + 1``). Keys are distinct within a sequence, values are drawn
     uniformly with replacement (a value may equal a key, including the queried one), and the
-    query is ``q = k_i`` for a uniform pair ``i``. The target is the position
-    ``j = 2 i - 1`` of ``v_i`` (0-based), so ``tokens[j - 1] == tokens[-1]`` as in the
-    canonical induction model, and the answer is ``tokens[j]``: guessing is right with
-    probability ``1 / alphabet``.
+    query is ``q = k_i`` for a uniform pair ``i``. The target is the position of ``v_i``
+    (``2 i - 1``, 0-based, when fixed), so ``tokens[j - 1] == tokens[-1]`` as in the canonical
+    induction model, and the answer is ``tokens[j]``: guessing is right with probability
+    ``1 / alphabet``.
+
+    ``padding_placement="random"``: each sequence puts its PAD tokens in random gaps between
+    the pairs (before the first, between two, or after the last; a pair is never split, the
+    query stays last): of the ``pairs + padding`` slots of pairs and single PADs, a uniform
+    subset of ``padding`` holds the PADs, the pairs fill the others in order. The keys, values
+    and queried pair are the fixed layout's (the same seed gives the same pairs); only their
+    positions move.
     """
     n, pairs = positive_int("n", n), positive_int("pairs", pairs)
     alphabet = positive_int("alphabet", alphabet, low=max(2, pairs))
     padding = positive_int("padding", padding, low=0)
-    check_memory("n, alphabet, pairs, padding", 16.0 * n * alphabet + 8.0 * n * (4 * pairs + padding + 1))
-    return _associative_recall(n, pairs, alphabet, padding, seed_int("seed", seed))
+    choice("padding_placement", padding_placement, PADDING_PLACEMENTS)
+    check_memory("n, alphabet, pairs, padding", 16.0 * n * alphabet + 8.0 * n * (6 * pairs + 3 * padding + 1))
+    return _associative_recall(n, pairs, alphabet, padding, seed_int("seed", seed), padding_placement == "random")
 
 
-def _associative_recall(n: int, pairs: int, alphabet: int, padding: int, seed: int) -> InductionBatch:
+def _associative_recall(n: int, pairs: int, alphabet: int, padding: int, seed: int,
+                        random_padding: bool = False) -> InductionBatch:
     """:func:`associative_recall` of validated sizes and seed (the training loop's kernel)."""
     T = 2 * pairs + padding + 1
     rng = np.random.default_rng(seed)
@@ -89,9 +102,17 @@ def _associative_recall(n: int, pairs: int, alphabet: int, padding: int, seed: i
     values = rng.integers(0, alphabet, size=(n, pairs))                  # [n, L] shared alphabet
     pick = rng.integers(0, pairs, size=n)                                # [n] queried pair
     tokens = np.full((n, T), alphabet)                                   # [n, T] PAD everywhere
-    tokens[:, 0:2 * pairs:2], tokens[:, 1:2 * pairs:2] = keys, values
-    tokens[:, -1] = keys[np.arange(n), pick]                             # the query repeats k_i
-    return InductionBatch(tokens, 2 * pick + 1)
+    rows = np.arange(n)
+    tokens[:, -1] = keys[rows, pick]                                     # the query repeats k_i
+    if not random_padding:
+        tokens[:, 0:2 * pairs:2], tokens[:, 1:2 * pairs:2] = keys, values
+        return InductionBatch(tokens, 2 * pick + 1)
+    is_pad = np.argsort(rng.random((n, pairs + padding)), axis=1) < padding   # [n, L + P] PAD slots
+    width = np.where(is_pad, 1, 2)                                       # a slot holds a PAD or a pair
+    start = np.cumsum(width, axis=1) - width                             # [n, L + P] first position of a slot
+    key_pos = start[~is_pad].reshape(n, pairs)                           # [n, L] pairs fill the rest in order
+    tokens[rows[:, None], key_pos], tokens[rows[:, None], key_pos + 1] = keys, values
+    return InductionBatch(tokens, key_pos[rows, pick] + 1)
 
 
 def embeddings(vocab: int, dk: int, seed: int = 0) -> np.ndarray:
@@ -193,7 +214,7 @@ def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: Induction
     return float(np.max(np.abs(after - before)))
 
 
-__all__ = ["InductionBatch", "target_positions", "plant_induction", "induction_sequences", "associative_recall",
+__all__ = ["PADDING_PLACEMENTS", "InductionBatch", "target_positions", "plant_induction", "induction_sequences", "associative_recall",
            "embeddings", "slow_planes", "InductionHead", "induction_head",
            "query_scores", "induction_hits", "induction_accuracy", "predecessor_sensitivity", "ceiling",
            "wilson_interval"]

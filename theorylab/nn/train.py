@@ -12,23 +12,34 @@ Conventions (ours where the paper leaves them open; docs/results.md lists them)
   ``1/alphabet``); ``"canonical"`` -- the canonical induction model
   (``tasks.induction_sequences``: T distinct tokens, the last repeats the one before the
   target; the key-side order-zero ceiling is ``1/(T-2)``).
-* The model predicts the token after the query from the **last position only** (the loss
-  is the cross-entropy there); it is right when the argmax of its logits is the answer
-  (ties credited ``1/k``, ``tasks.induction_hits``). For one-layer one-head models we also
-  report the *attention accuracy*: the query's attention argmax is the target position
-  (the quantity of the ``1/(T-2)`` ceiling, PSA §2.2).
+* The model predicts the token after the query from the **last position** (``loss="query"``:
+  the cross-entropy there; ``loss="sequence"``: next-token cross-entropy at every position,
+  the last one predicting the answer); it is right when the argmax of its logits at the query
+  is the answer (ties credited ``1/k``, ``tasks.induction_hits``). For one-layer one-head
+  models we also report the *attention accuracy*: the query's attention argmax is the target
+  position (the quantity of the ``1/(T-2)`` ceiling, PSA §2.2); for every model the *pointer
+  accuracy*: the same over the T-1 keys before the query (last layer, first head; chance
+  ``1/(T-1)``). Recall's order-zero level is about ``1/L`` (copy some value), not ``1/(T-2)``.
+* Recall padding (``padding_placement``): PAD tokens before the query (fixed) or in random
+  gaps between the pairs (``tasks.associative_recall``).
 * Variants (:data:`VARIANTS`): ``standard`` (SDPA, gamma = 0), the PSA lattice members
-  ``symmetric``, ``key-only``, ``query-only`` (fixed gamma, post-RoPE), ``low-pass`` (fixed
+  ``symmetric``, ``key-only``, ``query-only`` (fixed gamma, post-RoPE), ``asymmetric``
+  (couplings ``(g/2, g)``: the key-heavy unequal member of §4.8, A11.1), ``low-pass`` (fixed
   taps ``(1 + g, +g)`` on both streams: the shear's taps with the momentum sign flipped,
   DC gain ``1 + 2g``, Nyquist gain 1 -- our reading of the "matched-count two-tap
   low-pass"), ``free-two-tap`` (learnable taps on each stream, initialised at the identity
   ``(1, 0)``), ``two-layer`` (two standard layers). One head of width ``dk`` per layer,
   ``d_model``-wide residual stream, tied embeddings, pre-LayerNorm, optional MLP.
 * Initialisation: embeddings N(0, 0.02^2); projections N(0, 1/fan_in); LayerNorm gains 1,
-  biases 0; MLP biases 0.
-* Float type (``dtype``): ``"float64"`` (default) or ``"float32"``: parameters, activations,
-  gradients and AdamW moments in that type (the float32 weights are the float64 draws rounded,
-  so both types start from the same model); free two-tap taps stay float64.
+  biases 0; MLP biases 0. ``init="gamma-aware"`` (default) then divides W_Q and W_K by their
+  stream filter's gain ``sqrt(b0^2 + b1^2)`` (:func:`stream_gains`) so that each filtered
+  stream starts at unit variance; ``init="plain"`` keeps the draw (identical without a
+  filtered stream). ``lr_scale="paper"`` multiplies the peak lr by ``(1 + 2 gamma)^-2``
+  (PSA A31, A35.1). ``mlp = 0``: no MLP block (its bias and LayerNorm are not trained).
+  ``dtype``: ``"float64"`` (default) or ``"float32"``:
+  parameters, activations, gradients and AdamW moments in that type (the float32 weights are the
+  float64 draws rounded, so both types start from the same model); free two-tap taps stay float64.
+  docs/training.md gives the reasons and the step-0 numbers.
 * Randomness: a run's seed ``s`` gives independent streams through
   ``numpy.random.SeedSequence([s, purpose, step])``: initial weights (purpose 0), the
   training batch of each step (1), the evaluation set (2). All variants with the same seed
@@ -45,16 +56,26 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import _heap, attention, decoder, grad, optim, tasks
+from theorylab.nn import _heap, attention, decoder, grad, optim, tasks, trainstats
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
-VARIANTS = ("standard", "symmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
-COUPLED = ("symmetric", "key-only", "query-only", "low-pass")
+VARIANTS = ("standard", "symmetric", "asymmetric", "key-only", "query-only", "free-two-tap", "low-pass", "two-layer")
+COUPLED = ("symmetric", "asymmetric", "key-only", "query-only", "low-pass")
 """Variants that take a coupling gamma; the others are gamma-free (gamma must be 0)."""
 TASKS = ("recall", "canonical")
 DTYPES = ("float64", "float32")
 """Float types of a run: parameters, activations, gradients and AdamW moments (TwoTap taps stay float64)."""
+INITS = ("gamma-aware", "plain")
+"""Initial W_Q, W_K: scaled so that each filtered stream starts at unit variance, or N(0, 1/fan_in) as drawn."""
+LR_SCALES = ("none", "paper")
+"""Peak learning rate: as given, or times ``(1 + 2 gamma)^-2`` (PSA A31, A35.1)."""
+LOSSES = ("query", "sequence")
+"""Training loss: the query position's prediction only, or the next token at every position."""
+PADDING_PLACEMENTS = tasks.PADDING_PLACEMENTS
+"""Recall task: PAD tokens before the query (fixed) or in random gaps between the pairs (``tasks.associative_recall``)."""
+ASYMMETRIC_QUERY_SHARE = 0.5
+"""The asymmetric member's query coupling as a share of its key coupling: ``(g_q, g_k) = (g/2, g)``, key-heavy."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +103,10 @@ class TrainConfig:
     placement: str = "post-rope"
     base: float = 10000.0
     log_every: int = 50
+    init: str = "gamma-aware"
+    lr_scale: str = "none"
+    loss: str = "query"
+    padding_placement: str = "fixed"
     dtype: str = "float64"
 
     def __post_init__(self):
@@ -113,6 +138,15 @@ class TrainConfig:
         choice("placement", self.placement, psa.PLACEMENTS)
         put("base", real_scalar("base", self.base, low=1, low_inclusive=False))
         choice("dtype", self.dtype, DTYPES)
+        choice("init", self.init, INITS)
+        choice("lr_scale", self.lr_scale, LR_SCALES)
+        choice("loss", self.loss, LOSSES)
+        choice("padding_placement", self.padding_placement, PADDING_PLACEMENTS)
+
+    @property
+    def peak_lr(self) -> float:
+        """The peak learning rate of the schedule: ``lr``, times ``(1 + 2 gamma)^-2`` under ``lr_scale="paper"``."""
+        return self.lr / (1.0 + 2.0 * self.gamma) ** 2 if self.lr_scale == "paper" else self.lr
 
     @property
     def n_layer(self) -> int:
@@ -186,17 +220,35 @@ def head_spec(config: TrainConfig) -> attention.HeadSpec:
         return attention.SDPA(base)
     if v in ("symmetric", "key-only", "query-only"):
         return attention.PSA.member(v, g, config.placement, base)
+    if v == "asymmetric":
+        return attention.PSA(ASYMMETRIC_QUERY_SHARE * g, g, config.placement, base)
     taps = np.array([1.0 + g, g]) if v == "low-pass" else np.array([1.0, 0.0])
     return attention.TwoTap(taps, taps.copy(), config.placement, base)
 
 
+MLP_PARAMETERS = ("w_fc", "b_fc", "w_proj", "b_proj", "ln2.0", "ln2.1")
+"""A layer's MLP block: its weights, biases and input LayerNorm; not trained when ``mlp = 0``."""
+
+
 def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
-    """Names of the trained parameters: all of them except fixed taps (low-pass)."""
-    return [k for k in grad.parameters(model) if not (k.endswith("_taps") and config.variant != "free-two-tap")]
+    """Names of the trained parameters: all of them except fixed taps (every variant but free-two-tap) and,
+    when ``config.mlp == 0``, the MLP block (:data:`MLP_PARAMETERS`).
+
+    ``mlp = 0`` means no MLP block: its weights are empty and its output bias ``b_proj`` and its
+    LayerNorm stay at their initial zeros and ones, so each layer adds exactly nothing after attention
+    (a trained ``b_proj`` would add a learned constant to the residual stream).
+    """
+    def fixed(name: str) -> bool:
+        if name.endswith("_taps"):
+            return config.variant != "free-two-tap"                     # only free-two-tap learns its taps
+        return config.mlp == 0 and name.startswith("layers.") and name.split(".", 2)[2] in MLP_PARAMETERS
+
+    return [k for k in grad.parameters(model) if not fixed(k)]
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
-    """Initial decoder (see the module docstring); the weights depend on the seed (in [0, 2^64)), not on the variant.
+    """Initial decoder (see the module docstring); the draws depend on the seed (in [0, 2^64)), not on the variant
+    (``init="gamma-aware"`` then scales W_Q and W_K by the variant's stream gains).
 
     Refuses (before allocating) a config whose run needs more than the memory limit (:func:`memory_estimate`).
     """
@@ -213,13 +265,46 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
 
     wte = rng.normal(0.0, 0.02, (vocab, d))
     spec = head_spec(config)
-    layers = tuple(decoder.Layer(w(d, dk), w(d, dk), w(d, dk), w(dk, d), w(d, m), np.zeros(m), w(m, d) if m else
-                                 np.zeros((0, d)), np.zeros(d), ln(), ln(), (spec,)) for _ in range(config.n_layer))
+    q_gain, k_gain = stream_gains(spec) if config.init == "gamma-aware" else (1.0, 1.0)
+    layers = tuple(decoder.Layer(w(d, dk) / q_gain, w(d, dk) / k_gain, w(d, dk), w(dk, d), w(d, m), np.zeros(m),
+                                 w(m, d) if m else np.zeros((0, d)), np.zeros(d), ln(), ln(), (spec,))
+                   for _ in range(config.n_layer))
     model = decoder.Decoder(wte, layers, ln())
     if config.dtype == "float64":
         return model
     return grad.with_parameters(model, {k: v.astype(config.dtype) for k, v in grad.parameters(model).items()
                                         if not k.endswith("_taps")})    # the float64 draws, rounded
+
+
+def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
+    """Standard-deviation gains ``sqrt(b0^2 + b1^2)`` of the query and key stream filters of a head.
+
+    A causal two-tap filter ``b0 x_t + b1 x_{t-1}`` of a stream whose rows are uncorrelated with
+    unit variance per coordinate has variance ``b0^2 + b1^2`` per coordinate: ``(1 + g)^2 + g^2 =
+    2 g^2 + 2 g + 1`` for the shear (taps ``(1 + g, -g)``) and for the low-pass taps ``(1 + g, g)``
+    alike; 1 for SDPA and for the identity taps ``(1, 0)``. The ``"gamma-aware"`` initialisation
+    divides the initial W_Q and W_K by these gains (``init_model``).
+
+    Parameters
+    ----------
+    spec : SDPA, PSA or TwoTap
+        The head (its couplings or taps at initialisation).
+
+    Returns
+    -------
+    (float, float)
+        The query and key gains, each >= 0 (exactly 1.0 for an unfiltered stream).
+    """
+    if isinstance(spec, attention.PSA):
+        taps = [psa.stream_taps(float(g)) for g in (spec.g_q, spec.g_k)]
+    elif isinstance(spec, attention.TwoTap):
+        taps = [spec.q_taps, spec.k_taps]
+    elif isinstance(spec, attention.SDPA):
+        return 1.0, 1.0
+    else:
+        raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head (got {type(spec).__name__})")
+    q, k = (math.hypot(float(b0), float(b1)) for b0, b1 in taps)
+    return q, k
 
 
 def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
@@ -235,7 +320,8 @@ def _batch(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.Inductio
     """:func:`batch_of` of validated seed words (the config's task sizes were validated by TrainConfig)."""
     seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
     if config.task == "recall":
-        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed)
+        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed,
+                                         config.padding_placement == "random")
     return tasks._induction_sequences(n, config.T, config.vocab, seed)
 
 
@@ -246,19 +332,25 @@ def answers(batch: tasks.InductionBatch) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Per-sequence credits on the evaluation set: prediction and (one layer, one head) attention."""
+    """Per-sequence credits on the evaluation set: prediction, (one layer, one head) attention, pointer.
+
+    ``attention``: the query's attention argmax over all T positions is the target (one-layer models,
+    else None); ``pointer``: the same over the T - 1 keys before the query (the query's own position
+    excluded; chance ``1/(T-1)``), read off the last layer's first head, for every model.
+    """
 
     prediction: np.ndarray
     attention: np.ndarray | None
     loss: float
+    pointer: np.ndarray | None = None
 
 
 def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
              chunk: int = EVAL_CHUNK) -> Evaluation:
-    """Prediction credits (logit argmax = answer) and attention credits (query's attention argmax = target),
-    ``chunk`` sequences per forward pass."""
+    """Prediction credits (logit argmax = answer), attention credits (query's attention argmax = target) and
+    pointer credits (the same over the keys before the query), ``chunk`` sequences per forward pass."""
     chunk = positive_int("chunk", chunk)
-    pred, att, losses = [], [], []
+    pred, att, point, losses = [], [], [], []
     for s in range(0, len(batch.tokens), chunk):
         tok, tgt = batch.tokens[s:s + chunk], batch.target[s:s + chunk]
         trace: list = []
@@ -266,9 +358,12 @@ def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.Induction
         ans = tok[np.arange(len(tok)), tgt]
         pred.append(tasks.induction_hits(logits, ans))
         losses.append(grad.cross_entropy(logits, ans)[0] * len(tok))
+        query = trace[-1]["heads"][0]["p"][..., -1, :]                  # [n, T] the query row, last layer
+        point.append(tasks.induction_hits(query[:, :-1], tgt))          # the T - 1 keys before the query
         if config.n_layer == 1:
-            att.append(tasks.induction_hits(trace[0]["heads"][0]["p"][..., -1, :], tgt))
-    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, sum(losses) / len(batch.tokens))
+            att.append(tasks.induction_hits(query, tgt))
+    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, pointer=np.concatenate(point),
+                      loss=sum(losses) / len(batch.tokens))
 
 
 @dataclass(frozen=True, eq=False)
@@ -276,7 +371,8 @@ class TrainResult:
     """One run: its config and seed, final evaluation and the logged history.
 
     ``history`` rows: ``step``, ``loss`` (training batch), ``lr``, ``grad_norm`` and, for
-    TwoTap heads, the taps ``q_b0, q_b1, k_b0, k_b1`` of layer 0 head 0.
+    TwoTap heads, the taps ``q_b0, q_b1, k_b0, k_b1`` of layer 0 head 0. ``step0_score_std`` and
+    ``step0_max_weight``: ``trainstats.step0_statistics`` of the initial model on the first training batch.
     """
 
     config: TrainConfig
@@ -286,6 +382,8 @@ class TrainResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     model: decoder.Decoder | None = None
+    step0_score_std: float = float("nan")
+    step0_max_weight: float = float("nan")
 
     @property
     def accuracy(self) -> float:
@@ -296,13 +394,22 @@ class TrainResult:
         a = self.evaluation.attention
         return None if a is None else float(a.mean())
 
+    @property
+    def pointer_accuracy(self) -> float | None:
+        """Share of held-out sequences whose query attends most to the target among the T - 1 keys before it."""
+        a = self.evaluation.pointer
+        return None if a is None else float(a.mean())
+
     def row(self) -> dict:
         """A flat summary row (for tables, CSV, JSON)."""
         lo, hi = tasks.wilson_interval(self.evaluation.prediction.sum(), len(self.evaluation.prediction), z=1.96)
-        row = {"variant": self.config.variant, "gamma": float(self.config.gamma), "task": self.config.task,
-               "dk": self.config.dk, "seed": self.seed, "steps": self.config.steps, "accuracy": self.accuracy,
+        c = self.config
+        row = {"variant": c.variant, "gamma": float(c.gamma), "task": c.task, "init": c.init,
+               "lr_scale": c.lr_scale, "loss": c.loss, "padding_placement": c.padding_placement,
+               "dk": c.dk, "seed": self.seed, "steps": c.steps, "accuracy": self.accuracy,
                "ci_low": lo, "ci_high": hi, "attention_accuracy": self.attention_accuracy,
-               "eval_loss": self.evaluation.loss,
+               "pointer_accuracy": self.pointer_accuracy, "step0_score_std": self.step0_score_std,
+               "step0_max_weight": self.step0_max_weight, "eval_loss": self.evaluation.loss,
                "final_train_loss": self.history[-1]["loss"] if self.history else None,
                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
         if self.history and "k_b0" in self.history[-1]:
@@ -324,19 +431,25 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     model = init_model(config, seed)
     names = trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
-    opt = optim.AdamW(config.lr, weight_decay=config.weight_decay)
+    opt = optim.AdamW(config.peak_lr, weight_decay=config.weight_decay)
     params = {k: v.copy() for k, v in grad.parameters(model).items()}   # the loop's own arrays (updated in place)
     state = optim.init_state({k: params[k] for k in names})
-    history = []
+    history, step0 = [], None
     for step in range(config.steps):
         batch = _batch(config, config.batch, [seed, 1, step])
         with np.errstate(over="ignore", invalid="ignore"):      # kernels: the config and batch are valid
-            loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
+            if step == 0:
+                step0 = trainstats._step0_statistics(model, batch.tokens)
+            if config.loss == "sequence":
+                targets = np.concatenate([batch.tokens[:, 1:], answers(batch)[:, None]], axis=1)   # [B, T]
+                loss, grads, _ = grad._sequence_loss_and_grad(model, batch.tokens, targets)
+            else:
+                loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
             grads, norm = optim._clip_by_norm({k: grads[k] for k in names}, config.clip)
         if not math.isfinite(loss + norm):   # the model's own numbers leaving the float range: the run diverged
             raise ParameterError(f"training diverged at step {step} (the loss or a gradient overflows the float "
                                  f"range); lower lr (got {config.lr:g})")
-        lr = optim._learning_rate(step, config.steps, config.lr, config.warmup)
+        lr = optim._learning_rate(step, config.steps, config.peak_lr, config.warmup)
         state = optim._adamw_update(params, grads, state, opt, lr, decay)
         model = grad.with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
@@ -345,7 +458,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
             progress(1)
     evaluation = evaluate(config, model, batch_of(config, config.eval_size, [seed, 2]))
     return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, time.process_time() - cpu,
-                       model if keep_model else None)
+                       model if keep_model else None, *step0)
 
 
 def _log(step, loss, lr, norm, model) -> dict:
@@ -357,6 +470,7 @@ def _log(step, loss, lr, norm, model) -> dict:
     return row
 
 
-__all__ = ["VARIANTS", "COUPLED", "TASKS", "DTYPES", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
-           "init_model", "batch_of", "answers",
-           "Evaluation", "evaluate", "TrainResult", "train"]
+__all__ = ["VARIANTS", "COUPLED", "TASKS", "DTYPES", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS", "ASYMMETRIC_QUERY_SHARE",
+           "MLP_PARAMETERS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
+           "init_model", "stream_gains", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult",
+           "train"]

@@ -8,6 +8,8 @@
   largest accuracy on the grid), linearly interpolated between grid points. The paper's
   Figure 9 does not define its gamma_c beyond "from the accuracy curve"; this is ours.
 * :func:`loglog_slope` -- least-squares slope of log gamma_c against log dk.
+* :func:`step0_statistics` -- saturation of the query row at initialisation (score spread,
+  largest attention weight): what ``theorylab.nn.train`` records at step 0 of every run.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import numpy as np
 from scipy import stats
 
 from theorylab.errors import ParameterError, check_memory, positive_int, real_array, seed_int
+from theorylab.nn import transformer
+from theorylab.nn.attention import _scores
 from theorylab.nn.tasks import wilson_interval
 
 
@@ -89,4 +93,35 @@ def bootstrap_gamma_c(gammas: Sequence[float], per_seed: np.ndarray, draws: int 
     return out
 
 
-__all__ = ["seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c"]
+def step0_statistics(model: transformer.Decoder, tokens: np.ndarray) -> tuple[float, float]:
+    """Saturation of the query row at initialisation: the standard deviation of its pre-softmax scores over
+    every (sequence, key) pair of ``tokens`` (batch, T), and the batch mean of its largest attention weight
+    (last layer, first head).
+
+    Parameters
+    ----------
+    model : transformer.Decoder
+        The model (``train.init_model``'s, for the step-0 numbers of a run).
+    tokens : array_like of int
+        ``(batch, T)`` token ids (a run's first training batch).
+
+    Returns
+    -------
+    (float, float)
+        ``(score_std, max_weight)``; ``max_weight`` is in ``[1/T, 1]``.
+    """
+    tokens = transformer.token_ids(model, tokens, batched=True)
+    if tokens.ndim != 2:
+        raise ParameterError(f"tokens must be a (batch, T) array of token ids (got shape {tokens.shape})")
+    return _step0_statistics(model, tokens)
+
+
+def _step0_statistics(model: transformer.Decoder, tokens: np.ndarray) -> tuple[float, float]:
+    trace: list = []
+    transformer._hidden_states(model, tokens, trace)
+    rec = trace[-1]["heads"][0]
+    scores = _scores(rec["qs"][..., -1:, :], rec["ks"])[..., 0, :]   # [B, T] the query row
+    return float(np.std(scores)), float(np.mean(rec["p"][..., -1, :].max(axis=-1)))
+
+
+__all__ = ["seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c", "step0_statistics"]
