@@ -44,6 +44,7 @@ import numba as nb
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
+from theorylab._results import grid_rows, to_frame
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
                               real_scalar, seed_int, single)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, resolve_model
@@ -173,6 +174,10 @@ class MassCurve:
     batch_mass : shape ``(batches, G)``: means over contiguous sample batches
         (for batch-means confidence intervals).
     dtype : arithmetic of the kernel ("float32" or "float64").
+
+    Notes
+    -----
+    :meth:`rows` and :meth:`to_frame` give the table, one row per coupling g.
     """
 
     variant: str
@@ -186,6 +191,16 @@ class MassCurve:
     se: np.ndarray
     batch_mass: np.ndarray = field(repr=False, default=None)
     dtype: str = "float32"
+
+    def rows(self) -> list[dict]:
+        """One dict per coupling g: variant, dk, T, samples, seed, sigma0, dtype, gamma, mass, se."""
+        return grid_rows({"gamma": self.gamma, "mass": self.mass, "se": self.se},
+                         {"variant": self.variant, "dk": self.dk, "T": self.T, "samples": self.samples,
+                          "seed": self.seed, "sigma0": self.sigma0, "dtype": self.dtype})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
 
 def simulate_mass(variant, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
@@ -309,6 +324,11 @@ class MCGammaC:
     batch_gamma_c : the per-batch roots (NaN where a batch curve does not cross).
     curve : the fine-grid :class:`MassCurve` the root was read from.
     level : the mass level (1/2).
+
+    Notes
+    -----
+    :meth:`row` is the scalar fields as a dict, :meth:`to_frame` a one-row table (the curve:
+    ``curve.to_frame()``).
     """
 
     variant: str
@@ -324,6 +344,17 @@ class MCGammaC:
     batch_gamma_c: np.ndarray = field(repr=False, default=None)
     curve: MassCurve = field(repr=False, default=None)
     level: float = 0.5
+
+    def row(self) -> dict:
+        """A flat dict (no arrays): variant, dk, T, samples, seed, gamma_c, ci_low, ci_high, confidence,
+        ci_method, level."""
+        return {"variant": self.variant, "dk": self.dk, "T": self.T, "samples": self.samples, "seed": self.seed,
+                "gamma_c": self.gamma_c, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "confidence": self.confidence, "ci_method": self.ci_method, "level": self.level}
+
+    def to_frame(self):
+        """:meth:`row` as a one-row ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame([self.row()])
 
 
 def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> float:

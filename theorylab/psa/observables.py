@@ -36,6 +36,7 @@ from typing import Callable
 
 import numpy as np
 
+from theorylab._results import to_frame
 from theorylab.errors import ParameterError, choice, positive_int, real_scalar, seed_int, single
 from theorylab.psa.scoremodel import ScoreModel, head_width, resolve_model
 
@@ -68,6 +69,11 @@ class Measurement:
     level : the mass level for level observables (NaN for peaks).
     batch_gamma_c : per-batch values (Monte Carlo; empty for exact).
     curve : the fine-grid curve the value was read from (Monte Carlo), else None.
+
+    Notes
+    -----
+    :meth:`row` is the scalar fields as a dict, :meth:`to_frame` a one-row table; measurements of many
+    points are one table as ``pandas.DataFrame([m.row() for m in measurements])``.
     """
 
     observable: str
@@ -90,6 +96,10 @@ class Measurement:
         return {"observable": self.observable, "variant": self.variant, "dk": self.dk, "T": self.T,
                 "method": self.method, "gamma_c": self.gamma_c, "ci_low": self.ci_low, "ci_high": self.ci_high,
                 "samples": self.samples, "seed": self.seed, "level": self.level}
+
+    def to_frame(self):
+        """:meth:`row` as a one-row ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame([self.row()])
 
 
 # --- validation ----------------------------------------------------------------------

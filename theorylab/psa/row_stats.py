@@ -49,6 +49,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
+from theorylab._results import grid_rows, to_frame
 from theorylab.errors import ParameterError, check_memory, real_array, real_scalar, single
 from theorylab.psa.scoremodel import ScoreModel, _distractors, head_width, resolve_model
 from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
@@ -197,6 +198,10 @@ class RowStatistics:
     distractor_entropy : E H_d(g), the distractors' entropy among themselves.
     ipr : E sum_i p_i^2(g).
     participation : ``1 / ipr`` (our convention for the participation ratio: reciprocal of the mean).
+
+    Notes
+    -----
+    :meth:`rows` and :meth:`to_frame` give the table, one row per coupling g.
     """
 
     variant: str
@@ -212,6 +217,18 @@ class RowStatistics:
     @property
     def participation(self) -> np.ndarray:
         return 1.0 / self.ipr
+
+    def rows(self) -> list[dict]:
+        """One dict per coupling g: variant, dk, T, sigma0, gamma, mass, entropy, distractor_entropy, ipr,
+        participation."""
+        return grid_rows({"gamma": self.gamma, "mass": self.mass, "entropy": self.entropy,
+                          "distractor_entropy": self.distractor_entropy, "ipr": self.ipr,
+                          "participation": self.participation},
+                         {"variant": self.variant, "dk": self.dk, "T": self.T, "sigma0": self.sigma0})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
 
 STATISTICS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr")

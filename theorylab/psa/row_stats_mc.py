@@ -30,6 +30,7 @@ from functools import partial
 import numba as nb
 import numpy as np
 
+from theorylab._results import grid_rows, to_frame
 from theorylab.errors import ParameterError, choice, positive_int, real_array, single
 from theorylab.psa.scoremodel import ScoreModel, head_width
 from theorylab.resources import Cost, bytes_of, count
@@ -221,6 +222,10 @@ class RowStatsCurve:
     mean : shape ``(G, 10)``: sample means of :data:`STATS` (column order).
     se : their standard errors.
     batch_mean : shape ``(BATCHES, G, 10)``: means over contiguous sample batches.
+
+    Notes
+    -----
+    :meth:`rows` and :meth:`to_frame` give the table, one row per coupling g.
     """
 
     variant: str
@@ -238,6 +243,19 @@ class RowStatsCurve:
     def stat(self, name: str) -> np.ndarray:
         """The mean curve of one statistic (a name of :data:`STATS`)."""
         return self.mean[:, STATS.index(choice("statistic", name, STATS))]
+
+    def rows(self) -> list[dict]:
+        """One dict per coupling g: variant, dk, T, samples, seed, sigma0, dtype, gamma, then each statistic
+        of :data:`STATS` and its standard error (``<name>_se``)."""
+        columns = {"gamma": self.gamma}
+        for i, name in enumerate(STATS):
+            columns[name], columns[f"{name}_se"] = self.mean[:, i], self.se[:, i]
+        return grid_rows(columns, {"variant": self.variant, "dk": self.dk, "T": self.T, "samples": self.samples,
+                                   "seed": self.seed, "sigma0": self.sigma0, "dtype": self.dtype})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
     def stat_se(self, name: str) -> np.ndarray:
         return self.se[:, STATS.index(choice("statistic", name, STATS))]
