@@ -69,7 +69,16 @@ CHUNK = 2048
 
 
 def loading_variance_poly(variant: str) -> np.ndarray:
-    """Coefficients of ``a(g)^2 + b(g)^2`` (lowest degree first): must equal ``sigma^2(g)``."""
+    """Coefficients of ``a(g)^2 + b(g)^2`` (lowest degree first): must equal ``sigma^2(g)``.
+
+    Examples
+    --------
+    a(g)^2 + b(g)^2 of t4-only as polynomial coefficients:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.loading_variance_poly('t4-only'))
+    [0. 0. 0. 0. 4.]
+    """
     return _loading_variance_poly(choice("variant", variant, VARIANTS))
 
 
@@ -81,7 +90,17 @@ def _loading_variance_poly(variant: str) -> np.ndarray:
 
 @finite_output("g")
 def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
-    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0)."""
+    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0).
+
+    Examples
+    --------
+    The distractor loadings of t4-only on a g grid:
+
+    >>> import theorylab.psa as psa
+    >>> a, b = psa.loadings('t4-only', [0.0, 1.0])
+    >>> print(a.round(4), b.round(4))
+    [0. 2.] [0. 0.]
+    """
     return _loadings(choice("variant", variant, VARIANTS), real_array("g", g, low=0, allow_empty=True))
 
 
@@ -102,6 +121,15 @@ def per_sample_mass(variant, dk: float, T: int, gammas, start: int, count: int, 
 
     Sample ``s`` is the same configuration in every call (counter-based draws);
     ``start + count <= 2^63``, ``seed`` in [0, 2^64). ``variant`` as for :func:`simulate_mass`.
+
+    Examples
+    --------
+    Target mass of four samples at two couplings:
+
+    >>> import theorylab.psa as psa
+    >>> m = psa.per_sample_mass('t4-only', 16, 64, [0.5, 1.0], 0, 4, seed=1)
+    >>> m.shape
+    (4, 2)
     """
     dtype = choice("dtype", dtype, DTYPES)
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
@@ -123,6 +151,14 @@ def simulated_model(variant) -> ScoreModel:
     ------
     ParameterError
         For an unknown variant, or a ScoreModel whose variance differs from its variant's loadings.
+
+    Examples
+    --------
+    The Monte Carlo's model of a named variant:
+
+    >>> import theorylab.psa as psa
+    >>> psa.simulated_model('t4-only').variant
+    't4-only'
     """
     model = resolve_model(variant)
     if not isinstance(variant, ScoreModel):
@@ -362,6 +398,15 @@ def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> f
 
     ``gamma``: 1-D, strictly increasing, at least 2 points; ``mass``: one value per point (a NaN
     anywhere, a missing value, gives NaN); ``level``: a real number.
+
+    Examples
+    --------
+    First upward crossing of 1/2 by a sampled curve:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> round(psa.first_crossing(np.array([0.0, 1.0, 2.0]), np.array([0.1, 0.4, 0.9])), 4)
+    1.2438
     """
     gamma = real_array("gamma", gamma)
     mass = real_array("mass", mass, allow_nan=True)

@@ -161,6 +161,14 @@ def score_polynomials(variant, g, dk: float) -> tuple[np.ndarray, ...]:
 
     ``variant``: a name or a ScoreModel with that variant's loadings
     (:func:`theorylab.psa.montecarlo.simulated_model`); ``g`` in [0, 1000], ``dk > 0``.
+
+    Examples
+    --------
+    Loadings, gap and their derivatives (nine arrays):
+
+    >>> import theorylab.psa as psa
+    >>> len(psa.score_polynomials('t4-only', [1.0], 64))
+    9
     """
     model = simulated_model(variant)
     g = real_array("gamma", g, low=0, high=1e3)
@@ -182,6 +190,14 @@ def per_sample_row_stats(variant, dk: float, T: int, gammas, start: int, count: 
     """Row statistics (:data:`STATS`) of samples ``start .. start+count-1`` at every g: shape ``(count, G, 10)``.
 
     Sample s is the configuration of :func:`theorylab.psa.montecarlo.per_sample_mass`'s sample s.
+
+    Examples
+    --------
+    The ten row statistics of three samples at one g:
+
+    >>> import theorylab.psa as psa
+    >>> psa.per_sample_row_stats('t4-only', 64, 64, [1.0], 0, 3).shape
+    (3, 1, 10)
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
@@ -277,6 +293,15 @@ def simulate_row_stats(variant, dk: float, T: int, gammas, *, samples: int = 200
     -------
     RowStatsCurve
         Identical for any thread count with the same seed.
+
+    Examples
+    --------
+    Monte Carlo row statistics; :meth:`to_frame` gives one row per g:
+
+    >>> import theorylab.psa as psa
+    >>> curve = psa.simulate_row_stats('t4-only', 64, 64, [0.0], samples=1000)
+    >>> print(curve.stat('entropy').round(2))
+    [4.14]
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)

@@ -17,7 +17,26 @@ def read_store(store_path: str, spec_hash: str | None = None) -> tuple[SweepSpec
     """Open and verify a store (integrity check, schema, spec record, every row; nothing is
     written); return its spec, every row ordered by point index (the task's
     ``WHOLE_NUMBER_COLUMNS`` as ints where whole), and its provenance (:meth:`SweepStore.provenance` plus the spec hash and
-    creation time). With ``spec_hash``, a store bound to another spec is refused."""
+    creation time). With ``spec_hash``, a store bound to another spec is refused.
+
+    Examples
+    --------
+    A store's spec, rows and provenance:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(tmp.name, 'tiny.sqlite')
+    >>> _ = sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False)
+    >>> spec_read, rows, info = sweep.read_store(store)
+    >>> spec_read.hash == spec.hash, len(rows), info['points_done']
+    (True, 2, 2)
+    >>> [(r['dk'], round(r['law_gamma_c'], 4)) for r in rows]
+    [(16, 0.8974), (64, 0.7819)]
+    >>> tmp.cleanup()
+    """
     with SweepStore(store_path, spec_hash=spec_hash) as store:
         spec = spec_of_record(store.spec, store.meta["spec_hash"], store_path)
         rows = store.rows()
@@ -32,7 +51,20 @@ def read_store(store_path: str, spec_hash: str | None = None) -> tuple[SweepSpec
 
 
 def spec_of_record(record, spec_hash: str, store_path: str) -> SweepSpec:
-    """The spec a store's spec record describes, validated again; it must hash to ``spec_hash``."""
+    """The spec a store's spec record describes, validated again; it must hash to ``spec_hash``.
+
+    Examples
+    --------
+    The spec of a store's record, checked against its hash:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import json
+    >>> record = json.loads(spec.canonical_json())
+    >>> sweep.spec_of_record(record, spec.hash, 'tiny.sqlite').name
+    'tiny'
+    """
     def damaged(why: str) -> ParameterError:
         return ParameterError(f"--store: {store_path!r} is damaged ({why}); the file was left unchanged")
 
@@ -47,13 +79,46 @@ def spec_of_record(record, spec_hash: str, store_path: str) -> SweepSpec:
 
 
 def spec_of_store(store_path: str) -> SweepSpec:
-    """The spec a store is bound to."""
+    """The spec a store is bound to.
+
+    Examples
+    --------
+    The spec a store is bound to:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(tmp.name, 'tiny.sqlite')
+    >>> _ = sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False)
+    >>> sweep.spec_of_store(store).hash == spec.hash
+    True
+    >>> tmp.cleanup()
+    """
     return read_store(store_path)[0]
 
 
 def store_status(store_path: str) -> dict:
     """Summary of a store: spec name and hash, points done / total, code versions, times, and
-    the task's own fields (its ``status_fields``)."""
+    the task's own fields (its ``status_fields``).
+
+    Examples
+    --------
+    Progress of a store:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(tmp.name, 'tiny.sqlite')
+    >>> _ = sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False)
+    >>> status = sweep.store_status(store)
+    >>> status['points_done'], status['points_total'], status['complete']
+    (2, 2, True)
+    >>> tmp.cleanup()
+    """
     spec, _, info = read_store(store_path)
     total = spec.n_points()
     fields = task_of(spec).status_fields(spec)
@@ -65,7 +130,23 @@ def store_status(store_path: str) -> dict:
 
 
 def export_rows(store_path: str) -> list[dict]:
-    """Every stored row (parameters, estimates, errors, seed, code version, timestamps)."""
+    """Every stored row (parameters, estimates, errors, seed, code version, timestamps).
+
+    Examples
+    --------
+    Every stored row:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(tmp.name, 'tiny.sqlite')
+    >>> _ = sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False)
+    >>> [r['law_branch'] for r in sweep.export_rows(store)]
+    ['condensed', 'mean-field']
+    >>> tmp.cleanup()
+    """
     return read_store(store_path)[1]
 
 
