@@ -113,3 +113,16 @@ def test_store_dataset_without_xarray_says_what_to_install(tiny_store, monkeypat
     monkeypatch.setitem(sys.modules, "xarray", None)
     with pytest.raises(ImportError, match=r"theorylab\[xarray\]"):
         sweep.to_dataset(tiny_store)
+
+
+def test_ladder_result_frame():
+    pytest.importorskip("pandas")
+    from theorylab.graded import ladder as lad
+    from theorylab.graded import ladder_sim, prereg
+
+    design = lad.geometric_design(0.6, 0.3, levels=2, d=4)
+    res = ladder_sim.measure(prereg.preregister(design, 8, seed=0, bootstrap=4), [2, 4, 8], reps=4, seed=0,
+                             bootstrap=4)
+    frame = res.to_frame()
+    assert len(frame) == len(res.rows) >= 2
+    np.testing.assert_equal(frame.to_dict("records"), res.rows)      # NaN cells (unresolved crossings) equal here
