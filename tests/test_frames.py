@@ -126,3 +126,11 @@ def test_ladder_result_frame():
     frame = res.to_frame()
     assert len(frame) == len(res.rows) >= 2
     np.testing.assert_equal(frame.to_dict("records"), res.rows)      # NaN cells (unresolved crossings) equal here
+
+
+def test_calibration_frame():
+    pytest.importorskip("pandas")
+    cal = psa.calibrate_condensation_c(((16.0, 64), (16.0, 512)), observable="inflection", monte_carlo=False)
+    frame = cal.to_frame()
+    np.testing.assert_equal(frame.to_dict("records"), list(cal.rows))      # NaN (no Monte Carlo) cells equal here
+    assert len(frame) == 2

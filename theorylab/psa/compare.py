@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import to_frame
 from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.grid import (GRID_BYTES_PER_BYTE, PAPER_GRID, PAPER_STATISTICS, Comparison,  # noqa: F401 (re-export)
@@ -89,6 +90,11 @@ class Calibration:
     rows: tuple[dict, ...]
     samples: int
     seed: int
+
+    def to_frame(self):
+        """:attr:`rows` (one per point) as a ``pandas.DataFrame`` (pandas: the optional extra
+        ``theorylab[pandas]``)."""
+        return to_frame(list(self.rows))
 
 
 def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = None, samples: int = 20000,
