@@ -107,12 +107,13 @@ def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = 
 
     Examples
     --------
-    The c of the inflection observable on two condensed points, exact quadrature only (no Monte Carlo):
+    The c of the half-plateau observable on two condensed points, exact quadrature only (no Monte Carlo);
+    :meth:`Calibration.to_frame` gives the per-point table:
 
     >>> import theorylab.psa as psa
-    >>> cal = psa.calibrate_condensation_c(((16.0, 64), (16.0, 512)), observable='inflection', monte_carlo=False)
+    >>> cal = psa.calibrate_condensation_c(((16.0, 64), (32.0, 64)), observable='half-plateau', monte_carlo=False)
     >>> round(cal.c, 3), cal.n, cal.observable
-    (0.662, 2, 'inflection')
+    (0.81, 2, 'half-plateau')
     """
     from theorylab.psa.observables import measure, observable as lookup
 
