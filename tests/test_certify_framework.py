@@ -214,3 +214,17 @@ def test_lazy_function_names_and_calls_its_target():
     assert "theorylab.symbolic.plga.trace_power" in library_functions(spec)
     with pytest.raises(ValueError):
         LazyFunction("trace_power")
+
+
+def test_catalogue_library_names_current_modules():
+    """Every catalogue row names the library modules it checks, each importable and none a deprecated
+    re-export path (theorylab.plga.operator is one)."""
+    import importlib
+
+    from theorylab.certify.catalogue import CATALOGUE, LIBRARY
+
+    assert set(LIBRARY) == set(CATALOGUE)
+    for cid, modules in LIBRARY.items():
+        for name in modules:
+            doc = importlib.import_module(name).__doc__ or ""
+            assert not doc.startswith("Deprecated"), f"{cid}: {name} is a deprecated import path"

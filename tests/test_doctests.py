@@ -1,10 +1,11 @@
-"""The Examples of the re-exported names of theorylab.psa, graded, plga and nn, and docs/from-python.md,
+"""The Examples of the re-exported names of theorylab.psa, graded, plga, nn and sweep, and docs/from-python.md,
 run as doctests (ELLIPSIS, NORMALIZE_WHITESPACE; the examples print rounded values, never
-machine-dependent digits)."""
+machine-dependent digits). An example that needs an optional extra (pandas, xarray) is skipped without it."""
 from __future__ import annotations
 
 import doctest
 import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -12,7 +13,11 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn")
+PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.sweep")
+# packages every re-exported function of which carries examples
+COMPLETE = ("theorylab.psa", "theorylab.sweep")
+# an example calling one of these needs the optional extra named
+OPTIONAL = {".to_frame(": "pandas", ".to_dataset(": "xarray"}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # the entry points each package's docstring names: these must carry examples
 ENTRY_POINTS = {
@@ -43,6 +48,9 @@ TESTS = _tests()
 @pytest.mark.parametrize("name", sorted(TESTS))
 def test_docstring_examples(name):
     test = TESTS[name]
+    for call, module in OPTIONAL.items():
+        if any(call in example.source for example in test.examples):
+            pytest.importorskip(module, reason=f"{name}'s example needs the optional extra theorylab[{module}]")
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     with np.printoptions(legacy=False):
         runner.run(test)
@@ -56,9 +64,20 @@ def test_entry_points_have_examples(package):
     assert not missing, f"{package}: no Examples in {missing}"
 
 
-def test_examples_cite_a_paper_section():
+@pytest.mark.parametrize("package", COMPLETE)
+def test_every_function_has_examples(package):
+    pkg = importlib.import_module(package)
+    functions = [n for n in pkg.__all__ if inspect.isfunction(getattr(pkg, n))]
+    missing = [n for n in functions if f"{package}.{n}" not in TESTS]
+    assert len(functions) > 20 and not missing, f"{package}: no Examples in {missing}"
+
+
+def test_entry_point_examples_cite_a_paper_section():
+    """The papers' entry points say which section their example reproduces (helpers and the sweep engine
+    need not: they compute no claim of their own)."""
     cited = re.compile(r"§|Prop\. |Table \d|Theorem \d|Lemma \d|Cor\. \d|eqs?\. \d")
-    uncited = [name for name, test in TESTS.items() if not cited.search(test.docstring)]
+    entries = [f"{package}.{n}" for package, names in ENTRY_POINTS.items() for n in names]
+    uncited = [name for name in entries if not cited.search(TESTS[name].docstring)]
     assert not uncited, f"examples citing no paper section: {uncited}"
 
 

@@ -221,6 +221,11 @@ class LadderResult:
     mean_curves: dict = field(repr=False)
     losses: dict = field(repr=False)
 
+    def to_frame(self):
+        """:attr:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        from theorylab._results import to_frame
+        return to_frame(list(self.rows))
+
 
 def _interval(x, axis=0):
     """Percentile interval at CI_LEVEL, ignoring NaN (NaN where every resample is NaN)."""

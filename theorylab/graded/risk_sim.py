@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
-from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
-                              real_scalar, seed_int)
+from theorylab._results import to_frame
+from theorylab.errors import (ParameterError, check_memory, choice, finite_result, integer_array, positive_int,
+                              real_array, real_scalar, seed_int)
 from theorylab.graded import envelope as env
 from theorylab.resources import Cost, bytes_of, count
 
@@ -181,13 +182,21 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
 
 @dataclass(frozen=True)
 class RiskSimulation:
-    """Result of :func:`simulate`: one row per (m, class, target) plus one ratio row per m."""
+    """Result of :func:`simulate`: one row per (m, class, target) plus one ratio row per m.
+
+    :meth:`to_frame` gives either table as a ``pandas.DataFrame``.
+    """
 
     rows: list
     ratio_rows: list
     summary: dict
     losses: dict = field(repr=False)
     seed: int = 0
+
+    def to_frame(self, table: str = "rows"):
+        """``table`` (``"rows"``: one per (m, class, target); ``"ratio_rows"``: one per m) as a
+        ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(list(getattr(self, choice("table", table, ("rows", "ratio_rows")))))
 
 
 def simulate(model: env.StratifiedModel, m_values, reps: int = 200, seed: int = 0,

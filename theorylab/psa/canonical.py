@@ -39,6 +39,16 @@ def target_positions(T: int, query_is_key: bool = True) -> np.ndarray:
     """Possible target positions ``j`` of the canonical model: ``1 .. T-2`` (query is a key) or ``1 .. T-3``.
 
     See the module docstring for why the two key conventions differ.
+
+    Examples
+    --------
+    Targets of a length-8 context, with and without the query counted as a key:
+
+    >>> import theorylab.psa as psa
+    >>> psa.target_positions(8).tolist()
+    [1, 2, 3, 4, 5, 6]
+    >>> psa.target_positions(8, query_is_key=False).tolist()
+    [1, 2, 3, 4, 5]
     """
     T = positive_int("T", T, low=3 if query_is_key else 4)
     check_memory("T", 8 * T)
@@ -58,6 +68,20 @@ def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key:
     Returns
     -------
     ``(items, j)``: a copy of ``content`` with ``items[:, T-1] = items[:, j-1]``, and ``j`` (n,).
+
+    Examples
+    --------
+    Plant the induction pattern in random content (query position T-1 copies item j-1 to the target j):
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> content = rng.normal(size=(2, 8, 4))
+    >>> x, j = psa.plant_induction(rng, content)
+    >>> x.shape, j.tolist()
+    ((2, 8, 4), [6, 2])
+    >>> bool(np.array_equal(x[0, -1], x[0, j[0] - 1]))
+    True
     """
     if not isinstance(rng, np.random.Generator):
         raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
@@ -73,7 +97,18 @@ def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key:
 
 
 def ceiling(T) -> np.ndarray:
-    """Accuracy ceiling ``1/(T - 2)`` of a key-side order-zero score (PSA §2.2, §6.8)."""
+    """Accuracy ceiling ``1/(T - 2)`` of a key-side order-zero score (PSA §2.2, §6.8).
+
+    Examples
+    --------
+    The order-zero key-side ceiling at a short and a long context:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.ceiling(64)), 6)
+    0.016129
+    >>> print(psa.ceiling([10, 1026]))
+    [0.125      0.00097656]
+    """
     return 1.0 / (real_array("T", T, low=3, low_inclusive=False) - 2)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import to_frame
 from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.grid import (GRID_BYTES_PER_BYTE, PAPER_GRID, PAPER_STATISTICS, Comparison,  # noqa: F401 (re-export)
@@ -39,6 +40,14 @@ def annealed_mass(variant: str, dk, T, gammas) -> np.ndarray:
 
     (The annealed partition function replaces sum_j e^(x_j) by its mean, with the
     log-count L = ln(T - 1) of the closed forms.)
+
+    Examples
+    --------
+    The annealed mass of t4-only on a g grid:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.annealed_mass('t4-only', 64, 512, [0.5, 1.0, 1.5]).round(4))
+    [0.0126 0.4412 0.8373]
     """
     from theorylab.psa.scoremodel import score_model
 
@@ -82,6 +91,11 @@ class Calibration:
     samples: int
     seed: int
 
+    def to_frame(self):
+        """:attr:`rows` (one per point) as a ``pandas.DataFrame`` (pandas: the optional extra
+        ``theorylab[pandas]``)."""
+        return to_frame(list(self.rows))
+
 
 def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = None, samples: int = 20000,
                              seed: int = 0, monte_carlo: bool = True, progress: bool | None = None) -> Calibration:
@@ -90,6 +104,16 @@ def calibrate_condensation_c(points=CONDENSED_GRID, *, observable: str | None = 
     ``observable`` defaults to :data:`theorylab.psa.transition.CONDENSATION_OBSERVABLE` (the one the
     library's ``CONDENSATION_C`` is calibrated with); any name of
     :data:`theorylab.psa.observables.OBSERVABLE_NAMES` is allowed.
+
+    Examples
+    --------
+    The c of the half-plateau observable on two condensed points, exact quadrature only (no Monte Carlo);
+    :meth:`Calibration.to_frame` gives the per-point table:
+
+    >>> import theorylab.psa as psa
+    >>> cal = psa.calibrate_condensation_c(((16.0, 64), (32.0, 64)), observable='half-plateau', monte_carlo=False)
+    >>> round(cal.c, 3), cal.n, cal.observable
+    (0.81, 2, 'half-plateau')
     """
     from theorylab.psa.observables import measure, observable as lookup
 
@@ -136,6 +160,17 @@ def band_edge_check(dk: float = 128.0, T: int = 512, gammas=(2.0, 2.245, 2.5, 3.
     :func:`annealed_mass`, :func:`theorylab.psa.quadrature.exact_mass` and
     :func:`theorylab.psa.montecarlo.simulate_mass` at each g. One row per g, with the upper root
     (:func:`theorylab.psa.transition.t4_band`).
+
+    Examples
+    --------
+    Above t4-only's annealed band edge the annealed mass is far from the exact one:
+
+    >>> import theorylab.psa as psa
+    >>> rows = psa.band_edge_check(dk=32.0, T=64, gammas=(3.0,), samples=1000)
+    >>> sorted(rows[0])[:4]
+    ['above_upper_root', 'annealed_mass', 'exact_mass', 'gamma']
+    >>> print(f"{rows[0]['exact_mass']:.4f}")
+    0.8595
     """
     from theorylab.psa.montecarlo import simulate_mass
     from theorylab.psa.quadrature import exact_mass
@@ -160,6 +195,15 @@ def plateau_check(points=((16.0, 64), (32.0, 512), (40.0, 512), (64.0, 512)), *,
     (:func:`theorylab.psa.montecarlo.simulate_mass`) with SE,
     ``mc_minus_plateau`` and ``z = (MC - plateau) / SE`` (NaN when SE = 0: every sample gave the same
     mass), ``exact_minus_plateau``.
+
+    Examples
+    --------
+    The argmax plateau beside the exact mass at large g:
+
+    >>> import theorylab.psa as psa
+    >>> row = psa.plateau_check(((16.0, 64),), samples=2000)[0]
+    >>> print(f"{row['plateau']:.4f} {row['exact_mass']:.4f}")
+    0.2401 0.2401
     """
     from theorylab.psa.montecarlo import simulate_mass
     from theorylab.psa.quadrature import exact_mass
@@ -183,6 +227,14 @@ def gap_crossover(model: ScoreModel | None = None) -> float:
 
     ``model`` defaults to ``score_model("t3-inclusive")``, looked up at call time. NaN if the two
     terms do not cross at a positive g.
+
+    Examples
+    --------
+    Where the T3 gap term equals the T4 term (the default model):
+
+    >>> import theorylab.psa as psa
+    >>> round(psa.gap_crossover(), 4)
+    1.0
     """
     from theorylab.psa.scoremodel import score_model
 
@@ -250,6 +302,15 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
     theta : RoPE angle(s) as in :func:`theorylab.psa.induction.frequencies` (0 = no RoPE).
     samples : >= 2 per batch (40).  seed : in [0, 2^64).  placement : "post" (paper) or "pre".
     model : reduced model for ``closed_form`` (default the library's t3-inclusive).
+
+    Examples
+    --------
+    The measured T3 -> T4 crossover in a small induction simulation:
+
+    >>> import theorylab.psa as psa
+    >>> cr = psa.t3_t4_crossover(dk=8, T=16, samples=100)
+    >>> cr.closed_form, round(cr.measured, 1)
+    (1.0, 1.2)
     """
     from dataclasses import replace
 

@@ -25,24 +25,60 @@ from theorylab.psa import shear as psa
 
 @finite_output("T, d, layers")
 def kv_cache_floats(T, d, layers=1):
-    """Numbers held by the baseline KV cache: ``2 T d`` per layer (keys and values)."""
+    """Numbers held by the baseline KV cache: ``2 T d`` per layer (keys and values).
+
+    Examples
+    --------
+    The baseline KV cache of a 12-layer model, T = 1024, d = 768:
+
+    >>> import theorylab.psa as psa
+    >>> int(psa.kv_cache_floats(1024, 768, layers=12))
+    18874368
+    """
     return 2 * real_array("T", T, low=1) * real_array("d", d, low=1) * real_array("layers", layers, low=1)
 
 
 @finite_output("d, layers")
 def extra_state_floats(d, layers=1):
-    """Extra persistent state of PSA: two retained raw d-vectors per layer (PSA §8.3)."""
+    """Extra persistent state of PSA: two retained raw d-vectors per layer (PSA §8.3).
+
+    Examples
+    --------
+    PSA's extra state of a 12-layer model, d = 768:
+
+    >>> import theorylab.psa as psa
+    >>> int(psa.extra_state_floats(768, layers=12))
+    18432
+    """
     return 2 * real_array("d", d, low=1) * real_array("layers", layers, low=1)
 
 
 def extra_state_fraction(T):
-    """Extra state over the KV cache, ``2 d / (2 T d) = 1/T`` (independent of d and depth)."""
+    """Extra state over the KV cache, ``2 d / (2 T d) = 1/T`` (independent of d and depth).
+
+    Examples
+    --------
+    The extra state is 1/T of the KV cache:
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.extra_state_fraction(1024)) == 1 / 1024
+    True
+    """
     return 1.0 / real_array("T", T, low=1)
 
 
 @finite_output("d")
 def shear_flops(d):
-    """FLOPs added per token per layer: ``3d`` per stream (subtract, scale, add), two streams: ``6d``."""
+    """FLOPs added per token per layer: ``3d`` per stream (subtract, scale, add), two streams: ``6d``.
+
+    Examples
+    --------
+    FLOPs the shear adds per token and layer at d = 768:
+
+    >>> import theorylab.psa as psa
+    >>> int(psa.shear_flops(768))
+    4608
+    """
     return 6 * real_array("d", d, low=1)
 
 
@@ -61,6 +97,15 @@ def insert_sheared(x_prev, x, g):
     -------
     :func:`theorylab.psa.shear.shear_step`, i.e. the last row of
     ``shear.shear([..., x_prev, x], g)`` (a causal two-tap filter), computed from the new vector and the retained one only.
+
+    Examples
+    --------
+    The sheared newest vector at g = 0.5:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> print(psa.insert_sheared(np.array([1.0, 0.0]), np.array([2.0, 1.0]), 0.5))
+    [2.5 1.5]
     """
     g = real_array("g", g, low=0)
     if g.ndim:
@@ -85,6 +130,16 @@ def count_flops(fn, *arrays, **kwargs) -> int:
 
     Counted by running ``fn`` on instrumented arrays: an independent route to the
     closed-form count of :func:`shear_flops`.
+
+    Examples
+    --------
+    Counting the FLOPs of the insertion kernel on d = 4 vectors:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x = np.ones(4)
+    >>> psa.count_flops(psa.insert_sheared, x, x, 0.5)
+    12
     """
     _FlopCounter.count = 0
     fn(*(np.asarray(a, dtype=float).view(_FlopCounter) for a in arrays), **kwargs)
@@ -93,13 +148,31 @@ def count_flops(fn, *arrays, **kwargs) -> int:
 
 @finite_output("g")
 def int8_headroom_bits(g):
-    """Upper bound ``log2(1 + 2g)`` on the extra bits a sheared key needs (PSA §8.6), g >= 0."""
+    """Upper bound ``log2(1 + 2g)`` on the extra bits a sheared key needs (PSA §8.6), g >= 0.
+
+    Examples
+    --------
+    Extra bits a sheared INT8 key may need at g = 1:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.int8_headroom_bits(1.0)), 4)
+    1.585
+    """
     return np.log2(1 + 2 * real_array("g", g, low=0))
 
 
 @finite_output("stream, g")
 def range_growth(stream, g):
-    """``max|shear(stream, g)| / max|stream|`` of a stream ``(T, d)``; object arrays give it exactly."""
+    """``max|shear(stream, g)| / max|stream|`` of a stream ``(T, d)``; object arrays give it exactly.
+
+    Examples
+    --------
+    The alternating stream attains the bound 1 + 2g:
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.range_growth(psa.alternating_stream(8), 1.0))
+    3.0
+    """
     x = real_or_exact("stream", stream)
     if np.ndim(x) != 2 or not np.size(x):
         raise ParameterError(f"stream must be a non-empty (T, d) array (got shape {np.shape(x)})")
@@ -112,7 +185,19 @@ def range_growth(stream, g):
 
 
 def alternating_stream(T: int, d: int = 1, dtype=float) -> np.ndarray:
-    """The stream ``x_t = (-1)^t (1, ..., 1)`` that attains the INT8 bound (PSA §8.6)."""
+    """The stream ``x_t = (-1)^t (1, ..., 1)`` that attains the INT8 bound (PSA §8.6).
+
+    Examples
+    --------
+    The extremal stream of length 4:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.alternating_stream(4, d=2))
+    [[ 1.  1.]
+     [-1. -1.]
+     [ 1.  1.]
+     [-1. -1.]]
+    """
     T, d = positive_int("T", T), positive_int("d", d)
     try:
         dtype = np.dtype(dtype)

@@ -104,7 +104,16 @@ def _paired(x, y, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pearson_r(x, y) -> float:
-    """Pearson correlation of the finite pairs (NaN with fewer than 3); x and y of the same shape."""
+    """Pearson correlation of the finite pairs (NaN with fewer than 3); x and y of the same shape.
+
+    Examples
+    --------
+    Correlation of predicted and simulated values (NaN pairs are dropped):
+
+    >>> import theorylab.psa as psa
+    >>> round(psa.pearson_r([1.0, 2.0, 3.0, float('nan')], [1.1, 1.9, 3.2, 4.0]), 4)
+    0.9907
+    """
     return _pearson_r(*_paired(x, y, ("x", "y")))
 
 
@@ -129,6 +138,14 @@ def relative_error(predicted, simulated) -> np.ndarray:
     ParameterError
         On a zero ``simulated`` value, shapes that differ, values that are not real numbers or
         infinite, or an error beyond the float range (a huge difference over a tiny ``simulated``).
+
+    Examples
+    --------
+    Elementwise relative error of a prediction:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.relative_error([1.0, 2.1], [1.0, 2.0]).round(4))
+    [0.   0.05]
     """
     return _relative_errors(*_paired(predicted, simulated, ("predicted", "simulated")))
 
@@ -157,7 +174,16 @@ def _median(values) -> float:
 
 
 def validate_grid(points) -> list[tuple[float, int]]:
-    """Check a grid of (dk, T) pairs: dk > 0, T an integer >= 3, at least one point."""
+    """Check a grid of (dk, T) pairs: dk > 0, T an integer >= 3, at least one point.
+
+    Examples
+    --------
+    A grid as (dk, T) pairs, checked and normalised:
+
+    >>> import theorylab.psa as psa
+    >>> psa.validate_grid([(16, 64), (64.0, 512.0)])
+    [(16.0, 64), (64.0, 512)]
+    """
     try:
         pts = [tuple(p) for p in points]
     except TypeError:
@@ -189,7 +215,22 @@ def read_grid(path: str, name: str = "grid") -> list[tuple[float, int]]:
     ``[[dk, T], ...]`` / ``[{"dk": .., "T": ..}, ...]``.
 
     A malformed file (binary, not UTF-8, not JSON, wrong shape or types, no points) raises
-    :class:`ParameterError` naming ``name`` (the CLI passes ``"--grid"``), the file and what is wrong."""
+    :class:`ParameterError` naming ``name`` (the CLI passes ``"--grid"``), the file and what is wrong.
+
+    Examples
+    --------
+    A CSV grid file of (dk, T) points:
+
+    >>> import theorylab.psa as psa
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, 'grid.csv')
+    >>> with open(path, 'w') as f:
+    ...     _ = f.write('dk,T\\n16,64\\n64,512\\n')
+    >>> psa.read_grid(path)
+    [(16.0, 64), (64.0, 512)]
+    >>> tmp.cleanup()
+    """
     if not isinstance(path, str) or not path:
         raise ParameterError(f"{name} must be 'paper' or the path of a CSV/JSON grid file (got {path!r})")
     text = read_text(name, path)

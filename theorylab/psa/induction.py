@@ -93,6 +93,15 @@ def reduced_channel_model() -> ChannelModel:
     * Cov(T3, T4): half of (t3-inclusive variance - T3 variance - T4 variance);
     * T1: gap 0, variance = the key-only base term; T2: gap 0 and, by the query/key
       exchange symmetry of isotropic embeddings, the T3 variance (no variant carries T2).
+
+    Examples
+    --------
+    The per-channel gaps and variances the score-model variants are built from:
+
+    >>> import theorylab.psa as psa
+    >>> model = psa.reduced_channel_model()
+    >>> model.gap['T4'], [float(c) for c in model.cov34]
+    ((0.0, 0.0, 1.0), [0.0, 0.0, 0.0, 2.0])
     """
     P = np.polynomial.polynomial
     t4, t34, key = score_model("t4-only"), score_model("t3-inclusive"), score_model("key-only")
@@ -107,7 +116,16 @@ def reduced_channel_model() -> ChannelModel:
 
 # ----------------------------------------------------------------------------- RoPE and sampling
 def frequencies(dk: int, theta=0.0) -> np.ndarray:
-    """Per-plane RoPE frequencies: a scalar ``theta`` for every plane, or an array of dk/2."""
+    """Per-plane RoPE frequencies: a scalar ``theta`` for every plane, or an array of dk/2.
+
+    Examples
+    --------
+    One frequency per RoPE plane (dk/2 planes):
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.frequencies(8, theta=0.25))
+    [0.25 0.25 0.25 0.25]
+    """
     dk = positive_int("dk", dk, low=2)
     if dk % 2:
         raise ParameterError(f"dk must be an even integer >= 2 (got {dk})")
@@ -121,7 +139,18 @@ def frequencies(dk: int, theta=0.0) -> np.ndarray:
 
 
 def induction_batch(rng: np.random.Generator, n: int, T: int, dk: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)`` (T >= 4)."""
+    """``n`` canonical induction streams ``(n, T, dk)`` and their target positions ``(n,)`` (T >= 4).
+
+    Examples
+    --------
+    Two canonical induction streams and their targets:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x, j = psa.induction_batch(np.random.default_rng(0), 2, 8, 4)
+    >>> x.shape, j.shape
+    ((2, 8, 4), (2,))
+    """
     if not isinstance(rng, np.random.Generator):
         raise ParameterError(f"rng must be a numpy.random.Generator (got {type(rng).__name__})")
     n, T, dk = positive_int("n", n), positive_int("T", T, low=4), positive_int("dk", dk)
@@ -135,6 +164,16 @@ def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
 
     ``x`` is (n, T, dk) with T >= 2 and dk even; ``freqs`` has dk/2 entries. Includes
     :data:`HEAD_SIGN` and the 1/sqrt(dk) scale.
+
+    Examples
+    --------
+    The four unit-coupling channels of the last query:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x, _ = psa.induction_batch(np.random.default_rng(0), 2, 8, 4)
+    >>> psa.stream_channels(x, psa.frequencies(4)).shape
+    (2, 4, 7)
     """
     placement = PLACEMENTS[choice("placement", placement, tuple(PLACEMENTS))]
     x = real_array("x", x)
@@ -179,6 +218,15 @@ def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: i
 
     Deterministic: chunk ``c`` of 64 samples draws from ``default_rng([seed, c])``, so
     the first n samples are the same for any total and any machine.
+
+    Examples
+    --------
+    A small induction simulation (dk = 16, T = 32):
+
+    >>> import theorylab.psa as psa
+    >>> sample = psa.simulate(dk=16, T=32, samples=100)
+    >>> sample.channels.shape, sample.target.shape
+    ((100, 4, 31), (100,))
     """
     dk = positive_int("dk", dk, low=2)
     T = positive_int("T", T, low=5)
@@ -279,6 +327,15 @@ def channel_moments(sample: InductionSample) -> ChannelMoments:
     Needs ``sample.T >= 9`` (:data:`BULK_MIN_T`; below, some target position leaves fewer than two
     bulk distractors or no neighbouring pair, and the bulk moments are undefined) and at least
     two samples (standard errors).
+
+    Examples
+    --------
+    The unit-coupling gaps of T3 and T4 measured on a small simulated sample (the reduced model: 4 and 4):
+
+    >>> import theorylab.psa as psa
+    >>> mom = psa.channel_moments(psa.simulate(dk=16, T=32, samples=2000))
+    >>> print(mom.gap[2:].round(1))
+    [4.  3.9]
     """
     C, j = sample.channels, sample.target                             # (n, 4, K), (n,)
     n, _, K = C.shape
@@ -325,6 +382,14 @@ def rope_match_factor(T: int, freqs, placement: str = "post") -> float:
     The predecessor match ``A.R A`` in c3/c4 is ``|A|^2 cos(offset theta)`` per plane, at
     offset ``T - j`` (post) or ``T - 1 - j`` (pre); isotropy weights the planes equally.
     This is our RoPE correction of the reduced model's gap, not a paper formula.
+
+    Examples
+    --------
+    Without rotation (theta = 0) every plane matches exactly:
+
+    >>> import theorylab.psa as psa
+    >>> psa.rope_match_factor(32, psa.frequencies(16))
+    1.0
     """
     T = positive_int("T", T, low=5)
     freqs = real_array("freqs", freqs)
@@ -344,7 +409,17 @@ MASS_VARIANT: dict[str, str | None] = {"symmetric": "t3-inclusive", "key-only": 
 
 @finite_output("g")
 def scores_at(sample: InductionSample, g, member: str = "symmetric") -> np.ndarray:
-    """Scores ``c1 + g_q c2 + g_k c3 + g_q g_k c4`` of a lattice member, shape (len(g), n, T-1)."""
+    """Scores ``c1 + g_q c2 + g_k c3 + g_q g_k c4`` of a lattice member, shape (len(g), n, T-1).
+
+    Examples
+    --------
+    Scores of the symmetric lattice member at two couplings:
+
+    >>> import theorylab.psa as psa
+    >>> sample = psa.simulate(dk=16, T=32, samples=50)
+    >>> psa.scores_at(sample, [0.0, 1.0]).shape
+    (2, 50, 31)
+    """
     g = _couplings(g)
     a, b = shear.lattice_couplings(choice("member", member, MEMBERS), 1)
     C = sample.channels
@@ -355,7 +430,18 @@ def scores_at(sample: InductionSample, g, member: str = "symmetric") -> np.ndarr
 
 def target_mass(sample: InductionSample, g, member: str = "symmetric"
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per g: mean target softmax mass, its SE, and argmax accuracy (over all T-1 keys)."""
+    """Per g: mean target softmax mass, its SE, and argmax accuracy (over all T-1 keys).
+
+    Examples
+    --------
+    Mean target mass rises with the coupling:
+
+    >>> import theorylab.psa as psa
+    >>> sample = psa.simulate(dk=16, T=32, samples=200)
+    >>> mass, se, acc = psa.target_mass(sample, [0.0, 2.0])
+    >>> print(mass.round(2))
+    [0.03 0.28]
+    """
     s = scores_at(sample, g, member)                                  # (G, n, T-1)
     mass = softmax(s)[:, np.arange(s.shape[1]), sample.target]        # (G, n)
     acc = (np.argmax(s, -1) == sample.target[None]).mean(-1)
@@ -363,7 +449,18 @@ def target_mass(sample: InductionSample, g, member: str = "symmetric"
 
 
 def mass_rows(sample: InductionSample, g, member: str = "symmetric") -> list[dict]:
-    """Per g: measured target mass (+SE), accuracy, and the matching reduced model's exact mass."""
+    """Per g: measured target mass (+SE), accuracy, and the matching reduced model's exact mass.
+
+    Examples
+    --------
+    Measured mass beside the reduced model's, per g:
+
+    >>> import theorylab.psa as psa
+    >>> sample = psa.simulate(dk=16, T=32, samples=100)
+    >>> rows = psa.mass_rows(sample, [1.0])
+    >>> sorted(rows[0])
+    ['accuracy', 'g', 'mass_model', 'member', 'model_variant', 'target_mass', 'target_mass_se']
+    """
     from theorylab.psa.quadrature import exact_mass
 
     g = _couplings(g)
@@ -381,6 +478,16 @@ def comparison_rows(sample: InductionSample, g, moments: ChannelMoments | None =
 
     Measured T_i moments are the unit-channel moments times ``g^deg`` (gap),
     ``g^(2 deg)`` (variance), ``g^3`` (covariance): exact, since T_i = g^deg c_i.
+
+    Examples
+    --------
+    Measured channel gaps and variances beside the reduced model's:
+
+    >>> import theorylab.psa as psa
+    >>> sample = psa.simulate(dk=16, T=32, samples=100)
+    >>> rows = psa.comparison_rows(sample, [1.0])
+    >>> sorted(rows[0])
+    ['channel', 'g', 'gap', 'gap_model', 'gap_model_rope', 'gap_se', 'lag1', 'var', 'var_bulk', 'var_model', 'var_se']
     """
     g = _couplings(g)
     m = moments or channel_moments(sample)
@@ -414,7 +521,17 @@ def _couplings(g) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- Coriolis (P9)
 def coriolis_gain(theta) -> np.ndarray:
-    """``2 |sin(theta/2)|``: norm of ``R_theta - I`` on a plane, the Coriolis factor (PSA §5.3)."""
+    """``2 |sin(theta/2)|``: norm of ``R_theta - I`` on a plane, the Coriolis factor (PSA §5.3).
+
+    Examples
+    --------
+    The Coriolis factor 2|sin(theta/2)| at theta = pi/3 is 1:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> round(float(psa.coriolis_gain(np.pi / 3)), 4)
+    1.0
+    """
     return 2.0 * np.abs(np.sin(0.5 * real_array("theta", theta)))
 
 
@@ -425,6 +542,14 @@ def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
 
     The post-minus-pre difference comes from ``coriolis`` (default: the library's
     placement difference). Returns (T-1, dk/2): one ratio per position and plane.
+
+    Examples
+    --------
+    Measured per-plane Coriolis ratios (shape: positions x planes):
+
+    >>> import theorylab.psa as psa
+    >>> psa.coriolis_band_ratios(8, 16, psa.rope_frequencies(8)).shape
+    (15, 4)
     """
     dk = positive_int("dk", dk, low=2)
     T = positive_int("T", T, low=2)
@@ -457,6 +582,14 @@ def cesaro_averages(N: int, freqs, channel: str = "T3", part: str = "positional"
     vanishes at O(1/N) whatever the content; what does not vanish is the candidate-wise
     value (the target's own T3 gap).
     Returns ``a[N'-1] = (1/N') sum_{n=1}^{N'} c(n) / (|q| |x| / sqrt(dk))`` for N' = 1..N.
+
+    Examples
+    --------
+    Running Cesaro means of the T3 channel over 64 positions:
+
+    >>> import theorylab.psa as psa
+    >>> psa.cesaro_averages(64, psa.rope_frequencies(8)).shape
+    (64,)
     """
     N = positive_int("N", N)
     freqs = real_array("freqs", freqs)
@@ -481,6 +614,16 @@ def envelope_slope(averages, start: int = 16) -> tuple[float, np.ndarray, np.nda
     """Log-log slope of the dyadic-block envelope ``max_{N' in [N, 2N)} |a(N')|``.
 
     Returns ``(slope, N_blocks, envelope)``; blocks start at ``start`` and double.
+
+    Examples
+    --------
+    A 1/N decay has envelope slope -1:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> slope, _, _ = psa.envelope_slope(1.0 / np.arange(1, 257))
+    >>> round(slope, 2)
+    -1.0
     """
     a = np.abs(real_array("averages", averages))
     if a.ndim != 1:

@@ -44,6 +44,7 @@ import numba as nb
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
+from theorylab._results import grid_rows, to_frame
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
                               real_scalar, seed_int, single)
 from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, resolve_model
@@ -68,7 +69,16 @@ CHUNK = 2048
 
 
 def loading_variance_poly(variant: str) -> np.ndarray:
-    """Coefficients of ``a(g)^2 + b(g)^2`` (lowest degree first): must equal ``sigma^2(g)``."""
+    """Coefficients of ``a(g)^2 + b(g)^2`` (lowest degree first): must equal ``sigma^2(g)``.
+
+    Examples
+    --------
+    a(g)^2 + b(g)^2 of t4-only as polynomial coefficients:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.loading_variance_poly('t4-only'))
+    [0. 0. 0. 0. 4.]
+    """
     return _loading_variance_poly(choice("variant", variant, VARIANTS))
 
 
@@ -80,7 +90,17 @@ def _loading_variance_poly(variant: str) -> np.ndarray:
 
 @finite_output("g")
 def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
-    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0)."""
+    """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0).
+
+    Examples
+    --------
+    The distractor loadings of t4-only on a g grid:
+
+    >>> import theorylab.psa as psa
+    >>> a, b = psa.loadings('t4-only', [0.0, 1.0])
+    >>> print(a.round(4), b.round(4))
+    [0. 2.] [0. 0.]
+    """
     return _loadings(choice("variant", variant, VARIANTS), real_array("g", g, low=0, allow_empty=True))
 
 
@@ -101,6 +121,15 @@ def per_sample_mass(variant, dk: float, T: int, gammas, start: int, count: int, 
 
     Sample ``s`` is the same configuration in every call (counter-based draws);
     ``start + count <= 2^63``, ``seed`` in [0, 2^64). ``variant`` as for :func:`simulate_mass`.
+
+    Examples
+    --------
+    Target mass of four samples at two couplings:
+
+    >>> import theorylab.psa as psa
+    >>> m = psa.per_sample_mass('t4-only', 16, 64, [0.5, 1.0], 0, 4, seed=1)
+    >>> m.shape
+    (4, 2)
     """
     dtype = choice("dtype", dtype, DTYPES)
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
@@ -122,6 +151,14 @@ def simulated_model(variant) -> ScoreModel:
     ------
     ParameterError
         For an unknown variant, or a ScoreModel whose variance differs from its variant's loadings.
+
+    Examples
+    --------
+    The Monte Carlo's model of a named variant:
+
+    >>> import theorylab.psa as psa
+    >>> psa.simulated_model('t4-only').variant
+    't4-only'
     """
     model = resolve_model(variant)
     if not isinstance(variant, ScoreModel):
@@ -173,6 +210,10 @@ class MassCurve:
     batch_mass : shape ``(batches, G)``: means over contiguous sample batches
         (for batch-means confidence intervals).
     dtype : arithmetic of the kernel ("float32" or "float64").
+
+    Notes
+    -----
+    :meth:`rows` and :meth:`to_frame` give the table, one row per coupling g.
     """
 
     variant: str
@@ -186,6 +227,16 @@ class MassCurve:
     se: np.ndarray
     batch_mass: np.ndarray = field(repr=False, default=None)
     dtype: str = "float32"
+
+    def rows(self) -> list[dict]:
+        """One dict per coupling g: variant, dk, T, samples, seed, sigma0, dtype, gamma, mass, se."""
+        return grid_rows({"gamma": self.gamma, "mass": self.mass, "se": self.se},
+                         {"variant": self.variant, "dk": self.dk, "T": self.T, "samples": self.samples,
+                          "seed": self.seed, "sigma0": self.sigma0, "dtype": self.dtype})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
 
 def simulate_mass(variant, dk: float, T: int, gammas, *, samples: int = 20000, seed: int = 0,
@@ -309,6 +360,11 @@ class MCGammaC:
     batch_gamma_c : the per-batch roots (NaN where a batch curve does not cross).
     curve : the fine-grid :class:`MassCurve` the root was read from.
     level : the mass level (1/2).
+
+    Notes
+    -----
+    :meth:`row` is the scalar fields as a dict, :meth:`to_frame` a one-row table (the curve:
+    ``curve.to_frame()``).
     """
 
     variant: str
@@ -325,12 +381,32 @@ class MCGammaC:
     curve: MassCurve = field(repr=False, default=None)
     level: float = 0.5
 
+    def row(self) -> dict:
+        """A flat dict (no arrays): variant, dk, T, samples, seed, gamma_c, ci_low, ci_high, confidence,
+        ci_method, level."""
+        return {"variant": self.variant, "dk": self.dk, "T": self.T, "samples": self.samples, "seed": self.seed,
+                "gamma_c": self.gamma_c, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "confidence": self.confidence, "ci_method": self.ci_method, "level": self.level}
+
+    def to_frame(self):
+        """:meth:`row` as a one-row ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame([self.row()])
+
 
 def first_crossing(gamma: np.ndarray, mass: np.ndarray, level: float = 0.5) -> float:
     """First upward crossing of ``level`` by a sampled curve (monotone cubic interpolant); NaN if none.
 
     ``gamma``: 1-D, strictly increasing, at least 2 points; ``mass``: one value per point (a NaN
     anywhere, a missing value, gives NaN); ``level``: a real number.
+
+    Examples
+    --------
+    First upward crossing of 1/2 by a sampled curve:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> round(psa.first_crossing(np.array([0.0, 1.0, 2.0]), np.array([0.1, 0.4, 0.9])), 4)
+    1.2438
     """
     gamma = real_array("gamma", gamma)
     mass = real_array("mass", mass, allow_nan=True)

@@ -36,6 +36,7 @@ from typing import Callable
 
 import numpy as np
 
+from theorylab._results import to_frame
 from theorylab.errors import ParameterError, choice, positive_int, real_scalar, seed_int, single
 from theorylab.psa.scoremodel import ScoreModel, head_width, resolve_model
 
@@ -68,6 +69,11 @@ class Measurement:
     level : the mass level for level observables (NaN for peaks).
     batch_gamma_c : per-batch values (Monte Carlo; empty for exact).
     curve : the fine-grid curve the value was read from (Monte Carlo), else None.
+
+    Notes
+    -----
+    :meth:`row` is the scalar fields as a dict, :meth:`to_frame` a one-row table; measurements of many
+    points are one table as ``pandas.DataFrame([m.row() for m in measurements])``.
     """
 
     observable: str
@@ -90,6 +96,10 @@ class Measurement:
         return {"observable": self.observable, "variant": self.variant, "dk": self.dk, "T": self.T,
                 "method": self.method, "gamma_c": self.gamma_c, "ci_low": self.ci_low, "ci_high": self.ci_high,
                 "samples": self.samples, "seed": self.seed, "level": self.level}
+
+    def to_frame(self):
+        """:meth:`row` as a one-row ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame([self.row()])
 
 
 # --- validation ----------------------------------------------------------------------
@@ -152,7 +162,16 @@ def _exact_level(name: str, level_of, model: ScoreModel, dk: float, T: int) -> M
 
 
 def plateau_level(variant, dk: float, T: int) -> float:
-    """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.psa.quadrature.argmax_limit`)."""
+    """Half the argmax plateau ``lim_{g->inf} M(g)`` (:func:`theorylab.psa.quadrature.argmax_limit`).
+
+    Examples
+    --------
+    Half the argmax plateau of t4-only at (dk, T) = (64, 64):
+
+    >>> import theorylab.psa as psa
+    >>> round(psa.plateau_level('t4-only', 64, 64), 4)
+    0.499
+    """
     from theorylab.psa.transition import _grid
 
     model = resolve_model(variant)
@@ -183,6 +202,15 @@ def mass_half(variant, dk: float, T: int, *, method: str = "exact", samples: int
     :func:`theorylab.psa.montecarlo.mc_gamma_c` (``"mc"``, with its batch-means interval).
     Undefined (NaN) where M stays below 1/2, e.g. on condensed points whose argmax plateau is < 1/2.
     ``variant``: a name of :data:`~theorylab.psa.scoremodel.VARIANTS` or a ScoreModel (as every observable).
+
+    Examples
+    --------
+    The exact mass-half coupling of t4-only (the transition of PSA §7.9):
+
+    >>> import theorylab.psa as psa
+    >>> m = psa.mass_half('t4-only', 64, 64)
+    >>> round(m.gamma_c, 4), m.method
+    (0.7772, 'exact')
     """
     return _level("mass-half", _half, variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress)
 
@@ -195,6 +223,14 @@ def half_plateau(variant, dk: float, T: int, *, method: str = "exact", samples: 
     For dk >> 8L the plateau is ~1 and this is ``mass-half``. On condensed points it stays
     defined while the plateau is not negligible (it breaks down when M overshoots its own
     plateau, e.g. t4-only at dk = 16, T = 128).
+
+    Examples
+    --------
+    Where M(g) reaches half its argmax plateau (exact):
+
+    >>> import theorylab.psa as psa
+    >>> round(psa.half_plateau('t4-only', 64, 64).gamma_c, 4)
+    0.7767
     """
     return _level("half-plateau", _plateau_level, variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
                   progress)
@@ -365,6 +401,14 @@ def inflection(variant, dk: float, T: int, *, method: str = "exact", samples: in
     A finite-size crossover point that exists whatever the plateau's height. Exact: the zero of
     M''(g) (five-point stencil of :func:`theorylab.psa.quadrature.exact_mass`) next to the scan's
     maximum of M'. Monte Carlo: the zero of the mean per-sample ``p_0''(g)``.
+
+    Examples
+    --------
+    The steepest rise of the exact mean mass:
+
+    >>> import theorylab.psa as psa
+    >>> round(psa.inflection('t4-only', 64, 64).gamma_c, 3)
+    0.782
     """
     return _peak("inflection", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
                  fine_points)
@@ -381,6 +425,15 @@ def entropy_peak(variant, dk: float, T: int, *, method: str = "exact", samples: 
     model's freezing (condensed side) or of the target's capture (mean-field side). Exact: the
     zero of ``d^2 E[H]/d(g^2)^2`` (quadrature, :func:`theorylab.psa.row_stats.exact_row_stats`);
     Monte Carlo: the zero of the mean of ``g H'' - H'`` from per-sample derivatives.
+
+    Examples
+    --------
+    The peak of the row entropy's fall, from a small Monte Carlo (``method='exact'`` is the quadrature):
+
+    >>> import theorylab.psa as psa
+    >>> m = psa.entropy_peak('t4-only', 16, 16, method='mc', samples=2000, fine_points=8)
+    >>> round(m.gamma_c, 2), m.method
+    (0.78, 'mc')
     """
     return _peak("entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype, progress,
                  fine_points)
@@ -394,6 +447,15 @@ def distractor_entropy_peak(variant, dk: float, T: int, *, method: str = "exact"
     The random energy model's finite-size freezing peak: it depends on sigma(g) and m only, not on
     the target's gap (so not on dk). A reference point for the condensed branch's
     ``c (L/2)^(1/4)``.
+
+    Examples
+    --------
+    The peak of the distractors' entropy fall, from a small Monte Carlo:
+
+    >>> import theorylab.psa as psa
+    >>> m = psa.distractor_entropy_peak('t4-only', 16, 16, method='mc', samples=2000, fine_points=8)
+    >>> round(m.gamma_c, 2), m.method
+    (0.79, 'mc')
     """
     return _peak("distractor-entropy-peak", variant, dk, T, method, samples, seed, confidence, sigma0, dtype,
                  progress, fine_points)
@@ -418,7 +480,16 @@ DEFAULT_OBSERVABLE = "mass-half"
 
 
 def observable(name: str) -> Callable[..., Measurement]:
-    """The function of the observable ``name`` (one of :data:`OBSERVABLE_NAMES`)."""
+    """The function of the observable ``name`` (one of :data:`OBSERVABLE_NAMES`).
+
+    Examples
+    --------
+    Observables by name:
+
+    >>> import theorylab.psa as psa
+    >>> psa.observable('mass-half') is psa.mass_half
+    True
+    """
     return OBSERVABLES[choice("observable", name, OBSERVABLE_NAMES)]
 
 

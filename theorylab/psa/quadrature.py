@@ -67,6 +67,14 @@ def one_minus_phi(t, delta: float, sigma: float, *, refine: int = 1) -> np.ndarr
 
     ``t`` real (any shape), ``delta`` real, ``sigma >= 0``; ``refine`` (an integer in
     [1, 8]) multiplies the number of quadrature nodes (for convergence checks).
+
+    Examples
+    --------
+    1 - phi(e^t) at two t:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.one_minus_phi([-2.0, 0.0], 1.0, 0.5).round(4))
+    [0.0544 0.3262]
     """
     t = real_array("t", t, allow_empty=True)
     delta = real_scalar("delta", delta)
@@ -123,7 +131,16 @@ def _left_tail(mu: np.ndarray, sigma: float) -> np.ndarray:
 
 def integer_context_length(T, high: int | None = None) -> int:
     """Validate a context length for the reduced model's sampling/quadrature: an integer ``3 <= T``
-    (``<= high`` if given); ``m = T - 2`` distractors must be a whole number."""
+    (``<= high`` if given); ``m = T - 2`` distractors must be a whole number.
+
+    Examples
+    --------
+    A whole-number T is accepted as an int:
+
+    >>> import theorylab.psa as psa
+    >>> psa.integer_context_length(64.0)
+    64
+    """
     T = context_length(T)
     if T.ndim:
         raise ParameterError(f"T must be a single integer >= 3 (got an array of shape {T.shape})")
@@ -139,6 +156,14 @@ def mass_given(delta: float, sigma: float, m: float, *, refine: int = 1) -> floa
 
     ``delta`` real, ``sigma >= 0``, ``m >= 0`` (a real count is allowed here: the formula is
     analytic in m), ``refine`` a positive integer node multiplier.
+
+    Examples
+    --------
+    The mean target mass against 10 distractors:
+
+    >>> import theorylab.psa as psa
+    >>> round(psa.mass_given(2.0, 1.0, 10), 4)
+    0.3307
     """
     delta = real_scalar("delta", delta)
     sigma = real_scalar("sigma", sigma, low=0)
@@ -294,6 +319,14 @@ def argmax_limit(variant, dk, T) -> np.ndarray:
     ``Phi(r)^m`` with ``r = gap_lead sqrt(dk) / sqrt(var_lead)`` from the leading powers of g;
     for t4-only ``r = sqrt(dk)/2`` (PSA §6.7's argmax plateau). One source of truth:
     :func:`theorylab.psa.transition.argmax_probability` at ``g=None``.
+
+    Examples
+    --------
+    The large-g mass limit of t4-only:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.argmax_limit('t4-only', 64, 64)), 4)
+    0.998
     """
     return argmax_probability(variant, dk, T)
 

@@ -49,6 +49,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
+from theorylab._results import grid_rows, to_frame
 from theorylab.errors import ParameterError, check_memory, real_array, real_scalar, single
 from theorylab.psa.scoremodel import ScoreModel, _distractors, head_width, resolve_model
 from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
@@ -68,6 +69,15 @@ def bump_expectations(t, delta: float, sigma: float, *, refine: int = 1) -> tupl
     Both integrands are bounded bumps around Y = 0 (maxima 1/e and 4/e^2), decaying like
     ``e^Y`` (``e^(2Y)``) on the left and double-exponentially on the right. ``t`` and ``delta`` are reals with
     ``|t|, |delta| <= 1e300``, ``0 <= sigma <= SIGMA_MAX``, ``refine`` in [1, 8].
+
+    Examples
+    --------
+    K1 and K2 at one t:
+
+    >>> import theorylab.psa as psa
+    >>> k1, k2 = psa.bump_expectations([0.0], 1.0, 0.5)
+    >>> print(k1.round(4), k2.round(4))
+    [0.2528] [0.1187]
     """
     t = np.atleast_1d(real_array("t", t, low=-1e300, high=1e300))
     if t.ndim != 1:
@@ -149,6 +159,15 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
 
     ``delta`` real, ``0 <= sigma <= SIGMA_MAX`` (the quadrature's accurate range), ``m >= 1`` (a real count is
     allowed: the formulas are analytic in m). ``distractor=False`` skips the distractor-only entropy (NaN).
+
+    Examples
+    --------
+    Exact row moments for one gap against 10 distractors:
+
+    >>> import theorylab.psa as psa
+    >>> mom = psa.row_moments_given(2.0, 1.0, 10)
+    >>> round(mom.mass, 4), round(mom.entropy, 4)
+    (0.3307, 1.8992)
     """
     delta = real_scalar("delta", delta)
     sigma = real_scalar("sigma", sigma, low=0, high=SIGMA_MAX)
@@ -197,6 +216,10 @@ class RowStatistics:
     distractor_entropy : E H_d(g), the distractors' entropy among themselves.
     ipr : E sum_i p_i^2(g).
     participation : ``1 / ipr`` (our convention for the participation ratio: reciprocal of the mean).
+
+    Notes
+    -----
+    :meth:`rows` and :meth:`to_frame` give the table, one row per coupling g.
     """
 
     variant: str
@@ -212,6 +235,18 @@ class RowStatistics:
     @property
     def participation(self) -> np.ndarray:
         return 1.0 / self.ipr
+
+    def rows(self) -> list[dict]:
+        """One dict per coupling g: variant, dk, T, sigma0, gamma, mass, entropy, distractor_entropy, ipr,
+        participation."""
+        return grid_rows({"gamma": self.gamma, "mass": self.mass, "entropy": self.entropy,
+                          "distractor_entropy": self.distractor_entropy, "ipr": self.ipr,
+                          "participation": self.participation},
+                         {"variant": self.variant, "dk": self.dk, "T": self.T, "sigma0": self.sigma0})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
 
 STATISTICS: tuple[str, ...] = ("mass", "entropy", "distractor_entropy", "ipr")
@@ -256,6 +291,15 @@ def exact_row_stats(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
     Returns
     -------
     RowStatistics, arrays of the shape of ``gammas``; its ``variant`` is the model's name.
+
+    Examples
+    --------
+    Exact mass and entropy of t4-only at two couplings; :meth:`to_frame` gives the table:
+
+    >>> import theorylab.psa as psa
+    >>> rs = psa.exact_row_stats('t4-only', 64, 64, [0.5, 1.0])
+    >>> print(rs.mass.round(4), rs.entropy.round(4))
+    [0.0955 0.8738] [3.9373 0.6669]
     """
     model, g, dk, m, refine = _grid(variant, dk, T, gammas, refine)
     sigma0 = real_scalar("sigma0", sigma0, low=0)
@@ -270,7 +314,16 @@ def exact_row_stats(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
 
 
 def exact_entropy(variant, dk: float, T: int, gammas, *, refine: int = 1) -> np.ndarray:
-    """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics)."""
+    """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics).
+
+    Examples
+    --------
+    E H(g) of t4-only (ln(T - 1) at g = 0):
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.exact_entropy('t4-only', 64, 64, [0.0, 1.0]).round(4))
+    [4.1431 0.6669]
+    """
     model, g, dk, m, refine = _grid(variant, dk, T, gammas, refine)
     return _exact_entropy(model, g, dk, m, refine)
 
@@ -286,6 +339,14 @@ def exact_distractor_entropy(variant, dk: float, T: int, gammas, *, refine: int 
     """E H_d(g) alone (the distractor-only entropy; no dependence on the gap, dk or target noise).
 
     Same quadrature as :func:`exact_row_stats`'s ``distractor_entropy``; ``dk`` is validated but unused.
+
+    Examples
+    --------
+    E H_d(g) of t4-only:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.exact_distractor_entropy('t4-only', 64, 64, [0.0, 1.0]).round(4))
+    [4.1271 2.6181]
     """
     model, g, _, m, refine = _grid(variant, dk, T, gammas, refine)
     return _exact_distractor_entropy(model, g, m, refine)

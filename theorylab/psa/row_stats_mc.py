@@ -30,6 +30,7 @@ from functools import partial
 import numba as nb
 import numpy as np
 
+from theorylab._results import grid_rows, to_frame
 from theorylab.errors import ParameterError, choice, positive_int, real_array, single
 from theorylab.psa.scoremodel import ScoreModel, head_width
 from theorylab.resources import Cost, bytes_of, count
@@ -160,6 +161,14 @@ def score_polynomials(variant, g, dk: float) -> tuple[np.ndarray, ...]:
 
     ``variant``: a name or a ScoreModel with that variant's loadings
     (:func:`theorylab.psa.montecarlo.simulated_model`); ``g`` in [0, 1000], ``dk > 0``.
+
+    Examples
+    --------
+    Loadings, gap and their derivatives (nine arrays):
+
+    >>> import theorylab.psa as psa
+    >>> len(psa.score_polynomials('t4-only', [1.0], 64))
+    9
     """
     model = simulated_model(variant)
     g = real_array("gamma", g, low=0, high=1e3)
@@ -181,6 +190,14 @@ def per_sample_row_stats(variant, dk: float, T: int, gammas, start: int, count: 
     """Row statistics (:data:`STATS`) of samples ``start .. start+count-1`` at every g: shape ``(count, G, 10)``.
 
     Sample s is the configuration of :func:`theorylab.psa.montecarlo.per_sample_mass`'s sample s.
+
+    Examples
+    --------
+    The ten row statistics of three samples at one g:
+
+    >>> import theorylab.psa as psa
+    >>> psa.per_sample_row_stats('t4-only', 64, 64, [1.0], 0, 3).shape
+    (3, 1, 10)
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)
@@ -221,6 +238,10 @@ class RowStatsCurve:
     mean : shape ``(G, 10)``: sample means of :data:`STATS` (column order).
     se : their standard errors.
     batch_mean : shape ``(BATCHES, G, 10)``: means over contiguous sample batches.
+
+    Notes
+    -----
+    :meth:`rows` and :meth:`to_frame` give the table, one row per coupling g.
     """
 
     variant: str
@@ -238,6 +259,19 @@ class RowStatsCurve:
     def stat(self, name: str) -> np.ndarray:
         """The mean curve of one statistic (a name of :data:`STATS`)."""
         return self.mean[:, STATS.index(choice("statistic", name, STATS))]
+
+    def rows(self) -> list[dict]:
+        """One dict per coupling g: variant, dk, T, samples, seed, sigma0, dtype, gamma, then each statistic
+        of :data:`STATS` and its standard error (``<name>_se``)."""
+        columns = {"gamma": self.gamma}
+        for i, name in enumerate(STATS):
+            columns[name], columns[f"{name}_se"] = self.mean[:, i], self.se[:, i]
+        return grid_rows(columns, {"variant": self.variant, "dk": self.dk, "T": self.T, "samples": self.samples,
+                                   "seed": self.seed, "sigma0": self.sigma0, "dtype": self.dtype})
+
+    def to_frame(self):
+        """:meth:`rows` as a ``pandas.DataFrame`` (pandas: the optional extra ``theorylab[pandas]``)."""
+        return to_frame(self.rows())
 
     def stat_se(self, name: str) -> np.ndarray:
         return self.se[:, STATS.index(choice("statistic", name, STATS))]
@@ -259,6 +293,15 @@ def simulate_row_stats(variant, dk: float, T: int, gammas, *, samples: int = 200
     -------
     RowStatsCurve
         Identical for any thread count with the same seed.
+
+    Examples
+    --------
+    Monte Carlo row statistics; :meth:`to_frame` gives one row per g:
+
+    >>> import theorylab.psa as psa
+    >>> curve = psa.simulate_row_stats('t4-only', 64, 64, [0.0], samples=1000)
+    >>> print(curve.stat('entropy').round(2))
+    [4.14]
     """
     dtype = choice("dtype", dtype, tuple(_KERNELS))
     model, g, dk, m, seed, sigma0 = _validate(variant, dk, T, gammas, seed, sigma0, dtype)

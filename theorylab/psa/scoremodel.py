@@ -110,6 +110,14 @@ def resolve_model(variant) -> ScoreModel:
     ParameterError
         For an unknown name, or a ScoreModel whose variant is unknown or whose coefficients are not
         finite reals (the message names ``variant``).
+
+    Examples
+    --------
+    A variant name resolves to its ScoreModel:
+
+    >>> import theorylab.psa as psa
+    >>> psa.resolve_model('t4-only').variant
+    't4-only'
     """
     if not isinstance(variant, ScoreModel):
         return score_model(variant)
@@ -125,12 +133,30 @@ def _log_count(T):
 
 
 def log_count(T) -> np.ndarray:
-    """``L = ln(T - 1)``, the log-count of every closed form (our convention; T >= 3)."""
+    """``L = ln(T - 1)``, the log-count of every closed form (our convention; T >= 3).
+
+    Examples
+    --------
+    L = ln(T - 1):
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.log_count(65)), 4)
+    4.1589
+    """
     return _log_count(context_length(T))
 
 
 def distractors(T) -> np.ndarray:
-    """``m = T - 2``, the number of distractor keys (PSA §6.8)."""
+    """``m = T - 2``, the number of distractor keys (PSA §6.8).
+
+    Examples
+    --------
+    m = T - 2 distractors:
+
+    >>> import theorylab.psa as psa
+    >>> int(psa.distractors(64))
+    62
+    """
     return _distractors(context_length(T))
 
 
@@ -140,12 +166,30 @@ def _distractors(T):
 
 
 def context_length(T) -> np.ndarray:
-    """Validate the context length: a finite real ``T >= 3``."""
+    """Validate the context length: a finite real ``T >= 3``.
+
+    Examples
+    --------
+    A validated context length:
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.context_length(64))
+    64.0
+    """
     return real_array("T", T, low=3)
 
 
 def head_width(dk) -> np.ndarray:
-    """Validate the head width: a finite real ``dk > 0``."""
+    """Validate the head width: a finite real ``dk > 0``.
+
+    Examples
+    --------
+    A validated head width:
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.head_width(64))
+    64.0
+    """
     return real_array("dk", dk, low=0, low_inclusive=False)
 
 

@@ -100,6 +100,15 @@ def momentum(stream, axis: int = -2) -> np.ndarray:
     Returns
     -------
     p : same shape, ``p_t = x_t - x_{t-1}`` for ``t >= 1`` and ``p_0 = 0`` (PSA §4).
+
+    Examples
+    --------
+    First differences of a stream, zero at the first position:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> print(psa.momentum(np.array([[1.0], [3.0], [6.0]])).ravel())
+    [0. 2. 3.]
     """
     return _momentum(_stream("stream", stream, axis), axis)
 
@@ -119,7 +128,17 @@ def _phase_point(q, p) -> tuple[np.ndarray, np.ndarray]:
 
 @finite_output("q, p, g")
 def upper_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
-    """The upper shear ``M_g : (q, p) -> (q + g p, p)`` (PSA §3.2, §4), elementwise (q, p of one shape)."""
+    """The upper shear ``M_g : (q, p) -> (q + g p, p)`` (PSA §3.2, §4), elementwise (q, p of one shape).
+
+    Examples
+    --------
+    The upper shear moves q by g p:
+
+    >>> import theorylab.psa as psa
+    >>> q, p = psa.upper_shear(1.0, 2.0, 0.5)
+    >>> float(q), float(p)
+    (2.0, 2.0)
+    """
     q, p = _phase_point(q, p)
     return _upper_shear(q, p, _coupling("g", g))
 
@@ -130,7 +149,17 @@ def _upper_shear(q, p, g):
 
 @finite_output("q, p, g")
 def lower_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
-    """The lower shear ``(q, p) -> (q, p + g q)`` (PSA §4.4): symplectic but score-null."""
+    """The lower shear ``(q, p) -> (q, p + g q)`` (PSA §4.4): symplectic but score-null.
+
+    Examples
+    --------
+    The lower shear moves p by g q:
+
+    >>> import theorylab.psa as psa
+    >>> q, p = psa.lower_shear(1.0, 2.0, 0.5)
+    >>> float(q), float(p)
+    (1.0, 2.5)
+    """
     q, p = _phase_point(q, p)
     g = _coupling("g", g)
     return q, p + g * q
@@ -174,6 +203,14 @@ def shear_step(x_prev, x, g):
     stream[t], g)`` for ``t >= 1`` (the momentum is ``x - x_prev``; at ``t = 0`` it is zero
     and the sheared vector is ``x`` itself). This is the insertion kernel of a KV cache
     that keeps only the previous raw vector. Pure arithmetic (exact route).
+
+    Examples
+    --------
+    The sheared newest vector:
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.shear_step(1.0, 2.0, 0.5))
+    2.5
     """
     x_prev, x = _step_vector("x_prev", x_prev), _step_vector("x", x)
     _same_shape(x_prev, x, "x_prev and x")
@@ -188,6 +225,14 @@ def unshear_step(y, r_prev, g):
     a, g) = b`` (up to rounding), for ``g != -1``. Iterated along a stream it rebuilds raw
     vectors from sheared ones and one raw anchor; errors contract by ``|g / (1 + g)|``
     per step (``< 1`` for ``g > -1/2``). Pure arithmetic (exact route).
+
+    Examples
+    --------
+    Undoing :func:`shear_step` recovers the raw vector:
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.unshear_step(psa.shear_step(1.0, 2.0, 0.5), 1.0, 0.5))
+    2.0
     """
     y, r_prev = _step_vector("y", y), _step_vector("r_prev", r_prev)
     _same_shape(y, r_prev, "y and r_prev")
@@ -215,25 +260,64 @@ def _width(d, factor: int = 2) -> int:
 
 
 def symplectic_form(d: int = 1) -> np.ndarray:
-    """``J = [[0, I], [-I, 0]]`` on phase space ``(q, p)`` in ``R^{2d}`` (integer entries)."""
+    """``J = [[0, I], [-I, 0]]`` on phase space ``(q, p)`` in ``R^{2d}`` (integer entries).
+
+    Examples
+    --------
+    J in R^2:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.symplectic_form())
+    [[ 0  1]
+     [-1  0]]
+    """
     return _blocks(0, 1, -1, 0, _width(d)).astype(int)
 
 
 @finite_output("g")
 def upper_shear_matrix(g, d: int = 1) -> np.ndarray:
-    """``M_g = [[I, g I], [0, I]]`` acting on ``(q, p)`` in ``R^{2d}`` (object array if g is symbolic)."""
+    """``M_g = [[I, g I], [0, I]]`` acting on ``(q, p)`` in ``R^{2d}`` (object array if g is symbolic).
+
+    Examples
+    --------
+    M_g in R^2 at g = 0.5:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.upper_shear_matrix(0.5))
+    [[1.  0.5]
+     [0.  1. ]]
+    """
     return _blocks(1, _coupling("g", g), 0, 1, _width(d))
 
 
 @finite_output("g")
 def lower_shear_matrix(g, d: int = 1) -> np.ndarray:
-    """Lower shear ``[[I, 0], [g I, I]]`` on ``(q, p)`` (PSA §4.4)."""
+    """Lower shear ``[[I, 0], [g I, I]]`` on ``(q, p)`` (PSA §4.4).
+
+    Examples
+    --------
+    The lower shear in R^2 at g = 0.5:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.lower_shear_matrix(0.5))
+    [[1.  0. ]
+     [0.5 1. ]]
+    """
     return _blocks(1, 0, _coupling("g", g), 1, _width(d))
 
 
 @finite_output("g")
 def lattice_couplings(member: str, g) -> tuple:
-    """``(g_q, g_k)`` of an order-lattice member (one of :data:`LATTICE`) at coupling ``g``."""
+    """``(g_q, g_k)`` of an order-lattice member (one of :data:`LATTICE`) at coupling ``g``.
+
+    Examples
+    --------
+    The symmetric member shears both streams:
+
+    >>> import theorylab.psa as psa
+    >>> psa.lattice_couplings('symmetric', 0.5)
+    (0.5, 0.5)
+    """
     a, b = LATTICE[choice("member", member, tuple(LATTICE))]
     g = _coupling("g", g)
     return a * g, b * g
@@ -244,6 +328,14 @@ def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
     """Joint operator ``M_{g_q} (+) M_{g_k}`` on ``(q, p_q, k, p_k)`` in ``R^{4d}``.
 
     Equal couplings give the symmetric member; ``g_q = 0`` or ``g_k = 0`` the half-lifts.
+
+    Examples
+    --------
+    The joint operator on (q, p_q, k, p_k) is 4 x 4 for d = 1:
+
+    >>> import theorylab.psa as psa
+    >>> psa.lattice_matrix(0.5, 0.0).shape
+    (4, 4)
     """
     d = _width(d, 4)
     mq, mk = upper_shear_matrix(g_q, d), upper_shear_matrix(g_k, d)
@@ -258,6 +350,16 @@ def nonlinear_shear(q, p, f) -> tuple:
     """Nonlinear upper shear ``(q, p) -> (q + f(p), p)`` for a map ``f`` of the momentum (PSA §4.6).
 
     ``f`` must map p to an array of p's shape (its values are validated like q's).
+
+    Examples
+    --------
+    A nonlinear upper shear with f = sin:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> q, p = psa.nonlinear_shear(np.array([1.0]), np.array([0.5]), np.sin)
+    >>> print(q.round(4), p)
+    [1.4794] [0.5]
     """
     q, p = _phase_point(q, p)
     if not callable(f):
@@ -273,7 +375,18 @@ def nonlinear_shear(q, p, f) -> tuple:
 
 
 def shear_jacobian(dfdp) -> np.ndarray:
-    """Jacobian ``[[I, Df], [0, I]]`` of :func:`nonlinear_shear` at a point where ``Df = dfdp`` (d x d)."""
+    """Jacobian ``[[I, Df], [0, I]]`` of :func:`nonlinear_shear` at a point where ``Df = dfdp`` (d x d).
+
+    Examples
+    --------
+    The Jacobian at Df = [[2]]:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> print(psa.shear_jacobian(np.array([[2.0]])))
+    [[1. 2.]
+     [0. 1.]]
+    """
     F = _values("dfdp", dfdp)
     if F.ndim != 2 or F.shape[0] != F.shape[1]:
         raise ParameterError(f"dfdp must be a square d x d matrix (got shape {F.shape})")
@@ -293,6 +406,14 @@ def symplectic_shear_codimension(dk) -> int:
 
     ``(q, p) -> (q + f(p), p)`` is symplectic iff ``Df`` is symmetric everywhere: one
     linear condition per pair ``i < j`` (PSA §4.6: 2016 at dk = 64).
+
+    Examples
+    --------
+    Conditions on a dk = 4 shear to be symplectic:
+
+    >>> import theorylab.psa as psa
+    >>> psa.symplectic_shear_codimension(4)
+    6
     """
     dk = positive_int("dk", dk)
     return dk * (dk - 1) // 2
@@ -301,7 +422,16 @@ def symplectic_shear_codimension(dk) -> int:
 # ---------------------------------------------------------------- stream filter (P4)
 @finite_output("g")
 def stream_taps(g) -> tuple:
-    """Taps ``(b_0, b_1)`` of the per-stream causal filter ``H(z) = b_0 + b_1 z^-1 = (1+g) - g z^-1``."""
+    """Taps ``(b_0, b_1)`` of the per-stream causal filter ``H(z) = b_0 + b_1 z^-1 = (1+g) - g z^-1``.
+
+    Examples
+    --------
+    The filter taps at g = 0.5:
+
+    >>> import theorylab.psa as psa
+    >>> psa.stream_taps(0.5)
+    (1.5, -0.5)
+    """
     g = _coupling("g", g)
     return 1 + g, -g
 
@@ -312,6 +442,14 @@ def stream_gain_sq(g, cos_omega):
 
     Written in ``cos w`` (argument ``cos_omega`` in [-1, 1]) so that it is pure
     arithmetic: DC is ``cos w = 1`` (gain 1), Nyquist ``cos w = -1`` (gain ``(1 + 2g)^2``).
+
+    Examples
+    --------
+    The power gain at the Nyquist frequency (cos w = -1):
+
+    >>> import theorylab.psa as psa
+    >>> float(psa.stream_gain_sq(0.5, -1.0))
+    4.0
     """
     g = _coupling("g", g)
     if _is_exact(cos_omega):
@@ -325,7 +463,16 @@ def stream_gain_sq(g, cos_omega):
 
 # ---------------------------------------------------------------- RoPE and placement (P9)
 def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    """RoPE angular frequencies ``base^(-2i/d)``, i = 0..d/2-1 (d even)."""
+    """RoPE angular frequencies ``base^(-2i/d)``, i = 0..d/2-1 (d even).
+
+    Examples
+    --------
+    RoPE frequencies of d = 4:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.rope_frequencies(4))
+    [1.   0.01]
+    """
     d = positive_int("d", d)
     if d % 2:
         raise ParameterError(f"d must be an even integer >= 2 (got {d})")
@@ -335,7 +482,17 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def rope_tables(T: int, freqs, positions=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(cos, sin)`` tables of shape ``(T, d/2)``: angle ``positions[t] * freqs[i]``."""
+    """``(cos, sin)`` tables of shape ``(T, d/2)``: angle ``positions[t] * freqs[i]``.
+
+    Examples
+    --------
+    cos/sin tables for T = 3, d = 4:
+
+    >>> import theorylab.psa as psa
+    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
+    >>> cos.shape
+    (3, 2)
+    """
     T = positive_int("T", T)
     freqs = real_array("freqs", freqs)
     if freqs.ndim != 1:
@@ -355,6 +512,17 @@ def rotate_pairs(x, cos, sin, axis: int = -2) -> np.ndarray:
 
     Pure arithmetic (exact route): pair ``i`` at position ``t`` becomes
     ``(c x - s y, s x + c y)`` with ``c = cos[t, i]``, ``s = sin[t, i]``.
+
+    Examples
+    --------
+    Rotation keeps each pair's norm:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x = np.ones((3, 4))
+    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
+    >>> print(np.linalg.norm(psa.rotate_pairs(x, cos, sin), axis=-1).round(4))
+    [2. 2. 2.]
     """
     x = _stream("x", x, axis)
     if x.ndim < 2:
@@ -390,6 +558,16 @@ def rope(x, freqs=10000.0, positions=None, axis: int = -2) -> np.ndarray:
         array of the ``d/2`` angular frequencies.
     positions : positions of the T rows (default ``0..T-1``).
     axis : position axis (default ``-2``).
+
+    Examples
+    --------
+    RoPE leaves position 0 unchanged:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x = np.ones((3, 4))
+    >>> print(psa.rope(x)[0])
+    [1. 1. 1. 1.]
     """
     x = _stream("x", x, axis)
     T, d = x.shape[axis], x.shape[-1]
@@ -405,6 +583,17 @@ def place_shear(x, g, cos, sin, placement: str = "post-rope", axis: int = -2) ->
     ``post-rope`` (the paper's, PSA §5.3): ``shear(rotate(x), g)``.
     ``pre-rope``: ``rotate(shear(x, g))``. They differ by the Coriolis term
     ``g (R_t - R_{t-1}) x_{t-1}`` (see :func:`coriolis_term`). Pure arithmetic.
+
+    Examples
+    --------
+    A post-RoPE sheared stream keeps the stream's shape:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x = np.ones((3, 4))
+    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
+    >>> psa.place_shear(x, 0.5, cos, sin).shape
+    (3, 4)
     """
     choice("placement", placement, PLACEMENTS)
     if placement == "post-rope":
@@ -415,7 +604,18 @@ def place_shear(x, g, cos, sin, placement: str = "post-rope", axis: int = -2) ->
 @finite_output("x, g, positions")
 def sheared_stream(x, g, freqs=10000.0, positions=None, placement: str = "post-rope",
                    axis: int = -2) -> np.ndarray:
-    """:func:`place_shear` with RoPE tables built from ``freqs`` (base or array) and ``positions``."""
+    """:func:`place_shear` with RoPE tables built from ``freqs`` (base or array) and ``positions``.
+
+    Examples
+    --------
+    At g = 0 the sheared stream is the rotated stream:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x = np.ones((3, 4))
+    >>> bool(np.allclose(psa.sheared_stream(x, 0.0), psa.rope(x)))
+    True
+    """
     x = _stream("x", x, axis)
     d = x.shape[-1]
     if np.ndim(freqs) == 0:
@@ -429,6 +629,17 @@ def coriolis_term(x, g, cos, sin, axis: int = -2) -> np.ndarray:
 
     Per rotation plane its norm is ``2 |sin(theta/2)| |g x_{t-1}|`` for a per-step angle
     theta (PSA §5.3). Computed as the difference of the two placements.
+
+    Examples
+    --------
+    The Coriolis term is zero at t = 0:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> x = np.ones((3, 4))
+    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
+    >>> print(psa.coriolis_term(x, 0.5, cos, sin)[0])
+    [0. 0. 0. 0.]
     """
     return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)
 
@@ -445,6 +656,16 @@ def score_channels(q, k, g_q, g_k, scaled: bool = True) -> tuple[np.ndarray, ...
     each a ``(T_q, T_k)`` matrix, divided by ``sqrt(d)`` when ``scaled`` (numeric input
     only; pass ``scaled=False`` for exact arithmetic). Their sum is the score of the
     sheared streams ``shear(q, g_q) @ shear(k, g_k).T``.
+
+    Examples
+    --------
+    Four channels of the sheared score, one score per key:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> q, k = np.ones((3, 2)), np.ones((3, 2))
+    >>> len(psa.score_channels(q, k, 0.5, 0.5))
+    4
     """
     q, k = _stream("q", q, -2), _stream("k", k, -2)
     if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
@@ -472,6 +693,16 @@ def coupling_split(q, k, g_q, g_k) -> dict[str, np.ndarray]:
 
     Equal couplings leave base + transported increment + pure coherence; unequal
     couplings add the linear score bias. Pure arithmetic (exact route).
+
+    Examples
+    --------
+    The sheared score regrouped by coupling:
+
+    >>> import theorylab.psa as psa
+    >>> import numpy as np
+    >>> parts = psa.coupling_split(np.ones((3, 2)), np.ones((3, 2)), 0.5, 0.5)
+    >>> sorted(parts)
+    ['base', 'bias', 'coherence', 'increment']
     """
     t1, t2, t3, t4 = score_channels(q, k, 1, 1, scaled=False)
     g_q, g_k = _coupling("g_q", g_q), _coupling("g_k", g_k)

@@ -80,7 +80,17 @@ def _softmax(s: np.ndarray, axis: int, keep: np.ndarray | None = None) -> np.nda
 
 @finite_output("p")
 def softmax_jacobian(p) -> np.ndarray:
-    """``diag(p) - p p^T`` for a probability vector ``p`` (last axis; batched over leading axes)."""
+    """``diag(p) - p p^T`` for a probability vector ``p`` (last axis; batched over leading axes).
+
+    Examples
+    --------
+    diag(p) - p p^T of a two-point distribution:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.softmax_jacobian([0.25, 0.75]))
+    [[ 0.1875 -0.1875]
+     [-0.1875  0.1875]]
+    """
     p = _vector("p", p)
     check_memory("p", 8 * p.size * p.shape[-1])
     eye = np.eye(p.shape[-1], dtype=int)
@@ -89,7 +99,16 @@ def softmax_jacobian(p) -> np.ndarray:
 
 @finite_output("p, ds")
 def softmax_response(p, ds) -> np.ndarray:
-    """First-order response ``dp = p * (ds - <p, ds>)`` to a score perturbation ``ds`` (last axis)."""
+    """First-order response ``dp = p * (ds - <p, ds>)`` to a score perturbation ``ds`` (last axis).
+
+    Examples
+    --------
+    A common shift of the scores leaves the softmax unchanged:
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.softmax_response([0.25, 0.75], [1.0, 1.0]))
+    [0. 0.]
+    """
     p, ds = _vector("p", p), _vector("ds", ds)
     if p.shape[-1] != ds.shape[-1]:
         raise ParameterError(f"p and ds must have the same length (got {p.shape[-1]} and {ds.shape[-1]})")

@@ -84,13 +84,30 @@ def key_only_threshold(T) -> np.ndarray:
     The key-only crossing ``g^2 - sqrt(dk) g + L + 1/2 = 0`` (gap ``g sqrt(dk)``, variance
     ``1 + 2g^2``: the base term T1 kept) has discriminant ``dk - 4L - 2`` with ``L = ln(T - 1)``.
     Example: T = 512 gives 26.94.
+
+    Examples
+    --------
+    The key-only crossing needs dk >= 4L + 2:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.key_only_threshold(64)), 4)
+    18.5725
     """
     return 4.0 * log_count(T) + 2.0
 
 
 @scalar_output
 def freezing_coupling(T) -> np.ndarray:
-    """``g_f = (L/2)^(1/4)``: where the T4-only distractor sigma reaches sqrt(2L) (REM freezing)."""
+    """``g_f = (L/2)^(1/4)``: where the T4-only distractor sigma reaches sqrt(2L) (REM freezing).
+
+    Examples
+    --------
+    The REM freezing coupling at T = 64:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.freezing_coupling(64)), 4)
+    1.1997
+    """
     return _freezing_coupling(context_length(T))
 
 
@@ -172,7 +189,16 @@ def _annealed_gamma_c(model: ScoreModel, dk: np.ndarray, T: np.ndarray) -> np.nd
 
 
 def crossing_polynomial(model: ScoreModel, dk, T) -> np.ndarray:
-    """Coefficients (lowest degree first, shape ``(..., n)``) of ``Delta - L - sigma^2/2`` in g."""
+    """Coefficients (lowest degree first, shape ``(..., n)``) of ``Delta - L - sigma^2/2`` in g.
+
+    Examples
+    --------
+    Coefficients of the t4-only crossing polynomial (lowest degree first):
+
+    >>> import theorylab.psa as psa
+    >>> print(psa.crossing_polynomial(psa.resolve_model('t4-only'), 1024, 64).round(4))
+    [-4.1431  0.     32.      0.     -2.    ]
+    """
     return _crossing_polynomial(model, *_grid(dk, T))
 
 
@@ -192,6 +218,17 @@ def crossing_residual(model: ScoreModel, g, dk, T) -> tuple[np.ndarray, np.ndarr
     """``(Delta - L - sigma^2/2, Delta + L + sigma^2/2)`` at g: the residual and its scale.
 
     A root g is accurate to relative precision eps when ``|residual| <= eps * scale``.
+
+    Examples
+    --------
+    The residual vanishes at the root:
+
+    >>> import theorylab.psa as psa
+    >>> model = psa.resolve_model('t4-only')
+    >>> g = psa.crossing_root(model, 1024, 64)
+    >>> r, scale = psa.crossing_residual(model, g, 1024, 64)
+    >>> bool(abs(r) < 1e-9 * scale)
+    True
     """
     g = real_array("g", g, low=0)
     delta, var = model.gap(g, dk), model.variance(g)
@@ -210,6 +247,14 @@ def crossing_root(model: ScoreModel, dk, T, *, newton_steps: int = 4) -> np.ndar
     (so a tangent double root, where ``f' ~ 0``, keeps its eigenvalue). NaN where no positive
     real root exists. Used for ``t3-inclusive`` and as an independent check of the closed forms.
     ``newton_steps`` (an integer in [0, 100]) is the number of polishing steps.
+
+    Examples
+    --------
+    The t4-only annealed root at (dk, T) = (1024, 64):
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.crossing_root(psa.resolve_model('t4-only'), 1024, 64)), 4)
+    0.3613
     """
     newton_steps = positive_int("newton_steps", newton_steps, low=0, high=100)
     return _crossing_root(model, *_grid(dk, T), newton_steps)
@@ -362,14 +407,32 @@ def gamma_c_cost(points) -> Cost:
 
 @scalar_output
 def t4_asymptote(dk, T) -> np.ndarray:
-    """Large-dk t4-only asymptote ``gamma_c ~ (L^2/dk)^(1/4)``."""
+    """Large-dk t4-only asymptote ``gamma_c ~ (L^2/dk)^(1/4)``.
+
+    Examples
+    --------
+    The large-dk t4-only asymptote:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.t4_asymptote(4096, 64)), 4)
+    0.2544
+    """
     dk, T = _grid(dk, T)
     return np.sqrt(log_count(T)) / dk ** 0.25
 
 
 @scalar_output
 def t3_asymptote(dk, T) -> np.ndarray:
-    """Large-dk t3-inclusive asymptote ``gamma_c ~ L/sqrt(dk)``."""
+    """Large-dk t3-inclusive asymptote ``gamma_c ~ L/sqrt(dk)``.
+
+    Examples
+    --------
+    The large-dk t3-inclusive asymptote:
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.t3_asymptote(4096, 64)), 4)
+    0.0647
+    """
     dk, T = _grid(dk, T)
     return log_count(T) / np.sqrt(dk)
 
@@ -381,6 +444,15 @@ def t4_above_one_interval(T) -> tuple[np.ndarray, np.ndarray]:
     gamma_c > 1 needs the parabola's vertex ``sqrt(dk)/4`` above 1 (dk > 16) as well, so the
     interval is ``[max(8L, 16), (L+2)^2)``: the paper's form for ``L >= 2`` (T >= e^2 + 1) and
     empty (lower >= upper) for ``L < 2``, where gamma_c < 1 for every dk.
+
+    Examples
+    --------
+    The dk interval on which t4-only's gamma_c exceeds 1 at T = 64:
+
+    >>> import theorylab.psa as psa
+    >>> lo, hi = psa.t4_above_one_interval(64)
+    >>> round(float(lo), 3), round(float(hi), 3)
+    (33.145, 37.738)
     """
     L = log_count(T)
     return np.maximum(8.0 * L, 16.0), (L + 2.0) ** 2
@@ -405,6 +477,14 @@ def argmax_probability(variant, dk, T, g=None) -> np.ndarray:
     g : coupling(s) > 0, broadcast with dk and T; None for the large-g limit.
 
     Computed as ``exp(m log Phi(r))`` so that it stays accurate for large T.
+
+    Examples
+    --------
+    P(target is the argmax) at the large-g limit (PSA §6.7):
+
+    >>> import theorylab.psa as psa
+    >>> round(float(psa.argmax_probability('t4-only', 64, 64)), 4)
+    0.998
     """
     model = resolve_model(variant)
     dk, T = _grid(dk, T)

@@ -22,12 +22,14 @@ Modules (every public name is re-exported here):
   whole, bound atomically, verified on open, chunk claims with leases;
 * :mod:`~theorylab.sweep.run` -- :func:`run_sweep`: claim, compute and store the missing points,
   one transaction per chunk (several runs of one spec on one store divide the work);
-* :mod:`~theorylab.sweep.results` -- status, spec and rows of a store.
+* :mod:`~theorylab.sweep.results` -- status, spec and rows of a store (rows as a DataFrame: :func:`to_frame`;
+  over the grid axes as an ``xarray.Dataset``: :func:`to_dataset`).
 """
 from theorylab.sweep.executors import (DaskExecutor, ProcessExecutor, SerialExecutor, check_executor_options,
                                        make_executor, max_workers, worker_count)
 from theorylab.sweep.registry import DEFAULT_TASK, TASKS, task, task_of
-from theorylab.sweep.results import export_rows, read_store, spec_of_record, spec_of_store, store_status
+from theorylab.sweep.results import (export_rows, read_store, spec_of_record, spec_of_store, store_status, to_dataset,
+                                     to_frame)
 from theorylab.sweep.run import SweepReport, run_sweep
 from theorylab.sweep.schema import StoreLayout, row_checksum, store_columns, utc_now
 from theorylab.sweep.spec import SweepSpec, load_spec, spec_from_canonical, spec_from_dict
@@ -41,7 +43,7 @@ __all__ = ["TASKS", "DEFAULT_TASK", "task", "task_of", "SweepSpec", "load_spec",
            "DaskExecutor", "make_executor", "check_executor_options", "max_workers", "worker_count",
            "StoreLayout", "store_columns", "SweepStore", "Owner", "LEASE_SECONDS", "row_checksum", "utc_now",
            "SweepReport", "run_sweep", "read_store", "spec_of_record", "spec_of_store", "store_status",
-           "export_rows"]
+           "export_rows", "to_frame", "to_dataset"]
 
 _MOVED = dict.fromkeys(("COMPUTE", "HALF_PLATEAU", "Point", "compute_point", "compute_curve", "point_level", "ROUTES",
                         "agreement", "compare_rows"), "theorylab.psa.sweep")

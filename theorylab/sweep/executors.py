@@ -215,12 +215,30 @@ class DaskExecutor:
 
 
 def max_workers() -> int:
-    """The largest worker count accepted for a local pool or cluster: 4 per CPU."""
+    """The largest worker count accepted for a local pool or cluster: 4 per CPU.
+
+    Examples
+    --------
+    At least four workers are always accepted:
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.max_workers() >= 4
+    True
+    """
     return 4 * (os.cpu_count() or 1)
 
 
 def worker_count(name: str, value, *, low: int = 1) -> int:
-    """``value`` as a worker count in ``[low, max_workers()]``, else :class:`ParameterError`."""
+    """``value`` as a worker count in ``[low, max_workers()]``, else :class:`ParameterError`.
+
+    Examples
+    --------
+    A worker count, validated:
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.worker_count('--workers', 2)
+    2
+    """
     import operator
 
     top = max_workers()
@@ -236,7 +254,21 @@ def worker_count(name: str, value, *, low: int = 1) -> int:
 def check_executor_options(*, scheduler: str | None = None, local_cluster: int | None = None,
                            workers: int | None = None) -> None:
     """Refuse an executor choice before anything starts: at most one of the three options,
-    worker counts in range (:func:`worker_count`), a scheduler address ``tcp://host:port``."""
+    worker counts in range (:func:`worker_count`), a scheduler address ``tcp://host:port``.
+
+    Examples
+    --------
+    A scheduler and a local cluster together are refused:
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.check_executor_options(workers=2) is None
+    True
+    >>> try:
+    ...     sweep.check_executor_options(scheduler='tcp://host:8786', local_cluster=2)
+    ... except Exception as exc:
+    ...     print(type(exc).__name__)
+    ParameterError
+    """
     given = [n for n, v in (("--workers", workers), ("--scheduler", scheduler), ("--local-cluster", local_cluster))
              if v is not None]
     if len(given) > 1:
@@ -256,7 +288,16 @@ def make_executor(*, scheduler: str | None = None, local_cluster: int | None = N
                   workers: int | None = None):
     """The executor the CLI options select: Dask if a scheduler or local cluster is named,
     serial if ``workers == 0``, else a local process pool (``workers`` processes). The
-    options are checked first (:func:`check_executor_options`)."""
+    options are checked first (:func:`check_executor_options`).
+
+    Examples
+    --------
+    Without options, the local process pool:
+
+    >>> import theorylab.sweep as sweep
+    >>> type(sweep.make_executor(workers=1)).__name__
+    'ProcessExecutor'
+    """
     check_executor_options(scheduler=scheduler, local_cluster=local_cluster, workers=workers)
     if scheduler is not None or local_cluster is not None:
         return DaskExecutor(scheduler=scheduler, local_cluster=local_cluster)

@@ -65,6 +65,14 @@ def task(name: str) -> ModuleType:
     ------
     ParameterError
         ``name`` is not a registered task.
+
+    Examples
+    --------
+    The default task (PSA's reduced model) is a module:
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.task('psa').__name__
+    'theorylab.psa.sweep'
     """
     if not isinstance(name, str) or name not in TASKS:
         raise ParameterError(f"sweep.task must be one of {', '.join(sorted(TASKS))} (got {name!r})")
@@ -76,5 +84,16 @@ def task(name: str) -> ModuleType:
 
 
 def task_of(spec) -> ModuleType:
-    """The task module of a validated spec (its ``task`` name)."""
+    """The task module of a validated spec (its ``task`` name).
+
+    Examples
+    --------
+    A spec's task module:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> sweep.task_of(spec).__name__
+    'theorylab.psa.sweep'
+    """
     return task(spec.task)

@@ -40,6 +40,23 @@ def run_sweep(spec: SweepSpec, store_path: str, executor=None, progress: bool = 
     would not fit in memory (:func:`check_memory`, local executors) are refused
     (:class:`ParameterError`) before anything is written. ``executor`` defaults to a
     :class:`ProcessExecutor`; it is closed only if created here.
+
+    Examples
+    --------
+    Run a two-point sweep into a store in a temporary directory, then resume it (nothing left to do):
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(tmp.name, 'tiny.sqlite')
+    >>> report = sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False)
+    >>> report.total, report.computed
+    (2, 2)
+    >>> sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False).computed
+    0
+    >>> tmp.cleanup()
     """
     from tqdm import tqdm
 

@@ -89,12 +89,32 @@ def layout(task_name: str) -> StoreLayout:
 
 
 def store_columns(spec) -> tuple[str, ...]:
-    """Every column of a store of ``spec`` but the checksum, in table order (an export's columns)."""
+    """Every column of a store of ``spec`` but the checksum, in table order (an export's columns).
+
+    Examples
+    --------
+    The first columns of a PSA store:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> sweep.store_columns(spec)[:6]
+    ('key', 'idx', 'variant', 'dk', 'T', 'gamma')
+    """
     return layout(spec.task).columns
 
 
 def utc_now() -> str:
-    """The current UTC time as an ISO-8601 string (second resolution)."""
+    """The current UTC time as an ISO-8601 string (second resolution).
+
+    Examples
+    --------
+    An ISO-8601 UTC time:
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.utc_now().endswith('+00:00')
+    True
+    """
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -103,6 +123,16 @@ def row_checksum(row: Mapping) -> str:
 
     NULL columns are left out so that a column added by a later format leaves the checksum
     of older rows unchanged.
+
+    Examples
+    --------
+    The checksum ignores NULL columns:
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.row_checksum({'a': 1, 'b': None}) == sweep.row_checksum({'a': 1})
+    True
+    >>> len(sweep.row_checksum({'a': 1}))
+    32
     """
     values = {k: v for k, v in row.items() if v is not None and k != "checksum"}
     text = json.dumps(values, sort_keys=True, separators=(",", ":"))

@@ -71,7 +71,23 @@ def load_spec(path: str) -> SweepSpec:
     """Read and validate a TOML sweep spec (one-line :class:`ParameterError` on any problem:
     not a regular file -- a pipe is refused, never waited on --, unreadable, larger than
     :data:`MAX_SPEC_BYTES`, binary, not UTF-8, not TOML, or not a valid spec). The file is read by
-    :func:`theorylab._io.read_text`, the one reader of user-named files."""
+    :func:`theorylab._io.read_text`, the one reader of user-named files.
+
+    Examples
+    --------
+    A TOML spec file (docs/sweeps.md):
+
+    >>> import theorylab.sweep as sweep
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, 'tiny.toml')
+    >>> with open(path, 'w') as f:
+    ...     _ = f.write('[sweep]\\nname = "tiny"\\ncompute = ["annealed"]\\n[grid]\\ndk = [16, 64]\\nT = [64]\\n')
+    >>> spec = sweep.load_spec(path)
+    >>> spec.name, spec.n_points()
+    ('tiny', 2)
+    >>> tmp.cleanup()
+    """
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
@@ -88,14 +104,39 @@ def load_spec(path: str) -> SweepSpec:
 
 def spec_from_dict(data: Mapping, *, source: str = "spec") -> SweepSpec:
     """Validate a parsed spec (the TOML tables as nested dicts) into a spec of the task it names
-    (``sweep.task``, default :data:`~theorylab.sweep.registry.DEFAULT_TASK`)."""
+    (``sweep.task``, default :data:`~theorylab.sweep.registry.DEFAULT_TASK`).
+
+    Examples
+    --------
+    The TOML tables as dicts:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> spec.name, spec.dk, spec.T, spec.n_points()
+    ('tiny', (16.0, 64.0), (64.0,), 2)
+    """
     name, data = _split_task(data, lambda d: d.get("sweep"), source)
     return task(name).spec_from_dict(data, source=source)
 
 
 def spec_from_canonical(canonical: Mapping, *, source: str = "spec") -> SweepSpec:
     """The spec whose :meth:`SweepSpec.record` dict is ``canonical`` (as a store keeps it),
-    validated again by its task."""
+    validated again by its task.
+
+    Examples
+    --------
+    A spec round-trips through the record a store keeps:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import json
+    >>> record = json.loads(spec.canonical_json())      # as a store keeps it
+    >>> again = sweep.spec_from_canonical(record)
+    >>> again.hash == spec.hash
+    True
+    """
     name, canonical = _split_task(canonical, lambda d: d, source)
     return task(name).spec_from_canonical(canonical, source=source)
 

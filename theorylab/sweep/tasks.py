@@ -31,6 +31,14 @@ def point_seed(sweep_seed: int, *parameters) -> int:
     as it is, numbers as ``repr(float(x))``).
 
     A pure function of its arguments (never of scheduling), in ``[0, 2**31 - 1)``.
+
+    Examples
+    --------
+    A point's seed depends on the sweep seed and the parameters only (the same on every machine):
+
+    >>> import theorylab.sweep as sweep
+    >>> sweep.point_seed(0, 't4-only', 16.0, 64.0), sweep.point_seed(1, 't4-only', 16.0, 64.0)
+    (1248081829, 115158332)
     """
     parts = [p if isinstance(p, str) else repr(float(p)) for p in parameters]
     text = "|".join(["theorylab-sweep", str(int(sweep_seed)), *parts])
@@ -39,22 +47,74 @@ def point_seed(sweep_seed: int, *parameters) -> int:
 
 
 def points(spec) -> list:
-    """Every point of ``spec`` in canonical order (its task's ``points``)."""
+    """Every point of ``spec`` in canonical order (its task's ``points``).
+
+    Examples
+    --------
+    The points of a spec in canonical order:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> [(p.variant, p.dk, p.T) for p in sweep.points(spec)]
+    [('t4-only', 16.0, 64.0), ('t4-only', 64.0, 64.0)]
+    """
     return task_of(spec).points(spec)
 
 
 def chunk_size(spec) -> int:
-    """Points per task: ``spec.chunk_size``, or the task's ``default_chunk_size``."""
+    """Points per task: ``spec.chunk_size``, or the task's ``default_chunk_size``.
+
+    Examples
+    --------
+    Points per task: the PSA task's default for a law-only sweep, and a spec's own ``chunk_size``:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> sweep.chunk_size(spec)
+    512
+    >>> sweep.chunk_size(sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed'], 'chunk_size': 1},
+    ...                                        'grid': {'dk': [16, 64], 'T': [64]}}))
+    1
+    """
     return spec.chunk_size if spec.chunk_size is not None else task_of(spec).default_chunk_size(spec)
 
 
 def fits(spec, chunk: Sequence, p) -> bool:
-    """Whether ``p`` may join the (non-empty) ``chunk`` (the task's ``fits``)."""
+    """Whether ``p`` may join the (non-empty) ``chunk`` (the task's ``fits``).
+
+    Examples
+    --------
+    Whether a point may join a chunk:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> first, second = sweep.points(spec)
+    >>> sweep.fits(spec, [first], second)
+    True
+    """
     return task_of(spec).fits(spec, chunk, p)
 
 
 def chunks(spec, todo: Sequence) -> list[list]:
-    """Split ``todo`` into tasks of at most :func:`chunk_size` points that :func:`fits` accepts."""
+    """Split ``todo`` into tasks of at most :func:`chunk_size` points that :func:`fits` accepts.
+
+    Examples
+    --------
+    Two points in one task, or one task each with ``chunk_size = 1``:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> [len(c) for c in sweep.chunks(spec, sweep.points(spec))]
+    [2]
+    >>> one = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed'], 'chunk_size': 1},
+    ...                             'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> [len(c) for c in sweep.chunks(one, sweep.points(one))]
+    [1, 1]
+    """
     size, kind = chunk_size(spec), task_of(spec)
     out: list[list] = []
     for p in todo:
@@ -67,7 +127,24 @@ def chunks(spec, todo: Sequence) -> list[list]:
 
 def check_rows(spec, rows: Sequence[dict], store_path: str) -> None:
     """Raise :class:`ParameterError` unless every row of the store at ``store_path`` is a point
-    of ``spec`` (key, index, parameters and seed as :func:`points` gives them)."""
+    of ``spec`` (key, index, parameters and seed as :func:`points` gives them).
+
+    Examples
+    --------
+    A store's rows pass (None) when they are the spec's points:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = os.path.join(tmp.name, 'tiny.sqlite')
+    >>> _ = sweep.run_sweep(spec, store, sweep.SerialExecutor(), progress=False)
+    >>> _, rows, _ = sweep.read_store(store)
+    >>> sweep.check_rows(spec, rows, store) is None
+    True
+    >>> tmp.cleanup()
+    """
     from theorylab.errors import ParameterError
 
     expected = {p.key: p for p in points(spec)}
@@ -81,14 +158,36 @@ def check_rows(spec, rows: Sequence[dict], store_path: str) -> None:
 
 def task_memory(spec, threads: int) -> int:
     """Upper estimate, in bytes, of what one task of ``spec`` allocates on a worker running
-    ``threads`` Numba threads (the task's ``task_memory``)."""
+    ``threads`` Numba threads (the task's ``task_memory``).
+
+    Examples
+    --------
+    Bytes one task of the spec may allocate on a one-thread worker:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> sweep.task_memory(spec, 1) // 2**20      # MiB
+    64
+    """
     return task_of(spec).task_memory(spec, threads)
 
 
 def check_memory(spec, workers: int) -> None:
     """Refuse (:class:`theorylab.resources.ResourceError`) a sweep whose ``workers`` concurrent tasks would
     need more memory than the limits in force (:func:`theorylab.resources.limits`: half the available
-    memory, or ``THEORYLAB_MAX_MEMORY``); each worker runs ``cpu_count // workers`` threads."""
+    memory, or ``THEORYLAB_MAX_MEMORY``); each worker runs ``cpu_count // workers`` threads.
+
+    Examples
+    --------
+    Two workers fit this small sweep (None: no refusal):
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> sweep.check_memory(spec, 2) is None
+    True
+    """
     from theorylab import resources
 
     workers = max(workers, 1)
@@ -103,6 +202,17 @@ def compute_chunk(spec, chunk: Sequence) -> list[dict]:
     The chunk's points are computed a group at a time (the task's ``compute_group``; points of
     one group share a start time and an equal share of its elapsed time). Runs on a worker
     (process pool or Dask); must stay importable and picklable.
+
+    Examples
+    --------
+    Compute one chunk's rows without a store:
+
+    >>> import theorylab.sweep as sweep
+    >>> spec = sweep.spec_from_dict({'sweep': {'name': 'tiny', 'compute': ['annealed']},
+    ...                              'grid': {'dk': [16, 64], 'T': [64]}})
+    >>> rows = sweep.compute_chunk(spec, sweep.points(spec)[:1])
+    >>> rows[0]['law_branch'], round(rows[0]['law_gamma_c'], 4)
+    ('condensed', 0.8974)
     """
     kind = task_of(spec)
     rows = []
