@@ -65,7 +65,7 @@ def band_gamma_c(dk, T_low, T_high, c: float = CONDENSATION_C) -> CouplingBand:
 
     Examples
     --------
-    A34.3's scored-mask band at dk = 16, T_eff in [25, 127], with the paper's c = 0.741 (paper: 0.832-0.924,
+    §A34.3's scored-mask band at dk = 16, T_eff in [25, 127], with the paper's c = 0.741 (paper: 0.832-0.924,
     analytic midpoint 0.899):
 
     >>> from theorylab.psa.laws import band_gamma_c
@@ -142,6 +142,8 @@ def loglog_fit(x, y) -> PowerLawFit:
 
     Examples
     --------
+    An exact law is recovered (the depth law's alternative fit, §A6.5, is in :func:`power_law_fit`):
+
     >>> from theorylab.psa.laws import loglog_fit
     >>> fit = loglog_fit([1, 2, 4, 8], [4.0, 2.0, 1.0, 0.5])
     >>> round(fit.prefactor, 12), round(fit.exponent, 12), round(fit.r_squared, 12)
@@ -167,7 +169,7 @@ def power_law_fit(x, y) -> PowerLawFit:
 
     Examples
     --------
-    The depth law's points (N, gamma*) = (1, 4.0), (2, 3.0), (4, 1.25), (8, 0.75) (A6.5):
+    The depth law's points (N, gamma*) = (1, 4.0), (2, 3.0), (4, 1.25), (8, 0.75) (§A6.5):
 
     >>> from theorylab.psa.laws import power_law_fit
     >>> fit = power_law_fit([1, 2, 4, 8], [4.0, 3.0, 1.25, 0.75])
@@ -198,7 +200,7 @@ def power_law(prefactor, exponent, x) -> np.ndarray:
 
     Examples
     --------
-    A31.9: the depth law at N = 12, and linear accumulation (exponent 1; paper: 0.347):
+    §A31.9: the depth law at N = 12, and linear accumulation (exponent 1; paper: 0.347):
 
     >>> from theorylab.psa.laws import power_law
     >>> round(power_law(4.17, 0.73, 12), 3), round(power_law(4.17, 1.0, 12), 3)
@@ -222,7 +224,7 @@ def implied_exponent(prefactor, y, x) -> np.ndarray:
 
     Examples
     --------
-    A31.9: the optimum 0.80 observed at N = 12 under the prefactor 4.17 (paper: alpha = 0.664):
+    §A31.9: the optimum 0.80 observed at N = 12 under the prefactor 4.17 (paper: alpha = 0.664):
 
     >>> from theorylab.psa.laws import implied_exponent
     >>> round(implied_exponent(4.17, 0.80, 12), 3)
