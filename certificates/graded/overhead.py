@@ -23,14 +23,19 @@ SHAPES = {"GLLM-Medium": (1024, 24, 16, 50257, 345_000_000, "0.33"),
                    "GLLM-Medium and 16,777,216 + 131,072 + 4,096 + 32,000 = 16,944,384 (0.242 % of 7B) at GLLM-7B; the "
                    "paper's totals 1.13M and 17.0M are sums of its rounded terms (the exact totals round to 1.12M, 16.9M).")
 def g11(grading_overhead=overhead.grading_overhead) -> Outcome:
+    configurations = overhead.PLANNED_CONFIGURATIONS
     ev, ok = [], True
     for model, (d, K, H, V, N, quote) in SHAPES.items():
-        o = grading_overhead(d, K, H, V, N)
+        shape = dict(configurations[model])
+        ok &= shape == {"d": d, "layers": K, "heads": H, "vocab": V, "params": N}
+        o = grading_overhead(**shape)
         terms = ref.grading_overhead(d, K, H, V)
         share = Fraction(sum(terms) * 100, N)
-        ok &= ((o.projections, o.head_grades, o.level_grades, o.output_grades) == terms and o.total == sum(terms)
+        counts = (o.projections, o.head_grades, o.level_grades, o.output_grades, o.total)
+        ok &= (counts[:4] == terms and o.total == sum(terms) and all(type(v) is int for v in counts)
                and abs(o.fraction - float(share) / 100) <= 1e-15 and round(share, 2) == Fraction(quote))
-        ev += [computed(f"{model}: library terms (d^2, K H d_k, d, |V|) and total",
+        ev += [computed(f"{model}: library shape (PLANNED_CONFIGURATIONS)", shape),
+               computed(f"{model}: library terms (d^2, K H d_k, d, |V|) and total (integers)",
                         [o.projections, o.head_grades, o.level_grades, o.output_grades, o.total]),
                computed(f"{model}: exact share of N in % (paper {quote})", float(share), tolerance=1e-13)]
     return Outcome(bool(ok), tuple(ev))

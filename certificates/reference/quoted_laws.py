@@ -62,6 +62,16 @@ def power_law_fit(x, y) -> tuple[float, float, float]:
     return best_prefactor(alpha), alpha, 1.0 - sse(alpha) / sum((yi - mean) ** 2 for yi in y)
 
 
+def loglog_fit(x, y) -> tuple[float, float, float]:
+    """``y = A / x^alpha`` by ordinary least squares in logs: (A, alpha, R^2 in log y)."""
+    lx, ly = [math.log(v) for v in x], [math.log(v) for v in y]
+    b = slope(lx, ly)
+    a = sum(ly) / len(ly) - b * sum(lx) / len(lx)
+    my = sum(ly) / len(ly)
+    sse = sum((v - a - b * u) ** 2 for u, v in zip(lx, ly))
+    return math.exp(a), -b, 1.0 - sse / sum((v - my) ** 2 for v in ly)
+
+
 def slope(x, y) -> float:
     """Ordinary least-squares slope ``sum (x - mx)(y - my) / sum (x - mx)^2``."""
     mx, my = sum(x) / len(x), sum(y) / len(y)
