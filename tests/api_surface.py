@@ -111,6 +111,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
+    from theorylab.psa import laws
+    from theorylab.graded import overhead
     from theorylab.psa import montecarlo as competition
     from theorylab.psa import quadrature as exact
     from theorylab.graded import risk_sim as graded_risk
@@ -232,6 +234,17 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(transition.argmax_probability, variant="t3-inclusive", g=0.7, none_input=("g",), **dkT)
     case(transition.argmax_plateau, **dkT)
     case(transition.gamma_c_cost, points=4, nan_ok=True)     # a cost estimate: inf beyond the float range
+    # ------------------------------------------------------------------ psa.laws
+    case(laws.band_gamma_c, dk=16.0, T_low=25.0, T_high=127.0, c=0.741)
+    case(laws.power_law_fit, x=np.array([1.0, 2.0, 4.0, 8.0]), y=np.array([4.0, 3.0, 1.25, 0.75]))
+    case(laws.loglog_fit, x=np.array([1.0, 2.0, 4.0, 8.0]), y=np.array([4.0, 3.0, 1.25, 0.75]))
+    case(laws.power_law, prefactor=4.17, exponent=0.73, x=np.array([1.0, 12.0]))
+    case(laws.implied_exponent, prefactor=4.17, y=np.array([0.8, 0.5]), x=np.array([12.0, 16.0]))
+    case(laws.large_dk_exponent, variant="t3-inclusive", T=512.0, dk=np.array([256.0, 1024.0, 4096.0]), c=0.748)
+    case(laws.gap_fraction, baseline=-0.254, improved=-0.461, target=-1.13)
+    case(laws.chance_multiple, accuracy=np.array([0.626, 0.511]), n=np.array([24.0, 31.0]))
+    # ------------------------------------------------------------------ graded.overhead
+    case(overhead.grading_overhead, d=1024, layers=24, heads=16, vocab=50257, params=345e6)
     # ------------------------------------------------------------------ graded.attention, embedding
     case(gatt.grading_matrix, q=np.array([0.0, 1.0, 2.0]), lam=1.5)
     case(gatt.grade, X=_a(2, 3), q=np.array([0.0, 1.0, 2.0]), lam=1.5)

@@ -583,4 +583,9 @@ BUGS = [
         'sech2 = 4 * np.exp(-1 * x)',
         ('G8',),
         slow=True),
+    Bug('grading overhead counts one head grade per head, not per head coordinate',
+        'theorylab/graded/overhead.py',
+        'parts = (d * d, layers * heads * dk, d, vocab)',
+        'parts = (d * d, layers * heads, d, vocab)',
+        ('G11',)),
 ]

@@ -10,6 +10,7 @@ COMPARE = 'theorylab/psa/compare.py'
 DEPLOY = 'theorylab/psa/deploy.py'
 GRID = 'theorylab/psa/grid.py'
 INDUCTION = 'theorylab/psa/induction.py'
+LAWS = 'theorylab/psa/laws.py'
 MC_KERNELS = 'theorylab/psa/mc_kernels.py'
 MONTECARLO = 'theorylab/psa/montecarlo.py'
 OBSERVABLES = 'theorylab/psa/observables.py'
@@ -927,4 +928,35 @@ BUGS = [
         'return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)',
         'return place_shear(x, g, cos, sin, "pre-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)',
         ('P9.symbolic',)),
+    # theorylab/psa/laws.py: the figures quoted from the laws and fits (P25-P28)
+    Bug('scored-mask band midpoint at the geometric mean of the context lengths',
+        LAWS,
+        'T = np.array([lo, hi, (lo + hi) / 2.0])',
+        'T = np.array([lo, hi, np.sqrt(lo * hi)])',
+        ('P25',)),
+    Bug('depth-law fit R^2 taken in log y',
+        LAWS,
+        'r2 = 1.0 - float(np.sum(res ** 2) / np.sum((y - y.mean()) ** 2))',
+        'r2 = 1.0 - float(np.sum(np.log1p(res / y) ** 2) / np.sum((np.log(y) - np.log(y).mean()) ** 2))',
+        ('P26',)),
+    Bug('depth-law fit stops at its log-log start',
+        LAWS,
+        'A, alpha = (float(v) for v in sol.x)',
+        'A, alpha = start.prefactor, start.exponent',
+        ('P26',)),
+    Bug('implied exponent over log(x - 1)',
+        LAWS,
+        'np.log(A / y) / np.log(x)',
+        'np.log(A / y) / np.log(x - 1)',
+        ('P26',)),
+    Bug('large-dk exponent fitted against dk, not log dk',
+        LAWS,
+        'return float(np.polyfit(np.log(dk), np.log(g), 1)[0])',
+        'return float(np.polyfit(dk, np.log(g), 1)[0])',
+        ('P27',)),
+    Bug('chance multiple over n - 1 choices',
+        LAWS,
+        'return a * n',
+        'return a * (n - 1)',
+        ('P28',)),
 ]

@@ -6,6 +6,7 @@ Start here (paper sections in each docstring):
   Lambda (§3-4, Table 3);
 * :func:`caps`, :func:`window`, :func:`stratified_model` -- the minimax envelope (Theorem 4.1);
 * :func:`simulate`, :func:`exact_risk` -- the risk simulation of the graded estimator (§5);
+* :func:`grading_overhead` -- the training-parameter overhead of grading (§8.1.3);
 * :func:`build_arms`, :func:`learning_curves`, :func:`summarize`, :func:`preregister` -- the ladder
   experiment (Table 2); :func:`constrained_fit` -- its estimator, least squares at a budget (Prop. 7).
 
@@ -40,6 +41,7 @@ _EXPORTS = {
     "ladder_sim": ("DESIGN", "TARGET_FRACTION", "GRID_FACTOR", "MAX_SIZE", "learning_curves", "grid", "crossing",
                    "window_end", "reference_size", "default_grid", "target_risk", "LadderResult", "spearman",
                    "measure", "summarize", "inverted_pairs", "Degradation", "profile_error", "degradation"),
+    "overhead": ("PLANNED_CONFIGURATIONS", "GradingOverhead", "grading_overhead"),
     "prereg": ("CI_LEVEL", "ArmRecord", "Preregistration", "average_ranks", "predicted_ranks", "preregister",
                "RECOMPUTED_RTOL"),
     "risk_sim": ("TARGETS", "BLOCK", "DRAW_ELEMENTS", "FLAG_Z", "rows_per_draw", "estimable_levels",

@@ -9,6 +9,8 @@ Start here (paper sections in each docstring):
 * :func:`simulate_mass`, :func:`mc_gamma_c` -- the Monte Carlo of the score model (§6.8, §10);
   :func:`measure` -- one named observable (mass-half, entropy-peak, ...) by either route;
 * :func:`compare_grid` -- prediction against simulation on the paper's grid (Table 3);
+* :func:`band_gamma_c`, :func:`power_law_fit`, :func:`large_dk_exponent`, ... -- the arithmetic behind
+  figures quoted from the laws and fits (A34.3, A6.5, §10, §7.12; :mod:`theorylab.psa.laws`);
 * :class:`ScoreModel`, :func:`score_model` -- the reduced model of each variant (§6.6);
 * :func:`simulate`, :func:`channel_moments` -- the canonical induction queries (§7-8).
 
@@ -35,6 +37,8 @@ _EXPORTS = {
                   "ChannelMoments", "channel_moments", "rope_match_factor", "MEMBERS", "MASS_VARIANT",
                   "scores_at", "target_mass", "mass_rows", "comparison_rows", "coriolis_gain",
                   "coriolis_band_ratios", "cesaro_averages", "envelope_slope"),
+    "laws": ("CouplingBand", "band_gamma_c", "PowerLawFit", "power_law_fit", "loglog_fit", "power_law",
+             "implied_exponent", "large_dk_exponent", "gap_fraction", "chance_multiple"),
     "mc_kernels": ("exp32", "exp64"),
     "montecarlo": ("LOADINGS", "MassCurve", "simulate_mass", "per_sample_mass", "loadings",
                    "loading_variance_poly", "simulated_model", "MCGammaC", "mc_gamma_c",
