@@ -191,6 +191,12 @@ def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
     """Diagonal of ``graded.attention.grading_matrix`` with grades clipped so that ``lam^q <= clip``.
 
     The clip (GLLM §3.1, §8.1.1: ``lambda^q_max <= C``) caps each grade at ``log_lam(C)``.
+
+    Examples
+    --------
+    >>> import theorylab.nn as nn
+    >>> nn.grading_diag([0, 1, 2], 2.0).tolist(), nn.grading_diag([0, 1, 2], 2.0, clip=3.0).tolist()
+    ([1.0, 2.0, 4.0], [1.0, 2.0, 3.0])
     """
     q = real_array("grades", grades, low=0)                             # [dk] grades
     lam = real_scalar("lam", lam, low=1, low_inclusive=False)
@@ -262,6 +268,28 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     Returns
     -------
     ``(qs, ks, vs)``, each ``(..., n, dk)``.
+
+    Examples
+    --------
+    Key-only PSA without RoPE: the key stream is ``k + g p`` with momentum ``p_0 = 0`` (PSA §4),
+    queries and values untouched:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> x = np.array([[1.0, 0.0], [2.0, 0.0], [4.0, 0.0]])
+    >>> qs, ks, vs = nn.streams(nn.PSA(g_q=0.0, g_k=1.0, base=None), x, x, x)
+    >>> ks[:, 0], qs[:, 0]
+    (array([1., 3., 6.]), array([1., 2., 4.]))
+
+    A block computed alone from the retained raw pair of position ``start - 1`` (PSA §8.3) gives
+    the same rows as the full pass:
+
+    >>> q, k, v = np.random.default_rng(0).normal(size=(3, 5, 4))
+    >>> spec = nn.PSA(g_q=0.5, g_k=1.0)
+    >>> full = nn.streams(spec, q, k, v)
+    >>> block = nn.streams(spec, q[3:], k[3:], v[3:], start=3, prev=(q[2], k[2]))
+    >>> bool(np.allclose(block[1], full[1][3:], rtol=0, atol=1e-12))
+    True
     """
     spec = _spec(spec)
     q, k, v = _projections(q, k, v)
@@ -339,6 +367,14 @@ def two_tap(x, taps) -> np.ndarray:
     Written as ``(b0 + b1) x - b1 p`` with the PSA momentum ``p = psa.shear.momentum(x)``
     (``p_0 = 0``), so taps ``(1 + g, -g)`` give ``psa.shear.shear(x, g)``. ``x`` is ``(..., n, d)``
     (object arrays: the exact route), ``taps`` two reals.
+
+    Examples
+    --------
+    Taps ``(1 + g, -g)`` at g = 1 are the PSA shear (PSA §4.2): ``2 x_t - x_{t-1}``, ``x_{-1} = x_0``:
+
+    >>> import theorylab.nn as nn
+    >>> nn.two_tap([[1.0], [2.0], [4.0]], [2.0, -1.0]).ravel()
+    array([1., 3., 6.])
     """
     x = real_or_exact("x", x)
     if x.ndim < 2:
@@ -373,6 +409,19 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     d-vector per speculative block" for the key stream: the cached sheared keys plus one
     anchored raw key give back every raw key of the block. ``g_k`` must not be -1 (the filter
     is then not invertible).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> q, k, v = np.random.default_rng(0).normal(size=(3, 5, 4))
+    >>> spec = nn.PSA(g_q=0.0, g_k=0.5)
+    >>> ks = nn.streams(spec, q, k, v)[1]                      # the cached sheared keys
+    >>> bool(np.allclose(nn.unshear_keys(spec, ks), k, rtol=0, atol=1e-12))
+    True
+    >>> block = nn.unshear_keys(spec, ks[3:], start=3, prev_k=k[2])   # from the anchor (PSA §8.5)
+    >>> bool(np.allclose(block, k[3:], rtol=0, atol=1e-12))
+    True
     """
     if not isinstance(spec, PSA):
         raise ParameterError(f"spec must be a PSA head (got {type(spec).__name__})")
@@ -402,7 +451,17 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
 
 @finite_output("qs, ks, G")
 def scores(qs, ks, G=None) -> np.ndarray:
-    """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``."""
+    """``qs G ks^T / sqrt(dk)``: ``(n, m)``; ``G`` is None (identity), ``(dk, dk)`` or per-row ``(n, dk, dk)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> np.round(nn.scores([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), 4)     # G = I
+    array([[0.7071, 0.    , 0.7071]])
+    >>> np.round(nn.scores([[1.0, 0.0]], [[0.0, 1.0]], G=[[0.0, 2.0], [0.0, 0.0]]), 4)   # PLGA eq. 3.7
+    array([[1.4142]])
+    """
     if G is not None:
         return plga.scores(qs, ks, G)                                   # [n, m] (PLGA eq. 3.7)
     qs, ks = real_or_exact("qs", qs), real_or_exact("ks", ks)
@@ -419,7 +478,22 @@ def _scores(qs, ks, G=None) -> np.ndarray:
 
 
 def attention_weights(s) -> np.ndarray:
-    """Causal softmax of scores ``s`` (..., n, m): row i is position ``m - n + i`` and sees keys ``<= m - n + i``."""
+    """Causal softmax of scores ``s`` (..., n, m): row i is position ``m - n + i`` and sees keys ``<= m - n + i``.
+
+    Examples
+    --------
+    Equal scores: each query spreads its weight evenly over the keys up to its own position (causal
+    attention, as in the induction model of PSA §2.2); a single row is the last position:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> np.round(nn.attention_weights(np.zeros((3, 3))), 4)
+    array([[1.    , 0.    , 0.    ],
+           [0.5   , 0.5   , 0.    ],
+           [0.3333, 0.3333, 0.3333]])
+    >>> np.round(nn.attention_weights(np.zeros((1, 3))), 4)
+    array([[0.3333, 0.3333, 0.3333]])
+    """
     s = real_array("s", s)
     if s.ndim < 2 or s.shape[-2] > s.shape[-1] or not s.size:
         raise ParameterError(f"s must be (..., n, m) scores with 1 <= n <= m (got shape {s.shape})")
@@ -435,7 +509,17 @@ def _attention_weights(s: np.ndarray) -> np.ndarray:
 
 
 def attend(s, vs) -> np.ndarray:
-    """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv)."""
+    """Causal softmax of scores ``s`` (n, m) -- row i is position ``m - n + i`` -- times ``vs`` (m, dv).
+
+    Examples
+    --------
+    Equal scores give the running mean of the values (causal attention, PSA §2.2):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> nn.attend(np.zeros((3, 3)), [[1.0], [2.0], [6.0]]).ravel()
+    array([1. , 1.5, 3. ])
+    """
     p, vs = attention_weights(s), real_array("vs", vs)
     if vs.ndim != p.ndim or vs.shape[-2] != p.shape[-1]:
         raise ParameterError(f"vs must be (..., m, dv) values for scores of shape {p.shape} (got {vs.shape})")
@@ -448,7 +532,22 @@ def _attend(s, vs) -> np.ndarray:
 
 
 def plga_operator(spec: PLGA, qs) -> np.ndarray:
-    """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative."""
+    """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative.
+
+    Examples
+    --------
+    The global operator (PLGA eq. 3.2) is the last row of the cumulative one (eq. 4.16):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> import theorylab.plga as plga
+    >>> qs = np.random.default_rng(0).normal(size=(5, 4))
+    >>> spec = nn.PLGA(plga.init_params(4, seed=0))
+    >>> G = nn.plga_operator(spec, qs)
+    >>> G_t = nn.plga_operator(nn.PLGA(spec.params, gram="cumulative"), qs)
+    >>> G.shape, G_t.shape, bool(np.allclose(G_t[-1], G, rtol=0, atol=1e-10))
+    ((4, 4), (5, 4, 4), True)
+    """
     if not isinstance(spec, PLGA):
         raise ParameterError(f"spec must be a PLGA head (got {type(spec).__name__})")
     return _plga_operator(spec, qs)
@@ -466,6 +565,22 @@ def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     ``trace``: if a list, a dict ``{q, k, v, qs, ks, vs, p}`` (raw projections, streams,
     attention weights) is appended to it for the backward pass. Floats only: the exact route (object
     arrays) goes through :func:`streams` and :func:`scores`.
+
+    Examples
+    --------
+    A key-only PSA head (PSA §4); position 0 attends only to itself, and causal rows do not depend
+    on later positions:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> q, k, v = np.random.default_rng(0).normal(size=(3, 5, 4))
+    >>> spec = nn.PSA.member("key-only", 1.0)
+    >>> trace = []
+    >>> out = nn.head(spec, q, k, v, trace=trace)
+    >>> out.shape, bool(np.allclose(out[0], v[0])), sorted(trace[0])
+    ((5, 4), True, ['k', 'ks', 'p', 'q', 'qs', 'v', 'vs'])
+    >>> bool(np.allclose(nn.head(spec, q[:3], k[:3], v[:3]), out[:3], rtol=0, atol=1e-12))
+    True
     """
     spec = _spec(spec)
     q, k, v = _projections(real_array("q", q), real_array("k", k), real_array("v", v))

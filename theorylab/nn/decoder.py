@@ -82,7 +82,18 @@ class Cache:
 
 
 def empty_cache(model: Decoder) -> Cache:
-    """The cache of the empty prefix."""
+    """The cache of the empty prefix.
+
+    Examples
+    --------
+    One :class:`HeadCache` per head and layer, no keys yet (symmetric PSA heads, PSA §8.3):
+
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> cache = nn.empty_cache(model)
+    >>> cache.length, len(cache.layers), len(cache.layers[0]), cache.layers[0][0].keys.shape
+    (0, 1, 2, (0, 4))
+    """
     dk = model.d // model.n_head
     rows = np.zeros((0, dk))
     return Cache(0, tuple(tuple(HeadCache(rows, rows, rows, rows, np.zeros((0, dk, dk)), spec=s) for s in layer.heads)
@@ -95,6 +106,23 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.
 
     The rows form a new open block: a PSA head keeps the raw query and key of its last row
     and, as the block's anchor, the retained raw key of position ``start - 1``.
+
+    Examples
+    --------
+    Two blocks through the cache give the rows of one full pass; the PSA head keeps the two
+    retained raw vectors and the block's anchor (PSA §8.3, §8.5):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> spec = nn.PSA(g_q=0.0, g_k=1.0)
+    >>> q, k, v = np.random.default_rng(0).normal(size=(3, 5, 4))
+    >>> hc = nn.empty_cache(nn.random_decoder(vocab=8, d=4, n_head=1, n_layer=1, head=spec)).layers[0][0]
+    >>> first, hc = nn.cached_head(spec, hc, q[:3], k[:3], v[:3], start=0)
+    >>> second, hc = nn.cached_head(spec, hc, q[3:], k[3:], v[3:], start=3)
+    >>> hc.keys.shape, hc.raw_q.shape, hc.anchor.shape
+    ((5, 4), (1, 4), (1, 4))
+    >>> bool(np.allclose(np.concatenate([first, second]), nn.head(spec, q, k, v), rtol=0, atol=1e-12))
+    True
     """
     start = positive_int("start", start, low=0)
     if start != len(hc.keys):
@@ -140,6 +168,24 @@ def restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) -> 
     so ``q = v W_V^{-1} W_Q``. This needs ``W_V`` invertible (full-width multi-head values,
     as in this decoder); with grouped-query values an engine would have to keep the raw
     queries of the block instead.
+
+    Examples
+    --------
+    After a rollback inside a speculative block (PSA §8.5) the raw query of the restore point is
+    rebuilt and equals the one a prefill of the same prefix keeps:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> _, cache = nn.extend(model, nn.empty_cache(model), [1, 2, 3])
+    >>> _, cache = nn.extend(model, cache, [4, 5])
+    >>> back = nn.rollback(cache, 4)
+    >>> back.layers[0][0].raw_q.shape
+    (0, 4)
+    >>> heads = nn.restore_queries(model.layers[0], back.layers[0], 4)
+    >>> _, prefill = nn.extend(model, nn.empty_cache(model), [1, 2, 3, 4])
+    >>> all(np.allclose(h.raw_q, p.raw_q, rtol=0, atol=1e-12) for h, p in zip(heads, prefill.layers[0]))
+    True
     """
     return _restore_queries(layer, caches, positive_int("start", start, low=0))
 
@@ -165,7 +211,22 @@ def _restore_queries(layer: Layer, caches: tuple[HeadCache, ...], start: int) ->
 
 @finite_output("x")
 def cached_attention(layer: Layer, caches: tuple[HeadCache, ...], x, start: int) -> tuple[np.ndarray, tuple[HeadCache, ...]]:
-    """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches."""
+    """Multi-head attention of new rows ``x`` (n, d) over the cached prefix: output (n, d), new head caches.
+
+    Examples
+    --------
+    Two rows, then three more over the cache, equal all five at once (PSA §8.3):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> layer, x = model.layers[0], np.random.default_rng(0).normal(size=(5, 8))
+    >>> first, heads = nn.cached_attention(layer, nn.empty_cache(model).layers[0], x[:2], start=0)
+    >>> second, heads = nn.cached_attention(layer, heads, x[2:], start=2)
+    >>> once, _ = nn.cached_attention(layer, nn.empty_cache(model).layers[0], x, start=0)
+    >>> second.shape, bool(np.allclose(np.concatenate([first, second]), once, rtol=0, atol=1e-12))
+    ((3, 8), True)
+    """
     if not isinstance(caches, (tuple, list)) or len(caches) != len(layer.heads):
         raise ParameterError(f"caches must hold one HeadCache per head ({len(layer.heads)})")
     start = positive_int("start", start, low=0)
@@ -198,6 +259,20 @@ def extend(model: Decoder, cache: Cache, tokens) -> tuple[np.ndarray, Cache]:
     """Append ``tokens`` (n,) to the cached prefix: logits (n, V) of the new positions and the new cache.
 
     The new positions form the open speculative block (a previous open block is closed).
+
+    Examples
+    --------
+    A prompt, then a block of two tokens over the cache, give the full pass's logits (PSA §8.3):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> prompt, cache = nn.extend(model, nn.empty_cache(model), [1, 2, 3])
+    >>> block, cache = nn.extend(model, cache, [4, 5])
+    >>> cache.length, cache.start, block.shape
+    (5, 3, (2, 8))
+    >>> bool(np.allclose(np.concatenate([prompt, block]), nn.forward(model, [1, 2, 3, 4, 5]), rtol=0, atol=1e-12))
+    True
     """
     tokens = token_ids(model, tokens)
     if not isinstance(cache, Cache) or len(cache.layers) != len(model.layers) \
@@ -222,7 +297,19 @@ def _extend(model: Decoder, cache: Cache, tokens: np.ndarray) -> tuple[np.ndarra
 
 @finite_output("model, tokens")
 def decode(model: Decoder, tokens, prompt: int) -> np.ndarray:
-    """Logits (T, V): prefill the first ``prompt`` tokens, then one cached step per token."""
+    """Logits (T, V): prefill the first ``prompt`` tokens, then one cached step per token.
+
+    Examples
+    --------
+    Token-by-token decoding of sheared keys cached once (PSA §8.3) equals the full pass:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> logits = nn.decode(model, [1, 2, 3, 4, 5], prompt=2)
+    >>> logits.shape, bool(np.allclose(logits, nn.forward(model, [1, 2, 3, 4, 5]), rtol=0, atol=1e-12))
+    ((5, 8), True)
+    """
     tokens = token_ids(model, tokens)
     prompt = positive_int("prompt", prompt)
     if prompt > len(tokens):
@@ -236,7 +323,20 @@ def decode(model: Decoder, tokens, prompt: int) -> np.ndarray:
 
 
 def commit(cache: Cache) -> Cache:
-    """Close the open block: drop its anchor (and the Grams before the last position)."""
+    """Close the open block: drop its anchor (and the Grams before the last position).
+
+    Examples
+    --------
+    The anchor is the one extra d-vector per speculative block (PSA §8.5); committing frees it:
+
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> _, cache = nn.extend(model, nn.empty_cache(model), [1, 2, 3])
+    >>> _, cache = nn.extend(model, cache, [4, 5])
+    >>> closed = nn.commit(cache)
+    >>> (cache.start, closed.start), (nn.cache_floats(cache)["extra"], nn.cache_floats(closed)["extra"])
+    ((3, 5), (24, 16))
+    """
     return Cache(cache.length, tuple(tuple(replace(hc, gram=hc.gram[-1:], anchor=None) for hc in heads)
                                      for heads in cache.layers))
 
@@ -266,6 +366,21 @@ def rollback(cache: Cache, length: int) -> Cache:
     its raw query is rebuilt at the next :func:`extend` (:func:`restore_queries`). The
     cumulative Gram (PLGA) of the restore point is the block's recorded row. Nothing is
     recomputed from the token stream, and the anchor stays until :func:`commit`.
+
+    Examples
+    --------
+    Verify a draft block of two tokens, accept one, and continue: the logits are those of the
+    accepted sequence:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> _, cache = nn.extend(model, nn.empty_cache(model), [1, 2, 3])
+    >>> _, cache = nn.extend(model, cache, [4, 7])            # the draft block
+    >>> cache = nn.rollback(cache, 4)                           # token 7 rejected
+    >>> step, cache = nn.extend(model, nn.commit(cache), [5])
+    >>> bool(np.allclose(step, nn.forward(model, [1, 2, 3, 4, 5])[-1:], rtol=0, atol=1e-12))
+    True
     """
     length = positive_int("length", length, low=0)
     if not cache.start <= length <= cache.length:
@@ -284,7 +399,21 @@ def rollback(cache: Cache, length: int) -> Cache:
 
 
 def cache_floats(cache: Cache) -> dict[str, int]:
-    """Floats held by the cache: ``kv`` (keys + values) and ``extra`` (raw vectors, anchors, Grams, G-cache)."""
+    """Floats held by the cache: ``kv`` (keys + values) and ``extra`` (raw vectors, anchors, Grams, G-cache).
+
+    Examples
+    --------
+    Five positions of two PSA heads of width 4: ``2 x 5 x (4 + 4)`` key and value floats, and as
+    extra state the two retained raw vectors per layer (``2 d = 16``) plus the open block's
+    anchor (``d = 8``, PSA §8.5):
+
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("symmetric", 0.5), seed=0)
+    >>> _, cache = nn.extend(model, nn.empty_cache(model), [1, 2, 3])
+    >>> _, cache = nn.extend(model, cache, [4, 5])
+    >>> sorted(nn.cache_floats(cache).items())
+    [('extra', 24), ('kv', 80)]
+    """
     heads = [hc for layer in cache.layers for hc in layer]
     kv = sum(hc.keys.size + hc.values.size for hc in heads)
     extra = sum(hc.raw_q.size + hc.raw_k.size + hc.gram.size + sum(0 if a is None else a.size for a in (hc.G, hc.anchor))

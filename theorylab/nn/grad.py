@@ -33,7 +33,22 @@ LAYER_WEIGHTS = ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj")
 
 # ------------------------------------------------------------------------------ parameters
 def parameters(model: transformer.Decoder) -> dict[str, np.ndarray]:
-    """Every array of ``model`` by name (the arrays themselves, not copies); TwoTap taps included."""
+    """Every array of ``model`` by name (the arrays themselves, not copies); TwoTap taps included.
+
+    Examples
+    --------
+    The names the gradients of the trained models (PSA §7.4, §7.5) use:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> names = list(nn.parameters(model))
+    >>> len(names), names[:4]
+    (15, ['wte', 'ln_f.0', 'ln_f.1', 'layers.0.w_q'])
+    >>> taps = nn.TwoTap(np.array([1.0, 0.0]), np.array([1.0, 0.0]))    # learnable taps (PSA §7.5)
+    >>> [n for n in nn.parameters(nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=taps)) if "taps" in n][:2]
+    ['layers.0.heads.0.q_taps', 'layers.0.heads.0.k_taps']
+    """
     out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
     for i, layer in enumerate(model.layers):
         for name in LAYER_WEIGHTS:
@@ -48,7 +63,18 @@ def parameters(model: transformer.Decoder) -> dict[str, np.ndarray]:
 
 
 def with_parameters(model: transformer.Decoder, params: dict[str, np.ndarray]) -> transformer.Decoder:
-    """A copy of ``model`` whose arrays are taken from ``params`` (names of :func:`parameters`; missing keep)."""
+    """A copy of ``model`` whose arrays are taken from ``params`` (names of :func:`parameters`; missing keep).
+
+    Examples
+    --------
+    How a training step (PSA §7.4) puts updated arrays back into a decoder:
+
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> scaled = nn.with_parameters(model, {"wte": 2 * model.wte})
+    >>> bool((scaled.wte == 2 * model.wte).all()), scaled.layers[0].w_q is model.layers[0].w_q
+    (True, True)
+    """
     def get(name, old):
         return params.get(name, old)
 
@@ -71,6 +97,18 @@ def cross_entropy(logits, answers) -> tuple[float, np.ndarray]:
     """Mean cross-entropy of ``logits`` (N, V) against integer ``answers`` (N,) in ``[0, V)`` and its gradient (N, V).
 
     A loss beyond the float range (logits spread by more than ~1.8e308) raises ParameterError.
+
+    Examples
+    --------
+    Equal logits over four tokens: the loss is ``log 4`` and the gradient is ``(softmax - onehot) / N``
+    (the training loss of PSA §7.4):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> loss, dlogits = nn.cross_entropy(np.zeros((2, 4)), [0, 3])
+    >>> round(loss, 4), np.round(dlogits, 4)
+    (1.3863, array([[-0.375,  0.125,  0.125,  0.125],
+           [ 0.125,  0.125,  0.125, -0.375]]))
     """
     logits = real_array("logits", logits)
     if logits.ndim != 2 or 0 in logits.shape:
@@ -348,6 +386,26 @@ def loss_and_grad(model: transformer.Decoder, tokens, answers) -> tuple[float, d
     -------
     ``(loss, grads, logits)``: the mean loss, a gradient per name of :func:`parameters`,
     and the last position's logits ``(batch, V)``.
+
+    Examples
+    --------
+    The query-position loss of the trained models (PSA §7.4); one gradient entry against a central
+    difference of the loss:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> tokens, answers = np.array([[1, 2, 3, 4], [5, 6, 7, 1]]), np.array([2, 6])
+    >>> loss, grads, logits = nn.loss_and_grad(model, tokens, answers)
+    >>> round(loss, 4), logits.shape, set(grads) == set(nn.parameters(model))
+    (6.2458, (2, 8), True)
+    >>> def loss_at(step):
+    ...     w = model.layers[0].w_k.copy()
+    ...     w[0, 1] += step
+    ...     return nn.loss_and_grad(nn.with_parameters(model, {"layers.0.w_k": w}), tokens, answers)[0]
+    >>> difference = (loss_at(1e-6) - loss_at(-1e-6)) / 2e-6
+    >>> bool(abs(difference - grads["layers.0.w_k"][0, 1]) < 1e-6)
+    True
     """
     tokens = transformer.token_ids(model, tokens, batched=True)
     if tokens.ndim != 2:
@@ -408,6 +466,20 @@ def sequence_loss_and_grad(model: transformer.Decoder, tokens,
     ParameterError
         On token ids or targets out of range or of the wrong shape, or a loss or gradient beyond the
         float range.
+
+    Examples
+    --------
+    Next-token targets, the answer at the last position (``loss="sequence"`` of the trained
+    models, PSA §7.4):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> tokens, answers = np.array([[1, 2, 3, 4], [5, 6, 7, 1]]), np.array([2, 6])
+    >>> targets = np.concatenate([tokens[:, 1:], answers[:, None]], axis=1)
+    >>> loss, grads, logits = nn.sequence_loss_and_grad(model, tokens, targets)
+    >>> round(loss, 4), logits.shape, grads["wte"].shape
+    (4.9137, (2, 4, 8), (8, 8))
     """
     tokens = transformer.token_ids(model, tokens, batched=True)
     if tokens.ndim != 2:

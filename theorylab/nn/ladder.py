@@ -84,6 +84,16 @@ def plateau_midpoint(gammas: Sequence[float], accuracy: Sequence[float]) -> floa
     float or None
         Linear interpolation between the grid points around the crossing of
         ``(accuracy[0] + max(accuracy)) / 2``; None when the curve never rises above its gamma = 0 value.
+
+    Examples
+    --------
+    One seed-mean curve of the trained dk ladder (PSA §7.11): the midpoint 0.425 is crossed
+    between gamma = 1 and 1.5:
+
+    >>> import theorylab.nn as nn
+    >>> gammas, accuracy = [0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.7, 0.75]
+    >>> round(nn.plateau_midpoint(gammas, accuracy), 4), nn.plateau_midpoint(gammas, [0.5, 0.4, 0.3, 0.2, 0.1])
+    (1.0417, None)
     """
     g = _grid(gammas)
     return _plateau_midpoint(g, _curve(g, accuracy))
@@ -105,6 +115,15 @@ def steepest_segment(gammas: Sequence[float], accuracy: Sequence[float]) -> floa
         ``(gammas[i] + gammas[i + 1]) / 2`` for the segment ``i`` of largest
         ``(accuracy[i + 1] - accuracy[i]) / (gammas[i + 1] - gammas[i])`` (the first of equals);
         None when no segment rises. Its resolution is the grid's: the answer is a segment centre.
+
+    Examples
+    --------
+    The steepest rise (0.6 per unit of gamma) is on [1, 1.5] (a ladder curve, PSA §7.11):
+
+    >>> import theorylab.nn as nn
+    >>> gammas, accuracy = [0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.7, 0.75]
+    >>> nn.steepest_segment(gammas, accuracy)
+    1.25
     """
     g = _grid(gammas)
     return _steepest_segment(g, _curve(g, accuracy))
@@ -126,6 +145,13 @@ def half_accuracy(gammas: Sequence[float], accuracy: Sequence[float], level: flo
     -------
     float or None
         None when the curve never reaches ``level`` on the grid, or is already there at gamma = 0.
+
+    Examples
+    --------
+    >>> import theorylab.nn as nn
+    >>> gammas, accuracy = [0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.7, 0.75]
+    >>> round(nn.half_accuracy(gammas, accuracy), 4), nn.half_accuracy(gammas, accuracy, level=0.9)   # PSA §7.11
+    (1.1667, None)
     """
     g = _grid(gammas)
     level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
@@ -145,6 +171,15 @@ def curve_gamma_c(gammas: Sequence[float], accuracy: Sequence[float], observable
     Returns
     -------
     float or None
+
+    Examples
+    --------
+    The three observables of one curve of the trained dk ladder (PSA §7.11):
+
+    >>> import theorylab.nn as nn
+    >>> gammas, accuracy = [0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.7, 0.75]
+    >>> [round(nn.curve_gamma_c(gammas, accuracy, name), 4) for name in nn.ladder.OBSERVABLES]
+    [1.0417, 1.25, 1.1667]
     """
     kernel = _KERNELS[choice("observable", observable, OBSERVABLES)]
     g = _grid(gammas)
@@ -183,6 +218,22 @@ def ladder_slope(dks: Sequence[float], gammas: Sequence[float], per_seed: Sequen
         percentiles of the bootstrap slopes; None when fewer than 20 draws are usable), ``draws``
         (requested), ``usable_draws`` (draws where every dk of the fit has a gamma_c > 0), and
         ``method`` (the interval's name).
+
+    Examples
+    --------
+    Two seeds at each of three head widths; gamma_c falls with dk as in PSA §7.11:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> gammas = [0, 0.5, 1, 2]
+    >>> per_seed = [np.array([[0.1, 0.2, 0.8, 0.9], [0.1, 0.3, 0.9, 0.9]]),
+    ...             np.array([[0.1, 0.6, 0.9, 0.9], [0.1, 0.7, 0.9, 0.9]]),
+    ...             np.array([[0.1, 0.9, 0.9, 0.9], [0.1, 0.8, 0.9, 0.9]])]
+    >>> r = nn.ladder_slope([8, 16, 32], gammas, per_seed, "plateau-midpoint", draws=100, seed=0)
+    >>> [round(g, 4) for g in r["gamma_c"]], round(r["slope"], 4), r["usable_draws"]
+    ([0.7083, 0.3636, 0.2667], -0.7047, 100)
+    >>> bool(r["ci_low"] <= r["slope"] <= r["ci_high"])
+    True
     """
     dk = real_array("dks", dks, low=0, low_inclusive=False)
     if dk.ndim != 1 or dk.size < 2 or np.unique(dk).size < 2:

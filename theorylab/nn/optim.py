@@ -47,14 +47,38 @@ class AdamState:
 
 
 def init_state(params: dict[str, np.ndarray]) -> AdamState:
-    """Zero moments for every parameter."""
+    """Zero moments for every parameter.
+
+    Examples
+    --------
+    The optimiser state at step 0 of a training run (PSA §7.4):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> state = nn.init_state({"w": np.array([1.0, -2.0])})
+    >>> state.t, state.m["w"].tolist(), state.v["w"].tolist()
+    (0, [0.0, 0.0], [0.0, 0.0])
+    """
     zeros = {k: np.zeros_like(p) for k, p in params.items()}
     return AdamState(0, zeros, {k: z.copy() for k, z in zeros.items()})
 
 
 def clip_by_norm(grads: dict[str, np.ndarray], max_norm: float | None) -> tuple[dict[str, np.ndarray], float]:
     """Scale all gradients together so that their global L2 norm is at most ``max_norm > 0`` (None: no clipping);
-    return the norm before."""
+    return the norm before.
+
+    Examples
+    --------
+    Clipping at norm 1, as the trained models of PSA §7.4 do:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> grads, norm = nn.clip_by_norm({"a": np.array([3.0]), "b": np.array([4.0])}, 1.0)
+    >>> norm, np.round(grads["a"], 4), np.round(grads["b"], 4)
+    (5.0, array([0.6]), array([0.8]))
+    >>> nn.clip_by_norm({"a": np.array([0.3])}, 1.0)[0]["a"].tolist()     # within the bound: unchanged
+    [0.3]
+    """
     if max_norm is not None:
         max_norm = real_scalar("max_norm", max_norm, low=0, low_inclusive=False)
     return _clip_by_norm(grads, max_norm)
@@ -75,6 +99,21 @@ def adamw_step(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], stat
     """One AdamW step on the parameters that have a gradient; returns new parameters and state.
 
     ``lr >= 0`` overrides ``opt.lr`` (for a schedule); ``decay`` names the parameters with weight decay.
+
+    Examples
+    --------
+    The first step moves each coordinate by ``lr`` against its gradient's sign (``m / sqrt(v) = sign g``
+    after bias correction); weight decay then pulls ``w`` towards 0 (the optimiser of PSA §7.4):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> params, grads = {"w": np.array([1.0, -2.0])}, {"w": np.array([0.5, -0.1])}
+    >>> new, state = nn.adamw_step(params, grads, nn.init_state(params), nn.AdamW(lr=0.1, weight_decay=0.0))
+    >>> np.round(new["w"], 4), state.t
+    (array([ 0.9, -1.9]), 1)
+    >>> new, _ = nn.adamw_step(params, grads, nn.init_state(params), nn.AdamW(lr=0.1), decay={"w"})
+    >>> np.round(new["w"], 4)
+    array([ 0.899, -1.898])
     """
     return _adamw_step(params, grads, state, opt, opt.lr if lr is None else real_scalar("lr", lr, low=0), decay)
 
@@ -119,7 +158,16 @@ def _adamw_update(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], s
 
 
 def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
-    """Linear warm-up over ``warmup`` steps to ``peak > 0``, then cosine decay to ``peak / 10`` at ``steps``."""
+    """Linear warm-up over ``warmup`` steps to ``peak > 0``, then cosine decay to ``peak / 10`` at ``steps``.
+
+    Examples
+    --------
+    The schedule of the trained models (PSA §7.4: peak 5e-3, 100 warm-up steps):
+
+    >>> import theorylab.nn as nn
+    >>> [round(nn.learning_rate(step, 1000, 5e-3, 100), 6) for step in (0, 99, 550, 999)]
+    [5e-05, 0.005, 0.00275, 0.0005]
+    """
     step, steps, warmup = positive_int("step", step, low=0), positive_int("steps", steps), positive_int(
         "warmup", warmup, low=0)
     peak = real_scalar("peak", peak, low=0, low_inclusive=False)

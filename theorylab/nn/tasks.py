@@ -47,7 +47,21 @@ class InductionBatch:
 
 
 def induction_sequences(n: int, T: int, vocab: int, seed: int = 0) -> InductionBatch:
-    """``n`` canonical induction sequences of length T over ``vocab >= T - 1`` tokens (query is a key)."""
+    """``n`` canonical induction sequences of length T over ``vocab >= T - 1`` tokens (query is a key).
+
+    Examples
+    --------
+    The canonical induction model (PSA §2.2): the token before the target repeats the query:
+
+    >>> import theorylab.nn as nn
+    >>> batch = nn.induction_sequences(3, 6, 10, seed=0)
+    >>> batch.tokens
+    array([[3, 2, 1, 8, 6, 8],
+           [1, 3, 5, 8, 9, 5],
+           [0, 1, 5, 4, 3, 5]])
+    >>> batch.target, bool((batch.tokens[[0, 1, 2], batch.target - 1] == batch.tokens[:, -1]).all())
+    (array([4, 3, 3]), True)
+    """
     n, T = positive_int("n", n), positive_int("T", T, low=4)
     vocab = positive_int("vocab", vocab, low=T - 1)
     check_memory("n, vocab", 16 * n * vocab)
@@ -84,6 +98,19 @@ def associative_recall(n: int, pairs: int, alphabet: int, padding: int = 0, seed
     subset of ``padding`` holds the PADs, the pairs fill the others in order. The keys, values
     and queried pair are the fixed layout's (the same seed gives the same pairs); only their
     positions move.
+
+    Examples
+    --------
+    Three pairs over an alphabet of 8 (PAD = 8), two PADs, the query last:
+
+    >>> import theorylab.nn as nn
+    >>> batch = nn.associative_recall(2, pairs=3, alphabet=8, padding=2, seed=0)
+    >>> batch.tokens, batch.target
+    (array([[3, 0, 2, 6, 1, 0, 8, 8, 2],
+           [3, 4, 5, 0, 7, 2, 8, 8, 5]]), array([3, 3]))
+    >>> nn.associative_recall(2, pairs=3, alphabet=8, padding=2, seed=0, padding_placement="random").tokens
+    array([[8, 8, 3, 0, 2, 6, 1, 0, 2],
+           [8, 3, 4, 5, 0, 7, 2, 8, 5]])
     """
     n, pairs = positive_int("n", n), positive_int("pairs", pairs)
     alphabet = positive_int("alphabet", alphabet, low=max(2, pairs))
@@ -116,14 +143,34 @@ def _associative_recall(n: int, pairs: int, alphabet: int, padding: int, seed: i
 
 
 def embeddings(vocab: int, dk: int, seed: int = 0) -> np.ndarray:
-    """Isotropic Gaussian token embeddings ``(vocab, dk)``, unit variance per coordinate."""
+    """Isotropic Gaussian token embeddings ``(vocab, dk)``, unit variance per coordinate.
+
+    Examples
+    --------
+    The embeddings of the hand-constructed induction head (PSA §6.8):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> E = nn.embeddings(10, 4, seed=0)
+    >>> E.shape, np.round(E[0], 4)
+    ((10, 4), array([ 0.1257, -0.1321,  0.6404,  0.1049]))
+    """
     vocab, dk = positive_int("vocab", vocab), positive_int("dk", dk)
     check_memory("vocab, dk", 8 * vocab * dk)
     return np.random.default_rng(seed_int("seed", seed)).normal(size=(vocab, dk))
 
 
 def slow_planes(dk: int, T: int, base: float = 10000.0) -> np.ndarray:
-    """0/1 mask (dk,) of the RoPE planes with ``theta_i (T - 1) <= 1`` (the content planes)."""
+    """0/1 mask (dk,) of the RoPE planes with ``theta_i (T - 1) <= 1`` (the content planes).
+
+    Examples
+    --------
+    At dk = 16 and T = 32 the five slowest of eight planes barely rotate over the context (PSA §6.8):
+
+    >>> import theorylab.nn as nn
+    >>> nn.slow_planes(16, 32)
+    array([0., 0., 0., 0., 0., 0., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1.])
+    """
     theta = psa.rope_frequencies(dk, base)                               # [dk/2]
     mask = np.repeat(theta * (positive_int("T", T) - 1) <= 1.0, 2).astype(float)
     if not mask.any():
@@ -146,6 +193,16 @@ def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0
 
     ``planes="slow"`` (default): P projects onto the slow RoPE planes (:func:`slow_planes`);
     ``planes="all"``: P = I, so content also rides the fast planes (placement matters there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> head = nn.induction_head("key-only", 1.0, dk=32, T=12)
+    >>> head.spec
+    PSA(g_q=0.0, g_k=1.0, placement='post-rope', base=10000.0)
+    >>> int(np.trace(head.w_q)), bool((head.w_k == -head.w_q).all())       # 22 slow coordinates (PSA §6.8)
+    (22, True)
     """
     dk = positive_int("dk", dk)
     check_memory("dk", 8 * dk * dk)
@@ -166,7 +223,20 @@ def _embedding(E, head: InductionHead, batch: InductionBatch) -> np.ndarray:
 
 @finite_output("E")
 def query_scores(head: InductionHead, E: np.ndarray, batch: InductionBatch) -> np.ndarray:
-    """Scores ``(N, T)`` of the last position (the query) against every key."""
+    """Scores ``(N, T)`` of the last position (the query) against every key.
+
+    Examples
+    --------
+    The key-only head (PSA §6.8) scores the target highest in most sequences:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> batch = nn.induction_sequences(200, 12, 32, seed=0)
+    >>> E = nn.embeddings(32, 32, seed=1)
+    >>> s = nn.query_scores(nn.induction_head("key-only", 1.0, 32, 12), E, batch)
+    >>> s.shape, float(np.mean(s.argmax(axis=1) == batch.target))
+    ((200, 12), 0.7)
+    """
     return _query_scores(head, _embedding(E, head, batch), batch.tokens)
 
 
@@ -178,7 +248,16 @@ def _query_scores(head: InductionHead, E: np.ndarray, tokens: np.ndarray) -> np.
 
 
 def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Per-sequence credit: ``1/k`` if the target is among the k argmax keys of scores ``s`` (N, T), else 0."""
+    """Per-sequence credit: ``1/k`` if the target is among the k argmax keys of scores ``s`` (N, T), else 0.
+
+    Examples
+    --------
+    A tie between two keys earns half a hit (the structural tie of symmetric PSA, PSA §6.8):
+
+    >>> import theorylab.nn as nn
+    >>> nn.induction_hits([[0.0, 2.0, 2.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [1, 0, 0])
+    array([0.5, 1. , 0. ])
+    """
     s = real_array("s", s)
     if s.ndim != 2 or s.shape[1] == 0:
         raise ParameterError(f"s must be a (N, T) array of scores (got shape {s.shape})")
@@ -190,7 +269,20 @@ def induction_hits(s: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 def induction_accuracy(head: InductionHead, E: np.ndarray, batch: InductionBatch) -> np.ndarray:
-    """Per-sequence induction credit (N,) of ``head`` on ``batch`` (the mean is the accuracy)."""
+    """Per-sequence induction credit (N,) of ``head`` on ``batch`` (the mean is the accuracy).
+
+    Examples
+    --------
+    Query-only PSA stays at the order-zero ceiling ``1/(T-2) = 0.1``; key-only solves most
+    sequences; symmetric splits the structural tie (PSA §2.2, §6.8):
+
+    >>> import theorylab.nn as nn
+    >>> batch = nn.induction_sequences(200, 12, 32, seed=0)
+    >>> E = nn.embeddings(32, 32, seed=1)
+    >>> [float(nn.induction_accuracy(nn.induction_head(m, 1.0, 32, 12), E, batch).mean())
+    ...  for m in ("query-only", "key-only", "symmetric")]
+    [0.11, 0.7, 0.51]
+    """
     return induction_hits(query_scores(head, E, batch), batch.target)
 
 
@@ -202,6 +294,17 @@ def predecessor_sensitivity(head: InductionHead, E: np.ndarray, batch: Induction
     Zero exactly for a key-side order-zero score (key ``i+1`` sees only its own token);
     positive once the key stream carries its predecessor (key-only, symmetric). Requires
     ``i <= T - 4`` so that the query and its predecessor are untouched.
+
+    Examples
+    --------
+    Query-only PSA is key-side order zero (PSA §2.2); the key-only shear makes key 2 see token 1:
+
+    >>> import theorylab.nn as nn
+    >>> batch = nn.induction_sequences(200, 12, 32, seed=0)
+    >>> E = nn.embeddings(32, 32, seed=1)
+    >>> [round(nn.predecessor_sensitivity(nn.induction_head(m, 1.0, 32, 12), E, batch), 4)
+    ...  for m in ("query-only", "key-only")]
+    [0.0, 7.7222]
     """
     i = positive_int("i", i, low=0)
     E = _embedding(E, head, batch)

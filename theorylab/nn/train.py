@@ -214,7 +214,18 @@ def train_cost(config: TrainConfig, runs: int = 1, workers: int = 1) -> Cost:
 
 
 def head_spec(config: TrainConfig) -> attention.HeadSpec:
-    """The head of every layer for ``config.variant`` (fixed parts; free taps start at the identity)."""
+    """The head of every layer for ``config.variant`` (fixed parts; free taps start at the identity).
+
+    Examples
+    --------
+    Two variants of the trained models (PSA §7.5): the key-only lattice member and the low-pass taps:
+
+    >>> import theorylab.nn as nn
+    >>> nn.head_spec(nn.TrainConfig(variant="key-only", gamma=1.0))
+    PSA(g_q=0.0, g_k=1.0, placement='post-rope', base=10000.0)
+    >>> nn.head_spec(nn.TrainConfig(variant="low-pass", gamma=0.5)).k_taps
+    array([1.5, 0.5])
+    """
     g, v, base = float(config.gamma), config.variant, config.base
     if v in ("standard", "two-layer"):
         return attention.SDPA(base)
@@ -237,6 +248,15 @@ def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
     ``mlp = 0`` means no MLP block: its weights are empty and its output bias ``b_proj`` and its
     LayerNorm stay at their initial zeros and ones, so each layer adds exactly nothing after attention
     (a trained ``b_proj`` would add a learned constant to the residual stream).
+
+    Examples
+    --------
+    A one-layer model without MLP (the trained models of PSA §7.4) trains nine arrays:
+
+    >>> import theorylab.nn as nn
+    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
+    >>> nn.trainable(config, nn.init_model(config, seed=0))
+    ['wte', 'ln_f.0', 'ln_f.1', 'layers.0.w_q', 'layers.0.w_k', 'layers.0.w_v', 'layers.0.w_o', 'layers.0.ln1.0', 'layers.0.ln1.1']
     """
     def fixed(name: str) -> bool:
         if name.endswith("_taps"):
@@ -251,6 +271,20 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
     (``init="gamma-aware"`` then scales W_Q and W_K by the variant's stream gains).
 
     Refuses (before allocating) a config whose run needs more than the memory limit (:func:`memory_estimate`).
+
+    Examples
+    --------
+    One seed gives every variant the same embedding (paired comparisons of PSA §7.4):
+
+    >>> import dataclasses
+    >>> import theorylab.nn as nn
+    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
+    >>> model = nn.init_model(config, seed=0)
+    >>> model.wte.shape, len(model.layers), model.layers[0].heads[0].g_k
+    ((16, 16), 1, 1.0)
+    >>> standard = nn.init_model(dataclasses.replace(config, variant="standard", gamma=0.0), seed=0)
+    >>> bool((standard.wte == model.wte).all())
+    True
     """
     seed = seed_int("seed", seed)
     check_memory("config (batch, eval_size, T, d_model, dk, mlp, vocab)", memory_estimate(config))
@@ -294,6 +328,14 @@ def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
     -------
     (float, float)
         The query and key gains, each >= 0 (exactly 1.0 for an unfiltered stream).
+
+    Examples
+    --------
+    Key-only PSA at g = 1 (PSA §4): the key stream's gain is ``sqrt(2 + 2 + 1) = sqrt(5)``:
+
+    >>> import theorylab.nn as nn
+    >>> [round(g, 4) for g in nn.stream_gains(nn.PSA.member("key-only", 1.0))]
+    [1.0, 2.2361]
     """
     if isinstance(spec, attention.PSA):
         taps = [psa.stream_taps(float(g)) for g in (spec.g_q, spec.g_k)]
@@ -308,7 +350,19 @@ def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
 
 
 def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
-    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)`` (seed words in [0, 2^64))."""
+    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)`` (seed words in [0, 2^64)).
+
+    Examples
+    --------
+    The training batch of step 0 of seed 0 (stream ``[seed, 1, step]``), canonical task (PSA §2.2):
+
+    >>> import theorylab.nn as nn
+    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
+    >>> batch = nn.batch_of(config, 2, [0, 1, 0])
+    >>> batch.tokens, batch.target
+    (array([[ 2, 10,  7,  5, 14,  3,  8,  2],
+           [ 3,  0, 15,  5, 13,  9,  1,  5]]), array([1, 4]))
+    """
     n = positive_int("n", n)
     if not isinstance(seed_words, (list, tuple, np.ndarray)) or not len(seed_words) \
             or (isinstance(seed_words, np.ndarray) and (seed_words.ndim != 1 or seed_words.dtype.kind not in "iu")):
@@ -326,7 +380,17 @@ def _batch(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.Inductio
 
 
 def answers(batch: tasks.InductionBatch) -> np.ndarray:
-    """The token each sequence must predict at its last position: the token at the target."""
+    """The token each sequence must predict at its last position: the token at the target.
+
+    Examples
+    --------
+    The token after the earlier copy of the query (PSA §2.2):
+
+    >>> import theorylab.nn as nn
+    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
+    >>> nn.answers(nn.batch_of(config, 2, [0, 1, 0]))
+    array([10, 13])
+    """
     return batch.tokens[np.arange(len(batch.tokens)), batch.target]
 
 
@@ -348,7 +412,18 @@ class Evaluation:
 def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
              chunk: int = EVAL_CHUNK) -> Evaluation:
     """Prediction credits (logit argmax = answer), attention credits (query's attention argmax = target) and
-    pointer credits (the same over the keys before the query), ``chunk`` sequences per forward pass."""
+    pointer credits (the same over the keys before the query), ``chunk`` sequences per forward pass.
+
+    Examples
+    --------
+    An untrained model on 100 held-out sequences (stream ``[seed, 2]``; PSA §7.4):
+
+    >>> import theorylab.nn as nn
+    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
+    >>> result = nn.evaluate(config, nn.init_model(config, seed=0), nn.batch_of(config, 100, [0, 2]))
+    >>> result.prediction.shape, float(result.prediction.mean()), float(result.pointer.mean()), round(result.loss, 4)
+    ((100,), 0.04, 0.13, 2.7714)
+    """
     chunk = positive_int("chunk", chunk)
     pred, att, point, losses = [], [], [], []
     for s in range(0, len(batch.tokens), chunk):

@@ -26,7 +26,19 @@ from theorylab.nn.tasks import wilson_interval
 
 
 def seed_summary(accuracies: Sequence[float], hits: float, n: int) -> dict:
-    """Mean, sd and 95 % t interval over per-seed ``accuracies``; pooled Wilson interval of ``hits / n``."""
+    """Mean, sd and 95 % t interval over per-seed ``accuracies``; pooled Wilson interval of ``hits / n``.
+
+    Examples
+    --------
+    Three seeds of 2,000 held-out sequences each (the intervals of PSA §7.4's trained runs):
+
+    >>> import theorylab.nn as nn
+    >>> s = nn.seed_summary([0.8, 0.9, 1.0], hits=5400, n=6000)
+    >>> s["seeds"], round(s["mean"], 4), round(s["sd"], 4), round(s["t_low"], 4), s["t_high"]
+    (3, 0.9, 0.1, 0.6516, 1.0)
+    >>> round(s["wilson_low"], 4), round(s["wilson_high"], 4)
+    (0.8922, 0.9073)
+    """
     a = real_array("accuracies", accuracies, low=0, high=1)
     mean = float(a.mean())
     sd, t_low, t_high = float("nan"), None, None                          # one seed: no spread
@@ -44,6 +56,14 @@ def gamma_c(gammas: Sequence[float], accuracy: Sequence[float]) -> float | None:
 
     ``gammas`` must be increasing and start at 0; the plateau is the largest accuracy on the
     grid. None when the curve never rises above its gamma = 0 value.
+
+    Examples
+    --------
+    Midpoint ``(0.1 + 0.9) / 2 = 0.5``, crossed halfway between gamma = 0.5 and 1 (PSA §7.11):
+
+    >>> import theorylab.nn as nn
+    >>> nn.gamma_c([0, 0.5, 1, 2], [0.1, 0.2, 0.8, 0.9]), nn.gamma_c([0, 1], [0.5, 0.5])
+    (0.75, None)
     """
     return _gamma_c(_gamma_grid(gammas), real_array("accuracy", accuracy, low=0, high=1))
 
@@ -66,7 +86,16 @@ def _gamma_c(g: np.ndarray, a: np.ndarray) -> float | None:
 
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
-    """Least-squares slope of ``log y`` on ``log x`` (``x``, ``y`` > 0 of one length, at least two distinct x)."""
+    """Least-squares slope of ``log y`` on ``log x`` (``x``, ``y`` > 0 of one length, at least two distinct x).
+
+    Examples
+    --------
+    gamma_c halving with each doubling of dk has slope -1 (the ladder of PSA §7.11):
+
+    >>> import theorylab.nn as nn
+    >>> round(nn.loglog_slope([8, 16, 32], [1.0, 0.5, 0.25]), 4)
+    -1.0
+    """
     lx = np.log(real_array("x", x, low=0, low_inclusive=False))
     ly = np.log(real_array("y", y, low=0, low_inclusive=False))
     if lx.ndim != 1 or lx.shape != ly.shape or np.ptp(lx) == 0:
@@ -77,7 +106,19 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
 
 def bootstrap_gamma_c(gammas: Sequence[float], per_seed: np.ndarray, draws: int = 2000, seed: int = 0) -> np.ndarray:
     """gamma_c of seed-resampled mean curves: ``per_seed`` is (seeds, len(gammas)) accuracies; ``draws`` resamples
-    (stream ``default_rng(seed)``, ``seed`` in [0, 2^64)); NaN where undefined."""
+    (stream ``default_rng(seed)``, ``seed`` in [0, 2^64)); NaN where undefined.
+
+    Examples
+    --------
+    Three seeds' curves (PSA §7.11), 200 resampled mean curves:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> per_seed = [[0.1, 0.2, 0.8, 0.9], [0.1, 0.4, 0.9, 0.9], [0.1, 0.3, 0.7, 0.9]]
+    >>> draws = nn.bootstrap_gamma_c([0, 0.5, 1, 2], per_seed, draws=200, seed=0)
+    >>> draws.shape, int(np.isnan(draws).sum()), np.round(np.percentile(draws, [2.5, 97.5]), 4)
+    ((200,), 0, array([0.6 , 0.75]))
+    """
     g = _gamma_grid(gammas)
     acc = real_array("per_seed", per_seed, low=0, high=1)
     if acc.ndim != 2 or acc.shape[1] != g.size or not acc.shape[0]:
@@ -109,6 +150,17 @@ def step0_statistics(model: transformer.Decoder, tokens: np.ndarray) -> tuple[fl
     -------
     (float, float)
         ``(score_std, max_weight)``; ``max_weight`` is in ``[1/T, 1]``.
+
+    Examples
+    --------
+    The step-0 saturation of a key-only run (PSA §7.4) on its first training batch:
+
+    >>> import theorylab.nn as nn
+    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
+    >>> batch = nn.batch_of(config, 64, [0, 1, 0])
+    >>> score_std, max_weight = nn.step0_statistics(nn.init_model(config, seed=0), batch.tokens)
+    >>> round(score_std, 4), round(max_weight, 4)
+    (0.9589, 0.3372)
     """
     tokens = transformer.token_ids(model, tokens, batched=True)
     if tokens.ndim != 2:

@@ -71,6 +71,17 @@ def random_decoder(vocab: int = 32, d: int = 16, n_head: int = 2, n_layer: int =
     """Gaussian weights: matrices N(0, 1/fan-in), embedding N(0, 1), LN gains 1 + 0.1 z, LN/MLP biases 0.1 z.
 
     ``head`` is one spec for every head, or a function ``(layer, head) -> spec``.
+
+    Examples
+    --------
+    A tiny decoder of key-only PSA heads (PSA §4), two heads of width 4 in one layer:
+
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> model.d, model.n_head, len(model.layers), model.wte.shape
+    (8, 2, 1, (8, 8))
+    >>> type(model.layers[0].heads[1]).__name__
+    'PSA'
     """
     vocab, d = positive_int("vocab", vocab), positive_int("d", d)
     n_head, n_layer = positive_int("n_head", n_head), positive_int("n_layer", n_layer)
@@ -203,7 +214,21 @@ def _projections(layer: Layer, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 
 
 def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
-    """``tokens`` as a non-empty 1-D (or, if ``batched``, 2-D ``(batch, T)``) integer array of ids in ``[0, vocab)``."""
+    """``tokens`` as a non-empty 1-D (or, if ``batched``, 2-D ``(batch, T)``) integer array of ids in ``[0, vocab)``.
+
+    Examples
+    --------
+    The token check of every decoder entry point (for the induction sequences of PSA §2.2):
+
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, seed=0)
+    >>> nn.token_ids(model, [1, 2, 3]), nn.token_ids(model, [[1, 2], [3, 4]], batched=True).shape
+    (array([1, 2, 3]), (2, 2))
+    >>> nn.token_ids(model, [8])
+    Traceback (most recent call last):
+    ...
+    theorylab.errors.ParameterError: tokens must be a non-empty 1-D array of integer ids in [0, 8) (got [8])
+    """
     try:
         t = np.atleast_1d(np.asarray(tokens))
     except (TypeError, ValueError, OverflowError):
@@ -220,7 +245,21 @@ def token_ids(model: Decoder, tokens, batched: bool = False) -> np.ndarray:
 # ------------------------------------------------------------------------------ full forward
 @finite_output("model, tokens")
 def forward(model: Decoder, tokens) -> np.ndarray:
-    """Logits (T, V) of every position (``(batch, T, V)`` for tokens ``(batch, T)``), computed without a cache."""
+    """Logits (T, V) of every position (``(batch, T, V)`` for tokens ``(batch, T)``), computed without a cache.
+
+    Examples
+    --------
+    The full pass that the KV cache must reproduce (PSA §8.3):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> logits = nn.forward(model, [1, 2, 3, 4, 5])
+    >>> logits.shape, nn.forward(model, [[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]]).shape
+    ((5, 8), (2, 5, 8))
+    >>> np.round(logits[-1, :3], 3)
+    array([ 1.88 , -2.594, -3.309])
+    """
     return _forward(model, token_ids(model, tokens, batched=True))
 
 
@@ -237,6 +276,20 @@ def hidden_states(model: Decoder, tokens, trace: list | None = None) -> np.ndarr
     outputs ``a``, ``mid = x + a W_O``, ``u2 = LN2(mid)`` (None without an MLP), ``ln1`` and
     ``ln2``, the pairs ``(xhat, sqrt(var + eps))`` of the two LayerNorms (None without an MLP), and
     ``heads`` (one ``attention.head`` trace per head).
+
+    Examples
+    --------
+    :func:`logits` of the residual stream is :func:`forward` (a key-only PSA decoder, PSA §4):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> trace = []
+    >>> h = nn.hidden_states(model, [1, 2, 3, 4, 5], trace=trace)
+    >>> h.shape, len(trace), len(trace[0]["heads"])
+    ((5, 8), 1, 2)
+    >>> bool(np.allclose(nn.logits(model, h), nn.forward(model, [1, 2, 3, 4, 5]), rtol=0, atol=1e-12))
+    True
     """
     return _hidden_states(model, token_ids(model, tokens, batched=True), trace)
 
@@ -267,7 +320,19 @@ def _hidden_states(model: Decoder, tokens: np.ndarray, trace: list | None = None
 
 @finite_output("x")
 def logits(model: Decoder, x) -> np.ndarray:
-    """``LN_f(x) wte^T``: logits ``(..., V)`` of residual-stream rows ``x`` (..., d) (tied embedding)."""
+    """``LN_f(x) wte^T``: logits ``(..., V)`` of residual-stream rows ``x`` (..., d) (tied embedding).
+
+    Examples
+    --------
+    The last position's logits from its residual-stream row (key-only PSA heads, PSA §4):
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
+    >>> last = nn.hidden_states(model, [1, 2, 3, 4, 5])[-1]
+    >>> np.round(nn.logits(model, last)[:3], 3)
+    array([ 1.88 , -2.594, -3.309])
+    """
     x = real_array("x", x)
     if x.ndim < 1 or x.shape[-1] != model.d:
         raise ParameterError(f"x must be residual-stream rows (..., {model.d}) (got shape {x.shape})")
@@ -279,7 +344,19 @@ def _logits(model: Decoder, x: np.ndarray) -> np.ndarray:
 
 
 def prefix_logits(model: Decoder, tokens) -> np.ndarray:
-    """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8)."""
+    """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8).
+
+    Examples
+    --------
+    A causal SDPA decoder: the sequential conditionals equal the rows of one full pass:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, seed=0)
+    >>> rows = nn.prefix_logits(model, [1, 2, 3, 4, 5])
+    >>> rows.shape, bool(np.allclose(rows, nn.forward(model, [1, 2, 3, 4, 5]), rtol=0, atol=1e-12))
+    ((5, 8), True)
+    """
     tokens = token_ids(model, tokens)
     with np.errstate(over="ignore", invalid="ignore"):
         rows = np.stack([_forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
@@ -308,7 +385,23 @@ class PrefixConsistency:
 def prefix_consistency(F: Callable, tokens) -> PrefixConsistency:
     """Check Definition 4.8 for any decoder map ``F`` (tokens -> array of output rows) on ``tokens`` (PLGA Def. 4.8,
     Remark 4.9). The gap alone is satisfied vacuously by a decoder that returns no rows; the shape conjunct excludes
-    it (the authors' ``constNil_not_prefixConsistentShaped``)."""
+    it (the authors' ``constNil_not_prefixConsistentShaped``).
+
+    Examples
+    --------
+    A running sum is prefix consistent (PLGA Def. 4.8, §4.4-4.5); reversing the sequence is not;
+    returning no rows has gap 0 but fails the shape conjunct:
+
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> nn.prefix_consistency(np.cumsum, [1, 2, 3])
+    PrefixConsistency(length_preserving=True, gap=0.0)
+    >>> r = nn.prefix_consistency(lambda x: x[::-1], [1, 2, 3])
+    >>> r.gap, r.holds()
+    (2.0, False)
+    >>> nn.prefix_consistency(lambda x: x[:0], [1, 2, 3]).holds()
+    False
+    """
     try:
         x = np.atleast_1d(np.asarray(tokens))
     except (TypeError, ValueError, OverflowError):
@@ -329,7 +422,22 @@ def prefix_consistency(F: Callable, tokens) -> PrefixConsistency:
 
 
 def prefix_consistency_gap(model: Decoder, tokens) -> float:
-    """``max_r |F(x_1:S)_r - F(x_1:r)_r|``: zero iff historical-row prefix consistency holds (PLGA Def. 4.8)."""
+    """``max_r |F(x_1:S)_r - F(x_1:r)_r|``: zero iff historical-row prefix consistency holds (PLGA Def. 4.8).
+
+    Examples
+    --------
+    SDPA and the cumulative-Gram PLGA head are prefix consistent (to rounding); the global Gram
+    (PLGA eq. 3.2) lets later queries change earlier rows:
+
+    >>> import theorylab.nn as nn
+    >>> import theorylab.plga as plga
+    >>> params = plga.init_params(4, seed=0)
+    >>> gaps = [nn.prefix_consistency_gap(nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=h, seed=0),
+    ...                                   [1, 2, 3, 4, 5])
+    ...         for h in (nn.SDPA(), nn.PLGA(params, gram="cumulative"), nn.PLGA(params))]
+    >>> [g < 1e-12 for g in gaps]
+    [True, True, False]
+    """
     return prefix_consistency(lambda t: forward(model, t), token_ids(model, tokens)).gap
 
 
@@ -339,6 +447,18 @@ def compile_grading(model: Decoder) -> Decoder:
 
     Every :class:`Graded` head h becomes an :class:`SDPA` head with ``W~ = W M_h`` for
     ``W in {W_Q, W_K, W_V}`` (its columns scaled by ``diag(M_h)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> graded = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.Graded(np.array([0.0, 1, 1, 2]), 2.0),
+    ...                            seed=0)
+    >>> plain = nn.compile_grading(graded)
+    >>> type(plain.layers[0].heads[0]).__name__
+    'SDPA'
+    >>> bool(np.allclose(nn.forward(plain, [1, 2, 3, 4]), nn.forward(graded, [1, 2, 3, 4]), rtol=0, atol=1e-12))
+    True
     """
     layers = []
     for layer in model.layers:
@@ -358,6 +478,23 @@ def collapse_invariant_plga(model: Decoder) -> Decoder:
     (:func:`theorylab.plga.operator.absorb_operator`; the decoder has no query bias). The result has
     the same logits without RoPE (``base=None``) and, with RoPE, exactly when every ``G*`` lies in the
     rotation commutant (Prop. 4.1; the authors' ``relative_position_of_commute``). Other heads are kept.
+
+    Examples
+    --------
+    An input-invariant PLGA head (``a = 0``) without RoPE collapses to SDPA with the same logits:
+
+    >>> import dataclasses
+    >>> import numpy as np
+    >>> import theorylab.nn as nn
+    >>> import theorylab.plga as plga
+    >>> params = plga.init_params(4, seed=0)
+    >>> invariant = nn.PLGA(dataclasses.replace(params, a=np.zeros_like(params.a)), base=None)
+    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=invariant, seed=0)
+    >>> sdpa = nn.collapse_invariant_plga(model)
+    >>> type(sdpa.layers[0].heads[0]).__name__
+    'SDPA'
+    >>> bool(np.allclose(nn.forward(sdpa, [1, 2, 3, 4]), nn.forward(model, [1, 2, 3, 4]), rtol=0, atol=1e-12))
+    True
     """
     layers = []
     for layer in model.layers:
