@@ -114,7 +114,7 @@ def worth_estimating(cap, dims, sigma_xi: float, m) -> np.ndarray:
     --------
     >>> import theorylab.graded as gr
     >>> cap = gr.caps([0.5, 0.3, 0.2], D=[1.0, 2.0, 4.0], B=1.0)
-    >>> gr.worth_estimating(cap, dims=[2, 2, 2], sigma_xi=1.0, m=10)    # S of GLLM Lem. 3: d_l eps^2 <= cap_l
+    >>> gr.worth_estimating(cap, dims=[2, 2, 2], sigma_xi=1.0, m=10)    # S of GLLM Lemma 3: d_l eps^2 <= cap_l
     array([ True, False, False])
     """
     cap, dims = _levels(cap, dims)
@@ -132,7 +132,7 @@ def upper_regime(cap, dims, sigma_xi: float, m) -> np.ndarray:
     --------
     >>> import theorylab.graded as gr
     >>> cap = gr.caps([0.5, 0.3, 0.2], D=[1.0, 2.0, 4.0], B=1.0)
-    >>> gr.upper_regime(cap, dims=[2, 2, 2], sigma_xi=1.0, m=[6, 10])   # m >= 2 D_S + 4 (GLLM Lem. 3(ii))
+    >>> gr.upper_regime(cap, dims=[2, 2, 2], sigma_xi=1.0, m=[6, 10])   # m >= 2 D_S + 4 (GLLM Lemma 3(ii))
     array([False,  True])
     """
     cap, dims = _levels(cap, dims)
@@ -147,7 +147,7 @@ def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
     Examples
     --------
     >>> import theorylab.graded as gr
-    >>> gr.m_sat(d0=8, sigma_xi=1.0, cap0_unif=0.05)         # d_0 sigma_xi^2 / cap_0, GLLM Lem. 4
+    >>> gr.m_sat(d0=8, sigma_xi=1.0, cap0_unif=0.05)         # d_0 sigma_xi^2 / cap_0, GLLM Lemma 4
     160.0
     """
     d0 = real_scalar("d0", d0, low=1.0)
@@ -178,7 +178,7 @@ def cap_ratio(g, a) -> float:
     Examples
     --------
     >>> import theorylab.graded as gr
-    >>> round(gr.cap_ratio([1.0, 1.0, 1.0], [0.2, 0.3, 0.5]), 4)      # uniform grades: ratio 1 (GLLM Lem. 4(iv))
+    >>> round(gr.cap_ratio([1.0, 1.0, 1.0], [0.2, 0.3, 0.5]), 4)      # uniform grades: ratio 1 (GLLM Lemma 4(iv))
     1.0
     >>> round(gr.cap_ratio([1.0, 1.5, 2.0], [0.2, 0.3, 0.5]), 4)
     0.4583
@@ -199,7 +199,7 @@ def grade_condition(g, nu: float, mu: float) -> bool:
     Examples
     --------
     >>> import theorylab.graded as gr
-    >>> gr.grade_condition([1.0, 1.2, 1.44], nu=0.5, mu=0.5)      # ratio 1.2 <= (nu mu)^(-1/4) = 1.414 (GLLM Lem. 4)
+    >>> gr.grade_condition([1.0, 1.2, 1.44], nu=0.5, mu=0.5)      # ratio 1.2 <= (nu mu)^(-1/4) = 1.414 (GLLM Lemma 4)
     True
     >>> gr.grade_condition([1.0, 2.0, 4.0], nu=0.5, mu=0.5)
     False
@@ -308,7 +308,7 @@ def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float 
     Examples
     --------
     >>> import theorylab.graded as gr
-    >>> model = gr.stratified_model(nu=0.5, mu=0.25, levels=3, d=12)    # GLLM Lem. 4, Theorem 4.1
+    >>> model = gr.stratified_model(nu=0.5, mu=0.25, levels=3, d=12)    # GLLM Lemma 4, Theorem 4.1
     >>> round(model.m_sat, 2), model.window
     (21.0, (4, 10))
     >>> round(model.cap_ratio, 4), round(model.Lambda, 4)
