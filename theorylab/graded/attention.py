@@ -24,6 +24,14 @@ def grading_matrix(q, lam: float) -> np.ndarray:
     lam : base lambda > 0 (the paper uses lambda > 1, e.g. e^(1/dk)).
 
     Raises ParameterError when some ``lambda^q_j`` exceeds the float range.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.grading_matrix([0.0, 1.0, 2.0], 2.0)          # M = diag(lambda^q), GLLM §3.1
+    array([[1., 0., 0.],
+           [0., 2., 0.],
+           [0., 0., 4.]])
     """
     return np.diag(_grading_diag(q, lam))
 
@@ -39,7 +47,16 @@ def _grading_diag(q, lam) -> np.ndarray:
 
 
 def grade(X, q, lam: float) -> np.ndarray:
-    """``X M``: grade the rows of ``X`` (n, dk) (queries, keys or values, Eq. 11)."""
+    """``X M``: grade the rows of ``X`` (n, dk) (queries, keys or values, Eq. 11).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> gr.grade(np.ones((2, 3)), [0.0, 1.0, 2.0], 2.0)      # rows X M, GLLM §3.1
+    array([[1., 2., 4.],
+           [1., 2., 4.]])
+    """
     X = real_array("X", X)
     m = _grading_diag(q, lam)
     if X.ndim < 1 or X.shape[-1] != m.size:
@@ -48,6 +65,13 @@ def grade(X, q, lam: float) -> np.ndarray:
 
 
 def ellipsoid_semi_axes(q, lam: float, B: float) -> np.ndarray:
-    """Semi-axes ``B lambda^q_j`` of the graded constraint ellipsoid (Prop. 5)."""
+    """Semi-axes ``B lambda^q_j`` of the graded constraint ellipsoid (Prop. 5).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.ellipsoid_semi_axes([0.0, 1.0, 2.0], 2.0, B=0.5)
+    array([0.5, 1. , 2. ])
+    """
     B = real_scalar("B", B, low=0.0, low_inclusive=False)
     return finite_result("q, lam, B", B * _grading_diag(q, lam))

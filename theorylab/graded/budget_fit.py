@@ -25,6 +25,20 @@ def constrained_fit(obs, precision, g, B: float) -> np.ndarray:
 
     ``obs`` (reps, d): unconstrained least-squares fits; ``precision`` (d,): ``m sigma_j^2``; ``g`` (d,)
     grades; ``B > 0``.  Returns (reps, d); the method is in the module docstring.
+
+    Examples
+    --------
+    A fit outside the ball ``||w/g|| <= B`` is shrunk onto it (GLLM Prop. 7); one inside is kept:
+
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> obs = np.array([[3.0, 4.0], [0.3, 0.4]])
+    >>> w = gr.constrained_fit(obs, precision=[1.0, 1.0], g=[1.0, 1.0], B=1.0)
+    >>> np.round(w, 4)
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
+    >>> np.round(np.linalg.norm(w, axis=1), 6)
+    array([1. , 0.5])
     """
     obs = real_array("obs", obs)
     if obs.ndim != 2 or not obs.shape[1]:

@@ -61,7 +61,20 @@ def _level_gradings(qs, lam) -> list[np.ndarray]:
 
 
 def mlge_grading(P_blocks, q_blocks, lam: float) -> np.ndarray:
-    """``G = sum_l P_l diag(lambda^q_l) P_l^T`` (d, d)."""
+    """``G = sum_l P_l diag(lambda^q_l) P_l^T`` (d, d).
+
+    Examples
+    --------
+    Two orthogonal levels of R^3 (GLLM §4.1): G is diagonal in that basis.
+
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> P = [np.eye(3)[:, :1], np.eye(3)[:, 1:]]
+    >>> gr.mlge_grading(P, [np.array([0.0]), np.array([1.0, 2.0])], lam=2.0)
+    array([[1., 0., 0.],
+           [0., 2., 0.],
+           [0., 0., 4.]])
+    """
     Ps, qs = _blocks(P_blocks, q_blocks)
     return finite_result("P_blocks, q_blocks, lam", _mlge(Ps, _level_gradings(qs, lam)))
 
@@ -71,7 +84,16 @@ def _mlge(Ps, ms) -> np.ndarray:
 
 
 def graded_basis_defect(P_blocks, q_blocks, lam: float) -> float:
-    """``|| P^T G P - (+)_l M_l ||_op``: distance of G, read in the graded basis, to the direct sum."""
+    """``|| P^T G P - (+)_l M_l ||_op``: distance of G, read in the graded basis, to the direct sum.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> P = [np.eye(3)[:, :1], np.eye(3)[:, 1:]]              # orthogonal levels: no defect (GLLM Prop. 6)
+    >>> gr.graded_basis_defect(P, [np.array([0.0]), np.array([1.0, 2.0])], lam=2.0)
+    0.0
+    """
     Ps, qs = _blocks(P_blocks, q_blocks)
     ms = _level_gradings(qs, lam)
     P = np.hstack(Ps)
@@ -82,7 +104,17 @@ def graded_basis_defect(P_blocks, q_blocks, lam: float) -> float:
 
 
 def orthogonality_defect(P_blocks) -> float:
-    """``eta = max_{l != l'} ||P_l^T P_l'||_op`` (0 for a single level)."""
+    """``eta = max_{l != l'} ||P_l^T P_l'||_op`` (0 for a single level).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> t = 0.1                                               # level 1 tilted towards level 0
+    >>> P = [np.array([[1.0], [0.0]]), np.array([[np.sin(t)], [np.cos(t)]])]
+    >>> round(gr.orthogonality_defect(P), 4)                  # eta of GLLM Prop. 6: sin(0.1)
+    0.0998
+    """
     Ps = _projections(P_blocks)
     with np.errstate(over="ignore", invalid="ignore"):
         cross = [A.T @ B for i, A in enumerate(Ps) for j, B in enumerate(Ps) if i != j]
@@ -90,7 +122,17 @@ def orthogonality_defect(P_blocks) -> float:
 
 
 def gram_defect(P_blocks) -> float:
-    """``||P^T P - I||_op`` for ``P = [P_0 ... P_{L-1}]`` (the alternative convention)."""
+    """``||P^T P - I||_op`` for ``P = [P_0 ... P_{L-1}]`` (the alternative convention).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> t = 0.1
+    >>> P = [np.array([[1.0], [0.0]]), np.array([[np.sin(t)], [np.cos(t)]])]
+    >>> round(gr.gram_defect(P), 4)                           # ||P^T P - I||, the other convention of Prop. 6
+    0.0998
+    """
     P = np.hstack(_projections(P_blocks))
     with np.errstate(over="ignore", invalid="ignore"):
         residual = P.T @ P - np.eye(P.shape[1])
@@ -98,7 +140,15 @@ def gram_defect(P_blocks) -> float:
 
 
 def prop6_bound(q_blocks, lam: float, eta: float) -> float:
-    """Right-hand side of Prop. 6: ``L lambda^q_max eta``."""
+    """Right-hand side of Prop. 6: ``L lambda^q_max eta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> round(gr.prop6_bound([np.array([0.0]), np.array([1.0, 2.0])], lam=2.0, eta=0.1), 4)   # L lambda^q_max eta
+    0.8
+    """
     qs = _grades(q_blocks)
     eta = real_scalar("eta", eta, low=0.0)
     top = _level_gradings([np.array([max(float(np.max(q)) for q in qs)])], lam)[0][0]   # lambda^q_max

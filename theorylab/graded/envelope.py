@@ -44,7 +44,14 @@ WINDOW_LOW = 4
 
 
 def caps(sigma2, D, B: float) -> np.ndarray:
-    """``cap_l = sigma_(l)^2 B^2 / D_l^2`` (per level; sigma2 and D of the same shape)."""
+    """``cap_l = sigma_(l)^2 B^2 / D_l^2`` (per level; sigma2 and D of the same shape).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.caps([0.5, 0.3, 0.2], D=[1.0, 2.0, 4.0], B=1.0)          # sigma^2 B^2 / D^2 per level, GLLM §4.3
+    array([0.5   , 0.075 , 0.0125])
+    """
     sigma2 = real_array("sigma2", sigma2, low=0.0, low_inclusive=False)
     D = real_array("D", D, low=0.0, low_inclusive=False)
     if sigma2.shape != D.shape:
@@ -63,7 +70,14 @@ def _positive_finite(names: str, value):
 
 
 def eps2(sigma_xi: float, m) -> np.ndarray:
-    """``eps^2 = sigma_xi^2 / m``."""
+    """``eps^2 = sigma_xi^2 / m``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.eps2(2.0, [4, 16, 100])                                 # sigma_xi^2 / m, GLLM §4.3
+    array([1.  , 0.25, 0.04])
+    """
     return _eps2(*_noise(sigma_xi, m))
 
 
@@ -94,7 +108,15 @@ def envelope(cap, dims, sigma_xi: float, m) -> np.ndarray:
 
 
 def worth_estimating(cap, dims, sigma_xi: float, m) -> np.ndarray:
-    """Boolean mask (..., L) of ``S = {l : d_l eps^2 <= cap_l}``."""
+    """Boolean mask (..., L) of ``S = {l : d_l eps^2 <= cap_l}``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> cap = gr.caps([0.5, 0.3, 0.2], D=[1.0, 2.0, 4.0], B=1.0)
+    >>> gr.worth_estimating(cap, dims=[2, 2, 2], sigma_xi=1.0, m=10)    # S of GLLM Lemma 3: d_l eps^2 <= cap_l
+    array([ True, False, False])
+    """
     cap, dims = _levels(cap, dims)
     return _worth(cap, dims, _eps2(*_noise(sigma_xi, m)))
 
@@ -104,7 +126,15 @@ def _worth(cap, dims, e2) -> np.ndarray:
 
 
 def upper_regime(cap, dims, sigma_xi: float, m) -> np.ndarray:
-    """Whether Lem. 3(ii) applies: ``m >= 2 sum_{l in S} d_l + 4``."""
+    """Whether Lem. 3(ii) applies: ``m >= 2 sum_{l in S} d_l + 4``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> cap = gr.caps([0.5, 0.3, 0.2], D=[1.0, 2.0, 4.0], B=1.0)
+    >>> gr.upper_regime(cap, dims=[2, 2, 2], sigma_xi=1.0, m=[6, 10])   # m >= 2 D_S + 4 (GLLM Lemma 3(ii))
+    array([False,  True])
+    """
     cap, dims = _levels(cap, dims)
     sigma_xi, m = _noise(sigma_xi, m)
     S = _worth(cap, dims, _eps2(sigma_xi, m))
@@ -112,7 +142,14 @@ def upper_regime(cap, dims, sigma_xi: float, m) -> np.ndarray:
 
 
 def m_sat(d0: float, sigma_xi: float, cap0_unif: float) -> float:
-    """Saturation size ``m_sat = d_0 sigma_xi^2 / cap_0^unif`` (Lem. 4)."""
+    """Saturation size ``m_sat = d_0 sigma_xi^2 / cap_0^unif`` (Lem. 4).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.m_sat(d0=8, sigma_xi=1.0, cap0_unif=0.05)         # d_0 sigma_xi^2 / cap_0, GLLM Lemma 4
+    160.0
+    """
     d0 = real_scalar("d0", d0, low=1.0)
     sigma_xi = np.float64(real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False))
     cap0 = real_scalar("cap0_unif", cap0_unif, low=0.0, low_inclusive=False)
@@ -136,7 +173,16 @@ def window(msat: float) -> tuple[int, int] | None:
 
 
 def cap_ratio(g, a) -> float:
-    """``cap_0^gr / cap_0^unif = g_0^2 sum_k a_k g_k^-2`` (Lem. 4(iv)), level grades g, target masses a."""
+    """``cap_0^gr / cap_0^unif = g_0^2 sum_k a_k g_k^-2`` (Lem. 4(iv)), level grades g, target masses a.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> round(gr.cap_ratio([1.0, 1.0, 1.0], [0.2, 0.3, 0.5]), 4)      # uniform grades: ratio 1 (GLLM Lemma 4(iv))
+    1.0
+    >>> round(gr.cap_ratio([1.0, 1.5, 2.0], [0.2, 0.3, 0.5]), 4)
+    0.4583
+    """
     a = grades.profile("a", a)
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape != a.shape:
@@ -148,7 +194,16 @@ def cap_ratio(g, a) -> float:
 
 def grade_condition(g, nu: float, mu: float) -> bool:
     """Lem. 4's grade condition: ``1 <= g_0 <= ... <= g_(L-1)``, ``g_(l+1)/g_l <= (nu mu)^(-1/4)``, each up to a
-    rounding slack 1e-12; ``0 < nu, mu < 1`` (Cor. 3's geometric profiles, :func:`grades.geometric_parameters`)."""
+    rounding slack 1e-12; ``0 < nu, mu < 1`` (Cor. 3's geometric profiles, :func:`grades.geometric_parameters`).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.grade_condition([1.0, 1.2, 1.44], nu=0.5, mu=0.5)      # ratio 1.2 <= (nu mu)^(-1/4) = 1.414 (GLLM Lemma 4)
+    True
+    >>> gr.grade_condition([1.0, 2.0, 4.0], nu=0.5, mu=0.5)
+    False
+    """
     nu, mu = grades.geometric_parameters(nu, mu)
     g = real_array("g", g, low=0.0, low_inclusive=False)
     if g.ndim != 1:
@@ -163,7 +218,15 @@ def grade_condition(g, nu: float, mu: float) -> bool:
 def theorem41_factors(nu: float, mu: float) -> tuple[float, float]:
     """Deterministic factors of Thm. 4.1: ``(1 - r, 1/(1 - mu))`` with ``r = sqrt(mu/nu)``;
     ``c_{mu,nu} = c_4 (1 - r)`` and ``C_{mu,nu} = (c_4 (1 - mu))^-1``.  Regime ``0 < mu < nu < 1``
-    (:func:`grades.geometric_parameters` with ``ordered=True``): the lower factor is positive only for r < 1."""
+    (:func:`grades.geometric_parameters` with ``ordered=True``): the lower factor is positive only for r < 1.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> lower, upper = gr.theorem41_factors(nu=0.5, mu=0.125)     # r = 1/2 (GLLM Theorem 4.1)
+    >>> round(float(lower), 4), round(float(upper), 4)
+    (0.5, 1.1429)
+    """
     nu, mu = grades.geometric_parameters(nu, mu, ordered=True)
     return 1.0 - np.sqrt(mu / nu), 1.0 / (1.0 - mu)
 
@@ -240,7 +303,17 @@ def stratified_model_cost(levels) -> Cost:
 def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float = 1.0, g=None,
                      C: float = 2.0) -> StratifiedModel:
     """Build the design of Lem. 4 (see the module conventions).  ``g`` are level grades; by
-    default the clipped optimum g*_C of the level program at clip ``C`` (Prop. 10-11)."""
+    default the clipped optimum g*_C of the level program at clip ``C`` (Prop. 10-11).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> model = gr.stratified_model(nu=0.5, mu=0.25, levels=3, d=12)    # GLLM Lemma 4, Theorem 4.1
+    >>> round(model.m_sat, 2), model.window
+    (21.0, (4, 10))
+    >>> round(model.cap_ratio, 4), round(model.Lambda, 4)
+    (0.4135, 0.5699)
+    """
     L = positive_int("levels", levels)
     d = positive_int("d", d)
     check_memory("d", 8 * 8 * d)

@@ -42,6 +42,16 @@ def profile(name: str, value) -> np.ndarray:
     """Validate a profile (alpha or tau, Def. 2): a 1-D probability vector with full support.
 
     Returns the vector divided by its sum (see ``PROFILE_SUM_RTOL``).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.profile("alpha", [0.5, 0.25, 0.25])                    # GLLM Def. 2, §3
+    array([0.5 , 0.25, 0.25])
+    >>> gr.profile("alpha", [2.0, 1.0, 1.0])
+    Traceback (most recent call last):
+        ...
+    theorylab.errors.ParameterError: alpha must sum to 1 within 1e-06 (got sum 4)
     """
     p = real_array(name, value, low=0.0, low_inclusive=False)
     if p.ndim != 1:
@@ -53,7 +63,19 @@ def profile(name: str, value) -> np.ndarray:
 
 
 def profiles(alpha, tau) -> tuple[np.ndarray, np.ndarray]:
-    """Validate the pair (alpha, tau): both profiles, same length."""
+    """Validate the pair (alpha, tau): both profiles, same length.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = gr.profiles([0.5, 0.5], [0.75, 0.25])         # GLLM §3
+    >>> alpha, tau
+    (array([0.5, 0.5]), array([0.75, 0.25]))
+    >>> gr.profiles([0.5, 0.5], [0.2, 0.3, 0.5])
+    Traceback (most recent call last):
+        ...
+    theorylab.errors.ParameterError: alpha and tau must have the same length (got 2 and 3)
+    """
     a, t = profile("alpha", alpha), profile("tau", tau)
     if a.shape != t.shape:
         raise ParameterError(f"alpha and tau must have the same length (got {a.size} and {t.size})")
@@ -77,6 +99,16 @@ def geometric_parameters(nu: float, mu: float, ordered: bool = False) -> tuple[f
     ------
     ParameterError
         One line naming nu and mu, the range required and the values received.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.geometric_parameters(0.5, 0.25, ordered=True)          # GLLM Cor. 3: 0 < mu < nu < 1
+    (0.5, 0.25)
+    >>> gr.geometric_parameters(0.25, 0.5, ordered=True)
+    Traceback (most recent call last):
+        ...
+    theorylab.errors.ParameterError: nu and mu must satisfy 0 < mu < nu < 1 ... (got nu=0.25, mu=0.5)
     """
     rng = "0 < mu < nu < 1 (Thm. 4.1: r = sqrt(mu/nu) < 1)" if ordered else "0 < nu < 1 and 0 < mu < 1 (Cor. 3)"
     nu_, mu_ = (real_array(name, v) for name, v in (("nu", nu), ("mu", mu)))
@@ -96,6 +128,14 @@ def geometric_profiles(nu: float, mu: float, levels: int) -> tuple[np.ndarray, n
     ----------
     nu, mu : ``0 < nu < 1``, ``0 < mu < 1`` (:func:`geometric_parameters`; Thm. 4.1 further needs mu < nu).
     levels : L >= 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> a, s = gr.geometric_profiles(0.5, 0.5, levels=3)          # GLLM Cor. 3
+    >>> np.round(a, 4), np.round(s, 4)
+    (array([0.1429, 0.2857, 0.5714]), array([0.5714, 0.2857, 0.1429]))
     """
     nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
@@ -109,7 +149,14 @@ def geometric_profiles(nu: float, mu: float, levels: int) -> tuple[np.ndarray, n
 
 
 def expand_levels(level_profile, dims) -> np.ndarray:
-    """Coordinate profile of a level-stratified profile: ``alpha_j = a_l / d_l`` for j in V_l (Cor. 3)."""
+    """Coordinate profile of a level-stratified profile: ``alpha_j = a_l / d_l`` for j in V_l (Cor. 3).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.expand_levels([0.2, 0.8], dims=[2, 4])                 # a_l / d_l per coordinate (GLLM Cor. 3)
+    array([0.1, 0.1, 0.2, 0.2, 0.2, 0.2])
+    """
     a = profile("level profile", level_profile)
     dims = _dims(dims)
     if dims.size != a.size:
@@ -127,7 +174,14 @@ def _dims(dims) -> np.ndarray:
 
 
 def reduce_levels(coord_profile, dims) -> np.ndarray:
-    """Level masses ``a_l = sum_{j in V_l} alpha_j`` of a coordinate profile (Prop. 11)."""
+    """Level masses ``a_l = sum_{j in V_l} alpha_j`` of a coordinate profile (Prop. 11).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.reduce_levels([0.1, 0.1, 0.2, 0.2, 0.2, 0.2], dims=[2, 4])   # GLLM Prop. 11
+    array([0.2, 0.8])
+    """
     p = profile("profile", coord_profile)
     dims = _dims(dims)
     if dims.sum() != p.size:
@@ -188,6 +242,17 @@ def Lambda_q(q, alpha, tau, lam: float = np.e):
 
     Invariant under ``q -> q + c``: q is centred on the midpoint of its range before
     exponentiating, so only the spread of q (not its offset) is limited by the float range.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> round(float(gr.Lambda_q([0.0, 0.0, 0.0], alpha, tau)), 4)         # q = 0: Lambda = 1 (GLLM Prop. 8)
+    1.0
+    >>> round(float(gr.Lambda_q([0.4, 0.2, 0.0], alpha, tau)), 4)
+    0.8715
+    >>> round(float(gr.Lambda_q([1.4, 1.2, 1.0], alpha, tau)), 4)         # the same after q -> q + 1
+    0.8715
     """
     a, t = profiles(alpha, tau)
     lam = real_scalar("lam", lam, low=1.0, low_inclusive=False)
@@ -202,7 +267,16 @@ def Lambda_q(q, alpha, tau, lam: float = np.e):
 
 def log_Lambda_u(u, alpha, tau):
     """``Phi(u) = log A(u) + log T(u) = log Lambda`` in the variables ``u = 2 q log lambda`` (Prop. 8),
-    ``A = sum alpha_j e^{-u_j}``, ``T = sum tau_j e^{u_j}``; evaluated with log-sum-exp (no overflow)."""
+    ``A = sum alpha_j e^{-u_j}``, ``T = sum tau_j e^{u_j}``; evaluated with log-sum-exp (no overflow).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> u = [0.8, 0.4, 0.0]                                         # u = 2 q log lambda (GLLM Prop. 8)
+    >>> round(float(gr.log_Lambda_u(u, alpha, tau)), 4)
+    -0.1376
+    """
     from scipy.special import logsumexp
 
     a, t = profiles(alpha, tau)
@@ -213,13 +287,29 @@ def log_Lambda_u(u, alpha, tau):
 
 
 def bhattacharyya(alpha, tau) -> float:
-    """Bhattacharyya affinity ``BC(alpha, tau) = sum_j sqrt(alpha_j tau_j)`` (Prop. 7(iii))."""
+    """Bhattacharyya affinity ``BC(alpha, tau) = sum_j sqrt(alpha_j tau_j)`` (Prop. 7(iii)).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> round(gr.bhattacharyya([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]), 4)   # GLLM Prop. 7(iii)
+    0.9325
+    >>> gr.bhattacharyya([0.5, 0.5], [0.5, 0.5])
+    1.0
+    """
     a, t = profiles(alpha, tau)
     return float(np.sum(np.sqrt(a * t)))
 
 
 def Lambda_star(alpha, tau) -> float:
-    """Unclipped optimum ``Lambda* = min_g Lambda(g) = BC(alpha, tau)^2`` (Prop. 7(iii))."""
+    """Unclipped optimum ``Lambda* = min_g Lambda(g) = BC(alpha, tau)^2`` (Prop. 7(iii)).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> round(gr.Lambda_star([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]), 4)     # BC^2, GLLM Prop. 7(iii)
+    0.8695
+    """
     return bhattacharyya(alpha, tau) ** 2
 
 
@@ -227,7 +317,15 @@ def bc_geometric(nu: float, mu: float, levels: int) -> float:
     """Closed form of Cor. 3:
     ``BC(a, s) = nu^((L-1)/2) / sqrt(Z_a Z_s) * (1 - r^L)/(1 - r)``, ``r = sqrt(mu/nu)``,
     ``Z_a = sum_k nu^k``, ``Z_s = sum_k mu^k`` (geometric sums, limit taken at r = 1, i.e. mu = nu);
-    ``0 < nu, mu < 1`` (:func:`geometric_parameters`)."""
+    ``0 < nu, mu < 1`` (:func:`geometric_parameters`).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> a, s = gr.geometric_profiles(0.5, 0.25, levels=4)          # GLLM Cor. 3: closed form = direct sum
+    >>> round(gr.bc_geometric(0.5, 0.25, levels=4), 6), round(gr.bhattacharyya(a, s), 6)
+    (0.573703, 0.573703)
+    """
     nu, mu = geometric_parameters(nu, mu)
     L = positive_int("levels", levels)
     top, low = (nu, mu) if mu <= nu else (mu, nu)  # BC is symmetric in (nu, mu): keep r <= 1 (no r^L overflow)
@@ -241,7 +339,16 @@ def _geom(x: float, n: int) -> float:
 
 
 def tilted(p, u):
-    """Tilted profile ``p^(u)_j = p_j e^{u_j} / sum_k p_k e^{u_k}`` (moment map, Prop. 12)."""
+    """Tilted profile ``p^(u)_j = p_j e^{u_j} / sum_k p_k e^{u_k}`` (moment map, Prop. 12).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.tilted([0.5, 0.5], [0.0, 0.0])                          # GLLM Prop. 12: u = 0 leaves p unchanged
+    array([0.5, 0.5])
+    >>> gr.tilted([0.5, 0.5], [0.0, 1.0]).round(4)
+    array([0.2689, 0.7311])
+    """
     p = real_array("p", p, low=0.0, low_inclusive=False)
     u = real_array("u", u)
     if p.ndim != 1 or u.shape != p.shape:
@@ -258,7 +365,15 @@ def _tilted(p, u):
 
 def gradient_u(u, alpha, tau) -> np.ndarray:
     """``grad_u Phi(u) = tau^(u) - alpha^(-u)`` with ``alpha^(-u)_j = alpha_j e^{-u_j}/A(u)``
-    (Prop. 8, Prop. 12(iii)); at ``u = 0`` it is ``tau - alpha``."""
+    (Prop. 8, Prop. 12(iii)); at ``u = 0`` it is ``tau - alpha``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> gr.gradient_u([0.0, 0.0, 0.0], alpha, tau).round(4)        # tau - alpha at u = 0 (GLLM Prop. 8)
+    array([-0.3,  0. ,  0.3])
+    """
     a, t = profiles(alpha, tau)
     u = _same_length("u", u, a)
     return _tilted(t, u) - _tilted(a, -u)
@@ -273,7 +388,17 @@ def _same_length(name: str, v, a) -> np.ndarray:
 
 def admissibility(q, alpha, tau) -> float:
     """First-order criterion ``<q, alpha - tau>`` (Eq. 15): q enters the admissible cone to first
-    order iff this is positive.  Invariant under q -> q + c 1."""
+    order iff this is positive.  Invariant under q -> q + c 1.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> round(gr.admissibility([1.0, 0.5, 0.0], alpha, tau), 4)     # > 0: this q improves on uniform (GLLM §3, eq. 15)
+    0.3
+    >>> round(gr.admissibility([0.0, 0.5, 1.0], alpha, tau), 4)
+    -0.3
+    """
     a, t = profiles(alpha, tau)
     q = _same_length("q", q, a)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -282,7 +407,19 @@ def admissibility(q, alpha, tau) -> float:
 
 def boundary_polynomial(t, alpha, tau):
     """``F(t) = prod_k t_k (Lambda - 1)`` with ``t_j = g_j^2 = lambda^(2 q_j)`` (Prop. 12(i)):
-    ``F(t) = (sum_j alpha_j prod_{k != j} t_k)(sum_j tau_j t_j) - prod_k t_k``; Q+ = {F < 0}."""
+    ``F(t) = (sum_j alpha_j prod_{k != j} t_k)(sum_j tau_j t_j) - prod_k t_k``; Q+ = {F < 0}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> t = np.array([2.0, 1.5, 1.0])                               # t = g^2 (GLLM Prop. 12(i))
+    >>> round(float(gr.boundary_polynomial(t, alpha, tau)), 4)      # < 0: g = sqrt(t) is admissible
+    -0.3675
+    >>> round(float(np.prod(t) * (gr.Lambda(np.sqrt(t), alpha, tau) - 1)), 4)
+    -0.3675
+    """
     a, t_ = profiles(alpha, tau)
     t = real_array("t", t, low=0.0, low_inclusive=False)
     if t.shape[-1:] != a.shape:
@@ -327,7 +464,14 @@ class ClippedOptimum:
 
 
 def clip_bound(C: float) -> float:
-    """Validate the clip C >= 1 (``lambda^q_max <= C``) and return it as a float."""
+    """Validate the clip C >= 1 (``lambda^q_max <= C``) and return it as a float.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.clip_bound(2)                                            # the clip C of GLLM Prop. 10
+    2.0
+    """
     return real_scalar("C", C, low=1.0)
 
 
@@ -353,6 +497,14 @@ def clipped_grades(alpha, tau, C: float) -> ClippedOptimum:
     (``h' = 1 - (sum_free tau^(u) + sum_free alpha^(-u))/2 >= 0``), negative for small kappa and
     positive for large kappa, so bisection finds a root; any root is a KKT point of a convex
     problem, hence a global minimiser.  The gauge is then fixed by ``u <- u - min u``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> opt = gr.clipped_grades(alpha, tau, C=1.2)                  # GLLM Prop. 10: grades in [1, C]
+    >>> opt.g.round(4), round(opt.Lambda, 4), round(gr.Lambda_star(alpha, tau), 4)
+    (array([1.2   , 1.0954, 1.    ]), 0.9152, 0.8695)
     """
     a, t = profiles(alpha, tau)
     C = clip_bound(C)
@@ -392,6 +544,15 @@ def level_program(alpha, tau, dims, C: float) -> tuple[ClippedOptimum, np.ndarra
     Returns ``(optimum over levels, a, s)``; ``np.repeat(optimum.g, dims)`` is a minimiser of the
     d-variable program (the minimiser is level-constant).  Raises ParameterError when a profile
     is not constant on some level (relative tolerance 1e-9).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha = gr.expand_levels([0.6, 0.4], [2, 2])
+    >>> tau = gr.expand_levels([0.3, 0.7], [2, 2])
+    >>> opt, a, s = gr.level_program(alpha, tau, dims=[2, 2], C=2.0)    # GLLM Prop. 11
+    >>> opt.g.round(4), a, s
+    (array([1.3678, 1.    ]), array([0.6, 0.4]), array([0.3, 0.7]))
     """
     a_, t_ = profiles(alpha, tau)
     a, s = reduce_levels(a_, dims), reduce_levels(t_, dims)
@@ -405,7 +566,19 @@ def level_program(alpha, tau, dims, C: float) -> tuple[ClippedOptimum, np.ndarra
 
 def moment_maps(alpha, tau, u) -> tuple[np.ndarray, np.ndarray]:
     """The two moment maps of Prop. 12 at ``u``: ``(alpha^(-u), tau^(u))``; they coincide at the
-    optimum ``u* = 2 log g*``, where both equal ``sqrt(alpha tau)/BC``."""
+    optimum ``u* = 2 log g*``, where both equal ``sqrt(alpha tau)/BC``.
+
+    Examples
+    --------
+    At the optimum ``u* = 2 log g*`` the two maps coincide (GLLM Prop. 12):
+
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> left, right = gr.moment_maps(alpha, tau, 2 * np.log(gr.optimal_grades(alpha, tau)))
+    >>> left.round(4), right.round(4)
+    (array([0.3391, 0.3217, 0.3391]), array([0.3391, 0.3217, 0.3391]))
+    """
     a, t = profiles(alpha, tau)
     u = _same_length("u", u, a)
     return _tilted(a, -u), _tilted(t, u)
@@ -413,14 +586,31 @@ def moment_maps(alpha, tau, u) -> tuple[np.ndarray, np.ndarray]:
 
 def recession_slope(v) -> float:
     """Recession slope of ``Phi = log Lambda`` along ``v`` (Prop. 12(ii)): ``max v - min v``;
-    positive off the gauge direction, which is why the selection problem has a minimiser."""
+    positive off the gauge direction, which is why the selection problem has a minimiser.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.recession_slope([1.0, -0.5, 2.0]), gr.recession_slope([1.0, 1.0, 1.0])   # 0 on the gauge (GLLM Prop. 12(ii))
+    (2.5, 0.0)
+    """
     v = real_array("v", v)
     with np.errstate(over="ignore"):
         return float(finite_result("v", v.max() - v.min()))
 
 
 def clipped_lower_bound(alpha, tau, C: float) -> float:
-    """Prop. 10(iii): ``Lambda*_C >= max(BC(alpha, tau)^2, C^-2)``."""
+    """Prop. 10(iii): ``Lambda*_C >= max(BC(alpha, tau)^2, C^-2)``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> alpha, tau = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
+    >>> round(gr.clipped_lower_bound(alpha, tau, C=1.2), 4)         # max(BC^2, C^-2), GLLM Prop. 10(iii)
+    0.8695
+    >>> round(gr.clipped_grades(alpha, tau, C=1.2).Lambda, 4)
+    0.9152
+    """
     return max(Lambda_star(alpha, tau), clip_bound(C) ** -2.0)
 
 

@@ -34,7 +34,16 @@ def read_vector_cost(source: str) -> Cost:
 
 
 def read_vector(name: str, source: str) -> np.ndarray:
-    """Return the finite numbers named by ``source`` (a path or inline text) as a float array."""
+    """Return the finite numbers named by ``source`` (a path or inline text) as a float array.
+
+    Examples
+    --------
+    A profile (GLLM §3, Def. 2) given inline, or the name of a file holding it:
+
+    >>> import theorylab.graded as gr
+    >>> gr.read_vector("alpha", "0.5, 0.3 0.2")
+    array([0.5, 0.3, 0.2])
+    """
     if not isinstance(source, str):
         raise ParameterError(f"{name} must be a file path or a list of numbers as text (got {type(source).__name__})")
     is_file = bool(source) and os.path.lexists(source)

@@ -118,7 +118,17 @@ class LadderDesign:
 def profile_design(a, s, d: int = 32, sigma_xi: float = 1.0, C: float = 2.0, name: str | None = None) -> LadderDesign:
     """A design from level profiles ``(a, s)`` (positive, summing to 1) on ``L = len(a)`` equal levels of a
     width-``d`` design (``d`` a multiple of L), noise ``0 < sigma_xi <= SIGMA_XI_MAX`` (1.34e8) and clip
-    ``C >= 1``."""
+    ``C >= 1``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.profile_design([0.1, 0.6, 0.2, 0.1], [0.4, 0.3, 0.2, 0.1], d=8)   # GLLM Table 2 ladder, §6.5
+    >>> design.levels, design.dims, design.C
+    (4, array([2, 2, 2, 2]), 2.0)
+    >>> round(float(design.null_risk), 4)
+    0.135
+    """
     a, s = grades.profiles(a, s)
     L = a.size
     d = positive_int("d", d)
@@ -132,13 +142,29 @@ def profile_design(a, s, d: int = 32, sigma_xi: float = 1.0, C: float = 2.0, nam
 
 def geometric_design(nu: float, mu: float, levels: int = 4, d: int = 32, sigma_xi: float = 1.0,
                      C: float = 2.0) -> LadderDesign:
-    """The geometric level profiles of Cor. 3 (``a_l ~ nu^(L-1-l)``, ``s_l ~ mu^l``), as in Table 3."""
+    """The geometric level profiles of Cor. 3 (``a_l ~ nu^(L-1-l)``, ``s_l ~ mu^l``), as in Table 3.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # GLLM Cor. 3, as in Table 3
+    >>> design.name, design.a.round(4), design.s.round(4)
+    ('geometric nu=0.5, mu=0.25', array([0.3333, 0.6667]), array([0.8, 0.2]))
+    """
     a, s = grades.geometric_profiles(nu, mu, levels)
     return profile_design(a, s, d, sigma_xi, C, name=f"geometric nu={float(nu):g}, mu={float(mu):g}")
 
 
 def design_from_dict(data: dict) -> LadderDesign:
-    """Rebuild (and re-validate) a design from :meth:`LadderDesign.as_dict`."""
+    """Rebuild (and re-validate) a design from :meth:`LadderDesign.as_dict`.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # GLLM Cor. 3
+    >>> gr.design_from_dict(design.as_dict()).s.round(4)
+    array([0.8, 0.2])
+    """
     try:
         a, s, dims = data["a"], data["s"], np.atleast_1d(integer_array("dims", data["dims"], low=1))
         if dims.ndim != 1:
@@ -196,13 +222,33 @@ def pilot_size(design: LadderDesign, n) -> int:
     ------
     ParameterError
         Naming ``n_pilot`` and the range.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # the pilot of GLLM §7.2
+    >>> gr.pilot_size(design, 200)
+    200
+    >>> gr.pilot_size(design, 5)
+    Traceback (most recent call last):
+        ...
+    theorylab.errors.ParameterError: n_pilot must be an integer in [9, 4611686018427387904] (got 5)
     """
     return positive_int("n_pilot", n, low=design.d + 1, high=PILOT_MAX)
 
 
 def draw_pilot(design: LadderDesign, n: int, seed: int = 0, blocks: int = PILOT_BLOCKS) -> Pilot:
     """Draw a pilot sample of ``n`` rows (:func:`pilot_size`: ``d + 1`` to 2^62) in ``blocks`` blocks (stream
-    ``SeedSequence(seed)``, ``seed`` in [0, 2^64))."""
+    ``SeedSequence(seed)``, ``seed`` in [0, 2^64)).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)
+    >>> pilot = gr.draw_pilot(design, 200, seed=0)                   # GLLM §7.2: 64 blocks of statistics
+    >>> pilot.n, pilot.XtX.shape, pilot.Xty.shape
+    (200, (64, 8, 8), (64, 8))
+    """
     n = pilot_size(design, n)
     blocks = positive_int("blocks", blocks)
     seed = seed_int("seed", seed)
@@ -221,6 +267,19 @@ def estimate_levels(XtX, Xty, dims) -> tuple[np.ndarray, np.ndarray]:
     ``XtX`` (d, d) and ``Xty`` (d,) are real; the profiles are scale invariant, so both are first scaled
     by powers of two (exact). Raises ParameterError when ``X^T X`` is singular (a pilot with fewer than
     d informative rows) or the fit is degenerate (a zero coefficient, ``diag X^T X`` not positive).
+
+    Examples
+    --------
+    Exact statistics of the population (``X^T X = Sigma``, ``X^T y = Sigma w*``) return the true profiles
+    (GLLM §7.2):
+
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> tau = np.array([0.4, 0.4, 0.1, 0.1])
+    >>> w = np.sqrt([0.1, 0.1, 0.4, 0.4])
+    >>> a_hat, s_hat = gr.estimate_levels(np.diag(tau), tau * w, dims=[2, 2])
+    >>> a_hat.round(4), s_hat.round(4)
+    (array([0.2, 0.8]), array([0.8, 0.2]))
     """
     XtX, Xty = real_array("XtX", XtX), real_array("Xty", Xty)
     if XtX.ndim != 2 or XtX.shape != (Xty.size, Xty.size) or Xty.ndim != 1 or not Xty.size:
@@ -242,7 +301,16 @@ def estimate_levels(XtX, Xty, dims) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pilot_estimates(pilot: Pilot, dims, weights=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(a_hat, s_hat)`` of the pilot; ``weights`` (K,) >= 0 resample its blocks (the §7.2 bootstrap)."""
+    """``(a_hat, s_hat)`` of the pilot; ``weights`` (K,) >= 0 resample its blocks (the §7.2 bootstrap).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # true a = (1/3, 2/3), s = (0.8, 0.2)
+    >>> a_hat, s_hat = gr.pilot_estimates(gr.draw_pilot(design, 2000, seed=0), design.dims)   # GLLM §7.2
+    >>> a_hat.round(1), s_hat.round(1)
+    (array([0.3, 0.7]), array([0.8, 0.2]))
+    """
     K = pilot.XtX.shape[0]
     w = np.ones(K) if weights is None else real_array("weights", weights, low=0)
     if w.shape != (K,) or not np.any(w > 0):
@@ -251,7 +319,16 @@ def pilot_estimates(pilot: Pilot, dims, weights=None) -> tuple[np.ndarray, np.nd
 
 
 def bootstrap_weights(pilot: Pilot, resamples: int, seed: int) -> np.ndarray:
-    """Multinomial block counts (resamples, K) of the §7.2 bootstrap (resample the blocks with replacement)."""
+    """Multinomial block counts (resamples, K) of the §7.2 bootstrap (resample the blocks with replacement).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)
+    >>> w = gr.bootstrap_weights(gr.draw_pilot(design, 200, seed=0), resamples=3, seed=1)   # GLLM §7.2
+    >>> w.shape, w.sum(axis=1)
+    ((3, 64), array([64, 64, 64]))
+    """
     K = pilot.XtX.shape[0]
     resamples = positive_int("bootstrap", resamples)
     check_memory("bootstrap", 8.0 * resamples * K)
@@ -273,14 +350,30 @@ class Arm:
 
 def uniform_arm(design: LadderDesign) -> Arm:
     """The standard transformer: ``g = 1`` (q = 0), whose inner product is 0 for every pair of
-    profiles (gauge invariance, Prop. 8(i), (iii); §6.5)."""
+    profiles (gauge invariance, Prop. 8(i), (iii); §6.5).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> arm = gr.uniform_arm(gr.geometric_design(0.5, 0.25, levels=2, d=8))    # GLLM Table 2, §6.5
+    >>> arm.name, arm.g
+    ('uniform', array([1., 1.]))
+    """
     return Arm("uniform", np.ones(design.levels), "nothing", "g_l = 1", "Prop. 8(i),(iii); §6.5")
 
 
 def random_arm(design: LadderDesign, seed: int = 0) -> Arm:
     """The control of §8.1.4: level grades ``g_l = C^(U_l)``, ``U_l`` iid Uniform(0, 1) (log-uniform on
     ``[1, C]``), stream ``SeedSequence(seed, spawn_key=(2,))``; drawn independently of the profiles, so its
-    inner product has either sign and its predicted position is fixed by its draw (§8.2.5)."""
+    inner product has either sign and its predicted position is fixed by its draw (§8.2.5).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> arm = gr.random_arm(gr.geometric_design(0.5, 0.25, levels=2, d=8), seed=0)   # GLLM §8.1.4
+    >>> arm.name, arm.g.round(3)
+    ('random', array([1.788, 1.06 ]))
+    """
     seed = seed_int("seed", seed)
     u = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,))).uniform(size=design.levels)
     return Arm("random", design.C ** u, "noise", "g_l = C^U_l, U_l ~ Uniform(0,1) iid", "§8.1.4, §8.2.5")
@@ -288,7 +381,15 @@ def random_arm(design: LadderDesign, seed: int = 0) -> Arm:
 
 def taxonomic_arm(design: LadderDesign) -> Arm:
     """The level ordering alone (Rem. 9, §7.4): ``q`` affine and increasing in the level, spanning the clip,
-    ``g_l = C^(l/(L-1))`` (``g = 1`` when L = 1).  Admissible a priori under geometric profiles."""
+    ``g_l = C^(l/(L-1))`` (``g = 1`` when L = 1).  Admissible a priori under geometric profiles.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> arm = gr.taxonomic_arm(gr.geometric_design(0.5, 0.25, levels=3, d=6))   # g_l = C^(l/(L-1)), GLLM §7.4
+    >>> arm.g.round(4)
+    array([1.    , 1.4142, 2.    ])
+    """
     L = design.levels
     g = design.C ** (np.arange(L) / (L - 1)) if L > 1 else np.ones(1)
     return Arm("taxonomic", g, "the level ordering", "g_l = C^(l/(L-1))", "Rem. 9; §7.4")
@@ -298,7 +399,16 @@ def proxy_arm(design: LadderDesign, pilot: Pilot) -> Arm:
     """Corpus-statistics proxy for the part-of-speech rung (§8.1.2): a *partial* statistic.  It reads
     only the data's second moments on the pilot (``s_hat``, no labels) and replaces the unknown target
     profile by the uniform one (``a = 1/L``, maximum entropy); its grades are the clipped optimum
-    (Prop. 10-11) of that pair, ``g ~ s_hat^(-1/4)`` clipped to ``[1, C]``."""
+    (Prop. 10-11) of that pair, ``g ~ s_hat^(-1/4)`` clipped to ``[1, C]``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)
+    >>> arm = gr.proxy_arm(design, gr.draw_pilot(design, 2000, seed=0))   # GLLM §8.1.2
+    >>> arm.name, arm.g.round(2)
+    ('proxy', array([1.  , 1.41]))
+    """
     _, s_hat = pilot_estimates(pilot, design.dims)
     g = grades.clipped_grades(np.full(design.levels, 1.0 / design.levels), s_hat, design.C).g
     return Arm("proxy", g, "corpus statistics (s_hat only)", "q*_C of (uniform a, s_hat)", "§8.1.2; Prop. 10-11")
@@ -306,24 +416,58 @@ def proxy_arm(design: LadderDesign, pilot: Pilot) -> Arm:
 
 def educated_arm(design: LadderDesign, pilot: Pilot) -> Arm:
     """The educated grading ``q*_C`` (Prop. 10-11, §7.5): the clipped optimum of the level program on the
-    pilot's estimates ``(a_hat, s_hat)`` (§7.2), the pilot disjoint from the training sample (Rem. 10)."""
+    pilot's estimates ``(a_hat, s_hat)`` (§7.2), the pilot disjoint from the training sample (Rem. 10).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)
+    >>> arm = gr.educated_arm(design, gr.draw_pilot(design, 2000, seed=0))   # GLLM §7.5
+    >>> arm.g.round(2), gr.oracle_arm(design).g.round(2)
+    (array([1.  , 1.73]), array([1.  , 1.68]))
+    """
     a_hat, s_hat = pilot_estimates(pilot, design.dims)
     g = grades.clipped_grades(a_hat, s_hat, design.C).g
     return Arm("educated", g, "both estimated profiles", "q*_C of (a_hat, s_hat)", "Prop. 10-11; §7.5")
 
 
 def oracle_arm(design: LadderDesign) -> Arm:
-    """The diagnostic ceiling: ``q*_C`` of the true level profiles ``(a, s)`` (Prop. 10-11)."""
+    """The diagnostic ceiling: ``q*_C`` of the true level profiles ``(a, s)`` (Prop. 10-11).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)
+    >>> arm = gr.oracle_arm(design)                                  # q*_C of GLLM Prop. 10-11
+    >>> arm.g.round(4), round(gr.Lambda(arm.g, design.a, design.s), 4)
+    (array([1.    , 1.6818]), 0.7771)
+    """
     g = grades.clipped_grades(design.a, design.s, design.C).g
     return Arm("oracle", g, "the held-out target", "q*_C of (a, s)", "Prop. 10-11")
 
 
 def build_arms(design: LadderDesign, pilot: Pilot, seed: int = 0) -> list[Arm]:
-    """The six arms of Table 2 in the order of ``ARMS``."""
+    """The six arms of Table 2 in the order of ``ARMS``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)
+    >>> arms = gr.build_arms(design, gr.draw_pilot(design, 200, seed=0))   # GLLM Table 2
+    >>> [arm.name for arm in arms]
+    ['uniform', 'random', 'taxonomic', 'proxy', 'educated', 'oracle']
+    """
     return [uniform_arm(design), random_arm(design, seed), taxonomic_arm(design), proxy_arm(design, pilot),
             educated_arm(design, pilot), oracle_arm(design)]
 
 
 def q_of(g) -> np.ndarray:
-    """Grades ``q = ln g`` (``Q_BASE``) of grades ``g > 0``."""
+    """Grades ``q = ln g`` (``Q_BASE``) of grades ``g > 0``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.q_of([1.0, 2.0]).round(4)                                 # q = ln g (GLLM §3.1, lambda = e)
+    array([0.    , 0.6931])
+    """
     return np.log(real_array("g", g, low=0, low_inclusive=False))

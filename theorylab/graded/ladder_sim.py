@@ -63,6 +63,19 @@ def learning_curves(design: lad.LadderDesign, level_grades, m_values, reps: int 
     """Excess risk ``||Sigma^(1/2)(w_hat - w*)||^2`` of each arm's fit, shape (arms, len(m_values), reps).
 
     ``level_grades`` (arms, L); ``m_values`` increasing positive integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # GLLM §8.3.3
+    >>> g = np.array([[1.0, 1.0], gr.oracle_arm(design).g])          # uniform and oracle arms
+    >>> risks = gr.learning_curves(design, g, m_values=[4, 40, 400], reps=50)
+    >>> risks.shape
+    (2, 3, 50)
+    >>> risks.mean(axis=2).round(2)
+    array([[0.19, 0.09, 0.01],
+           [0.16, 0.09, 0.01]])
     """
     G = real_array("level_grades", level_grades, low=0.0, low_inclusive=False)
     if G.ndim != 2 or G.shape[1] != design.levels:
@@ -95,7 +108,18 @@ def _unit_scale(g: np.ndarray) -> np.ndarray:
 
 
 def grid(name: str, m_values) -> np.ndarray:
-    """Validate a grid of sample sizes: strictly increasing integers >= 1."""
+    """Validate a grid of sample sizes: strictly increasing integers >= 1.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.grid("m_values", [4, 16, 64])                              # sample sizes of GLLM §8.3.3
+    array([ 4, 16, 64])
+    >>> gr.grid("m_values", [16, 4])
+    Traceback (most recent call last):
+        ...
+    theorylab.errors.ParameterError: m_values must be strictly increasing integers >= 1 (got [16, 4])
+    """
     ms = np.atleast_1d(integer_array(name, m_values, low=1))
     if ms.ndim != 1 or np.any(np.diff(ms) <= 0):
         raise ParameterError(f"{name} must be strictly increasing integers >= 1 (got {ms.tolist()})")
@@ -106,7 +130,16 @@ def crossing(m_values, curves, level: float) -> np.ndarray:
     """Where each mean risk curve (last axis over ``m_values``) first reaches ``level``: log-log
     interpolation between the grid points around the first crossing; NaN when it is not reached
     within the grid or is already reached at the first point (the size is then not resolved).
-    ``m_values`` strictly increasing sizes > 0, ``curves`` risks >= 0 (NaN where missing), ``level > 0``."""
+    ``m_values`` strictly increasing sizes > 0, ``curves`` risks >= 0 (NaN where missing), ``level > 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> m = [10, 100, 1000]                                         # a risk 1/m reaches 0.01 at m = 100 (GLLM §8.2.2)
+    >>> gr.crossing(m, np.array([[0.1, 0.01, 0.001], [0.1, 0.05, 0.02]]), level=0.03).round(2)
+    array([ 33.33, 360.99])
+    """
     ms = real_array("m_values", m_values, low=0, low_inclusive=False)
     if ms.ndim != 1 or np.any(np.diff(ms) <= 0):
         raise ParameterError(f"m_values must be a strictly increasing 1-D grid (got shape {ms.shape})")
@@ -133,7 +166,14 @@ def _crossing(ms: np.ndarray, curves: np.ndarray, lv: float) -> np.ndarray:
 def window_end(design: lad.LadderDesign) -> tuple[float, tuple[int, int] | None]:
     """``(m_sat, W)`` of Lem. 4 for the uniform class: ``m_sat = min_l d_l sigma_xi^2 / cap_l`` with
     ``cap_l = sigma_(l)^2`` (unit budget), the size at which it starts estimating its first level
-    (level 0 for Cor. 3's profiles, where it is the library's ``d^2 sigma_xi^2 / (L^2 s_0)``)."""
+    (level 0 for Cor. 3's profiles, where it is the library's ``d^2 sigma_xi^2 / (L^2 s_0)``).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.window_end(gr.geometric_design(0.5, 0.25, levels=2, d=8))   # (m_sat, W) of GLLM Lemma 4
+    (20.0, (4, 10))
+    """
     caps = env.caps(design.s / design.dims, np.ones(design.levels), 1.0)
     msat = min(env.m_sat(dl, design.sigma_xi, c) for dl, c in zip(design.dims, caps))
     return msat, env.window(msat)
@@ -148,6 +188,12 @@ def reference_size(design: lad.LadderDesign) -> int:
         When ``m_sat/2`` is beyond ``MAX_SIZE`` (2^53, the largest sample size computed exactly): the
         noise ``sigma_xi`` is too large for this design (``m_sat`` scales as ``sigma_xi^2``); the message
         gives the largest ``sigma_xi`` the design allows.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.reference_size(gr.geometric_design(0.5, 0.25, levels=2, d=8))   # end of W, GLLM Lemma 4
+    10
     """
     msat, W = window_end(design)
     if not msat / 2 <= MAX_SIZE:
@@ -171,6 +217,12 @@ def default_grid(design: lad.LadderDesign, target: float = TARGET_FRACTION, poin
         When the top of the grid would be beyond ``MAX_SIZE`` (2^53) samples -- ``sigma_xi`` too large or
         ``target`` too small for the design; the message gives the top and the limit -- or ``m_ref`` is
         (:func:`reference_size`).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.default_grid(gr.geometric_design(0.5, 0.25, levels=2, d=8), points=6)   # contains m_ref = 10 (GLLM Lemma 4)
+    array([   1,    4,   10,   17,   73,  306, 1280])
     """
     points = positive_int("points", points, low=4)
     eps = target_risk(design, target)
@@ -187,7 +239,15 @@ def default_grid(design: lad.LadderDesign, target: float = TARGET_FRACTION, poin
 
 
 def target_risk(design: lad.LadderDesign, target: float) -> float:
-    """``eps = target x null risk``, ``target > 0`` (and not so small that eps underflows to 0)."""
+    """``eps = target x null risk``, ``target > 0`` (and not so small that eps underflows to 0).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # GLLM §8.2.2
+    >>> round(gr.target_risk(design, 0.5), 4), round(float(design.null_risk), 4)
+    (0.05, 0.1)
+    """
     eps = real_scalar("target", target, low=0.0, low_inclusive=False) * design.null_risk
     if not eps > 0:
         raise ParameterError(f"target too small: target x null risk underflows to 0 (got target {target:g})")
@@ -240,7 +300,15 @@ def _interval(x, axis=0):
 
 def spearman(x, Y) -> np.ndarray:
     """Spearman rank correlation of the vector ``x`` with each row of ``Y`` (average ranks for ties);
-    NaN for a row containing NaN or with no spread."""
+    NaN for a row containing NaN or with no spread.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> gr.spearman([1, 2, 3, 4], np.array([[10, 20, 30, 40], [4, 3, 2, 1], [1, 3, 2, 4]]))   # GLLM §8.3.3
+    array([ 1. , -1. ,  0.8])
+    """
     x = real_array("x", x)
     Y = np.atleast_2d(real_array("Y", Y, allow_nan=True))
     if x.ndim != 1 or Y.ndim != 2 or Y.shape[1] != x.size:
@@ -263,6 +331,16 @@ def measure(prereg: Preregistration, m_values=None, reps: int = 400, seed: int =
 
     ``m_values``: training sample sizes (default :func:`default_grid`, which contains ``m_ref``);
     ``reps >= 2`` repetitions; ``target``: eps as a fraction of the null risk; ``bootstrap >= 2``.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> prereg = gr.preregister(gr.geometric_design(0.5, 0.25, levels=2, d=8), n_pilot=200, bootstrap=10)
+    >>> result = gr.measure(prereg, m_values=[1, 3, 10, 40, 160, 640], reps=50, bootstrap=10)   # GLLM Table 2
+    >>> {row["arm"]: round(row["inv_Lambda_true"], 2) for row in result.rows}
+    {'uniform': 1.0, 'random': 0.52, 'taxonomic': 1.25, 'proxy': 1.25, 'educated': 1.25, 'oracle': 1.29}
+    >>> round(result.rows[-1]["efficiency"], 2)
+    1.12
     """
     design = prereg.design
     names = [a.name for a in prereg.arms]
@@ -283,7 +361,23 @@ def measure(prereg: Preregistration, m_values=None, reps: int = 400, seed: int =
 def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_FRACTION, seed: int = 0,
               bootstrap: int = 1000) -> LadderResult:
     """The measured columns and summary of :func:`measure` from learning curves ``risks`` (arms, M, reps) on
-    ``m_values`` (which must contain ``m_ref``): one set of curves serves several targets."""
+    ``m_values`` (which must contain ``m_ref``): one set of curves serves several targets.
+
+    Examples
+    --------
+    One set of learning curves, summarised at two targets (GLLM §8.2.2, Table 2):
+
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> prereg = gr.preregister(gr.geometric_design(0.5, 0.25, levels=2, d=8), n_pilot=200, bootstrap=10)
+    >>> m = [1, 3, 10, 40, 160, 640]
+    >>> risks = gr.learning_curves(prereg.design, np.array([arm.g for arm in prereg.arms]), m, reps=50)
+    >>> for target in (0.5, 0.25):
+    ...     result = gr.summarize(prereg, m, risks, target=target, bootstrap=10)
+    ...     print(target, round(result.rows[-1]["efficiency"], 2))
+    0.5 1.12
+    0.25 1.04
+    """
     design = prereg.design
     names = [a.name for a in prereg.arms]
     eps = target_risk(design, target)
@@ -353,7 +447,17 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
 
 
 def inverted_pairs(rows, key: str) -> list[str]:
-    """Pairs ``"a>b"`` predicted in that order (by inner product) whose measured ``key`` is in the other order."""
+    """Pairs ``"a>b"`` predicted in that order (by inner product) whose measured ``key`` is in the other order.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> rows = [{"arm": "a", "predicted_rank": 1, "efficiency": 1.1},
+    ...         {"arm": "b", "predicted_rank": 2, "efficiency": 1.3},
+    ...         {"arm": "c", "predicted_rank": 3, "efficiency": 1.0}]
+    >>> gr.inverted_pairs(rows, "efficiency")                      # predicted a > b > c (GLLM §8.3.3)
+    ['a>b']
+    """
     out = []
     for i, x in enumerate(rows):
         for y in rows[i + 1:]:
@@ -376,7 +480,20 @@ class Degradation:
 
 def profile_error(a_hat, s_hat, a, s) -> float:
     """Lem. 2's error: the variance of ``delta_l = log(a_hat_l/a_l) - log(s_hat_l/s_l)`` over the levels,
-    ``mean_l (delta_l - delta_bar)^2`` (the gauge direction, a common shift of delta, costs nothing)."""
+    ``mean_l (delta_l - delta_bar)^2`` (the gauge direction, a common shift of delta, costs nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.graded as gr
+    >>> a, s = np.array([0.5, 0.5]), np.array([0.8, 0.2])
+    >>> gr.profile_error(a, s, a, s)
+    0.0
+    >>> round(gr.profile_error(2 * a, 3 * s, a, s), 12)             # a common shift is free (GLLM §6.5)
+    0.0
+    >>> round(gr.profile_error(np.array([0.6, 0.4]), s, a, s), 4)
+    0.0411
+    """
     a_hat, s_hat, a, s = (real_array(n, v, low=0, low_inclusive=False)
                           for n, v in (("a_hat", a_hat), ("s_hat", s_hat), ("a", a), ("s", s)))
     if not a_hat.ndim == 1 or not a_hat.shape == s_hat.shape == a.shape == s.shape:
@@ -418,6 +535,18 @@ def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 
     A summary slope and its interval are NaN where there is no power law to fit: fewer than three
     points with positive values (e.g. no draw with a positive excess, as when the educated grades are
     the oracle's), or a mean of 0.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> design = gr.geometric_design(0.5, 0.25, levels=2, d=8)      # GLLM §6.5
+    >>> deg = gr.degradation(design, [20, 2000, 200000], draws=3, reps=4, m_values=[1, 3, 10, 40, 160, 640])
+    >>> [row["n_pilot"] for row in deg.rows], len(deg.draws)
+    ([20, 2000, 200000], 9)
+    >>> [round(row["excess_mean"], 4) for row in deg.rows]      # Lambda(g_hat)/Lambda*_C - 1 shrinks with n
+    [0.0133, 0.0018, 0.0001]
+    >>> round(deg.summary["Lambda_star_C"], 4)
+    0.7771
     """
     ns = grid("n_values", n_values)
     if ns.size < 3:

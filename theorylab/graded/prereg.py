@@ -96,7 +96,14 @@ def _interval(x) -> tuple:
 
 
 def average_ranks(values) -> np.ndarray:
-    """Ranks 1..n along the last axis (1 for the smallest) of real ``values``; ties share their average rank."""
+    """Ranks 1..n along the last axis (1 for the smallest) of real ``values``; ties share their average rank.
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.average_ranks([0.3, -0.1, 0.3, 0.0])                    # ties share their rank (GLLM §8.3.3)
+    array([3.5, 1. , 3.5, 2. ])
+    """
     x = real_array("values", values)
     if x.ndim < 1:
         raise ParameterError("values must have at least one axis (the one ranked)")
@@ -107,7 +114,14 @@ def average_ranks(values) -> np.ndarray:
 
 
 def predicted_ranks(values) -> np.ndarray:
-    """Rank 1 for the largest value; ties share their average rank (``values`` as :func:`average_ranks`)."""
+    """Rank 1 for the largest value; ties share their average rank (``values`` as :func:`average_ranks`).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> gr.predicted_ranks([0.3, -0.1, 0.3, 0.0])                  # largest inner product first (GLLM §6.5)
+    array([1.5, 4. , 1.5, 3. ])
+    """
     return average_ranks(-real_array("values", values))
 
 
@@ -116,6 +130,15 @@ def preregister(design: lad.LadderDesign, n_pilot: int, seed: int = 0, bootstrap
 
     ``seed`` names the pilot stream (``SeedSequence(seed)``), the random arm (``spawn_key=(2,)``) and the
     bootstrap (``spawn_key=(1,)``); ``bootstrap`` resamples of the pilot's blocks, an integer in [2, 2^63).
+
+    Examples
+    --------
+    >>> import theorylab.graded as gr
+    >>> prereg = gr.preregister(gr.geometric_design(0.5, 0.25, levels=2, d=8), n_pilot=200, bootstrap=10)
+    >>> prereg.predicted_order                                     # GLLM §7.4, Table 2
+    ['educated', 'taxonomic', 'oracle', 'proxy', 'uniform', 'random']
+    >>> [(arm.name, round(arm.ip_hat, 2)) for arm in prereg.arms[:3]]
+    [('uniform', 0.0), ('random', -0.4), ('taxonomic', 0.53)]
     """
     bootstrap = _bootstrap(bootstrap)
     pilot = lad.draw_pilot(design, n_pilot, seed)

@@ -36,7 +36,14 @@ from theorylab.plga.params import EPS_LN, GLU, GatedResidualUnit, PLGAParams
 
 def sigmoid(u) -> np.ndarray:
     """Logistic ``1/(1 + e^-u)``, evaluated as ``e^u/(1 + e^u)`` for u < 0 (no overflow, full relative
-    accuracy in both tails); object arrays (exact route) get the SymPy expression ``1/(1 + exp(-u))``."""
+    accuracy in both tails); object arrays (exact route) get the SymPy expression ``1/(1 + exp(-u))``.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.sigmoid([-800.0, 0.0, 2.0]).round(4)                 # no overflow in the tails (PLGA eq. 3.1)
+    array([0.    , 0.5   , 0.8808])
+    """
     return _sigmoid(_real_or_exact("u", u))
 
 
@@ -51,7 +58,14 @@ def _sigmoid(u: np.ndarray) -> np.ndarray:
 
 def iswiglu(u) -> np.ndarray:
     """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free: every real
-    ``u <= 1e154`` (above, ``u^2`` exceeds the float range: ParameterError)."""
+    ``u <= 1e154`` (above, ``u^2`` exceeds the float range: ParameterError).
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.iswiglu([-2.0, 0.0, 2.0]).round(4)                   # u^2 sigmoid(u) >= 0 (PLGA eq. 3.1)
+    array([0.4768, 0.    , 3.5232])
+    """
     u = _real_or_exact("u", u)
     if not _is_exact(u) and u.size and np.max(u) > _ISWIGLU_MAX:
         raise ParameterError(f"u must be <= {_ISWIGLU_MAX:g} (u^2 sigmoid(u) overflows above; got {np.max(u):g})")
@@ -67,7 +81,17 @@ def _iswiglu(u: np.ndarray) -> np.ndarray:
 
 @finite_output("q_rot")
 def density_operator(q_rot) -> np.ndarray:
-    """``D_Q = Q~^T Q~`` of the rotated queries ``q_rot`` (S, dk) (PLGA eq. 3.2, Def. 4.3)."""
+    """``D_Q = Q~^T Q~`` of the rotated queries ``q_rot`` (S, dk) (PLGA eq. 3.2, Def. 4.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q = np.array([[1.0, 0.0], [1.0, 2.0]])
+    >>> plga.density_operator(q)                                  # Q^T Q (PLGA eq. 3.2)
+    array([[2., 2.],
+           [2., 4.]])
+    """
     q = _queries("q_rot", q_rot)
     return q.T @ q                                                     # (dk, dk)
 
@@ -77,6 +101,16 @@ def cumulative_density_operators(q_rot, mask=None) -> np.ndarray:
     """Masked cumulative Grams ``D_t^cum = sum_{n<=t} m_n q~_n q~_n^T`` for t = 1..S (PLGA eq. 4.16).
 
     Returns an array (S, dk, dk); ``mask`` (S,) of 0/1 weights defaults to all ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q = np.array([[1.0, 0.0], [1.0, 2.0]])
+    >>> D = plga.cumulative_density_operators(q)                  # D_1, D_2 (PLGA eq. 4.16)
+    >>> D[0], np.array_equal(D[-1], plga.density_operator(q))
+    (array([[1., 0.],
+           [0., 0.]]), True)
     """
     q = _queries("q_rot", q_rot)
     m = np.ones(len(q)) if mask is None else real_array("mask", mask, low=0, high=1, allow_empty=True)
@@ -100,6 +134,14 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     Object arrays (e.g. of ``mpmath.mpf`` or SymPy symbols) are evaluated in their own arithmetic;
     with them ``eps`` may be a SymPy symbol too.
     ``gamma``, ``beta`` (optional) broadcast against the rows, e.g. shape ``(d,)``.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.layer_norm([[1.0, 2.0, 3.0]], eps=0.0).round(4)      # exactly scale invariant at eps = 0 (Lemma 5.11)
+    array([[-1.2247,  0.    ,  1.2247]])
+    >>> plga.layer_norm([[1e200, 2e200, 3e200]], eps=0.0).round(4)
+    array([[-1.2247,  0.    ,  1.2247]])
     """
     x = _real_or_exact("x", x)
     if x.ndim < 1 or x.shape[-1] == 0:
@@ -147,7 +189,14 @@ def _layer_norm(x: np.ndarray, gamma, beta, eps: float) -> np.ndarray:
 
 
 def silu(u) -> np.ndarray:
-    """``silu(u) = u sigmoid(u)`` (overflow-free)."""
+    """``silu(u) = u sigmoid(u)`` (overflow-free).
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.silu([-2.0, 0.0, 2.0]).round(4)                      # u sigmoid(u) (PLGA eq. 3.1)
+    array([-0.2384,  0.    ,  1.7616])
+    """
     return _silu(_real_or_exact("u", u))
 
 
@@ -165,7 +214,17 @@ def _unit_rows(x, dk: int) -> np.ndarray:
 
 @finite_output("x")
 def glu(x, g: GLU) -> np.ndarray:
-    """The authors' gated unit ``(silu(x W1 + b1) * (x W2 + b2)) W3 + b3`` on the rows of ``x``."""
+    """The authors' gated unit ``(silu(x W1 + b1) * (x W2 + b2)) W3 + b3`` on the rows of ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> glu = plga.init_params(4, seed=0).units[0].glus[0]        # a gated unit of Phi_res (PLGA eq. 3.3)
+    >>> plga.glu(np.zeros((2, 4)), glu)                           # zero biases: silu(0) * 0 = 0
+    array([[0., 0., 0., 0.],
+           [0., 0., 0., 0.]])
+    """
     return _glu(_unit_rows(x, g.W1.shape[0]), g)
 
 
@@ -175,7 +234,17 @@ def _glu(x: np.ndarray, g: GLU) -> np.ndarray:
 
 @finite_output("x")
 def gated_unit(x, u: GatedResidualUnit, eps_ln: float = EPS_LN) -> np.ndarray:
-    """The authors' residual unit ``LN(g_m(... g_1(x)) + x)`` on the rows of ``x`` (``"glu-ln"``); ``eps_ln >= 0``."""
+    """The authors' residual unit ``LN(g_m(... g_1(x)) + x)`` on the rows of ``x`` (``"glu-ln"``); ``eps_ln >= 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> unit = plga.init_params(4, seed=0).units[0]               # LN(GLU(r) + r), PLGA eq. 3.3
+    >>> y = plga.gated_unit(np.random.default_rng(0).standard_normal((3, 4)), unit)
+    >>> y.shape, bool(np.abs(y.mean(axis=1)).max() < 1e-12)       # each row is layer-normalised
+    ((3, 4), True)
+    """
     x = _unit_rows(x, u.ln_gamma.shape[-1])
     eps_ln = real_scalar("eps_ln", eps_ln, low=0)
     return _gated_unit(x, u, eps_ln)
@@ -196,6 +265,16 @@ def hadamard_power(A, P) -> np.ndarray:
     ``A^(o (s + t) P) = A^(o s P) o A^(o t P)`` and ``A^(o 0) = 1 1^T`` (claim A14). ``A`` and ``P``
     broadcast together; a numeric ``A`` must be entrywise >= 0 (a negative base has no real power).
     Object arrays (the exact route) are raised in their own arithmetic.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> A, P = np.array([[4.0, 9.0]]), np.array([[0.5, 2.0]])
+    >>> plga.hadamard_power(A, P)                                 # A_ij ** P_ij (PLGA eq. 3.5, Prop. 3.7)
+    array([[ 2., 81.]])
+    >>> plga.hadamard_power(A, 0 * P)
+    array([[1., 1.]])
     """
     A, P = _real_or_exact("A", A), _real_or_exact("P", P)
     if not _is_exact(A) and A.size and np.min(A) < 0:
@@ -212,7 +291,17 @@ def _hadamard_power(A: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 
 def metric_learner(x, params: PLGAParams) -> np.ndarray:
-    """``Phi_res``: the residual units applied to every row of ``x`` (PLGA eq. 3.3, Prop. 3.11)."""
+    """``Phi_res``: the residual units applied to every row of ``x`` (PLGA eq. 3.3, Prop. 3.11).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> params = plga.init_params(4, seed=0)
+    >>> x = plga.layer_norm(plga.density_operator(np.random.default_rng(0).standard_normal((5, 4))))
+    >>> plga.metric_learner(x, params).shape                      # Phi_res row by row (PLGA eq. 3.3, Prop. 3.11)
+    (4, 4)
+    """
     x = real_array("x", x)
     if x.ndim < 1 or x.shape[-1] != params.dk:
         raise ParameterError(f"x must have rows of length dk = {params.dk} (got shape {x.shape})")
@@ -241,7 +330,18 @@ class PLGAStages:
 
 
 def stages_from_density(D, params: PLGAParams) -> PLGAStages:
-    """Run ``Psi``: D -> (A, A_LM, A_P, G_LM) (PLGA eqs. 3.3-3.6); ``D`` may be a stack (..., dk, dk)."""
+    """Run ``Psi``: D -> (A, A_LM, A_P, G_LM) (PLGA eqs. 3.3-3.6); ``D`` may be a stack (..., dk, dk).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> params = plga.init_params(4, seed=0)
+    >>> D = plga.density_operator(np.random.default_rng(0).standard_normal((5, 4)))
+    >>> st = plga.stages_from_density(D, params)                 # PLGA eqs. 3.3-3.6
+    >>> st.G.shape, bool(st.A_LM.min() >= params.eps)
+    ((4, 4), True)
+    """
     D = _square("D", D)
     if D.shape[-1] != params.dk:
         raise ParameterError(f"D must have trailing shape ({params.dk}, {params.dk}) (got {D.shape})")
@@ -254,7 +354,17 @@ def stages_from_density(D, params: PLGAParams) -> PLGAStages:
 
 
 def plga_stages(q_rot, params: PLGAParams) -> PLGAStages:
-    """All PLGA tensors from the global Gram of the rotated queries (eqs. 3.2-3.6)."""
+    """All PLGA tensors from the global Gram of the rotated queries (eqs. 3.2-3.6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q = np.random.default_rng(0).standard_normal((5, 4))
+    >>> st = plga.plga_stages(q, plga.init_params(4, seed=0))    # PLGA eqs. 3.2-3.6
+    >>> np.array_equal(st.D, plga.density_operator(q)), st.A_P.shape
+    (True, (4, 4))
+    """
     return stages_from_density(density_operator(q_rot), params)
 
 
@@ -273,13 +383,35 @@ def g_lm(q_rot, params: PLGAParams) -> np.ndarray:
 
 
 def g_lm_cumulative(q_rot, params: PLGAParams, mask=None) -> np.ndarray:
-    """``G_LM^(t) = Psi(D_t^cum)`` for t = 1..S, shape (S, dk, dk) (PLGA eq. 4.16, cumulative Gram)."""
+    """``G_LM^(t) = Psi(D_t^cum)`` for t = 1..S, shape (S, dk, dk) (PLGA eq. 4.16, cumulative Gram).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q = np.random.default_rng(0).standard_normal((5, 4))
+    >>> params = plga.init_params(4, seed=0)
+    >>> G = plga.g_lm_cumulative(q, params)                      # one operator per prefix (PLGA eq. 4.16)
+    >>> G.shape, bool(np.allclose(G[-1], plga.g_lm(q, params), rtol=1e-12, atol=0))
+    ((5, 4, 4), True)
+    """
     return stages_from_density(cumulative_density_operators(q_rot, mask), params).G
 
 
 @finite_output("q_rot, k_rot, G")
 def scores(q_rot, k_rot, G) -> np.ndarray:
-    """``E = Q~ G K~^T / sqrt(dk)`` (PLGA eq. 3.7); ``G`` (dk, dk) or per-row (S, dk, dk)."""
+    """``E = Q~ G K~^T / sqrt(dk)`` (PLGA eq. 3.7); ``G`` (dk, dk) or per-row (S, dk, dk).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q, k = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> plga.scores(q, k, np.eye(2))                             # Q G K^T / sqrt(dk) (PLGA eq. 3.7)
+    array([[0.70710678, 0.        ]])
+    >>> plga.scores(q, k, np.array([[0.0, 2.0], [0.0, 0.0]])).round(4)
+    array([[0.    , 1.4142]])
+    """
     q, k = _queries("q_rot", q_rot), _queries("k_rot", k_rot)
     G = _square("G", G)
     dk = q.shape[1]
@@ -297,7 +429,17 @@ def absorb_operator(W, b, G) -> tuple[np.ndarray, np.ndarray]:
     """``(W G, b G)``: a constant operator absorbed into an affine query projection,
     ``(X W + 1 b^T) G = X (W G) + 1 (b^T G)`` (PLGA Thm 5.4(ii), the authors' ``absorb_operator_affine``;
     claim A19). With RoPE the absorbed model computes the same scores iff ``G`` lies in the rotation
-    commutant (Prop. 4.1). Object arrays (the exact route) are checked entrywise."""
+    commutant (Prop. 4.1). Object arrays (the exact route) are checked entrywise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> W, b, G = np.eye(2), np.array([1.0, 0.0]), np.array([[2.0, 0.0], [0.0, 3.0]])
+    >>> plga.absorb_operator(W, b, G)                            # (W G, b G), PLGA §5 (claim A19)
+    (array([[2., 0.],
+           [0., 3.]]), array([2., 0.]))
+    """
     W, b = _real_or_exact("W", W), _real_or_exact("b", b)
     G = _square("G", G, single=True)
     if W.ndim != 2 or W.shape[1] != G.shape[0] or b.shape != (W.shape[1],):

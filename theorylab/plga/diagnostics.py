@@ -38,7 +38,17 @@ class PositivityMargins:
 
 
 def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargins:
-    """The positivity margins of ``iSwiGLU(U)``, ``A_LM`` and ``A_P`` (claim A2)."""
+    """The positivity margins of ``iSwiGLU(U)``, ``A_LM`` and ``A_P`` (claim A2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q = np.random.default_rng(0).standard_normal((5, 4))
+    >>> pm = plga.positivity_margins(plga.plga_stages(q, plga.init_params(4, seed=0)))   # PLGA §3.2
+    >>> bool(pm.min_iswiglu >= 0), bool(pm.min_A_LM >= pm.eps), bool(pm.min_A_P > 0)
+    (True, True, True)
+    """
     eps = real_scalar("eps", eps, low=0)
     return PositivityMargins(float(np.min(_iswiglu(stages.U))), float(np.min(stages.A_LM)),
                              float(np.min(stages.A_P)), eps)
@@ -48,7 +58,16 @@ def positivity_margins(stages: PLGAStages, eps: float = EPS) -> PositivityMargin
 @finite_output("q_t, K, dG")
 def row_perturbation_bound(q_t, K, dG) -> float:
     """``||q_t|| ||K||_2 ||dG||_2 / sqrt(dk)``: bound on the l2 change of attention row t when G_LM moves
-    by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score)."""
+    by ``dG`` (PLGA §5.3: softmax is 1-Lipschitz in l2, composed with the bilinear score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q, K = np.array([1.0, 0.0, 0.0, 0.0]), np.eye(4)
+    >>> plga.row_perturbation_bound(q, K, 0.1 * np.eye(4))       # 1 * 1 * 0.1 / sqrt(4) (PLGA §5.3)
+    0.05
+    """
     q_t = real_array("q_t", q_t)
     K, dG = real_array("K", K), _square("dG", dG, single=True, exact=False)     # K: at least one key (a row)
     if K.ndim != 2:
@@ -71,6 +90,14 @@ def rms(X) -> float:
     ------
     ParameterError
         If ``X`` is empty or holds anything but finite real numbers.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> round(plga.rms([3.0, -4.0]), 4)                           # sqrt(12.5) (PLGA §5.1)
+    3.5355
+    >>> print(f"{plga.rms([3e200, -4e200]):.4e}")                 # no overflow
+    3.5355e+200
     """
     return _rms(real_array("X", X))
 
@@ -100,6 +127,16 @@ def order_parameter(D1, D2, normalization: str = "rms") -> float:
     |mean D2|))`` (their symmetrized adaptation of the source papers' ``|mu_1|``; ``order_pair``):
     0 when ``D1 == D2``, ``inf`` when the means cancel but the tensors differ. It is never below the
     rms statistic (``|mean X| <= ||X||_rms``), with equality for constant tensors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> D = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> plga.order_parameter(D, D)                                # 0 iff D1 == D2 (PLGA Prop. 5.2)
+    0.0
+    >>> round(plga.order_parameter(D, 2 * D), 4)
+    0.6667
     """
     D1, D2 = real_array("D1", D1), real_array("D2", D2)
     if D1.shape != D2.shape:
@@ -125,7 +162,16 @@ class DensityReport:
 
 
 def density_report(q_rot) -> DensityReport:
-    """Symmetry, smallest eigenvalue and numerical rank of ``D_Q`` vs the bound min(S, dk)."""
+    """Symmetry, smallest eigenvalue and numerical rank of ``D_Q`` vs the bound min(S, dk).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> rep = plga.density_report(np.random.default_rng(0).standard_normal((3, 8)))   # S = 3 < dk = 8 (PLGA §3.2)
+    >>> rep.rank, rep.rank_bound, bool(rep.min_eigenvalue >= -rep.tol)
+    (3, 3, True)
+    """
     q = _queries("q_rot", q_rot, exact=False)
     D = density_operator(q)
     if not q.shape[0]:
@@ -140,6 +186,16 @@ def ln_scale_error(D, S, eps: float = EPS_LN) -> np.ndarray:
     """``LN_eps(D) - LN_eps(D / S)`` computed directly, row-wise (Lemma 5.11(ii); claim A11).
 
     No proxy: both LayerNorms are evaluated and subtracted (no affine gamma, beta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> D = np.array([[1.0, 2.0, 3.0, 4.0]])
+    >>> plga.ln_scale_error(D, S=8, eps=0.0)                      # exactly scale invariant (PLGA Lemma 5.11)
+    array([[0., 0., 0., 0.]])
+    >>> print(f"{np.abs(plga.ln_scale_error(D, S=8, eps=1e-6)).max():.2e}")
+    3.38e-05
     """
     D = _real_or_exact("D", D)
     if D.ndim < 1 or D.shape[-1] == 0:
@@ -156,7 +212,19 @@ def ln_scale_proxy(D, S, eps: float = EPS_LN) -> np.ndarray:
     ``||LN(D) - LN(D/S)|| / ||LN(D/S)||``, row-wise (``inf`` on constant rows). A labelled proxy, reported beside
     the direct :func:`ln_scale_error` as in the authors' audit (``ln_pair_error``); without affine parameters it
     is an upper bound, ``sqrt((v + eps)/(v + eps/S^2)) - 1 <= eps/(2v)``, tight to first order as eps/v -> 0
-    (Lemma 5.11(ii); claim A15)."""
+    (Lemma 5.11(ii); claim A15).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> D = np.array([[1.0, 2.0, 3.0, 4.0]])
+    >>> print(f"{plga.ln_scale_proxy(D, S=8)[0]:.2e}")          # eps / (2 var(D/S)), PLGA Lemma 5.11(ii)
+    2.56e-05
+    >>> rel = np.linalg.norm(plga.ln_scale_error(D, S=8)) / np.linalg.norm(plga.layer_norm(D / 8))
+    >>> print(f"{rel:.2e}")                                     # the direct relative error, below the proxy
+    2.52e-05
+    """
     D = real_array("D", D)
     if D.ndim < 1 or D.shape[-1] == 0:
         raise ParameterError(f"D must be an array with a non-empty last axis (got shape {D.shape})")

@@ -26,7 +26,14 @@ from theorylab.plga.chain import sigmoid
 
 
 def silu_prime(u) -> np.ndarray:
-    """``SiLU'(u) = sigma(u) (1 + u (1 - sigma(u)))``."""
+    """``SiLU'(u) = sigma(u) (1 + u (1 - sigma(u)))``.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.silu_prime([0.0, 2.3994, -4.0]).round(4)           # sup 1.0998 at u* = 2.3994 (PLGA eq. 3.1)
+    array([ 0.5   ,  1.0998, -0.0527])
+    """
     u = real_array("u", u)
     s = sigmoid(u)
     return s * (1 + u * (1 - s))
@@ -34,7 +41,14 @@ def silu_prime(u) -> np.ndarray:
 
 def iswiglu_prime(u) -> np.ndarray:
     """``iSwiGLU'(u) = 2 u sigma(u) + u^2 sigma(u) (1 - sigma(u))`` (iSwiGLU(u) = u^2 sigma(u), PLGA eq. 3.1),
-    evaluated as ``u sigma(u) (2 + u (1 - sigma(u)))`` (no ``inf * 0`` for u << 0); ``u <= 1e307``."""
+    evaluated as ``u sigma(u) (2 + u (1 - sigma(u)))`` (no ``inf * 0`` for u << 0); ``u <= 1e307``.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.iswiglu_prime([0.0, 1.0, -1.0]).round(4)            # derivative of u^2 sigmoid(u) (PLGA eq. 3.1)
+    array([ 0.    ,  1.6587, -0.3413])
+    """
     u = real_array("u", u, high=1e307)
     s = sigmoid(u)
     return u * s * (2 + u * (1 - s))
@@ -45,14 +59,28 @@ def _radius(U, high: float | None = None) -> np.ndarray:
 
 
 def silu_prime_envelope(U) -> np.ndarray:
-    """``sigma(U) + U/4 >= sup_{|u| <= U} |SiLU'(u)|`` (the authors' ``silu_dprime_env``)."""
+    """``sigma(U) + U/4 >= sup_{|u| <= U} |SiLU'(u)|`` (the authors' ``silu_dprime_env``).
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.silu_prime_envelope([1.0, 4.0]).round(4)            # >= sup |SiLU'| on [-U, U] (PLGA eq. 3.1)
+    array([0.9811, 1.982 ])
+    """
     U = _radius(U)
     return sigmoid(U) + U / 4
 
 
 def iswiglu_prime_envelope(U) -> np.ndarray:
     """``2 U sigma(U) + U^2/4 >= sup_{|u| <= U} |iSwiGLU'(u)|`` (the authors' ``iswiglu_dprime_env``); ``U <= 1e154``
-    (beyond, ``U^2`` leaves the float range)."""
+    (beyond, ``U^2`` leaves the float range).
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.iswiglu_prime_envelope([1.0, 4.0]).round(4)         # >= sup |iSwiGLU'| on [-U, U] (PLGA eq. 3.1)
+    array([ 1.7121, 11.8561])
+    """
     U = _radius(U, high=1e154)
     return 2 * U * sigmoid(U) + U * U / 4
 
@@ -61,7 +89,15 @@ def silu_prime_sup() -> tuple[float, float]:
     """``(u*, SiLU'(u*))``: the global maximiser and sup of ``|SiLU'|`` (u* = 2.3994, sup = 1.0998).
 
     ``u*`` is the positive root of ``g(u) = u tanh(u/2) - 2`` (strictly increasing on u > 0), found
-    by Newton's method from u = 2.4 to full float precision."""
+    by Newton's method from u = 2.4 to full float precision.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> u, s = plga.silu_prime_sup()                              # sup |SiLU'| (PLGA Prop. 5.12)
+    >>> round(u, 4), round(s, 4)
+    (2.3994, 1.0998)
+    """
     u = 2.4
     for _ in range(50):
         t = np.tanh(u / 2)
@@ -77,7 +113,14 @@ SILU_PRIME_SUP: float = silu_prime_sup()[1]
 
 
 def logit_margin(logits) -> np.ndarray:
-    """Top-1 minus top-2 logit along the last axis (the greedy decoding margin)."""
+    """Top-1 minus top-2 logit along the last axis (the greedy decoding margin).
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.logit_margin([[2.0, 0.5, 1.5], [0.0, 3.0, 1.0]])   # top-1 minus top-2 (PLGA §5.3)
+    array([0.5, 2. ])
+    """
     z = real_array("logits", logits)
     if z.ndim < 1 or z.shape[-1] < 2:
         raise ParameterError(f"logits must have at least 2 entries along the last axis (got shape {z.shape})")
@@ -88,7 +131,14 @@ def logit_margin(logits) -> np.ndarray:
 
 def greedy_margin_ok(B, margin) -> np.ndarray:
     """``2 B < margin``: an l_inf logit perturbation of size B cannot change the greedy argmax (sufficient, and
-    necessary for the worst perturbation; at ``2 B = margin`` the worst one produces a tie)."""
+    necessary for the worst perturbation; at ``2 B = margin`` the worst one produces a tie).
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.greedy_margin_ok(0.2, [0.5, 0.4, 0.3])               # 2 B < margin (PLGA §5.3)
+    array([ True, False, False])
+    """
     B, margin = real_array("B", B, low=0), real_array("margin", margin, low=0)
     try:
         np.broadcast_shapes(B.shape, margin.shape)

@@ -157,7 +157,19 @@ def init_params(dk: int, seed: int = 0, *, n_res: int = 2, hidden: int | None = 
 
 
 def sdpa_params(params: PLGAParams) -> PLGAParams:
-    """The same head with ``a = 0, b_a = I``, so ``G_LM = I`` and PLGA is SDPA (Thm 5.4(i), claim A1)."""
+    """The same head with ``a = 0, b_a = I``, so ``G_LM = I`` and PLGA is SDPA (Thm 5.4(i), claim A1).
+
+    Examples
+    --------
+    With ``a = 0, b_a = I`` the operator is the identity, so PLGA reduces to SDPA (PLGA §5, claim A1):
+
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> q = np.random.default_rng(0).standard_normal((5, 4))
+    >>> G = plga.g_lm(q, plga.sdpa_params(plga.init_params(4, seed=0)))
+    >>> np.array_equal(G, np.eye(4))
+    True
+    """
     dk = params.dk
     return PLGAParams(params.W, params.b_W, params.P, np.zeros((dk, dk)), np.eye(dk), params.units,
                       params.ln_gamma, params.ln_beta, params.eps, params.eps_ln)

@@ -37,7 +37,15 @@ class PerronPair:
 
 def row_clone(alpha) -> np.ndarray:
     """``A = 1 alpha^T``, the (d, d) matrix whose every row is ``alpha`` (PLGA Prop. 3.9: the learned
-    singularity condition; claim A16). Object arrays (the exact route) are checked entrywise."""
+    singularity condition; claim A16). Object arrays (the exact route) are checked entrywise.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> plga.row_clone([0.25, 0.75])                             # 1 alpha^T (PLGA Prop. 3.9)
+    array([[0.25, 0.75],
+           [0.25, 0.75]])
+    """
     alpha = _real_or_exact("alpha", alpha)
     if alpha.ndim != 1:
         raise ParameterError(f"alpha must be a 1-d vector (got shape {alpha.shape})")
@@ -87,7 +95,19 @@ def perron_frobenius(M) -> PerronPair:
 @finite_output("M, v")
 def collatz_wielandt_bounds(M, v=None) -> tuple[float, float]:
     """``(min_i (M v)_i / v_i, max_i (M v)_i / v_i)``: they bracket the Perron root of a nonnegative
-    ``M`` for every positive ``v`` (Collatz-Wielandt); ``v = 1`` gives the row-sum bounds."""
+    ``M`` for every positive ``v`` (Collatz-Wielandt); ``v = 1`` gives the row-sum bounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> M = np.array([[2.0, 1.0], [1.0, 3.0]])                   # Perron root 3.618 (PLGA Prop. 3.12)
+    >>> plga.collatz_wielandt_bounds(M)                          # row sums
+    (3.0, 4.0)
+    >>> lo, hi = plga.collatz_wielandt_bounds(M, v=[1.0, 1.618])
+    >>> round(lo, 3), round(hi, 3)
+    (3.618, 3.618)
+    """
     M = _square("M", M, exact=False)
     v = np.ones(M.shape[-1]) if v is None else real_array("v", v, low=0, low_inclusive=False)
     if v.shape != M.shape[-1:]:

@@ -36,6 +36,17 @@ def commutant_projection(G) -> np.ndarray:
     Off-diagonal 2x2 blocks are zeroed; each diagonal block ``B`` becomes
     ``(tr B / 2) I + ((B10 - B01) / 2) J``. Planes are adjacent pairs (2j, 2j+1);
     requires even dk. Works on stacks (..., dk, dk).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> G = np.arange(16.0).reshape(4, 4)                        # PLGA Prop. 4.1, Lemma 5.9
+    >>> plga.commutant_projection(G)
+    array([[ 2.5, -1.5,  0. ,  0. ],
+           [ 1.5,  2.5,  0. ,  0. ],
+           [ 0. ,  0. , 12.5, -1.5],
+           [ 0. ,  0. ,  1.5, 12.5]])
     """
     G = _square("G", G)
     dk = G.shape[-1]
@@ -51,7 +62,17 @@ def commutant_projection(G) -> np.ndarray:
 
 
 def off_commutant_residual(G) -> np.ndarray:
-    """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12)."""
+    """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> float(plga.off_commutant_residual(np.eye(4)))             # I commutes with RoPE (PLGA Prop. 4.1)
+    0.0
+    >>> round(float(plga.off_commutant_residual(np.arange(16.0).reshape(4, 4))), 4)
+    0.8548
+    """
     G = _square("G", G, exact=False)
     if G.shape[-1] % 2:
         raise ParameterError(f"G must have an even size dk (got {G.shape[-1]})")
@@ -63,7 +84,20 @@ def off_commutant_residual(G) -> np.ndarray:
 
 def plane_rotations(freqs, positions) -> np.ndarray:
     """RoPE rotations ``R_n`` as matrices, shape (len(positions), dk, dk): the library's
-    :func:`theorylab.psa.shear.rotate_pairs` (planes (2j, 2j+1), angle n*theta_j) applied to a basis."""
+    :func:`theorylab.psa.shear.rotate_pairs` (planes (2j, 2j+1), angle n*theta_j) applied to a basis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> R = plga.plane_rotations([np.pi / 2], positions=[1, 2])  # RoPE R_n, angle n theta (PLGA §4, Prop. 4.1)
+    >>> R.round(4) + 0.0                                          # + 0.0 clears signed zeros
+    array([[[ 0., -1.],
+            [ 1.,  0.]],
+    <BLANKLINE>
+           [[-1.,  0.],
+            [ 0., -1.]]])
+    """
     from theorylab.psa import shear
 
     freqs = real_array("freqs", freqs)
@@ -79,7 +113,20 @@ def plane_rotations(freqs, positions) -> np.ndarray:
 
 @finite_output("M")
 def position_twirl(M, freqs, S: int) -> np.ndarray:
-    """``(1/S) sum_{n=1}^S R_n M R_n^T`` computed by direct summation (Lemma 5.9; claim A12)."""
+    """``(1/S) sum_{n=1}^S R_n M R_n^T`` computed by direct summation (Lemma 5.9; claim A12).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> M = np.array([[1.0, 0.0], [0.0, 0.0]])
+    >>> plga.position_twirl(M, [np.pi / 2], S=4).round(4) + 0.0    # averages to the commutant (PLGA Lemma 5.9)
+    array([[0.5, 0. ],
+           [0. , 0.5]])
+    >>> plga.commutant_projection(M) + 0.0
+    array([[0.5, 0. ],
+           [0. , 0.5]])
+    """
     M = _square("M", M, single=True, exact=False)
     S = positive_int("S", S)
     freqs = real_array("freqs", freqs)
@@ -112,6 +159,15 @@ def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
     entry weighting: of the ``dk^2 - dk`` off-commutant entries of a matrix in the RoPE eigenbasis,
     ``2`` carry each in-plane frequency and ``4`` each cross-plane one, half of that per ordered list
     entry. C_Theta is the same for both; medians and fractions are not (docs/plga.md).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> plga.twirl_frequencies([1.0, 0.1])                        # 2 theta_a, theta_a +- theta_b (PLGA Lemma 5.9)
+    array([2. , 0.2, 1.1, 0.9])
+    >>> plga.twirl_frequencies([1.0, 0.1], pairs="ordered").size
+    6
     """
     th = _frequencies(freqs)
     choice("pairs", pairs, PAIR_SETS)
@@ -125,7 +181,15 @@ def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
 def twirl_multiplier(omega, S: int) -> np.ndarray:
     """``|(1/S) sum_{n=1}^S e^{i omega n}| = |sin(S omega/2)| / (S |sin(omega/2)|)``: the factor by which the length-S
     position twirl multiplies the frequency-omega component (Lemma 5.9); 1 at a resonance ``sin(omega/2) = 0``.
-    It is at most ``min(1, 1/(S |sin(omega/2)|))`` (the Lean ``geom_orbit_bound``)."""
+    It is at most ``min(1, 1/(S |sin(omega/2)|))`` (the Lean ``geom_orbit_bound``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theorylab.plga as plga
+    >>> plga.twirl_multiplier(np.array([0.0, np.pi, 0.1]), S=4).round(4)   # PLGA Lemma 5.9
+    array([1.    , 0.    , 0.9938])
+    """
     omega = np.remainder(real_array("omega", omega), 2 * np.pi)          # 2 pi-periodic: no overflow in S omega
     S = positive_int("S", S)
     den = S * np.abs(np.sin(omega / 2))
@@ -148,7 +212,15 @@ class TwirlStatistics:
 
 
 def twirl_statistics(freqs, S: int, pairs: str = "unordered") -> TwirlStatistics:
-    """:class:`TwirlStatistics` of the length-``S`` twirl over :func:`twirl_frequencies` ``(freqs, pairs)``."""
+    """:class:`TwirlStatistics` of the length-``S`` twirl over :func:`twirl_frequencies` ``(freqs, pairs)``.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> st = plga.twirl_statistics([1.0, 0.1], S=64)               # PLGA Lemma 5.9
+    >>> st.n, round(st.worst, 4), round(st.bound, 4)
+    (4, 0.0182, 0.1565)
+    """
     th = _frequencies(freqs)
     m = twirl_multiplier(twirl_frequencies(th, pairs), S)
     return TwirlStatistics(int(S), pairs, int(m.size), float(m.max()), float(np.median(m)),
@@ -158,7 +230,14 @@ def twirl_statistics(freqs, S: int, pairs: str = "unordered") -> TwirlStatistics
 
 def twirl_constant(freqs) -> float:
     """``C_Theta = max_{omega != 0} 1/|sin(omega/2)|`` over the difference frequencies
-    ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant."""
+    ``2 theta_a`` and ``theta_a +- theta_b`` (Lemma 5.9); ``inf`` if any is resonant.
+
+    Examples
+    --------
+    >>> import theorylab.plga as plga
+    >>> round(plga.twirl_constant([1.0, 0.1]), 4)                 # max 1/|sin(omega/2)| (PLGA Lemma 5.9)
+    10.0167
+    """
     th = _frequencies(freqs)
     s = np.abs(np.sin(twirl_frequencies(th) / 2))
     return float(np.inf if np.any(s == 0) else 1.0 / s.min())
