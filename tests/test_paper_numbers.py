@@ -1,5 +1,5 @@
 """Numbers the papers quote from their laws and fits (theorylab.psa.laws, theorylab.graded.overhead) and
-study (l), which sets each beside the paper's figure."""
+study (n), which sets each beside the paper's figure."""
 from __future__ import annotations
 
 import importlib.util
@@ -86,7 +86,7 @@ def test_grading_overhead_counts_and_refuses_a_width_not_split_by_the_heads():
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("l_paper_numbers", ROOT / "simulations" / "l_paper_numbers.py")
+    spec = importlib.util.spec_from_file_location("n_paper_numbers", ROOT / "simulations" / "n_paper_numbers.py")
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(ROOT / "simulations"))
     try:
@@ -106,10 +106,10 @@ def test_every_quoted_figure_is_reproduced_or_states_its_cause():
 
 
 def test_the_script_writes_csv_and_json(tmp_path):
-    out = subprocess.run([sys.executable, str(ROOT / "simulations" / "l_paper_numbers.py"), "--out", str(tmp_path)],
+    out = subprocess.run([sys.executable, str(ROOT / "simulations" / "n_paper_numbers.py"), "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    summary = json.loads((tmp_path / "l_paper_numbers.json").read_text())
+    summary = json.loads((tmp_path / "n_paper_numbers.json").read_text())
     assert summary["differs"] == 3 and summary["figures"] == len(summary["rows"])
-    assert (tmp_path / "l_paper_numbers.csv").read_text().count("\n") == summary["figures"] + 1
-    assert summary == json.loads((ROOT / "results" / "l_paper_numbers.json").read_text())
+    assert (tmp_path / "n_paper_numbers.csv").read_text().count("\n") == summary["figures"] + 1
+    assert summary == json.loads((ROOT / "results" / "n_paper_numbers.json").read_text())

@@ -4,7 +4,7 @@ multiples of chance).
 
 Each holds the LIBRARY (``theorylab.psa.laws``, through its keyword defaults) against the independent routes
 of ``theorylab.certificates.reference.quoted_laws``; quoted numbers appear only as the claims under test.
-Study (l), ``results/l_paper_numbers.csv``, sets every figure beside the paper's.
+Study (n), ``results/n_paper_numbers.csv``, sets every figure beside the paper's.
 """
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ ROOT_TOL = 1e-9
 """Library exponent vs the reference's (bracketed Brent roots at 4 ulp, one least-squares slope): the roots agree
 to ~1e-15 relative, the slope of nine logs to ~1e-12."""
 DEPTH_OPTIMA = ((1, 4.0), (2, 3.0), (4, 1.25), (8, 0.75))
-"""The Experiment-17 optima read from A6.5's products gamma*.N = 4, 6, 5, 6 (study (l): DEPTH_LAW_PRODUCTS)."""
+"""The Experiment-17 optima read from A6.5's products gamma*.N = 4, 6, 5, 6 (study (n): DEPTH_LAW_PRODUCTS)."""
 EXPONENT_DK = tuple(2.0 ** k for k in range(8, 17))
-"""§10's fit widths as study (l) found them (the paper states no range), at T = 512."""
+"""§10's fit widths as study (n) found them (the paper states no range), at T = 512."""
 
 
 @certificate("P25", title="A34.3 scored-mask band at dk = 16: gamma_c 0.832-0.924 over T_eff in [25, 127]; midpoint",

@@ -1,4 +1,4 @@
-"""Study (l): numbers the PSA and GLLM papers quote that theorylab can compute, the paper's figure beside ours.
+"""Study (n): numbers the PSA and GLLM papers quote that theorylab can compute, the paper's figure beside ours.
 
 Each row is one quoted figure: the paper's value as printed, ours from the library, their difference and a
 status:
@@ -18,9 +18,9 @@ The rows (PSA = Phase Space Attention, GLLM = Hierarchical Grading in Large Lang
 * GLLM §8.1.3 -- the training overhead 0.33 % of 345M and 0.24 % of 7B with its component sums;
 * PSA §7.12 -- extended-length accuracy as "15x, 16x chance" (chance = 1/L).
 
-    python simulations/l_paper_numbers.py [--out DIR]
+    python simulations/n_paper_numbers.py [--out DIR]
 
-Writes results/l_paper_numbers.{csv,json}. No simulation: closed forms and fits, under a second.
+Writes results/n_paper_numbers.{csv,json}. No simulation: closed forms and fits, under a second.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from theorylab.graded.overhead import PLANNED_CONFIGURATIONS, grading_overhead
 from theorylab.psa import laws
 from theorylab.psa.transition import CONDENSATION_C, CONDENSATION_C_PAPER, gamma_c
 
-STUDY = "l_paper_numbers"
+STUDY = "n_paper_numbers"
 
 DEPTH_LAW_PRODUCTS = {1: 4, 2: 6, 4: 5, 8: 6}
 """PSA A6.5's invariant-product check gamma*.N = 4, 6, 5, 6 at the Experiment-17 depths. The depths are our
@@ -200,7 +200,7 @@ def main() -> None:
     _study.write_csv(os.path.join(args.out, f"{STUDY}.csv"), rows, columns)
     summary = {"study": STUDY, "figures": len(rows), **counts, **extra, "rows": rows}
     _study.write_summary(os.path.join(args.out, f"{STUDY}.json"), summary)
-    _study.report("(l) numbers the papers quote, theirs beside ours", rows,
+    _study.report("(n) numbers the papers quote, theirs beside ours", rows,
                   ["section", "figure", "paper_value", "ours", "status"], {"figures": len(rows), **counts})
     print("\nexponent of gamma_c in dk by fit range (T = 512):")
     for r in extra["exponent_ranges"]:
