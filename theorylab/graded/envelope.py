@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, finite_result, positive_int, real_array, real_scalar
 from theorylab.graded import grades
 from theorylab.resources import Cost
@@ -43,6 +44,7 @@ WINDOW_LOW = 4
 """Lem. 4: the window starts at m = 4 (the upper bound's regime with S empty)."""
 
 
+@scalar_output
 def caps(sigma2, D, B: float) -> np.ndarray:
     """``cap_l = sigma_(l)^2 B^2 / D_l^2`` (per level; sigma2 and D of the same shape).
 
@@ -69,6 +71,7 @@ def _positive_finite(names: str, value):
     return value
 
 
+@scalar_output
 def eps2(sigma_xi: float, m) -> np.ndarray:
     """``eps^2 = sigma_xi^2 / m``.
 
@@ -215,6 +218,7 @@ def grade_condition(g, nu: float, mu: float) -> bool:
     return bool(g[0] >= 1 - tol and np.all(ratio >= 1 - tol) and np.all(ratio <= top + tol))
 
 
+@scalar_output
 def theorem41_factors(nu: float, mu: float) -> tuple[float, float]:
     """Deterministic factors of Thm. 4.1: ``(1 - r, 1/(1 - mu))`` with ``r = sqrt(mu/nu)``;
     ``c_{mu,nu} = c_4 (1 - r)`` and ``C_{mu,nu} = (c_4 (1 - mu))^-1``.  Regime ``0 < mu < nu < 1``

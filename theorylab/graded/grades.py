@@ -237,6 +237,7 @@ def Lambda(g, alpha, tau):
     return _finite_Lambda(_Lambda(a, t, g), "g")
 
 
+@scalar_output
 def Lambda_q(q, alpha, tau, lam: float = np.e):
     """``Lambda(q) = Lambda(lambda^q)`` with base ``lam > 1`` (Prop. 8).
 
@@ -265,6 +266,7 @@ def Lambda_q(q, alpha, tau, lam: float = np.e):
     return _finite_Lambda(_Lambda(a, t, g) if np.all(np.isfinite(g)) else np.inf, "q, lam")
 
 
+@scalar_output
 def log_Lambda_u(u, alpha, tau):
     """``Phi(u) = log A(u) + log T(u) = log Lambda`` in the variables ``u = 2 q log lambda`` (Prop. 8),
     ``A = sum alpha_j e^{-u_j}``, ``T = sum tau_j e^{u_j}``; evaluated with log-sum-exp (no overflow).
@@ -405,6 +407,7 @@ def admissibility(q, alpha, tau) -> float:
         return float(finite_result("q", q @ (a - t)))
 
 
+@scalar_output
 def boundary_polynomial(t, alpha, tau):
     """``F(t) = prod_k t_k (Lambda - 1)`` with ``t_j = g_j^2 = lambda^(2 q_j)`` (Prop. 12(i)):
     ``F(t) = (sum_j alpha_j prod_{k != j} t_k)(sum_j tau_j t_j) - prod_k t_k``; Q+ = {F < 0}.

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
                               real_scalar, seed_int)
 from theorylab.graded import grades
@@ -461,6 +462,7 @@ def build_arms(design: LadderDesign, pilot: Pilot, seed: int = 0) -> list[Arm]:
             educated_arm(design, pilot), oracle_arm(design)]
 
 
+@scalar_output
 def q_of(g) -> np.ndarray:
     """Grades ``q = ln g`` (``Q_BASE``) of grades ``g > 0``.
 

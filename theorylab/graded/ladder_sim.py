@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from theorylab._results import scalar_value
 from theorylab.errors import (ParameterError, finite_result, integer_array, positive_int, real_array, real_scalar,
                               seed_int)
 from theorylab.graded import envelope as env
@@ -429,8 +430,8 @@ def summarize(prereg: Preregistration, m_values, risks, target: float = TARGET_F
                "measured_order": [r["arm"] for r in sorted(rows, key=lambda r: (r["measured_rank"], r["arm"]))],
                "ordering_holds": bool(np.array_equal(pred, [r["measured_rank"] for r in rows])),
                "inverted_pairs": inverted_pairs(rows, "efficiency"),
-               "spearman_efficiency": rho_eff, "spearman_efficiency_ci": list(_interval(rho_eff_b)),
-               "spearman_risk_ratio": rho_rr, "spearman_risk_ratio_ci": list(_interval(rho_rr_b)),
+               "spearman_efficiency": rho_eff, "spearman_efficiency_ci": list(scalar_value(_interval(rho_eff_b))),
+               "spearman_risk_ratio": rho_rr, "spearman_risk_ratio_ci": list(scalar_value(_interval(rho_rr_b))),
                "inverted_pairs_risk_ratio": inverted_pairs([{**r, "neg_rr": -r["risk_ratio_ref"]} for r in rows],
                                                            "neg_rr"),                   # ordered as 1 / rr
                "inv_Lambda_star_C_true": 1.0 / prereg.Lambda_star_C_true,

@@ -28,12 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, finite_output, finite_result, real_array,
                               real_scalar)
 from theorylab.plga._validate import _is_exact, _queries, _real_or_exact, _square
 from theorylab.plga.params import EPS_LN, GLU, GatedResidualUnit, PLGAParams
 
 
+@scalar_output
 def sigmoid(u) -> np.ndarray:
     """Logistic ``1/(1 + e^-u)``, evaluated as ``e^u/(1 + e^u)`` for u < 0 (no overflow, full relative
     accuracy in both tails); object arrays (exact route) get the SymPy expression ``1/(1 + exp(-u))``.
@@ -56,6 +58,7 @@ def _sigmoid(u: np.ndarray) -> np.ndarray:
     return np.where(u >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+@scalar_output
 def iswiglu(u) -> np.ndarray:
     """``iSwiGLU(u) = silu(u) * u = u^2 sigmoid(u) >= 0`` (PLGA eq. 3.1), overflow-free: every real
     ``u <= 1e154`` (above, ``u^2`` exceeds the float range: ParameterError).
@@ -188,6 +191,7 @@ def _layer_norm(x: np.ndarray, gamma, beta, eps: float) -> np.ndarray:
     return out
 
 
+@scalar_output
 def silu(u) -> np.ndarray:
     """``silu(u) = u sigmoid(u)`` (overflow-free).
 
@@ -257,6 +261,7 @@ def _gated_unit(x: np.ndarray, u: GatedResidualUnit, eps_ln: float) -> np.ndarra
     return layer_norm(h + x, u.ln_gamma, u.ln_beta, eps_ln)                  # (..., dk)
 
 
+@scalar_output
 @finite_output("A, P")
 def hadamard_power(A, P) -> np.ndarray:
     """The elementwise (Hadamard) power ``A^(o P)``, ``(A^(o P))_ij = A_ij ** P_ij`` (PLGA eq. 3.5, Prop. 3.7).

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, finite_result, real_array
-from theorylab.plga.chain import sigmoid
+from theorylab.plga.chain import _sigmoid
 
 
+@scalar_output
 def silu_prime(u) -> np.ndarray:
     """``SiLU'(u) = sigma(u) (1 + u (1 - sigma(u)))``.
 
@@ -35,10 +37,11 @@ def silu_prime(u) -> np.ndarray:
     array([ 0.5   ,  1.0998, -0.0527])
     """
     u = real_array("u", u)
-    s = sigmoid(u)
+    s = _sigmoid(u)
     return s * (1 + u * (1 - s))
 
 
+@scalar_output
 def iswiglu_prime(u) -> np.ndarray:
     """``iSwiGLU'(u) = 2 u sigma(u) + u^2 sigma(u) (1 - sigma(u))`` (iSwiGLU(u) = u^2 sigma(u), PLGA eq. 3.1),
     evaluated as ``u sigma(u) (2 + u (1 - sigma(u)))`` (no ``inf * 0`` for u << 0); ``u <= 1e307``.
@@ -50,7 +53,7 @@ def iswiglu_prime(u) -> np.ndarray:
     array([ 0.    ,  1.6587, -0.3413])
     """
     u = real_array("u", u, high=1e307)
-    s = sigmoid(u)
+    s = _sigmoid(u)
     return u * s * (2 + u * (1 - s))
 
 
@@ -58,6 +61,7 @@ def _radius(U, high: float | None = None) -> np.ndarray:
     return real_array("U", U, low=0, high=high)
 
 
+@scalar_output
 def silu_prime_envelope(U) -> np.ndarray:
     """``sigma(U) + U/4 >= sup_{|u| <= U} |SiLU'(u)|`` (the authors' ``silu_dprime_env``).
 
@@ -68,9 +72,10 @@ def silu_prime_envelope(U) -> np.ndarray:
     array([0.9811, 1.982 ])
     """
     U = _radius(U)
-    return sigmoid(U) + U / 4
+    return _sigmoid(U) + U / 4
 
 
+@scalar_output
 def iswiglu_prime_envelope(U) -> np.ndarray:
     """``2 U sigma(U) + U^2/4 >= sup_{|u| <= U} |iSwiGLU'(u)|`` (the authors' ``iswiglu_dprime_env``); ``U <= 1e154``
     (beyond, ``U^2`` leaves the float range).
@@ -82,7 +87,7 @@ def iswiglu_prime_envelope(U) -> np.ndarray:
     array([ 1.7121, 11.8561])
     """
     U = _radius(U, high=1e154)
-    return 2 * U * sigmoid(U) + U * U / 4
+    return 2 * U * _sigmoid(U) + U * U / 4
 
 
 def silu_prime_sup() -> tuple[float, float]:
@@ -129,6 +134,7 @@ def logit_margin(logits) -> np.ndarray:
         return finite_result("logits", top[..., -1] - top[..., -2])
 
 
+@scalar_output
 def greedy_margin_ok(B, margin) -> np.ndarray:
     """``2 B < margin``: an l_inf logit perturbation of size B cannot change the greedy argmax (sufficient, and
     necessary for the worst perturbation; at ``2 B = margin`` the worst one produces a tie).

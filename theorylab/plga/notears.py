@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, finite_result, positive_int, real_array
 from theorylab.plga._validate import _square
 from theorylab.plga.params import EPS
@@ -170,6 +171,7 @@ def dag_loss(W) -> float:
     return float(np.log1p(np.exp(excess)) if excess <= 0 else excess + np.log1p(np.exp(-excess)))
 
 
+@scalar_output
 def dag_floor(dk, eps=EPS) -> np.ndarray:
     """``dk * eps^2``: the lower bound on h(W) when every entry of W is >= eps (claim A13).
 

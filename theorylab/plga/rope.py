@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, choice, finite_output, positive_int, real_array
 from theorylab.plga._validate import _square
 
@@ -61,6 +62,7 @@ def commutant_projection(G) -> np.ndarray:
     return out
 
 
+@scalar_output
 def off_commutant_residual(G) -> np.ndarray:
     """``||G - Pi(G)||_F / ||G||_F`` (0 for G = 0) (PLGA Appendix D diagnostic; claim A12).
 
@@ -178,6 +180,7 @@ def twirl_frequencies(freqs, pairs: str = "unordered") -> np.ndarray:
     return np.abs(np.concatenate(diffs))
 
 
+@scalar_output
 def twirl_multiplier(omega, S: int) -> np.ndarray:
     """``|(1/S) sum_{n=1}^S e^{i omega n}| = |sin(S omega/2)| / (S |sin(omega/2)|)``: the factor by which the length-S
     position twirl multiplies the frequency-omega component (Lemma 5.9); 1 at a resonance ``sin(omega/2) = 0``.

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, positive_int, real_array
 
 
@@ -96,6 +97,7 @@ def plant_induction(rng: np.random.Generator, content: np.ndarray, query_is_key:
     return items, j
 
 
+@scalar_output
 def ceiling(T) -> np.ndarray:
     """Accuracy ceiling ``1/(T - 2)`` of a key-side order-zero score (PSA §2.2, §6.8).
 

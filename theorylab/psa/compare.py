@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab._results import to_frame
+from theorylab._results import scalar_output, to_frame
 from theorylab.errors import ParameterError, choice, derived_seed, positive_int, real_array, seed_int
 from theorylab.psa import transition
 from theorylab.psa.grid import (GRID_BYTES_PER_BYTE, PAPER_GRID, PAPER_STATISTICS, Comparison,  # noqa: F401 (re-export)
@@ -35,6 +35,7 @@ is >= 0.20 at each, so the half-plateau observable is defined. The library's cal
 uses :data:`CONDENSED_GRID`; this grid stays for comparison (docs/simulation.md, finding (d))."""
 
 
+@scalar_output
 def annealed_mass(variant: str, dk, T, gammas) -> np.ndarray:
     """The annealed mass ``1 / (1 + (T-1) exp(sigma^2/2 - Delta))``: its 1/2-level is the annealed crossing.
 

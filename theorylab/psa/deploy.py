@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, finite_output, positive_int, real_array, real_or_exact
 from theorylab.psa import shear as psa
 
 
+@scalar_output
 @finite_output("T, d, layers")
 def kv_cache_floats(T, d, layers=1):
     """Numbers held by the baseline KV cache: ``2 T d`` per layer (keys and values).
@@ -38,6 +40,7 @@ def kv_cache_floats(T, d, layers=1):
     return 2 * real_array("T", T, low=1) * real_array("d", d, low=1) * real_array("layers", layers, low=1)
 
 
+@scalar_output
 @finite_output("d, layers")
 def extra_state_floats(d, layers=1):
     """Extra persistent state of PSA: two retained raw d-vectors per layer (PSA §8.3).
@@ -53,6 +56,7 @@ def extra_state_floats(d, layers=1):
     return 2 * real_array("d", d, low=1) * real_array("layers", layers, low=1)
 
 
+@scalar_output
 def extra_state_fraction(T):
     """Extra state over the KV cache, ``2 d / (2 T d) = 1/T`` (independent of d and depth).
 
@@ -67,6 +71,7 @@ def extra_state_fraction(T):
     return 1.0 / real_array("T", T, low=1)
 
 
+@scalar_output
 @finite_output("d")
 def shear_flops(d):
     """FLOPs added per token per layer: ``3d`` per stream (subtract, scale, add), two streams: ``6d``.
@@ -82,6 +87,7 @@ def shear_flops(d):
     return 6 * real_array("d", d, low=1)
 
 
+@scalar_output
 @finite_output("x_prev, x, g")
 def insert_sheared(x_prev, x, g):
     """The insertion kernel ``x + g (x - x_prev)``: the sheared vector of the newest position.
@@ -146,6 +152,7 @@ def count_flops(fn, *arrays, **kwargs) -> int:
     return int(_FlopCounter.count)
 
 
+@scalar_output
 @finite_output("g")
 def int8_headroom_bits(g):
     """Upper bound ``log2(1 + 2g)`` on the extra bits a sheared key needs (PSA §8.6), g >= 0.
@@ -161,6 +168,7 @@ def int8_headroom_bits(g):
     return np.log2(1 + 2 * real_array("g", g, low=0))
 
 
+@scalar_output
 @finite_output("stream, g")
 def range_growth(stream, g):
     """``max|shear(stream, g)| / max|stream|`` of a stream ``(T, d)``; object arrays give it exactly.

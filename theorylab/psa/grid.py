@@ -27,11 +27,11 @@ from typing import NamedTuple
 import numpy as np
 
 from theorylab._io import input_cost, parse_json, read_text
-from theorylab._results import to_frame
+from theorylab._results import scalar_output, to_frame
 from theorylab.errors import (ParameterError, derived_seed, describe, positive_int, real_array, real_scalar,
                               seed_int)
 from theorylab.psa import transition
-from theorylab.psa.scoremodel import _log_count, context_length, head_width, score_model
+from theorylab.psa.scoremodel import _context_length, _head_width, _log_count, score_model
 from theorylab.resources import Cost
 
 
@@ -125,6 +125,7 @@ def _pearson_r(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.corrcoef(x[ok], y[ok])[0, 1])
 
 
+@scalar_output
 def relative_error(predicted, simulated) -> np.ndarray:
     """``|predicted - simulated| / |simulated|`` elementwise.
 
@@ -190,8 +191,8 @@ def validate_grid(points) -> list[tuple[float, int]]:
         pts = []
     if not pts or any(len(p) != 2 for p in pts):
         raise ParameterError("grid must be a non-empty list of (dk, T) pairs")
-    dk = head_width([p[0] for p in pts])            # one vectorised check per column (fast on big grids)
-    T = context_length([p[1] for p in pts])
+    dk = _head_width([p[0] for p in pts])            # one vectorised check per column (fast on big grids)
+    T = _context_length([p[1] for p in pts])
     fractional = T != np.floor(T)
     if fractional.any():
         raise ParameterError(f"T must be an integer >= 3 (got {T[fractional][0]:g})")

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, finite_result, positive_int,
                               real_array, real_scalar, seed_int)
 from theorylab.psa import canonical
@@ -520,6 +521,7 @@ def _couplings(g) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- Coriolis (P9)
+@scalar_output
 def coriolis_gain(theta) -> np.ndarray:
     """``2 |sin(theta/2)|``: norm of ``R_theta - I`` on a plane, the Coriolis factor (PSA §5.3).
 

@@ -44,10 +44,10 @@ import numba as nb
 import numpy as np
 
 from theorylab._progress import progress as progress_bar
-from theorylab._results import grid_rows, to_frame
+from theorylab._results import grid_rows, scalar_output, to_frame
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array,
                               real_scalar, seed_int, single)
-from theorylab.psa.scoremodel import VARIANTS, ScoreModel, distractors, head_width, resolve_model
+from theorylab.psa.scoremodel import VARIANTS, ScoreModel, _distractors, _head_width, resolve_model
 from theorylab.resources import Cost, bytes_of, count
 from theorylab.psa.mc_kernels import _kernel32, _kernel64, exp32, exp64  # noqa: F401  (exp32, exp64: the names stay importable here)
 from theorylab.psa.quadrature import integer_context_length
@@ -88,6 +88,7 @@ def _loading_variance_poly(variant: str) -> np.ndarray:
     return P.polyadd(P.polymul(a, a), P.polymul(b, b))
 
 
+@scalar_output
 @finite_output("g")
 def loadings(variant: str, g) -> tuple[np.ndarray, np.ndarray]:
     """The loadings ``a(g), b(g)`` of the distractor's two normals on the grid g (reals >= 0).
@@ -186,8 +187,8 @@ def _validate(variant, dk, T, gammas, seed, sigma0, dtype):
     """The boundary checks of the simulations: ``(model, g, dk, m, seed, sigma0)``."""
     model = simulated_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3).ravel()
-    dk = single("dk", head_width(dk))
-    m = int(distractors(integer_context_length(T, high=2**31)))
+    dk = single("dk", _head_width(dk))
+    m = int(_distractors(integer_context_length(T, high=2**31)))
     seed = seed_int("seed", seed)
     sigma0 = real_scalar("sigma0", sigma0, low=0)
     itemsize = np.dtype(dtype).itemsize

@@ -38,7 +38,7 @@ import numpy as np
 
 from theorylab._results import to_frame
 from theorylab.errors import ParameterError, choice, positive_int, real_scalar, seed_int, single
-from theorylab.psa.scoremodel import ScoreModel, head_width, resolve_model
+from theorylab.psa.scoremodel import ScoreModel, _head_width, resolve_model
 
 METHODS: tuple[str, ...] = ("exact", "mc")
 
@@ -110,7 +110,7 @@ def _check(variant, dk, T, method, samples, seed, confidence, sigma0, dtype):
 
     model = resolve_model(variant)
     choice("dtype", dtype, DTYPES)
-    dk = single("dk", head_width(dk))
+    dk = single("dk", _head_width(dk))
     T = integer_context_length(T)
     method = choice("method", method, METHODS)
     samples = positive_int("samples", samples)

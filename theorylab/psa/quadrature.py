@@ -36,7 +36,7 @@ from scipy.special import erfcx, log_ndtr, ndtr
 
 from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, positive_int, real_array, real_scalar, single
-from theorylab.psa.scoremodel import ScoreModel, _distractors, context_length, head_width, resolve_model
+from theorylab.psa.scoremodel import ScoreModel, _context_length, _distractors, _head_width, resolve_model
 from theorylab.psa.transition import argmax_probability
 from theorylab.resources import Cost, bytes_of, count
 
@@ -141,7 +141,7 @@ def integer_context_length(T, high: int | None = None) -> int:
     >>> psa.integer_context_length(64.0)
     64
     """
-    T = context_length(T)
+    T = _context_length(T)
     if T.ndim:
         raise ParameterError(f"T must be a single integer >= 3 (got an array of shape {T.shape})")
     T = float(T)
@@ -208,7 +208,7 @@ def exact_mass(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, refin
     """
     model = resolve_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = single("dk", head_width(dk))
+    dk = single("dk", _head_width(dk))
     m = float(_distractors(integer_context_length(T)))
     sigma0 = real_scalar("sigma0", sigma0, low=0)
     refine = _refine(refine)
@@ -268,7 +268,7 @@ def exact_gamma_c(variant, dk: float, T: int, *, level: float = 0.5, xtol: float
     0.7863
     """
     model = resolve_model(variant)
-    dk, T = single("dk", head_width(dk)), integer_context_length(T)
+    dk, T = single("dk", _head_width(dk)), integer_context_length(T)
     level = real_scalar("level", level, low=0, high=1, low_inclusive=False, high_inclusive=False)
     xtol = real_scalar("xtol", xtol, low=0, low_inclusive=False)
     return _exact_gamma_c(model, dk, float(_distractors(T)), level, xtol)

@@ -49,9 +49,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
-from theorylab._results import grid_rows, to_frame
+from theorylab._results import grid_rows, scalar_fields, scalar_output, to_frame
 from theorylab.errors import ParameterError, check_memory, real_array, real_scalar, single
-from theorylab.psa.scoremodel import ScoreModel, _distractors, head_width, resolve_model
+from theorylab.psa.scoremodel import ScoreModel, _distractors, _head_width, resolve_model
 from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
                                       _one_minus_phi, _refine, _target_rule, integer_context_length)
 
@@ -257,7 +257,7 @@ def _grid(variant, dk, T, gammas, refine):
     """Validated ``(model, g, dk, m, refine)`` of one variant along g (the boundary of this module's functions)."""
     model = resolve_model(variant)
     g = real_array("gamma", gammas, low=0, high=1e3)
-    dk = single("dk", head_width(dk))
+    dk = single("dk", _head_width(dk))
     T = integer_context_length(T)
     refine = _refine(refine)
     if isinstance(variant, ScoreModel):        # a user's polynomials: refuse an overflowing gap or variance, once
@@ -310,9 +310,11 @@ def exact_row_stats(variant, dk: float, T: int, gammas, sigma0: float = 0.0, *, 
         hd = _distractor_entropy(float(s), m, refine) if distractor else float("nan")
         rows = [_row_moments(float(d + sigma0 * zi), float(s), m, refine, hd) for zi in z]
         out[i] = [sum(wi * getattr(r, k) for r, wi in zip(rows, wz)) for k in STATISTICS]
-    return RowStatistics(model.variant, dk, int(m + 2), sigma0, g, *(out[:, j].reshape(g.shape) for j in range(4)))
+    return scalar_fields(RowStatistics(model.variant, dk, int(m + 2), sigma0, g,
+                                       *(out[:, j].reshape(g.shape) for j in range(4))))
 
 
+@scalar_output
 def exact_entropy(variant, dk: float, T: int, gammas, *, refine: int = 1) -> np.ndarray:
     """E H(g) alone (the row entropy of :func:`exact_row_stats`, without the other statistics).
 
@@ -335,6 +337,7 @@ def _exact_entropy(model: ScoreModel, g: np.ndarray, dk: float, m: float, refine
                      for d, s in zip(delta, sigma)]).reshape(g.shape)
 
 
+@scalar_output
 def exact_distractor_entropy(variant, dk: float, T: int, gammas, *, refine: int = 1) -> np.ndarray:
     """E H_d(g) alone (the distractor-only entropy; no dependence on the gap, dk or target noise).
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from theorylab._results import grid_rows, to_frame
 from theorylab.errors import ParameterError, choice, positive_int, real_array, single
-from theorylab.psa.scoremodel import ScoreModel, head_width
+from theorylab.psa.scoremodel import ScoreModel, _head_width
 from theorylab.resources import Cost, bytes_of, count
 from theorylab.psa.montecarlo import (BATCHES, CALL_SECONDS, CHUNK, DRAW_SECONDS, LOADINGS, _RATE_GUESS, _validate,
                                        batch_means, simulated_model)
@@ -172,7 +172,7 @@ def score_polynomials(variant, g, dk: float) -> tuple[np.ndarray, ...]:
     """
     model = simulated_model(variant)
     g = real_array("gamma", g, low=0, high=1e3)
-    return _score_polynomials(model.variant, model, g, single("dk", head_width(dk)))
+    return _score_polynomials(model.variant, model, g, single("dk", _head_width(dk)))
 
 
 def _score_polynomials(variant: str, model: ScoreModel, g: np.ndarray, dk: float) -> tuple[np.ndarray, ...]:

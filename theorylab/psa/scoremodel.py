@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, choice, finite_output, real_array
 
 VARIANTS: tuple[str, ...] = ("t4-only", "t3-inclusive", "key-only", "symmetric-key-convention")
@@ -132,7 +133,8 @@ def _log_count(T):
     return np.log(T - 1.0)     # L = ln(T - 1)
 
 
-def log_count(T) -> np.ndarray:
+@scalar_output
+def log_count(T):
     """``L = ln(T - 1)``, the log-count of every closed form (our convention; T >= 3).
 
     Examples
@@ -143,10 +145,11 @@ def log_count(T) -> np.ndarray:
     >>> round(float(psa.log_count(65)), 4)
     4.1589
     """
-    return _log_count(context_length(T))
+    return _log_count(_context_length(T))
 
 
-def distractors(T) -> np.ndarray:
+@scalar_output
+def distractors(T):
     """``m = T - 2``, the number of distractor keys (PSA §6.8).
 
     Examples
@@ -157,7 +160,7 @@ def distractors(T) -> np.ndarray:
     >>> int(psa.distractors(64))
     62
     """
-    return _distractors(context_length(T))
+    return _distractors(_context_length(T))
 
 
 def _distractors(T):
@@ -165,7 +168,8 @@ def _distractors(T):
     return T - 2.0     # m = T - 2
 
 
-def context_length(T) -> np.ndarray:
+@scalar_output
+def context_length(T):
     """Validate the context length: a finite real ``T >= 3``.
 
     Examples
@@ -176,10 +180,16 @@ def context_length(T) -> np.ndarray:
     >>> float(psa.context_length(64))
     64.0
     """
+    return _context_length(T)
+
+
+def _context_length(T) -> np.ndarray:
+    """Kernel of :func:`context_length`: ``T`` as a float array, refused unless finite and >= 3."""
     return real_array("T", T, low=3)
 
 
-def head_width(dk) -> np.ndarray:
+@scalar_output
+def head_width(dk):
     """Validate the head width: a finite real ``dk > 0``.
 
     Examples
@@ -190,6 +200,11 @@ def head_width(dk) -> np.ndarray:
     >>> float(psa.head_width(64))
     64.0
     """
+    return _head_width(dk)
+
+
+def _head_width(dk) -> np.ndarray:
+    """Kernel of :func:`head_width`: ``dk`` as a float array, refused unless finite and > 0."""
     return real_array("dk", dk, low=0, low_inclusive=False)
 
 

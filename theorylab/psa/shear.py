@@ -30,6 +30,7 @@ import numbers
 
 import numpy as np
 
+from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, choice, exact_array, finite_output, finite_result,
                               is_exact, positive_int, real_array, real_or_exact, real_scalar)
 
@@ -126,6 +127,7 @@ def _phase_point(q, p) -> tuple[np.ndarray, np.ndarray]:
     return q, p
 
 
+@scalar_output
 @finite_output("q, p, g")
 def upper_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
     """The upper shear ``M_g : (q, p) -> (q + g p, p)`` (PSA §3.2, §4), elementwise (q, p of one shape).
@@ -147,6 +149,7 @@ def _upper_shear(q, p, g):
     return q + g * p, p
 
 
+@scalar_output
 @finite_output("q, p, g")
 def lower_shear(q, p, g) -> tuple[np.ndarray, np.ndarray]:
     """The lower shear ``(q, p) -> (q, p + g q)`` (PSA §4.4): symplectic but score-null.
@@ -195,6 +198,7 @@ def _step_vector(name: str, x) -> np.ndarray:
     return np.asanyarray(x, dtype=float)
 
 
+@scalar_output
 @finite_output("x_prev, x, g")
 def shear_step(x_prev, x, g):
     """Sheared vector of the newest position, ``x + g (x - x_prev)`` (PSA §4, §8.3).
@@ -217,6 +221,7 @@ def shear_step(x_prev, x, g):
     return _upper_shear(x, x - x_prev, _coupling("g", g))[0]
 
 
+@scalar_output
 @finite_output("y, r_prev, g")
 def unshear_step(y, r_prev, g):
     """Raw vector ``r = (y + g r_prev) / (1 + g)`` from its sheared value ``y`` and the raw predecessor.
@@ -345,6 +350,7 @@ def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
     return out
 
 
+@scalar_output
 @finite_output("q, p")
 def nonlinear_shear(q, p, f) -> tuple:
     """Nonlinear upper shear ``(q, p) -> (q + f(p), p)`` for a map ``f`` of the momentum (PSA §4.6).
@@ -436,6 +442,7 @@ def stream_taps(g) -> tuple:
     return 1 + g, -g
 
 
+@scalar_output
 @finite_output("g, cos_omega")
 def stream_gain_sq(g, cos_omega):
     """Power gain ``|H(e^{i w})|^2 = 1 + 2 g (1 + g)(1 - cos w)`` of one sheared stream (PSA §4.2).

@@ -30,7 +30,7 @@ from scipy.special import log_ndtr
 from theorylab._results import grid_rows, scalar_fields, scalar_output, to_frame
 from theorylab.errors import ParameterError, finite_output, finite_result, positive_int, real_array, real_scalar
 from theorylab.resources import Cost, count
-from theorylab.psa.scoremodel import (ScoreModel, _distractors, _log_count, context_length, head_width,
+from theorylab.psa.scoremodel import (ScoreModel, _context_length, _distractors, _head_width, _log_count,
                                       log_count, resolve_model, score_model)
 
 __all__ = ["CONDENSATION_C", "CONDENSATION_C_PAPER", "CONDENSATION_OBSERVABLE", "CriticalCoupling", "gamma_c",
@@ -57,7 +57,7 @@ The paper's 0.741 stays available as CONDENSATION_C_PAPER."""
 
 def _grid(dk, T) -> tuple[np.ndarray, np.ndarray]:
     """Validate and broadcast ``dk`` (> 0) and ``T`` (>= 3)."""
-    dk, T = head_width(dk), context_length(T)
+    dk, T = _head_width(dk), _context_length(T)
     try:
         return np.broadcast_arrays(dk, T)
     except ValueError:
@@ -108,7 +108,7 @@ def freezing_coupling(T) -> np.ndarray:
     >>> round(float(psa.freezing_coupling(64)), 4)
     1.1997
     """
-    return _freezing_coupling(context_length(T))
+    return _freezing_coupling(_context_length(T))
 
 
 def _freezing_coupling(T: np.ndarray) -> np.ndarray:
@@ -305,7 +305,7 @@ def condensed_gamma_c(T, c: float = CONDENSATION_C) -> np.ndarray:
     0.994
     """
     c = real_scalar("c", c, low=0, low_inclusive=False)
-    return finite_result("c", _condensed_gamma_c(context_length(T), c))
+    return finite_result("c", _condensed_gamma_c(_context_length(T), c))
 
 
 def _condensed_gamma_c(T: np.ndarray, c: float) -> np.ndarray:
