@@ -123,7 +123,7 @@ def test_library_mutants_are_unique_and_the_exclusions_hold():
     assert {f.split("/")[1].removesuffix(".py") for f in files} == set(mutation.PACKAGES)
     sample = mutation.collect(root, max_mutants=50, seed=3)
     assert len(sample) == 50 and sample == mutation.collect(root, max_mutants=50, seed=3)
-    assert mutation.numba_files(root, files) == {"theorylab/psa/montecarlo.py", "theorylab/rng.py",
+    assert mutation.numba_files(root, files) == {"theorylab/psa/mc_kernels.py", "theorylab/rng.py",
                                                  "theorylab/psa/row_stats_mc.py"}
 
 
@@ -174,7 +174,7 @@ def test_numba_call_graph_of_the_library():
     from theorylab.mutation.callgraph import analyse
 
     a = analyse(library_root())
-    comp, rng = "theorylab/psa/montecarlo.py", "theorylab/rng.py"
+    comp, rng = "theorylab/psa/mc_kernels.py", "theorylab/rng.py"
     assert {(comp, "_kernel32"), (comp, "_kernel64")} <= a.entries()
     k32 = {n for f, n in a.closure((comp, "_kernel32"))}
     assert {"exp32", "log32", "normal_pair32", "mix64", "bits_as_float"} <= k32 and not {"log64", "exp64"} & k32
