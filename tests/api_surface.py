@@ -737,7 +737,8 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
       "theorylab.nn.transformer.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
       "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
-      "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
+      "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve",
+      "theorylab.graded.overhead.GradingOverhead", "theorylab.psa.laws.CouplingBand", "theorylab.psa.laws.PowerLawFit")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
       "theorylab.psa.scoremodel.ScoreModel", "theorylab.plga.params.ResidualUnit",
@@ -769,7 +770,13 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
       "theorylab.nn.train.TrainResult.pointer_accuracy", "theorylab.nn.train.TrainConfig.peak_lr",
       "theorylab.nn.train.TrainResult.row", "theorylab.psa.observables.Measurement.row",
-      "theorylab.psa.row_stats.RowStatistics.participation")
+      "theorylab.psa.row_stats.RowStatistics.participation",
+      "theorylab.graded.ladder_sim.LadderResult.to_frame", "theorylab.graded.risk_sim.RiskSimulation.to_frame",
+      "theorylab.psa.compare.Calibration.to_frame", "theorylab.psa.montecarlo.MCGammaC.row",
+      "theorylab.psa.montecarlo.MCGammaC.to_frame", "theorylab.psa.montecarlo.MassCurve.rows",
+      "theorylab.psa.montecarlo.MassCurve.to_frame", "theorylab.psa.observables.Measurement.to_frame",
+      "theorylab.psa.row_stats.RowStatistics.rows", "theorylab.psa.row_stats.RowStatistics.to_frame",
+      "theorylab.psa.row_stats_mc.RowStatsCurve.rows", "theorylab.psa.row_stats_mc.RowStatsCurve.to_frame")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.params.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
@@ -782,6 +789,8 @@ _skip("takes only objects built elsewhere (parameters, caches, samples, models):
       "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
       "theorylab.graded.ladder.educated_arm", "theorylab.graded.ladder_sim.window_end", "theorylab.graded.ladder_sim.reference_size",
       "theorylab.graded.ladder_sim.inverted_pairs")
+_skip("process-wide allocator setting (glibc M_TOP_PAD) called once by nn.train.train; no arguments",
+      "theorylab.nn._heap.retain_freed_memory")
 _skip("writes a file (I/O at the edge): its inputs are a record built by preregister and an output path, which the "
       "CLI checks (_io.check_output_path) before computing; every string is a path",
       "theorylab.graded.prereg.write")
@@ -791,7 +800,7 @@ _skip("Numba kernel or intrinsic: called from compiled code with machine words; 
       "theorylab.rng.normal_pair", "theorylab.rng.bits_as_float", "theorylab.rng.float_as_bits",
       "theorylab.rng.log32", "theorylab.rng.normal_pair32", "theorylab.rng.fill_normals32",
       "theorylab.rng.log64", "theorylab.rng.normal_pair64", "theorylab.rng.fill_normals64",
-      "theorylab.psa.montecarlo.exp32", "theorylab.psa.montecarlo.exp64")
+      "theorylab.psa.mc_kernels.exp32", "theorylab.psa.mc_kernels.exp64")
 _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's intermediates (the trace of "
       "decoder.hidden_states / attention.head) and upstream gradients; the validated entry point is "
       "nn.grad.loss_and_grad (tokens, answers), which the suite drives",

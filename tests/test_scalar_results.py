@@ -51,6 +51,8 @@ _arrays("a stream or query/key sequence: an array with a position axis (T, d)",
 _arrays("a frequency table: one entry per rotation plane (dk/2 of them)",
         "psa.cesaro_averages", "psa.coriolis_band_ratios", "psa.rope_tables")
 _arrays("a curve sampled on a grid of >= 2 points", "psa.envelope_slope", "psa.first_crossing")
+_arrays("data points of a fit (>= 3 points, two distinct x and y; >= 2 head widths for the exponent)",
+        "psa.power_law_fit", "psa.loglog_fit", "psa.large_dk_exponent")
 _arrays("a d x d matrix (the Jacobian of the shear's map)", "psa.shear_jacobian")
 _arrays("a probability vector along the last axis", "psa.softmax_jacobian", "psa.softmax_response")
 _arrays("a profile or vector over the d coordinates or the levels (alpha, tau, a, s, q, u, w, g per level)",
