@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,6 +158,21 @@ def available_memory() -> float | None:
         return None
 
 
+_READING_SECONDS = 1.0
+"""How long :func:`limits` reuses a reading of :func:`available_memory` (checked before every large
+allocation, thousands of times in a training run; reading /proc and the cgroup files each time cost
+about 0.1 ms a call)."""
+_reading: list = [-math.inf, None]         # [time.monotonic() of the reading, its value]
+
+
+def _recent_available_memory() -> float | None:
+    """:func:`available_memory`, read at most :data:`_READING_SECONDS` ago."""
+    now = time.monotonic()
+    if now - _reading[0] > _READING_SECONDS:
+        _reading[:] = [now, available_memory()]
+    return _reading[1]
+
+
 def limits(max_memory: float | str | None = None, max_time: float | str | None = None) -> Limits:
     """The limits in force: the option if given (bytes / seconds, or text for :func:`parse_size` /
     :func:`parse_duration`), else the environment variable, else the default."""
@@ -166,7 +182,7 @@ def limits(max_memory: float | str | None = None, max_time: float | str | None =
     elif env_memory:
         memory, msrc = parse_size(env_memory, MEMORY_ENV), MEMORY_ENV
     else:
-        avail = available_memory()
+        avail = _recent_available_memory()
         memory, msrc = ((avail / 2, "default: half of the available memory") if avail
                         else (FALLBACK_MEMORY, "default"))
     if max_time is not None:

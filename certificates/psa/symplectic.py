@@ -302,7 +302,7 @@ def _residual_rank(jac, form, d: int) -> int:
     Built column by column from basis matrices E_ij (integer arithmetic, exact); each image is
     reduced against a pivot table keyed by its leading entry.
     """
-    J = np.asarray(form(d), dtype=np.int64)
+    j_rows = _rows_of(np.asarray(form(d), dtype=np.int64))     # J is the same for every column: once
     pivots: dict = {}
     for i in range(d):
         for j in range(d):
@@ -310,7 +310,7 @@ def _residual_rank(jac, form, d: int) -> int:
             E[i, j] = 1
             M = np.asarray(jac(E), dtype=np.int64)
             # only the Df-dependent block can be nonzero; compute the full residual cheaply from sparsity
-            R = _sparse_residual(M, J, d)
+            R = _sparse_residual(_rows_of(M), j_rows)
             vec = {k: v for k, v in R.items() if v}
             while vec:
                 lead = min(vec)
@@ -324,15 +324,18 @@ def _residual_rank(jac, form, d: int) -> int:
     return len(pivots)
 
 
-def _sparse_residual(M: np.ndarray, J: np.ndarray, d: int) -> dict:
-    """Nonzero entries of ``M^T J M - J`` for integer M and J, by exact sparse products."""
-    def rows_of(A):
-        out: dict = {}
-        for r, c in zip(*np.nonzero(A)):
-            out.setdefault(int(r), []).append((int(c), int(A[r, c])))
-        return out
+def _rows_of(A: np.ndarray) -> dict:
+    """The nonzero entries of an integer matrix by row: ``{row: [(col, value), ...]}`` (Python ints)."""
+    rows, cols = np.nonzero(A)
+    out: dict = {}
+    for r, c, v in zip(rows.tolist(), cols.tolist(), A[rows, cols].tolist()):
+        out.setdefault(r, []).append((c, v))
+    return out
 
-    m_rows, j_rows = rows_of(M), rows_of(J)
+
+def _sparse_residual(m_rows: dict, j_rows: dict) -> dict:
+    """Entries of ``M^T J M - J`` (zeros included) for integer M and J given by :func:`_rows_of`, by exact
+    sparse products."""
     jm: dict = {}  # (J M)[r, c] = sum_k J[r, k] M[k, c]
     for r, entries in j_rows.items():
         for k, jv in entries:

@@ -103,8 +103,9 @@ def _one_minus_phi(s: float, delta: float, sigma: float) -> float:
         return -math.expm1(-math.exp(min(-c, 700.0)))
     k = 1.0 / math.sqrt(2.0 * math.pi)
 
-    def f(z):
-        return k * math.exp(-0.5 * z * z) * -math.expm1(-math.exp(min(sigma * z - c, 700.0)))
+    def f(z, exp=math.exp, expm1=math.expm1):      # quad's inner loop: locals, and min(y, 700.0) inline
+        y = sigma * z - c
+        return k * exp(-0.5 * z * z) * -expm1(-exp(700.0 if 700.0 < y else y))
     step = c / sigma
     points = [p for p in (step, sigma) if -_Z < p < _Z]
     return integrate.quad(f, -_Z, _Z, points=sorted(set(points)) or None, **_TOL)[0]
@@ -115,8 +116,9 @@ def one_minus_phi(t: float, delta: float, sigma: float) -> float:
     absolute tolerance: for the far left tail, values like 1e-23, where ``e^y`` is the whole of h)."""
     mu, k = t - delta, 1.0 / math.sqrt(2.0 * math.pi)
 
-    def f(z):
-        return k * math.exp(-0.5 * z * z) * -math.expm1(-math.exp(min(mu + sigma * z, 700.0)))
+    def f(z, exp=math.exp, expm1=math.expm1):
+        y = mu + sigma * z
+        return k * exp(-0.5 * z * z) * -expm1(-exp(700.0 if 700.0 < y else y))
     zmax = 40.0                      # the tilted integrand e^(sigma z - z^2/2) peaks at z = sigma <= 8 here
     points = [p for p in (-mu / sigma, sigma) if -zmax < p < zmax]
     return integrate.quad(f, -zmax, zmax, points=sorted(points), epsabs=0.0, epsrel=1e-13, limit=500)[0]
@@ -127,9 +129,10 @@ def bump(t: float, delta: float, sigma: float, k: int) -> float:
     relative precision like :func:`one_minus_phi`."""
     mu, c = t - delta, 1.0 / math.sqrt(2.0 * math.pi)
 
-    def f(z):
-        y = min(mu + sigma * z, 700.0)
-        return c * math.exp(-0.5 * z * z + k * y - math.exp(y))
+    def f(z, exp=math.exp):
+        y = mu + sigma * z
+        y = 700.0 if 700.0 < y else y
+        return c * exp(-0.5 * z * z + k * y - exp(y))
     zmax = 40.0                      # the tilted integrand peaks at z = k sigma <= 16 here
     points = [p for p in (-mu / sigma, k * sigma) if -zmax < p < zmax]
     return integrate.quad(f, -zmax, zmax, points=sorted(points), epsabs=0.0, epsrel=1e-13, limit=500)[0]
@@ -141,9 +144,9 @@ def _weight(s: float, sigma0: float) -> float:
         return math.exp(s - math.exp(s))
     k = 1.0 / math.sqrt(2.0 * math.pi)
 
-    def f(z):
+    def f(z, exp=math.exp):
         y = s + sigma0 * z
-        return k * math.exp(-0.5 * z * z + y - math.exp(min(y, 700.0)))
+        return k * exp(-0.5 * z * z + y - exp(700.0 if 700.0 < y else y))
     top = -s / sigma0                       # y = 0: where exp(y - e^y) peaks
     return integrate.quad(f, -_Z, _Z, points=[top] if -_Z < top < _Z else None, **_TOL)[0]
 

@@ -103,11 +103,17 @@ def discover() -> dict[str, CertificateSpec]:
     installs as ``theorylab.certificates``), so no other package of the name ``certificates``
     -- one in the working folder, or the distribution of that name -- is ever imported.
     """
-    package = importlib.import_module("theorylab.certificates")
-    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-        if not info.name.startswith(f"{package.__name__}.reference"):      # routes, not certificates
-            importlib.import_module(info.name)
+    for name in certificate_modules():
+        importlib.import_module(name)
     return REGISTRY
+
+
+def certificate_modules() -> list[str]:
+    """The names of the modules :func:`discover` imports (every module of ``theorylab.certificates`` but the
+    independent routes of ``reference``), found without importing them (only the subpackages are imported)."""
+    package = importlib.import_module("theorylab.certificates")
+    return [info.name for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+            if not info.name.startswith(f"{package.__name__}.reference")]      # routes, not certificates
 
 
 class IncompleteRegistry(Exception):

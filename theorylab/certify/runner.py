@@ -12,6 +12,7 @@ from importlib import metadata
 import numpy as np
 
 from theorylab._provenance import checkout_state
+from theorylab.certify.costs import longest_first
 from theorylab.certify.montecarlo import derived_seed
 from theorylab.certify.record import Certificate, Outcome, Skip
 from theorylab.certify.registry import CertificateSpec
@@ -75,11 +76,6 @@ def _serial(specs, seed):
         yield run_one(spec, seed=seed)
 
 
-# Longest first keeps the last worker from finishing alone: Monte Carlo and symbolic checks
-# take seconds, the rest milliseconds (measured; the order of submission never changes a result).
-_COST_RANK = {"monte-carlo": 0, "interval": 1, "exact": 2, "numeric": 3}
-
-
 def _parallel(specs, seed, jobs):
     """Run ``specs`` on a pool of ``jobs`` worker processes and yield their results in order.
 
@@ -98,11 +94,11 @@ def _parallel(specs, seed, jobs):
     from theorylab._workers import environment
 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    order = sorted(range(len(specs)), key=lambda i: (_COST_RANK.get(specs[i].method, 9), i))
+    order = longest_first([s.id for s in specs])   # measured costs: the workers finish together
     workers = min(jobs, len(specs))
     context = multiprocessing.get_context(method)
     if method == "forkserver":      # the server imports the certificates (and the library) once; workers fork warm
-        context.set_forkserver_preload(sorted({s.check.__module__ for s in specs}))
+        context.set_forkserver_preload(sorted({s.check.__module__ for s in specs}))   # unless already running
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     try:
         with environment(_thread_limits(workers)):      # read by the server and workers started here
@@ -118,6 +114,26 @@ def _parallel(specs, seed, jobs):
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def start_worker_server(jobs: int) -> None:
+    """Start the server that :func:`run` forks its ``jobs`` workers from, now, importing every certificate module.
+
+    ``theorylab certify`` calls this before it imports the certificates itself (to list and select them),
+    so that the server's imports run on another core at the same time instead of after; :func:`run` then
+    uses the running server. Does nothing for ``jobs <= 1`` or where there is no ``forkserver``.
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    from theorylab._workers import environment
+    from theorylab.certify.registry import certificate_modules
+
+    if jobs <= 1 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    multiprocessing.get_context("forkserver").set_forkserver_preload(certificate_modules())
+    with environment(_thread_limits(jobs)):
+        forkserver.ensure_running()
 
 
 def _thread_limits(workers: int) -> dict[str, str]:

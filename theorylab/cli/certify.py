@@ -100,6 +100,11 @@ def run(args) -> int:
         check_output_path("--docs", args.docs, ".md")
     if args.list:
         return _list()
+    jobs = args.workers if args.workers is not None else usable_cores()
+    if args.verify is None and (not args.only or len(args.only) > 1):   # several certificates: workers are used
+        from theorylab.certify.runner import start_worker_server
+
+        start_worker_server(jobs)       # its imports overlap ours (discovery below)
     if not _registry_complete():
         return 1
     if args.verify is not None:
@@ -119,7 +124,7 @@ def run(args) -> int:
     if seed is not None and lines:
         print(f"Monte Carlo certificates under --seed {seed}", flush=True)
     results = run_all(specs, fail_fast=args.fail_fast, on_result=show if lines else None, seed=seed,
-                      jobs=args.workers if args.workers is not None else usable_cores())
+                      jobs=jobs)
     counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "ERROR", "SKIP")}
     total = sum(r.seconds for r in results)
     if lines:

@@ -46,8 +46,14 @@ _T_LO, _T_HI = -45.0, 5.0
 
 
 @lru_cache(maxsize=None)
+def _legendre_rule(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [-1, 1] (an eigenvalue problem: computed once per size)."""
+    return np.polynomial.legendre.leggauss(nodes)
+
+
+@lru_cache(maxsize=None)
 def _gauss_legendre(lo: float, hi: float, panels: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.legendre.leggauss(nodes)
+    x, w = _legendre_rule(nodes)
     edges = np.linspace(lo, hi, panels + 1)
     half = np.diff(edges) / 2.0
     mid = (edges[:-1] + edges[1:]) / 2.0
