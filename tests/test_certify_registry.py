@@ -74,3 +74,16 @@ def test_certify_with_a_catalogue_row_missing_exits_1(tmp_path):
     assert run.returncode == 1, run.output
     assert run.output.strip().splitlines() == [
         "theorylab certify: the registry lacks certificates for 3 catalogue row(s): P4, P5, P6"], run.output
+
+
+def test_a_certificate_is_a_function_of_its_seed_only():
+    """No registered check takes a parameter that lets a caller swap the library function under test (the proof
+    that a check can fail is a bug planted in the library: tests/planted/); ``seed`` is the only parameter."""
+    import inspect
+
+    from theorylab.certify.registry import REGISTRY, discover
+
+    discover()
+    extra = {spec.id: [p for p in inspect.signature(spec.check).parameters if p != "seed"]
+             for spec in REGISTRY.values()}
+    assert not {k: v for k, v in extra.items() if v}, extra

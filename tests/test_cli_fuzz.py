@@ -262,3 +262,18 @@ def test_fuzz_generator_is_deterministic(tmp_path):
     a = list(_invocations(files, 50, random.Random(SEED)))
     b = list(_invocations(files, 50, random.Random(SEED)))
     assert a == b and json.dumps(a)
+
+
+def test_an_interrupt_before_parsing_still_names_the_command(monkeypatch, capsys):
+    """Ctrl-C while the subcommands are imported (a busy machine) names the command argv asks for."""
+    import theorylab.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["compare", "--samples", "5"]) == 130
+    assert cli.main(["--max-time", "2h"]) == 130                   # no command word: the bare name
+    assert cli.main(["no-such-command"]) == 130
+    assert capsys.readouterr().err.splitlines() == ["theorylab compare: interrupted", "theorylab: interrupted",
+                                                    "theorylab: interrupted"]

@@ -75,7 +75,7 @@ def _one_line(err: str) -> str:
 
 # ------------------------------------------------------------------ commands that start workers
 def _train(tmp: Path, seeds=4, steps=3000) -> list:
-    return ["train", "induction", "--steps", str(steps), "--seeds", str(seeds), "--eval-size", "64", "--batch", "16",
+    return ["train", "induction", "--init", "gamma-aware", "--steps", str(steps), "--seeds", str(seeds), "--eval-size", "64", "--batch", "16",
             "--no-progress", "--max-time", "2h"]
 
 

@@ -42,12 +42,10 @@ PICKLERS = {"pickle", "cPickle", "_pickle", "marshal", "dill", "shelve", "cloudp
 YAML_SAFE = {"SafeLoader", "CSafeLoader", "BaseLoader"}
 
 ALLOWED: dict[tuple[str, str, str], str] = {
-    ("theorylab/certify/registry.py", "LazyFunction.resolve", "importlib.import_module(self.__module__)"):
-        "the module of a LazyFunction's dotted path, a constant written in a certificate's source",
-    ("theorylab/certify/registry.py", "discover", "importlib.import_module('theorylab.certificates')"):
+    ("theorylab/certify/registry.py", "certificate_modules", "importlib.import_module('theorylab.certificates')"):
         "a constant: theorylab's own certificates package",
-    ("theorylab/certify/registry.py", "discover", "importlib.import_module(info.name)"):
-        "names from pkgutil's listing of the theorylab.certificates package itself",
+    ("theorylab/certify/registry.py", "discover", "importlib.import_module(name)"):
+        "names from certificate_modules: pkgutil's listing of the theorylab.certificates package itself",
     ("theorylab/certify/docs.py", "_imported", "importlib.import_module(module)"):
         "a theorylab module named by an import statement of a certificate's own code (its bytecode), for the docs page",
     ("theorylab/certify/docs.py", "_imported", "importlib.import_module(f'{module}.{name}')"):

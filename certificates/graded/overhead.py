@@ -22,13 +22,13 @@ SHAPES = {"GLLM-Medium": (1024, 24, 16, 50257, 345_000_000, "0.33"),
              claim="d^2 + K H d_k + d + |V| is 1,048,576 + 24,576 + 1,024 + 50,257 = 1,124,433 (0.326 % of 345M) at "
                    "GLLM-Medium and 16,777,216 + 131,072 + 4,096 + 32,000 = 16,944,384 (0.242 % of 7B) at GLLM-7B; the "
                    "paper's totals 1.13M and 17.0M are sums of its rounded terms (the exact totals round to 1.12M, 16.9M).")
-def g11(grading_overhead=overhead.grading_overhead) -> Outcome:
+def g11() -> Outcome:
     configurations = overhead.PLANNED_CONFIGURATIONS
     ev, ok = [], True
     for model, (d, K, H, V, N, quote) in SHAPES.items():
         shape = dict(configurations[model])
         ok &= shape == {"d": d, "layers": K, "heads": H, "vocab": V, "params": N}
-        o = grading_overhead(**shape)
+        o = overhead.grading_overhead(**shape)
         terms = ref.grading_overhead(d, K, H, V)
         share = Fraction(sum(terms) * 100, N)
         counts = (o.projections, o.head_grades, o.level_grades, o.output_grades, o.total)

@@ -63,32 +63,6 @@ def certificate(id: str, *, title: str, paper: str, claim: str, method: str, fal
     return decorate
 
 
-class LazyFunction:
-    """A library function named by its import path and imported on first call.
-
-    A certificate's keyword default names the library function under test; when that function
-    lives in a heavy module (SymPy routes), ``LazyFunction("theorylab.symbolic.plga.trace_power")``
-    keeps ``theorylab certify --list`` from importing it. ``__module__`` and ``__qualname__`` name
-    the target, so the docs page lists it like a direct reference.
-    """
-
-    def __init__(self, path: str):
-        module, _, name = path.rpartition(".")
-        if not module:
-            raise ValueError(f"LazyFunction needs a dotted path module.name (got {path!r})")
-        self.__module__, self.__qualname__, self.__name__ = module, name, name
-
-    def resolve(self) -> Callable:
-        """The function itself (imports its module)."""
-        return getattr(importlib.import_module(self.__module__), self.__qualname__)
-
-    def __call__(self, *args, **kwargs):
-        return self.resolve()(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"LazyFunction({self.__module__}.{self.__qualname__})"
-
-
 def _origin(fn) -> tuple[str, str]:
     """Where a check is defined: ``(module, qualified name)``."""
     return fn.__module__, fn.__qualname__

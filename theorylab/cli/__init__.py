@@ -59,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_named(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word, when a command module of that name exists), read without
+    parsing: a Ctrl-C during the imports still says which command it interrupted."""
+    words = [a for a in argv if not a.startswith("-")]
+    names = {m.name.replace("_", "-") for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+    return words[0] if words and words[0] in names else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``theorylab`` console script; returns the exit status."""
     args = None
@@ -76,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        command = getattr(args, "command", None)
+        command = getattr(args, "command", None) or _command_named(sys.argv[1:] if argv is None else argv)
         print(f"theorylab{' ' + command if command else ''}: interrupted", file=sys.stderr)
         return 130
     except MemoryError:      # only past a raised --max-memory: the estimate said it would fit

@@ -559,6 +559,7 @@ def _plga_operator(spec: PLGA, qs) -> np.ndarray:
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
 
 
+@finite_output("q, k, v")
 def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     """Full causal forward pass of one head over raw projections ``q, k, v`` (..., T, dk) -> (..., T, dk).
 
