@@ -109,6 +109,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import compare
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
+    from theorylab.nn import specs
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
     from theorylab.psa import laws
@@ -132,11 +133,11 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     params = op.init_params(4, seed=1)
     q4 = _a(6, 4, seed=2)
     stages = op.plga_stages(q4, params)
-    model = dec.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=att.PSA(0.5, 0.5), seed=0)
+    model = dec.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=specs.PSA(0.5, 0.5), seed=0)
     cache = dec.extend(model, dec.empty_cache(model), [1, 2, 3])[1]
     layer = model.layers[0]
     hc = cache.layers[0][0]
-    psa_spec = att.PSA(0.5, 0.5)
+    psa_spec = specs.PSA(0.5, 0.5)
     batch = tasks.induction_sequences(4, 8, 10, seed=0)
     E = tasks.embeddings(10, 8, seed=0)
     ihead = tasks.induction_head("key-only", 1.0, 8, 8)
@@ -388,30 +389,30 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(contraction.composition_bound, lipschitz=np.array([1.1, 1.3]), diam=2.0)
     case(contraction.pairwise_ratios, f=np.tanh, X=_a(4, 3), Y=_a(4, 3, seed=1), fixed=("f",))
     # ------------------------------------------------------------------ nn.attention
-    case(att.SDPA, base=10000.0, none_input=("base",))
-    case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
-    case(att.PSA.member, "theorylab.nn.attention.PSA.member", name="symmetric", g=0.5, placement="post-rope",
+    case(specs.SDPA, base=10000.0, none_input=("base",))
+    case(specs.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
+    case(specs.PSA.member, "theorylab.nn.specs.PSA.member", name="symmetric", g=0.5, placement="post-rope",
          base=10000.0, none_input=("base",))
-    case(att.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0,
+    case(specs.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0,
          none_input=("base", "clip"))
-    case(att.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",), none_input=("base",))
-    case(att.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0, none_input=("clip",))
+    case(specs.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",), none_input=("base",))
+    case(specs.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0, none_input=("clip",))
     case(att.streams, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), start=3,
          prev=(_a(4, seed=3), _a(4, seed=4)), fixed=("spec",), none_input=("prev",), exact=("q", "k", "v"))
     case(att.unshear_keys, spec=psa_spec, ks=x54, start=2, prev_k=_a(4, seed=3), fixed=("spec",),
          none_input=("prev_k",))
     case(att.scores, qs=x54, ks=_a(6, 4, seed=1), G=Gm, none_input=("G",), exact=("qs", "ks", "G"))
     case(att.attend, s=_a(3, 5), vs=_a(5, 2, seed=1))
-    case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
+    case(att.plga_operator, spec=specs.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
     case(att.head, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), fixed=("spec",))
-    case(att.TwoTap, q_taps=np.array([1.0, 0.0]), k_taps=np.array([1.5, -0.5]), placement="pre-rope", base=10000.0,
+    case(specs.TwoTap, q_taps=np.array([1.0, 0.0]), k_taps=np.array([1.5, -0.5]), placement="pre-rope", base=10000.0,
          none_input=("base",))
-    case(att.TwoTap.shear, "theorylab.nn.attention.TwoTap.shear", g_q=0.5, g_k=0.25, placement="post-rope",
+    case(specs.TwoTap.shear, "theorylab.nn.specs.TwoTap.shear", g_q=0.5, g_k=0.25, placement="post-rope",
          base=10000.0, none_input=("base",))
     case(att.attention_weights, s=_a(3, 5))
     case(att.two_tap, x=x54, taps=np.array([1.2, -0.2]), exact=("x",))
     # ------------------------------------------------------------------ nn.transformer, nn.decoder (one import)
-    case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=att.SDPA(), seed=0, fixed=("head",),
+    case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=specs.SDPA(), seed=0, fixed=("head",),
          shape_free=("vocab", "d", "n_head", "n_layer"))
     case(dec.layer_norm, x=_a(3, 8), affine=(np.ones(8), np.zeros(8)), exact=("x",))
     case(dec.gelu, x=_a(3, 8))
@@ -748,7 +749,7 @@ _skip("parameter record built by a validated constructor (score_model, init_para
       "theorylab.psa.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
       "theorylab.plga.params.PLGAParams.dk", "theorylab.plga.diagnostics.PositivityMargins.positive",
-      "theorylab.nn.attention.Graded.diag",
+      "theorylab.nn.specs.Graded.diag",
       "theorylab.nn.transformer.Decoder.n_head", "theorylab.nn.transformer.Decoder.d",
       "theorylab.nn.tasks.InductionBatch.T",
       "theorylab.graded.envelope.LinearClass.caps", "theorylab.graded.envelope.StratifiedModel.dims",

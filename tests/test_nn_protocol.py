@@ -9,7 +9,7 @@ import pytest
 
 from theorylab import ParameterError
 from theorylab.cli import main
-from theorylab.nn import attention as A
+from theorylab.nn import specs as S
 from theorylab.nn import decoder, grad, optim, tasks
 from theorylab.nn.train import TrainConfig, batch_of, evaluate, head_spec, init_model, stream_gains, train, trainable
 from theorylab.nn.trainstats import step0_statistics
@@ -28,7 +28,7 @@ def test_each_new_field_is_validated_in_one_line(field, value):
 
 def test_asymmetric_member_is_key_heavy_and_takes_a_coupling():
     spec = head_spec(TrainConfig(variant="asymmetric", gamma=2.0))
-    assert isinstance(spec, A.PSA) and (spec.g_q, spec.g_k) == (1.0, 2.0)
+    assert isinstance(spec, S.PSA) and (spec.g_q, spec.g_k) == (1.0, 2.0)
     assert stream_gains(spec) == pytest.approx((np.sqrt(5.0), np.sqrt(13.0)), rel=1e-15)
 
 
@@ -113,7 +113,7 @@ def test_sequence_loss_gradient_equals_finite_differences():
     truncation ~h^2 |L'''| ~ 1e-10 and rounding ~1e-16 / h = 1e-11, so 1e-7 of |g| |v| is ample; a gradient
     that dropped a position or the tied embedding's input end is off by percents."""
     rng = np.random.default_rng(0)
-    model = decoder.random_decoder(vocab=7, d=8, n_head=2, n_layer=2, head=A.PSA(0.5, 1.0), seed=1)
+    model = decoder.random_decoder(vocab=7, d=8, n_head=2, n_layer=2, head=S.PSA(0.5, 1.0), seed=1)
     tokens = rng.integers(0, 7, (3, 6))
     targets = np.concatenate([tokens[:, 1:], rng.integers(0, 7, (3, 1))], axis=1)
     loss, grads, logits = grad.sequence_loss_and_grad(model, tokens, targets)

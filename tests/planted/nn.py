@@ -6,6 +6,7 @@ certificates that catch it and the statuses they may end with (tests/test_plante
 from planted import FAIL_OR_ERROR, Bug
 
 ATTENTION = 'theorylab/nn/attention.py'
+SPECS = 'theorylab/nn/specs.py'
 DECODER = 'theorylab/nn/decoder.py'
 TRANSFORMER = 'theorylab/nn/transformer.py'
 GRAD = 'theorylab/nn/grad.py'
@@ -24,7 +25,7 @@ BUGS = [
         ('A1', 'A1.symbolic', 'A9', 'P20.numeric', 'G1.numeric'),
         also=(('theorylab/plga/chain.py', 'q @ G @ k.T / np.sqrt(dk)', 'q @ G @ k.T / dk'), ('theorylab/plga/chain.py', 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk'), )),
     Bug('EG-MHSA head ignores the clip',
-        ATTENTION,
+        SPECS,
         'diag = grading_diag(self.grades, self.lam, self.clip)',
         'diag = grading_diag(self.grades, self.lam)',
         ('G1.numeric',)),
@@ -35,7 +36,7 @@ BUGS = [
         ('A9',),
         slow=True),
     Bug('grading clip at C^2',
-        ATTENTION,
+        SPECS,
         'np.log(clip_bound(clip)) / np.log(lam))',
         '2 * np.log(clip_bound(clip)) / np.log(lam))',
         ('G1.numeric',),
@@ -48,13 +49,13 @@ BUGS = [
         accept=FAIL_OR_ERROR,
         slow=True),
     Bug("PSA.member's default RoPE base 5000",
-        ATTENTION,
+        SPECS,
         'placement: str = "post-rope", base: float | None = 10000.0) -> "PSA"',
         'placement: str = "post-rope", base: float | None = 5000.0) -> "PSA"',
         ('P20.numeric',),
         slow=True),
     Bug("Graded's default RoPE base 5000",
-        ATTENTION,
+        SPECS,
         '    clip: float | None = None\n    base: float | None = 10000.0',
         '    clip: float | None = None\n    base: float | None = 5000.0',
         ('P20.numeric',),
@@ -357,8 +358,8 @@ BUGS = [
     # formerly injected into P10 through test-only keyword arguments
     Bug('induction head built as key-only when asked for query-only',
         TASKS,
-        'return InductionHead(attention.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)',
-        'return InductionHead(attention.PSA.member("key-only" if member == "query-only" else member, '
+        'return InductionHead(specs.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)',
+        'return InductionHead(specs.PSA.member("key-only" if member == "query-only" else member, '
         'real_scalar("g", g, low=0), placement, base), P, -P)',
         ('P10',)),
     Bug('induction credit for extra hits (every fifth target credited)',

@@ -2,7 +2,8 @@
 
 Start here:
 
-* :func:`head`, :class:`HeadSpec`, :func:`attend` -- one attention head (SDPA, PSA, PLGA, graded);
+* :class:`HeadSpec` (:mod:`theorylab.nn.specs`), :func:`head`, :func:`attend` -- one attention head
+  (SDPA, PSA, PLGA, graded);
 * :func:`random_decoder`, :func:`logits`, :func:`decode` -- the decoder and its KV caches;
 * :func:`induction_sequences`, :func:`induction_accuracy` -- the induction task;
 * :class:`TrainConfig`, :func:`init_model`, :func:`evaluate` -- training (``theorylab.nn.train.train``
@@ -18,8 +19,8 @@ from __future__ import annotations
 from theorylab._lazy import lazy_exports
 
 _EXPORTS = {
-    "attention": ("GRAMS", "SDPA", "PSA", "TwoTap", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams",
-                  "two_tap", "unshear_keys", "scores", "attention_weights", "attend", "plga_operator",
+    "specs": ("GRAMS", "SDPA", "PSA", "TwoTap", "Graded", "PLGA", "HeadSpec", "grading_diag"),
+    "attention": ("streams", "two_tap", "unshear_keys", "scores", "attention_weights", "attend", "plga_operator",
                   "head"),
     "decoder": ("Layer", "Decoder", "random_decoder", "forward", "hidden_states", "logits", "prefix_logits",
                 "PrefixConsistency", "prefix_consistency", "prefix_consistency_gap",

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from theorylab.errors import ParameterError, finite_output, positive_int, real_array
-from theorylab.nn import attention
-from theorylab.nn.attention import PLGA, PSA, Graded, HeadSpec, TwoTap
+from theorylab.nn import attention, specs
+from theorylab.nn.specs import PLGA, PSA, Graded, HeadSpec, TwoTap
 from theorylab.nn.transformer import (LN_EPS, Decoder, Layer, PrefixConsistency,  # noqa: F401 (re-exported)
                                       collapse_invariant_plga, compile_grading, forward, gelu, hidden_states,
                                       layer_norm, logits, merge_heads, mlp, prefix_consistency,
@@ -132,7 +132,7 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.
     if q.ndim != 2 or q.shape[1] != dk or k.shape != q.shape or v.shape != (len(q), dv):
         raise ParameterError(f"q, k must be (n, {dk}) and v (n, {dv}) rows of this head "
                              f"(got shapes {q.shape}, {k.shape}, {v.shape})")
-    return _cached_head(attention._spec(spec), hc, q, k, v, start)
+    return _cached_head(specs._spec(spec), hc, q, k, v, start)
 
 
 def _cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.ndarray, HeadCache]:

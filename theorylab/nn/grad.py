@@ -25,7 +25,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, finite_result, integer_array, real_array
 from theorylab.nn import attention, transformer
-from theorylab.nn.attention import PSA, SDPA, TwoTap
+from theorylab.nn.specs import PSA, SDPA, TwoTap
 from theorylab.psa import shear as psa
 
 LAYER_WEIGHTS = ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj")

@@ -56,7 +56,7 @@ from typing import Callable
 import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import _heap, attention, decoder, grad, optim, tasks, trainstats
+from theorylab.nn import _heap, decoder, grad, optim, specs, tasks, trainstats
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
@@ -213,7 +213,7 @@ def train_cost(config: TrainConfig, runs: int = 1, workers: int = 1) -> Cost:
                 f"{runs} run(s) x {config.steps} steps x batch {config.batch} x T {config.seq_len}")
 
 
-def head_spec(config: TrainConfig) -> attention.HeadSpec:
+def head_spec(config: TrainConfig) -> specs.HeadSpec:
     """The head of every layer for ``config.variant`` (fixed parts; free taps start at the identity).
 
     Examples
@@ -228,13 +228,13 @@ def head_spec(config: TrainConfig) -> attention.HeadSpec:
     """
     g, v, base = float(config.gamma), config.variant, config.base
     if v in ("standard", "two-layer"):
-        return attention.SDPA(base)
+        return specs.SDPA(base)
     if v in ("symmetric", "key-only", "query-only"):
-        return attention.PSA.member(v, g, config.placement, base)
+        return specs.PSA.member(v, g, config.placement, base)
     if v == "asymmetric":
-        return attention.PSA(ASYMMETRIC_QUERY_SHARE * g, g, config.placement, base)
+        return specs.PSA(ASYMMETRIC_QUERY_SHARE * g, g, config.placement, base)
     taps = np.array([1.0 + g, g]) if v == "low-pass" else np.array([1.0, 0.0])
-    return attention.TwoTap(taps, taps.copy(), config.placement, base)
+    return specs.TwoTap(taps, taps.copy(), config.placement, base)
 
 
 MLP_PARAMETERS = ("w_fc", "b_fc", "w_proj", "b_proj", "ln2.0", "ln2.1")
@@ -310,7 +310,7 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
                                         if not k.endswith("_taps")})    # the float64 draws, rounded
 
 
-def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
+def stream_gains(spec: specs.HeadSpec) -> tuple[float, float]:
     """Standard-deviation gains ``sqrt(b0^2 + b1^2)`` of the query and key stream filters of a head.
 
     A causal two-tap filter ``b0 x_t + b1 x_{t-1}`` of a stream whose rows are uncorrelated with
@@ -337,11 +337,11 @@ def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
     >>> [round(g, 4) for g in nn.stream_gains(nn.PSA.member("key-only", 1.0))]
     [1.0, 2.2361]
     """
-    if isinstance(spec, attention.PSA):
+    if isinstance(spec, specs.PSA):
         taps = [psa.stream_taps(float(g)) for g in (spec.g_q, spec.g_k)]
-    elif isinstance(spec, attention.TwoTap):
+    elif isinstance(spec, specs.TwoTap):
         taps = [spec.q_taps, spec.k_taps]
-    elif isinstance(spec, attention.SDPA):
+    elif isinstance(spec, specs.SDPA):
         return 1.0, 1.0
     else:
         raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head (got {type(spec).__name__})")
@@ -539,7 +539,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
 def _log(step, loss, lr, norm, model) -> dict:
     row = {"step": step, "loss": loss, "lr": lr, "grad_norm": norm}
     spec = model.layers[0].heads[0]
-    if isinstance(spec, attention.TwoTap):
+    if isinstance(spec, specs.TwoTap):
         row.update(q_b0=float(spec.q_taps[0]), q_b1=float(spec.q_taps[1]),
                    k_b0=float(spec.k_taps[0]), k_b1=float(spec.k_taps[1]))
     return row

@@ -24,7 +24,7 @@ import numpy as np
 from theorylab.errors import (ParameterError, check_memory, describe, finite_output, finite_result, positive_int,
                               real_array, real_scalar, seed_int)
 from theorylab.nn import attention
-from theorylab.nn.attention import PLGA, SDPA, Graded, HeadSpec
+from theorylab.nn.specs import PLGA, SDPA, Graded, HeadSpec
 from theorylab.plga import operator as plga
 from theorylab.plga.chain import _layer_norm as _plga_layer_norm
 
