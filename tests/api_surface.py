@@ -435,7 +435,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("tokens",))
     case(dec.logits, model=model, x=_a(2, 8), fixed=("model",))
     case(dec.prefix_consistency, F=lambda t: dec.forward(model, t), tokens=np.array([1, 2, 3]), fixed=("F",))
-    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.transformer.PrefixConsistency.holds", tol=0.0)
+    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.prefix.PrefixConsistency.holds", tol=0.0)
     # ------------------------------------------------------------------ nn.grad, optim, runner
     tok2 = np.array([[1, 2, 3], [4, 5, 6]])
     case(grad.cross_entropy, logits=_a(3, 5), answers=np.array([0, 4, 2]))
@@ -736,7 +736,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
       "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
-      "theorylab.nn.transformer.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
+      "theorylab.nn.prefix.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
       "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
@@ -774,9 +774,9 @@ _skip("property or method of a record whose only input is the record itself (bui
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.params.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
-      "theorylab.nn.decoder.cache_floats", "theorylab.nn.transformer.compile_grading",
+      "theorylab.nn.decoder.cache_floats", "theorylab.nn.compiled.compile_grading",
       "theorylab.nn.decoder.restore_queries", "theorylab.psa.induction.reduced_channel_model",
-      "theorylab.nn.transformer.collapse_invariant_plga", "theorylab.nn.grad.parameters",
+      "theorylab.nn.compiled.collapse_invariant_plga", "theorylab.nn.grad.parameters",
       "theorylab.nn.grad.with_parameters",
       "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
       "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",

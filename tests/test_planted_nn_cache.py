@@ -9,7 +9,7 @@ import pytest
 from planted import assert_caught
 
 DECODER, TASKS = "theorylab/nn/decoder.py", "theorylab/nn/tasks.py"
-TRANSFORMER = "theorylab/nn/transformer.py"
+COMPILED = "theorylab/nn/compiled.py"
 INSERT = "qs, ks, vs = attention._streams(spec, q, k, v, start, prev)"
 QUERY = "qs, ks, _ = attention._streams(head.spec, x @ head.w_q, x @ head.w_k, x, 0, None)"
 SCALES = "m = np.concatenate([s.diag if isinstance(s, Graded)"
@@ -30,9 +30,9 @@ BUGS = {
         TASKS, QUERY, QUERY + "; ks = attention._streams(specs.SDPA(head.spec.base), x @ head.w_q, x @ head.w_k, "
                               "x, 0, None)[1]", ["P10"]),
     "grading compiled without its clip": (
-        TRANSFORMER, SCALES, "m = np.concatenate([s.lam ** s.grades if isinstance(s, Graded)", ["G1.numeric"]),
+        COMPILED, SCALES, "m = np.concatenate([s.lam ** s.grades if isinstance(s, Graded)", ["G1.numeric"]),
     "grading compiled as M^2 instead of M": (
-        TRANSFORMER, SCALES, "m = np.concatenate([s.diag ** 2 if isinstance(s, Graded)", ["G1.numeric"]),
+        COMPILED, SCALES, "m = np.concatenate([s.diag ** 2 if isinstance(s, Graded)", ["G1.numeric"]),
 }
 
 

@@ -9,6 +9,8 @@ ATTENTION = 'theorylab/nn/attention.py'
 SPECS = 'theorylab/nn/specs.py'
 DECODER = 'theorylab/nn/decoder.py'
 TRANSFORMER = 'theorylab/nn/transformer.py'
+PREFIX = 'theorylab/nn/prefix.py'
+COMPILED = 'theorylab/nn/compiled.py'
 GRAD = 'theorylab/nn/grad.py'
 OPTIM = 'theorylab/nn/optim.py'
 RUNNER = 'theorylab/nn/runner.py'
@@ -91,25 +93,25 @@ BUGS = [
         ('A8',),
         slow=True),
     Bug('prefix check without the shape conjunct',
-        TRANSFORMER,
+        PREFIX,
         'shaped, gap = len(full) == len(x), 0.0',
         'shaped, gap = True, 0.0',
         ('A9.shape',),
-        also=((TRANSFORMER, 'shaped &= len(part) == r + 1', 'shaped &= True'), )),
+        also=((PREFIX, 'shaped &= len(part) == r + 1', 'shaped &= True'), )),
     Bug('prefix check: a row present on one side only is not flagged',
-        TRANSFORMER,
+        PREFIX,
         '            gap = np.inf                                                    # Some row vs None',
         '            pass                                                            # Some row vs None',
         ('A9.shape',),
         slow=True),
     Bug('collapse absorbs b_a transposed',
-        TRANSFORMER,
+        COMPILED,
         'plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a)',
         'plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a.T)',
         ('A19.numeric',),
         slow=True),
     Bug('compile_grading of a non-graded head reads w_q.shape[2]',
-        TRANSFORMER,
+        COMPILED,
         'np.ones(layer.w_q.shape[1] // len(layer.heads))',
         'np.ones(layer.w_q.shape[2] // len(layer.heads))',
         ('G1.numeric',),
