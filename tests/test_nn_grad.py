@@ -20,6 +20,7 @@ from theorylab.nn import attention as A
 from theorylab.nn import specs as S
 from theorylab.nn import decoder as D
 from theorylab.nn import grad as G
+from theorylab.nn.params import parameters, with_parameters
 from theorylab.psa import shear as psa
 
 H = 1e-4
@@ -202,12 +203,12 @@ def test_whole_model(rng, name):
     # different BLAS shapes reassociate the d-term float64 sums (measured: 1 ulp), so compare at 1e-13
     full = D.forward(model, tokens)[:, -1]
     np.testing.assert_allclose(logits, full, rtol=1e-13, atol=1e-13 * np.abs(full).max())
-    params = G.parameters(model)
+    params = parameters(model)
     assert set(grads) == set(params)
     w = np.array(1.0)
     for key, value in params.items():
         def f(z, key=key):
-            return np.array(G.cross_entropy(D.forward(G.with_parameters(model, {key: z}), tokens)[:, -1], answers)[0])
+            return np.array(G.cross_entropy(D.forward(with_parameters(model, {key: z}), tokens)[:, -1], answers)[0])
         check(f, value, grads[key], w, rng, trials=2)
 
 
@@ -221,10 +222,10 @@ def test_free_taps_get_a_gradient_at_the_identity(rng):
 
 def test_parameters_round_trip():
     model = D.random_decoder(vocab=5, d=4, n_head=1, n_layer=2, head=S.TwoTap(np.ones(2), np.ones(2)), seed=0)
-    params = G.parameters(model)
+    params = parameters(model)
     assert "layers.1.heads.0.k_taps" in params and "layers.0.ln2.1" in params
-    again = G.with_parameters(model, {k: v + 1 for k, v in params.items()})
-    assert all(np.array_equal(G.parameters(again)[k], v + 1) for k, v in params.items())
+    again = with_parameters(model, {k: v + 1 for k, v in params.items()})
+    assert all(np.array_equal(parameters(again)[k], v + 1) for k, v in params.items())
 
 
 def test_untrainable_heads_are_refused(rng):

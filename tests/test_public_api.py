@@ -159,6 +159,7 @@ MOVED_NAMES = [
     ("theorylab.nn.transformer", "theorylab.nn.prefix", ("prefix_logits", "PrefixConsistency", "prefix_consistency",
                                                          "prefix_consistency_gap")),
     ("theorylab.nn.transformer", "theorylab.nn.compiled", ("compile_grading", "collapse_invariant_plga")),
+    ("theorylab.nn.grad", "theorylab.nn.params", ("parameters", "with_parameters")),
 ]
 
 

@@ -12,6 +12,7 @@ from theorylab.certificates import _reference_views as view
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, certificate, computed
 from theorylab.nn import decoder, grad, specs
+from theorylab.nn.params import with_parameters
 
 GRAD_TOL = 1e-8
 """Library gradient vs float64 fourth-order central finite differences (step GRAD_H) of the reference loss,
@@ -99,7 +100,7 @@ def backward_pass() -> Outcome:
     err_partial = 0.0
     for name in ("wte", "ln_f.0", "ln_f.1", "layers.1.ln1.0", "layers.2.ln2.1", "layers.0.w_q", "layers.2.b_proj"):
         new = arrays[name] + 0.5 * rng.normal(size=arrays[name].shape)
-        changed = grad.with_parameters(model, {name: new})
+        changed = with_parameters(model, {name: new})
         got = np.stack([decoder.forward(changed, r) for r in tokens])
         want = np.stack([ref.forward(_reference_model(model, {**arrays, name: new}), r) for r in tokens])
         err_partial = max(err_partial, float(np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))))

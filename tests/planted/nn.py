@@ -12,6 +12,7 @@ TRANSFORMER = 'theorylab/nn/transformer.py'
 PREFIX = 'theorylab/nn/prefix.py'
 COMPILED = 'theorylab/nn/compiled.py'
 GRAD = 'theorylab/nn/grad.py'
+PARAMS = 'theorylab/nn/params.py'
 OPTIM = 'theorylab/nn/optim.py'
 RUNNER = 'theorylab/nn/runner.py'
 TASKS = 'theorylab/nn/tasks.py'
@@ -178,7 +179,7 @@ BUGS = [
         'raw_q=(q[h] if s.g_q != 1 else',
         ('P20.numeric',)),
     Bug("with_parameters' default gain of ln_f is its bias",
-        GRAD,
+        PARAMS,
         'get("ln_f.0", model.ln_f[0])',
         'get("ln_f.0", model.ln_f[1])',
         ('P21.grad',),

@@ -152,12 +152,13 @@ def library_step_seconds(config, steps: int, repeat: int) -> float:
     import numpy as np
 
     from theorylab.nn import grad, optim, train
+    from theorylab.nn.params import parameters, with_parameters
 
     model = train.init_model(config, 0)
     names = train.trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
     opt = optim.AdamW(config.lr, weight_decay=config.weight_decay)
-    params = {k: v.copy() for k, v in grad.parameters(model).items()}
+    params = {k: v.copy() for k, v in parameters(model).items()}
     state = optim.init_state({k: params[k] for k in names})
     batches = [train._batch(config, config.batch, [0, 1, s]) for s in range(steps)]
 
@@ -169,7 +170,7 @@ def library_step_seconds(config, steps: int, repeat: int) -> float:
                 g, _ = optim._clip_by_norm({k: g[k] for k in names}, config.clip)
             state = optim._adamw_update(params, g, state, opt, optim._learning_rate(s, config.steps, config.lr,
                                                                                     config.warmup), decay)
-            model = grad.with_parameters(model, params)
+            model = with_parameters(model, params)
 
     run_steps()                                                 # warm (tables, allocator)
     return min(timed(run_steps) for _ in range(repeat)) / steps

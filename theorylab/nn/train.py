@@ -57,6 +57,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
 from theorylab.nn import _heap, decoder, grad, optim, specs, tasks, trainstats
+from theorylab.nn.params import parameters, with_parameters
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
@@ -263,7 +264,7 @@ def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
             return config.variant != "free-two-tap"                     # only free-two-tap learns its taps
         return config.mlp == 0 and name.startswith("layers.") and name.split(".", 2)[2] in MLP_PARAMETERS
 
-    return [k for k in grad.parameters(model) if not fixed(k)]
+    return [k for k in parameters(model) if not fixed(k)]
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
@@ -306,7 +307,7 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
     model = decoder.Decoder(wte, layers, ln())
     if config.dtype == "float64":
         return model
-    return grad.with_parameters(model, {k: v.astype(config.dtype) for k, v in grad.parameters(model).items()
+    return with_parameters(model, {k: v.astype(config.dtype) for k, v in parameters(model).items()
                                         if not k.endswith("_taps")})    # the float64 draws, rounded
 
 
@@ -507,7 +508,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     names = trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
     opt = optim.AdamW(config.peak_lr, weight_decay=config.weight_decay)
-    params = {k: v.copy() for k, v in grad.parameters(model).items()}   # the loop's own arrays (updated in place)
+    params = {k: v.copy() for k, v in parameters(model).items()}   # the loop's own arrays (updated in place)
     state = optim.init_state({k: params[k] for k in names})
     history, step0 = [], None
     for step in range(config.steps):
@@ -526,7 +527,7 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
                                  f"range); lower lr (got {config.lr:g})")
         lr = optim._learning_rate(step, config.steps, config.peak_lr, config.warmup)
         state = optim._adamw_update(params, grads, state, opt, lr, decay)
-        model = grad.with_parameters(model, params)
+        model = with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
             history.append(_log(step, loss, lr, norm, model))
         if progress is not None:
