@@ -109,7 +109,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import compare
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
-    from theorylab.nn import specs
+    from theorylab.nn import evaluation, specs
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
     from theorylab.psa import laws
@@ -481,13 +481,13 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     C["theorylab.nn.train.train[config]"] = Case(lambda **kw: train.train(train.TrainConfig(**kw)), dict(tiny),
                                                 work=sizes, shape_free=tuple(sizes), examples=30)
     case(train.train_cost, config=cfg, runs=3, workers=2, fixed=("config",), nan_ok=True)   # inf beyond floats
-    case(train.batch_of, config=cfg, n=4, seed_words=[0, 1, 2], fixed=("config",), shape_free=("n",),
+    case(evaluation.batch_of, config=cfg, n=4, seed_words=[0, 1, 2], fixed=("config",), shape_free=("n",),
          work={"n": 64})
-    case(train.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=train.batch_of(cfg, 8, [0, 2]), chunk=3,
+    case(evaluation.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=evaluation.batch_of(cfg, 8, [0, 2]), chunk=3,
          fixed=("config", "model", "batch"))
     case(train.init_model, config=cfg, seed=0, fixed=("config",))
     case(train.stream_gains, spec=train.head_spec(cfg), fixed=("spec",))
-    case(trainstats.step0_statistics, model=train.init_model(cfg, 0), tokens=train.batch_of(cfg, 4, [0, 1, 0]).tokens,
+    case(trainstats.step0_statistics, model=train.init_model(cfg, 0), tokens=evaluation.batch_of(cfg, 4, [0, 1, 0]).tokens,
          fixed=("model",), shape_free=("tokens",))
     acc = np.array([[0.1, 0.3, 0.8, 0.9], [0.1, 0.2, 0.7, 0.9], [0.2, 0.5, 0.9, 0.9]])
     case(trainstats.seed_summary, accuracies=np.array([0.6, 0.7, 0.65]), hits=130.0, n=200, nan_ok=True)
@@ -736,7 +736,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
       "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
-      "theorylab.nn.prefix.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
+      "theorylab.nn.prefix.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.evaluation.Evaluation",
       "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
@@ -778,7 +778,7 @@ _skip("takes only objects built elsewhere (parameters, caches, samples, models):
       "theorylab.nn.decoder.restore_queries", "theorylab.psa.induction.reduced_channel_model",
       "theorylab.nn.compiled.collapse_invariant_plga", "theorylab.nn.params.parameters",
       "theorylab.nn.params.with_parameters",
-      "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
+      "theorylab.nn.optim.init_state", "theorylab.nn.evaluation.answers", "theorylab.nn.train.head_spec",
       "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",
       "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
       "theorylab.graded.ladder.educated_arm", "theorylab.graded.ladder_sim.window_end", "theorylab.graded.ladder_sim.reference_size",

@@ -11,7 +11,8 @@ from theorylab import ParameterError
 from theorylab.cli import main
 from theorylab.nn import specs as S
 from theorylab.nn import decoder, grad, optim, tasks
-from theorylab.nn.train import TrainConfig, batch_of, evaluate, head_spec, init_model, stream_gains, train, trainable
+from theorylab.nn.evaluation import batch_of, evaluate
+from theorylab.nn.train import TrainConfig, head_spec, init_model, stream_gains, train, trainable
 from theorylab.nn.trainstats import step0_statistics
 from theorylab.nn.params import parameters, with_parameters
 

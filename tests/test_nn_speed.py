@@ -16,7 +16,8 @@ import pytest
 from theorylab import ParameterError
 from theorylab.bench import train as bench
 from theorylab.nn import _heap, grad, optim, transformer
-from theorylab.nn.train import TrainConfig, answers, batch_of, init_model, train
+from theorylab.nn.evaluation import answers, batch_of
+from theorylab.nn.train import TrainConfig, init_model, train
 from theorylab.nn.params import parameters, with_parameters
 from theorylab.plga import operator as plga
 

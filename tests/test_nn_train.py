@@ -16,7 +16,8 @@ from theorylab import ParameterError
 from theorylab.cli import main
 from theorylab.nn import specs as S
 from theorylab.nn import optim, runner, tasks, trainstats
-from theorylab.nn.train import TrainConfig, answers, batch_of, head_spec, init_model, memory_estimate, train
+from theorylab.nn.evaluation import answers, batch_of
+from theorylab.nn.train import TrainConfig, head_spec, init_model, memory_estimate, train
 
 TINY = dict(task="canonical", T=8, vocab=12, d_model=8, dk=8, steps=6, batch=4, eval_size=20, log_every=2)
 

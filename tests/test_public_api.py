@@ -160,6 +160,7 @@ MOVED_NAMES = [
                                                          "prefix_consistency_gap")),
     ("theorylab.nn.transformer", "theorylab.nn.compiled", ("compile_grading", "collapse_invariant_plga")),
     ("theorylab.nn.grad", "theorylab.nn.params", ("parameters", "with_parameters")),
+    ("theorylab.nn.train", "theorylab.nn.evaluation", ("EVAL_CHUNK", "batch_of", "answers", "Evaluation", "evaluate")),
 ]
 
 

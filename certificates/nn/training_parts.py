@@ -11,7 +11,8 @@ from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.errors import ParameterError
 from theorylab.nn import decoder, grad, optim, tasks
-from theorylab.nn.train import TrainConfig, batch_of, init_model, train
+from theorylab.nn.evaluation import batch_of
+from theorylab.nn.train import TrainConfig, init_model, train
 from theorylab.nn.params import parameters, with_parameters
 
 PAPER_PAIRS, PAPER_CEILING = 14, 0.077

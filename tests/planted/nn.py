@@ -17,6 +17,7 @@ OPTIM = 'theorylab/nn/optim.py'
 RUNNER = 'theorylab/nn/runner.py'
 TASKS = 'theorylab/nn/tasks.py'
 TRAIN = 'theorylab/nn/train.py'
+EVALUATION = 'theorylab/nn/evaluation.py'
 TRAINSTATS = 'theorylab/nn/trainstats.py'
 OPERATOR = 'theorylab/plga/operator.py'
 
@@ -274,7 +275,7 @@ BUGS = [
         accept=FAIL_OR_ERROR,
         slow=True),
     Bug('held-out loss summed, not averaged',
-        TRAIN,
+        EVALUATION,
         'sum(losses) / len(batch.tokens))',
         'sum(losses))',
         ('P21',),

@@ -35,8 +35,9 @@ _EXPORTS = {
               "query_scores", "induction_hits", "induction_accuracy", "predecessor_sensitivity", "ceiling",
               "wilson_interval"),
     "train": ("VARIANTS", "COUPLED", "TASKS", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS",
-              "ASYMMETRIC_QUERY_SHARE", "TrainConfig", "EVAL_CHUNK", "head_spec", "stream_gains", "trainable",
-              "init_model", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult"),
+              "ASYMMETRIC_QUERY_SHARE", "TrainConfig", "head_spec", "stream_gains", "trainable", "init_model",
+              "TrainResult"),
+    "evaluation": ("EVAL_CHUNK", "batch_of", "answers", "Evaluation", "evaluate"),
     "trainstats": ("seed_summary", "gamma_c", "loglog_slope", "bootstrap_gamma_c", "step0_statistics"),
     "ladder": ("plateau_midpoint", "steepest_segment", "half_accuracy", "curve_gamma_c", "ladder_slope"),
 }

@@ -3,7 +3,7 @@
 One run = one :class:`TrainConfig` and one seed: a decoder from ``theorylab.nn.decoder``
 (its forward pass, ``theorylab.nn.grad`` for the backward pass, AdamW from
 ``theorylab.nn.optim``) trained on fresh batches of a task from ``theorylab.nn.tasks``,
-then scored on a held-out evaluation set.
+then scored on a held-out evaluation set (both drawn and scored by ``theorylab.nn.evaluation``).
 
 Conventions (ours where the paper leaves them open; docs/results.md lists them)
 -------------------------------------------------------------------------------
@@ -55,8 +55,9 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import _heap, decoder, grad, optim, specs, tasks, trainstats
+from theorylab import _moved
+from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_scalar, seed_int
+from theorylab.nn import _heap, decoder, evaluation, grad, optim, specs, tasks, trainstats
 from theorylab.nn.params import parameters, with_parameters
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
@@ -174,10 +175,6 @@ class TrainConfig:
         return float(tasks.ceiling(self.T)) if self.task == "canonical" else None
 
 
-EVAL_CHUNK = 500
-"""Evaluation sequences per forward pass."""
-
-
 def memory_estimate(config: TrainConfig) -> int:
     """Bytes one run needs at its peak (an upper estimate; one function so a shared limit can call it).
 
@@ -186,7 +183,7 @@ def memory_estimate(config: TrainConfig) -> int:
     LayerNorm inputs and outputs, scores and weights), plus parameters, gradients and the two
     AdamW moments, float64.
     """
-    rows = max(config.batch, min(config.eval_size, EVAL_CHUNK)) * config.seq_len
+    rows = max(config.batch, min(config.eval_size, evaluation.EVAL_CHUNK)) * config.seq_len
     per_layer = rows * (12 * max(config.d_model, config.dk) + 4 * config.mlp + 6 * config.seq_len)
     params = config.vocab_size * config.d_model + config.n_layer * (4 * config.d_model * config.dk
                                                                    + 2 * config.d_model * config.mlp)
@@ -350,98 +347,6 @@ def stream_gains(spec: specs.HeadSpec) -> tuple[float, float]:
     return q, k
 
 
-def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
-    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)`` (seed words in [0, 2^64)).
-
-    Examples
-    --------
-    The training batch of step 0 of seed 0 (stream ``[seed, 1, step]``), canonical task (PSA §2.2):
-
-    >>> import theorylab.nn as nn
-    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
-    >>> batch = nn.batch_of(config, 2, [0, 1, 0])
-    >>> batch.tokens, batch.target
-    (array([[ 2, 10,  7,  5, 14,  3,  8,  2],
-           [ 3,  0, 15,  5, 13,  9,  1,  5]]), array([1, 4]))
-    """
-    n = positive_int("n", n)
-    if not isinstance(seed_words, (list, tuple, np.ndarray)) or not len(seed_words) \
-            or (isinstance(seed_words, np.ndarray) and (seed_words.ndim != 1 or seed_words.dtype.kind not in "iu")):
-        raise ParameterError(f"seed_words must be a non-empty list of seeds (got {describe(seed_words)})")
-    return _batch(config, n, [seed_int("seed_words", w) for w in seed_words])
-
-
-def _batch(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
-    """:func:`batch_of` of validated seed words (the config's task sizes were validated by TrainConfig)."""
-    seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
-    if config.task == "recall":
-        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed,
-                                         config.padding_placement == "random")
-    return tasks._induction_sequences(n, config.T, config.vocab, seed)
-
-
-def answers(batch: tasks.InductionBatch) -> np.ndarray:
-    """The token each sequence must predict at its last position: the token at the target.
-
-    Examples
-    --------
-    The token after the earlier copy of the query (PSA §2.2):
-
-    >>> import theorylab.nn as nn
-    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
-    >>> nn.answers(nn.batch_of(config, 2, [0, 1, 0]))
-    array([10, 13])
-    """
-    return batch.tokens[np.arange(len(batch.tokens)), batch.target]
-
-
-@dataclass(frozen=True, eq=False)
-class Evaluation:
-    """Per-sequence credits on the evaluation set: prediction, (one layer, one head) attention, pointer.
-
-    ``attention``: the query's attention argmax over all T positions is the target (one-layer models,
-    else None); ``pointer``: the same over the T - 1 keys before the query (the query's own position
-    excluded; chance ``1/(T-1)``), read off the last layer's first head, for every model.
-    """
-
-    prediction: np.ndarray
-    attention: np.ndarray | None
-    loss: float
-    pointer: np.ndarray | None = None
-
-
-def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
-             chunk: int = EVAL_CHUNK) -> Evaluation:
-    """Prediction credits (logit argmax = answer), attention credits (query's attention argmax = target) and
-    pointer credits (the same over the keys before the query), ``chunk`` sequences per forward pass.
-
-    Examples
-    --------
-    An untrained model on 100 held-out sequences (stream ``[seed, 2]``; PSA §7.4):
-
-    >>> import theorylab.nn as nn
-    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
-    >>> result = nn.evaluate(config, nn.init_model(config, seed=0), nn.batch_of(config, 100, [0, 2]))
-    >>> result.prediction.shape, float(result.prediction.mean()), float(result.pointer.mean()), round(result.loss, 4)
-    ((100,), 0.04, 0.13, 2.7714)
-    """
-    chunk = positive_int("chunk", chunk)
-    pred, att, point, losses = [], [], [], []
-    for s in range(0, len(batch.tokens), chunk):
-        tok, tgt = batch.tokens[s:s + chunk], batch.target[s:s + chunk]
-        trace: list = []
-        logits = decoder.logits(model, decoder.hidden_states(model, tok, trace)[..., -1, :])   # [n, V]
-        ans = tok[np.arange(len(tok)), tgt]
-        pred.append(tasks.induction_hits(logits, ans))
-        losses.append(grad.cross_entropy(logits, ans)[0] * len(tok))
-        query = trace[-1]["heads"][0]["p"][..., -1, :]                  # [n, T] the query row, last layer
-        point.append(tasks.induction_hits(query[:, :-1], tgt))          # the T - 1 keys before the query
-        if config.n_layer == 1:
-            att.append(tasks.induction_hits(query, tgt))
-    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, pointer=np.concatenate(point),
-                      loss=sum(losses) / len(batch.tokens))
-
-
 @dataclass(frozen=True, eq=False)
 class TrainResult:
     """One run: its config and seed, final evaluation and the logged history.
@@ -453,7 +358,7 @@ class TrainResult:
 
     config: TrainConfig
     seed: int
-    evaluation: Evaluation
+    evaluation: evaluation.Evaluation
     history: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
@@ -512,15 +417,15 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     state = optim.init_state({k: params[k] for k in names})
     history, step0 = [], None
     for step in range(config.steps):
-        batch = _batch(config, config.batch, [seed, 1, step])
+        batch = evaluation._batch(config, config.batch, [seed, 1, step])
         with np.errstate(over="ignore", invalid="ignore"):      # kernels: the config and batch are valid
             if step == 0:
                 step0 = trainstats._step0_statistics(model, batch.tokens)
             if config.loss == "sequence":
-                targets = np.concatenate([batch.tokens[:, 1:], answers(batch)[:, None]], axis=1)   # [B, T]
+                targets = np.concatenate([batch.tokens[:, 1:], evaluation.answers(batch)[:, None]], axis=1)   # [B, T]
                 loss, grads, _ = grad._sequence_loss_and_grad(model, batch.tokens, targets)
             else:
-                loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
+                loss, grads, _ = grad._loss_and_grad(model, batch.tokens, evaluation.answers(batch))
             grads, norm = optim._clip_by_norm({k: grads[k] for k in names}, config.clip)
         if not math.isfinite(loss + norm):   # the model's own numbers leaving the float range: the run diverged
             raise ParameterError(f"training diverged at step {step} (the loss or a gradient overflows the float "
@@ -532,8 +437,8 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
             history.append(_log(step, loss, lr, norm, model))
         if progress is not None:
             progress(1)
-    evaluation = evaluate(config, model, batch_of(config, config.eval_size, [seed, 2]))
-    return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, time.process_time() - cpu,
+    scored = evaluation.evaluate(config, model, evaluation.batch_of(config, config.eval_size, [seed, 2]))
+    return TrainResult(config, seed, scored, history, time.perf_counter() - start, time.process_time() - cpu,
                        model if keep_model else None, *step0)
 
 
@@ -547,6 +452,9 @@ def _log(step, loss, lr, norm, model) -> dict:
 
 
 __all__ = ["VARIANTS", "COUPLED", "TASKS", "DTYPES", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS", "ASYMMETRIC_QUERY_SHARE",
-           "MLP_PARAMETERS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
-           "init_model", "stream_gains", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult",
-           "train"]
+           "MLP_PARAMETERS", "TrainConfig", "memory_estimate", "train_cost", "head_spec", "trainable",
+           "init_model", "stream_gains", "TrainResult", "train"]
+
+__getattr__ = _moved.moved_names(__name__, dict.fromkeys(("EVAL_CHUNK", "batch_of", "answers", "Evaluation", "evaluate"),
+                                                         "theorylab.nn.evaluation"))
+"""The batches and the evaluation moved to :mod:`theorylab.nn.evaluation`; their old path works for one release."""
