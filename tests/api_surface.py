@@ -107,7 +107,7 @@ def _a(*shape, seed=0, low=None):
 def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
     from theorylab.psa import compare
-    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
+    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, optimal, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
     from theorylab.nn import evaluation, specs
     from theorylab.plga import contraction, envelopes as penv, operator as op
@@ -289,17 +289,17 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(grades.gradient_u, u=np.array([0.0, 1.0, 2.0]), **at)
     case(grades.admissibility, q=np.array([0.0, 1.0, 2.0]), **at)
     case(grades.boundary_polynomial, t=np.array([1.0, 2.0, 3.0]), **at)
-    case(grades.optimal_grades, **at)
-    case(grades.clip_bound, C=2.0)
-    case(grades.clipped_grades, C=2.0, shape_free=("alpha", "tau", "C"), **at)
-    case(grades.level_program, alpha=np.repeat([0.2, 0.8], [2, 2]) / 2, tau=np.repeat([0.6, 0.4], [2, 2]) / 2,
+    case(optimal.optimal_grades, **at)
+    case(optimal.clip_bound, C=2.0)
+    case(optimal.clipped_grades, C=2.0, shape_free=("alpha", "tau", "C"), **at)
+    case(optimal.level_program, alpha=np.repeat([0.2, 0.8], [2, 2]) / 2, tau=np.repeat([0.6, 0.4], [2, 2]) / 2,
          dims=np.array([2, 2]), C=2.0, shape_free=("alpha", "tau", "C", "dims"))
-    case(grades.moment_maps, u=np.array([0.0, 1.0, 2.0]), **at)
-    case(grades.recession_slope, v=np.array([0.0, 1.0, 3.0]))
-    case(grades.clipped_lower_bound, C=2.0, **at)
-    case(grades.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
+    case(optimal.moment_maps, u=np.array([0.0, 1.0, 2.0]), **at)
+    case(optimal.recession_slope, v=np.array([0.0, 1.0, 3.0]))
+    case(optimal.clipped_lower_bound, C=2.0, **at)
+    case(optimal.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
     case(gio.read_vector, name="alpha", source="0.2, 0.3 0.5", fixed=("name",))
-    case(grades.clipped_grades_cost, n=8, nan_ok=True)   # cost estimates: inf for sizes beyond the float range
+    case(optimal.clipped_grades_cost, n=8, nan_ok=True)   # cost estimates: inf for sizes beyond the float range
     case(envelope.stratified_model_cost, levels=4, nan_ok=True)
     # ------------------------------------------------------------------ graded.ladder, prereg
     case(lad.profile_design, a=np.array([0.4, 0.6]), s=np.array([0.7, 0.3]), d=4, sigma_xi=1.0, C=2.0,
@@ -723,8 +723,8 @@ def _skip(reason: str, *names: str) -> None:
 
 
 _skip("result record: a frozen dataclass that library functions fill in; nothing to validate",
-      "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.grades.ClippedOptimum",
-      "theorylab.graded.grades.GradeRow", "theorylab.plga.chain.PLGAStages",
+      "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.optimal.ClippedOptimum",
+      "theorylab.graded.optimal.GradeRow", "theorylab.plga.chain.PLGAStages",
       "theorylab.plga.diagnostics.PositivityMargins", "theorylab.plga.perron.PerronPair",
       "theorylab.plga.rope.TwirlStatistics",
       "theorylab.plga.notears.NotearsValue", "theorylab.plga.diagnostics.DensityReport",

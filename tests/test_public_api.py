@@ -161,6 +161,10 @@ MOVED_NAMES = [
     ("theorylab.nn.transformer", "theorylab.nn.compiled", ("compile_grading", "collapse_invariant_plga")),
     ("theorylab.nn.grad", "theorylab.nn.params", ("parameters", "with_parameters")),
     ("theorylab.nn.train", "theorylab.nn.evaluation", ("EVAL_CHUNK", "batch_of", "answers", "Evaluation", "evaluate")),
+    ("theorylab.graded.grades", "theorylab.graded.optimal", ("optimal_grades", "ClippedOptimum", "clip_bound", "clipped_grades",
+                                                             "level_program", "moment_maps", "recession_slope",
+                                                             "clipped_lower_bound", "GradeRow", "table3_row",
+                                                             "TABLE3_PARAMETERS")),
 ]
 
 

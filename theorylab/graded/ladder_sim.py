@@ -39,7 +39,7 @@ from theorylab._results import scalar_value
 from theorylab.errors import (ParameterError, finite_result, integer_array, positive_int, real_array, real_scalar,
                               seed_int)
 from theorylab.graded import envelope as env
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 from theorylab.graded import ladder as lad
 from theorylab.graded.budget_fit import _constrained_fit
 from theorylab.graded.prereg import CI_LEVEL, Preregistration, average_ranks, predicted_ranks
@@ -558,7 +558,7 @@ def degradation(design: lad.LadderDesign, n_values, draws: int = 8, seed: int = 
     ms = default_grid(design, target) if m_values is None else grid("m_values", m_values)
     check_memory(memory_estimate(ns.size * draws + 1, ms.size + 1, reps, design.d, 0), "this degradation sweep")
     oracle = lad.oracle_arm(design)
-    lam_c = grades.clipped_grades(design.a, design.s, design.C).Lambda
+    lam_c = optimal.clipped_grades(design.a, design.s, design.C).Lambda
     per = []
     for i, n in enumerate(_progress(list(ns), progress, "pilots", "n")):
         for k in range(draws):

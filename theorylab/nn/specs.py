@@ -25,7 +25,7 @@ import numpy as np
 
 from theorylab.errors import ParameterError, choice, real_array, real_scalar
 from theorylab.graded.attention import grading_matrix
-from theorylab.graded.grades import clip_bound
+from theorylab.graded.optimal import clip_bound
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
 
