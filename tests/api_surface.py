@@ -120,6 +120,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import induction
     from theorylab.graded import budget_fit
     from theorylab.graded import ladder_sim as sladder
+    from theorylab.graded import pilot_cost
     from theorylab.psa import observables
     from theorylab import rng
     from theorylab.psa import row_stats
@@ -602,9 +603,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("m_values",), none_input=("m_values",), examples=20)
     case(sladder.summarize, prereg=prereg, m_values=ladder_ms, risks=risks, target=0.5, seed=0, bootstrap=4,
          fixed=("prereg",), nan_ok=True, work={"bootstrap": 16}, examples=20)
-    case(sladder.profile_error, a_hat=np.array([0.3, 0.7]), s_hat=np.array([0.6, 0.4]), a=np.array([0.4, 0.6]),
+    case(pilot_cost.profile_error, a_hat=np.array([0.3, 0.7]), s_hat=np.array([0.6, 0.4]), a=np.array([0.4, 0.6]),
          s=np.array([0.7, 0.3]))
-    case(sladder.degradation, design=design, n_values=np.array([6, 8, 12]), draws=2, seed=0, reps=4, target=0.5,
+    case(pilot_cost.degradation, design=design, n_values=np.array([6, 8, 12]), draws=2, seed=0, reps=4, target=0.5,
          m_values=ladder_ms, progress=False, fixed=("design", "progress"), nan_ok=True, examples=6,
          work={"draws": 3, "reps": 8, "n_values": 64, "m_values": 64}, shape_free=("n_values",),
          none_input=("m_values",))
@@ -735,7 +736,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
-      "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
+      "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.pilot_cost.Degradation",
       "theorylab.nn.prefix.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.evaluation.Evaluation",
       "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")

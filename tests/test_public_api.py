@@ -165,6 +165,7 @@ MOVED_NAMES = [
                                                              "level_program", "moment_maps", "recession_slope",
                                                              "clipped_lower_bound", "GradeRow", "table3_row",
                                                              "TABLE3_PARAMETERS")),
+    ("theorylab.graded.ladder_sim", "theorylab.graded.pilot_cost", ("Degradation", "profile_error", "degradation")),
 ]
 
 

@@ -13,6 +13,7 @@ GRADES = 'theorylab/graded/grades.py'
 OPTIMAL = 'theorylab/graded/optimal.py'
 LADDER = 'theorylab/graded/ladder.py'
 LADDER_SIM = 'theorylab/graded/ladder_sim.py'
+PILOT_COST = 'theorylab/graded/pilot_cost.py'
 PREREG = 'theorylab/graded/prereg.py'
 RISK_SIM = 'theorylab/graded/risk_sim.py'
 
@@ -381,7 +382,7 @@ BUGS = [
         ('G10',),
         slow=True),
     Bug('one degradation draw too many',
-        LADDER_SIM,
+        PILOT_COST,
         'for k in range(draws):',
         'for k in range(draws + 1):',
         ('G10',),
@@ -423,13 +424,13 @@ BUGS = [
         ('G10',),
         slow=True),
     Bug('degradation tail from five pilot sizes on',
-        LADDER_SIM,
+        PILOT_COST,
         'if len(rows) >= 6 else rows',
         'if len(rows) >= 5 else rows',
         ('G10',),
         slow=True),
     Bug('degradation efficiency loss + 1',
-        LADDER_SIM,
+        PILOT_COST,
         'm_needed[j] / m_needed[0] - 1.0',
         'm_needed[j] / m_needed[0] + 1.0',
         ('G10',),
@@ -453,7 +454,7 @@ BUGS = [
         'ry - ry.mean(axis=0, keepdims=True)',
         ('G10',)),
     Bug('degradation tail interval loses its lower end',
-        LADDER_SIM,
+        PILOT_COST,
         '"slope_excess_vs_n_tail_ci": list(slope_tail[1:])',
         '"slope_excess_vs_n_tail_ci": list(slope_tail[2:])',
         ('G10',)),
