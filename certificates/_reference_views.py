@@ -6,7 +6,7 @@ with the route under test.
 """
 from __future__ import annotations
 
-from theorylab.nn import attention
+from theorylab.nn import specs
 from theorylab.plga.operator import GatedResidualUnit, PLGAParams
 
 from theorylab.certificates.reference import plga as ref_plga
@@ -23,13 +23,13 @@ def psi(p: PLGAParams) -> ref_plga.Psi:
 
 def head(spec, *, clip: bool = True, frozen_prompt: int | None = None):
     """The reference head function for a library head spec (``clip=False`` drops a graded head's clip)."""
-    if isinstance(spec, attention.SDPA):
+    if isinstance(spec, specs.SDPA):
         return ref.head("sdpa", base=spec.base)
-    if isinstance(spec, attention.PSA):
+    if isinstance(spec, specs.PSA):
         return ref.head("psa", g_q=spec.g_q, g_k=spec.g_k, placement=spec.placement, base=spec.base)
-    if isinstance(spec, attention.TwoTap):
+    if isinstance(spec, specs.TwoTap):
         return ref.head("two_tap", q_taps=spec.q_taps, k_taps=spec.k_taps, placement=spec.placement, base=spec.base)
-    if isinstance(spec, attention.Graded):
+    if isinstance(spec, specs.Graded):
         return ref.head("graded", grades=spec.grades, lam=spec.lam, clip=spec.clip if clip else None,
                         base=spec.base)
     return ref.head("plga", psi=psi(spec.params), gram=spec.gram, base=spec.base, frozen_prompt=frozen_prompt)

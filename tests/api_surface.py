@@ -107,8 +107,9 @@ def _a(*shape, seed=0, low=None):
 def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     """The valid calls and the skip list (built lazily: constructing fixtures runs library code)."""
     from theorylab.psa import compare
-    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
+    from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, optimal, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
+    from theorylab.nn import evaluation, specs
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import deploy, scoremodel, shear, softmax, transition
     from theorylab.psa import laws
@@ -119,6 +120,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import induction
     from theorylab.graded import budget_fit
     from theorylab.graded import ladder_sim as sladder
+    from theorylab.graded import pilot_cost
     from theorylab.psa import observables
     from theorylab import rng
     from theorylab.psa import row_stats
@@ -132,11 +134,11 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     params = op.init_params(4, seed=1)
     q4 = _a(6, 4, seed=2)
     stages = op.plga_stages(q4, params)
-    model = dec.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=att.PSA(0.5, 0.5), seed=0)
+    model = dec.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=specs.PSA(0.5, 0.5), seed=0)
     cache = dec.extend(model, dec.empty_cache(model), [1, 2, 3])[1]
     layer = model.layers[0]
     hc = cache.layers[0][0]
-    psa_spec = att.PSA(0.5, 0.5)
+    psa_spec = specs.PSA(0.5, 0.5)
     batch = tasks.induction_sequences(4, 8, 10, seed=0)
     E = tasks.embeddings(10, 8, seed=0)
     ihead = tasks.induction_head("key-only", 1.0, 8, 8)
@@ -288,17 +290,17 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(grades.gradient_u, u=np.array([0.0, 1.0, 2.0]), **at)
     case(grades.admissibility, q=np.array([0.0, 1.0, 2.0]), **at)
     case(grades.boundary_polynomial, t=np.array([1.0, 2.0, 3.0]), **at)
-    case(grades.optimal_grades, **at)
-    case(grades.clip_bound, C=2.0)
-    case(grades.clipped_grades, C=2.0, shape_free=("alpha", "tau", "C"), **at)
-    case(grades.level_program, alpha=np.repeat([0.2, 0.8], [2, 2]) / 2, tau=np.repeat([0.6, 0.4], [2, 2]) / 2,
+    case(optimal.optimal_grades, **at)
+    case(optimal.clip_bound, C=2.0)
+    case(optimal.clipped_grades, C=2.0, shape_free=("alpha", "tau", "C"), **at)
+    case(optimal.level_program, alpha=np.repeat([0.2, 0.8], [2, 2]) / 2, tau=np.repeat([0.6, 0.4], [2, 2]) / 2,
          dims=np.array([2, 2]), C=2.0, shape_free=("alpha", "tau", "C", "dims"))
-    case(grades.moment_maps, u=np.array([0.0, 1.0, 2.0]), **at)
-    case(grades.recession_slope, v=np.array([0.0, 1.0, 3.0]))
-    case(grades.clipped_lower_bound, C=2.0, **at)
-    case(grades.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
+    case(optimal.moment_maps, u=np.array([0.0, 1.0, 2.0]), **at)
+    case(optimal.recession_slope, v=np.array([0.0, 1.0, 3.0]))
+    case(optimal.clipped_lower_bound, C=2.0, **at)
+    case(optimal.table3_row, nu=0.6, mu=0.3, levels=4, C=2.0, shape_free=("levels",))
     case(gio.read_vector, name="alpha", source="0.2, 0.3 0.5", fixed=("name",))
-    case(grades.clipped_grades_cost, n=8, nan_ok=True)   # cost estimates: inf for sizes beyond the float range
+    case(optimal.clipped_grades_cost, n=8, nan_ok=True)   # cost estimates: inf for sizes beyond the float range
     case(envelope.stratified_model_cost, levels=4, nan_ok=True)
     # ------------------------------------------------------------------ graded.ladder, prereg
     case(lad.profile_design, a=np.array([0.4, 0.6]), s=np.array([0.7, 0.3]), d=4, sigma_xi=1.0, C=2.0,
@@ -388,30 +390,30 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(contraction.composition_bound, lipschitz=np.array([1.1, 1.3]), diam=2.0)
     case(contraction.pairwise_ratios, f=np.tanh, X=_a(4, 3), Y=_a(4, 3, seed=1), fixed=("f",))
     # ------------------------------------------------------------------ nn.attention
-    case(att.SDPA, base=10000.0, none_input=("base",))
-    case(att.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
-    case(att.PSA.member, "theorylab.nn.attention.PSA.member", name="symmetric", g=0.5, placement="post-rope",
+    case(specs.SDPA, base=10000.0, none_input=("base",))
+    case(specs.PSA, g_q=0.5, g_k=0.25, placement="post-rope", base=10000.0, none_input=("base",))
+    case(specs.PSA.member, "theorylab.nn.specs.PSA.member", name="symmetric", g=0.5, placement="post-rope",
          base=10000.0, none_input=("base",))
-    case(att.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0,
+    case(specs.Graded, grades=np.array([0.0, 1.0, 2.0, 3.0]), lam=1.5, clip=2.0, base=10000.0,
          none_input=("base", "clip"))
-    case(att.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",), none_input=("base",))
-    case(att.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0, none_input=("clip",))
+    case(specs.PLGA, params=params, gram="cumulative", base=10000.0, fixed=("params",), none_input=("base",))
+    case(specs.grading_diag, grades=np.array([0.0, 1.0, 2.0]), lam=1.5, clip=2.0, none_input=("clip",))
     case(att.streams, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), start=3,
          prev=(_a(4, seed=3), _a(4, seed=4)), fixed=("spec",), none_input=("prev",), exact=("q", "k", "v"))
     case(att.unshear_keys, spec=psa_spec, ks=x54, start=2, prev_k=_a(4, seed=3), fixed=("spec",),
          none_input=("prev_k",))
     case(att.scores, qs=x54, ks=_a(6, 4, seed=1), G=Gm, none_input=("G",), exact=("qs", "ks", "G"))
     case(att.attend, s=_a(3, 5), vs=_a(5, 2, seed=1))
-    case(att.plga_operator, spec=att.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
+    case(att.plga_operator, spec=specs.PLGA(params, "cumulative"), qs=q4, fixed=("spec",), exact=("qs",))
     case(att.head, spec=psa_spec, q=x54, k=_a(5, 4, seed=1), v=_a(5, 4, seed=2), fixed=("spec",))
-    case(att.TwoTap, q_taps=np.array([1.0, 0.0]), k_taps=np.array([1.5, -0.5]), placement="pre-rope", base=10000.0,
+    case(specs.TwoTap, q_taps=np.array([1.0, 0.0]), k_taps=np.array([1.5, -0.5]), placement="pre-rope", base=10000.0,
          none_input=("base",))
-    case(att.TwoTap.shear, "theorylab.nn.attention.TwoTap.shear", g_q=0.5, g_k=0.25, placement="post-rope",
+    case(specs.TwoTap.shear, "theorylab.nn.specs.TwoTap.shear", g_q=0.5, g_k=0.25, placement="post-rope",
          base=10000.0, none_input=("base",))
     case(att.attention_weights, s=_a(3, 5))
     case(att.two_tap, x=x54, taps=np.array([1.2, -0.2]), exact=("x",))
     # ------------------------------------------------------------------ nn.transformer, nn.decoder (one import)
-    case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=att.SDPA(), seed=0, fixed=("head",),
+    case(dec.random_decoder, vocab=8, d=8, n_head=2, n_layer=1, head=specs.SDPA(), seed=0, fixed=("head",),
          shape_free=("vocab", "d", "n_head", "n_layer"))
     case(dec.layer_norm, x=_a(3, 8), affine=(np.ones(8), np.zeros(8)), exact=("x",))
     case(dec.gelu, x=_a(3, 8))
@@ -434,7 +436,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("tokens",))
     case(dec.logits, model=model, x=_a(2, 8), fixed=("model",))
     case(dec.prefix_consistency, F=lambda t: dec.forward(model, t), tokens=np.array([1, 2, 3]), fixed=("F",))
-    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.transformer.PrefixConsistency.holds", tol=0.0)
+    case(dec.PrefixConsistency(True, 0.0).holds, "theorylab.nn.prefix.PrefixConsistency.holds", tol=0.0)
     # ------------------------------------------------------------------ nn.grad, optim, runner
     tok2 = np.array([[1, 2, 3], [4, 5, 6]])
     case(grad.cross_entropy, logits=_a(3, 5), answers=np.array([0, 4, 2]))
@@ -480,13 +482,13 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     C["theorylab.nn.train.train[config]"] = Case(lambda **kw: train.train(train.TrainConfig(**kw)), dict(tiny),
                                                 work=sizes, shape_free=tuple(sizes), examples=30)
     case(train.train_cost, config=cfg, runs=3, workers=2, fixed=("config",), nan_ok=True)   # inf beyond floats
-    case(train.batch_of, config=cfg, n=4, seed_words=[0, 1, 2], fixed=("config",), shape_free=("n",),
+    case(evaluation.batch_of, config=cfg, n=4, seed_words=[0, 1, 2], fixed=("config",), shape_free=("n",),
          work={"n": 64})
-    case(train.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=train.batch_of(cfg, 8, [0, 2]), chunk=3,
+    case(evaluation.evaluate, config=cfg, model=train.init_model(cfg, 0), batch=evaluation.batch_of(cfg, 8, [0, 2]), chunk=3,
          fixed=("config", "model", "batch"))
     case(train.init_model, config=cfg, seed=0, fixed=("config",))
     case(train.stream_gains, spec=train.head_spec(cfg), fixed=("spec",))
-    case(trainstats.step0_statistics, model=train.init_model(cfg, 0), tokens=train.batch_of(cfg, 4, [0, 1, 0]).tokens,
+    case(trainstats.step0_statistics, model=train.init_model(cfg, 0), tokens=evaluation.batch_of(cfg, 4, [0, 1, 0]).tokens,
          fixed=("model",), shape_free=("tokens",))
     acc = np.array([[0.1, 0.3, 0.8, 0.9], [0.1, 0.2, 0.7, 0.9], [0.2, 0.5, 0.9, 0.9]])
     case(trainstats.seed_summary, accuracies=np.array([0.6, 0.7, 0.65]), hits=130.0, n=200, nan_ok=True)
@@ -601,9 +603,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
          shape_free=("m_values",), none_input=("m_values",), examples=20)
     case(sladder.summarize, prereg=prereg, m_values=ladder_ms, risks=risks, target=0.5, seed=0, bootstrap=4,
          fixed=("prereg",), nan_ok=True, work={"bootstrap": 16}, examples=20)
-    case(sladder.profile_error, a_hat=np.array([0.3, 0.7]), s_hat=np.array([0.6, 0.4]), a=np.array([0.4, 0.6]),
+    case(pilot_cost.profile_error, a_hat=np.array([0.3, 0.7]), s_hat=np.array([0.6, 0.4]), a=np.array([0.4, 0.6]),
          s=np.array([0.7, 0.3]))
-    case(sladder.degradation, design=design, n_values=np.array([6, 8, 12]), draws=2, seed=0, reps=4, target=0.5,
+    case(pilot_cost.degradation, design=design, n_values=np.array([6, 8, 12]), draws=2, seed=0, reps=4, target=0.5,
          m_values=ladder_ms, progress=False, fixed=("design", "progress"), nan_ok=True, examples=6,
          work={"draws": 3, "reps": 8, "n_values": 64, "m_values": 64}, shape_free=("n_values",),
          none_input=("m_values",))
@@ -722,8 +724,8 @@ def _skip(reason: str, *names: str) -> None:
 
 
 _skip("result record: a frozen dataclass that library functions fill in; nothing to validate",
-      "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.grades.ClippedOptimum",
-      "theorylab.graded.grades.GradeRow", "theorylab.plga.chain.PLGAStages",
+      "theorylab.psa.transition.CriticalCoupling", "theorylab.graded.optimal.ClippedOptimum",
+      "theorylab.graded.optimal.GradeRow", "theorylab.plga.chain.PLGAStages",
       "theorylab.plga.diagnostics.PositivityMargins", "theorylab.plga.perron.PerronPair",
       "theorylab.plga.rope.TwirlStatistics",
       "theorylab.plga.notears.NotearsValue", "theorylab.plga.diagnostics.DensityReport",
@@ -734,8 +736,8 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
-      "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
-      "theorylab.nn.transformer.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
+      "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.pilot_cost.Degradation",
+      "theorylab.nn.prefix.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.evaluation.Evaluation",
       "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve",
       "theorylab.graded.overhead.GradingOverhead", "theorylab.psa.laws.CouplingBand", "theorylab.psa.laws.PowerLawFit")
@@ -749,7 +751,7 @@ _skip("parameter record built by a validated constructor (score_model, init_para
       "theorylab.psa.induction.ChannelModel")
 _skip("property or method of a record whose only input is the record itself (built by a validated constructor)",
       "theorylab.plga.params.PLGAParams.dk", "theorylab.plga.diagnostics.PositivityMargins.positive",
-      "theorylab.nn.attention.Graded.diag",
+      "theorylab.nn.specs.Graded.diag",
       "theorylab.nn.transformer.Decoder.n_head", "theorylab.nn.transformer.Decoder.d",
       "theorylab.nn.tasks.InductionBatch.T",
       "theorylab.graded.envelope.LinearClass.caps", "theorylab.graded.envelope.StratifiedModel.dims",
@@ -780,11 +782,11 @@ _skip("property or method of a record whose only input is the record itself (bui
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.params.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
       "theorylab.plga.contraction.row_map_lipschitz", "theorylab.nn.decoder.empty_cache", "theorylab.nn.decoder.commit",
-      "theorylab.nn.decoder.cache_floats", "theorylab.nn.transformer.compile_grading",
+      "theorylab.nn.decoder.cache_floats", "theorylab.nn.compiled.compile_grading",
       "theorylab.nn.decoder.restore_queries", "theorylab.psa.induction.reduced_channel_model",
-      "theorylab.nn.transformer.collapse_invariant_plga", "theorylab.nn.grad.parameters",
-      "theorylab.nn.grad.with_parameters",
-      "theorylab.nn.optim.init_state", "theorylab.nn.train.answers", "theorylab.nn.train.head_spec",
+      "theorylab.nn.compiled.collapse_invariant_plga", "theorylab.nn.params.parameters",
+      "theorylab.nn.params.with_parameters",
+      "theorylab.nn.optim.init_state", "theorylab.nn.evaluation.answers", "theorylab.nn.train.head_spec",
       "theorylab.nn.train.trainable", "theorylab.nn.train.memory_estimate", "theorylab.graded.ladder.uniform_arm",
       "theorylab.graded.ladder.taxonomic_arm", "theorylab.graded.ladder.oracle_arm", "theorylab.graded.ladder.proxy_arm",
       "theorylab.graded.ladder.educated_arm", "theorylab.graded.ladder_sim.window_end", "theorylab.graded.ladder_sim.reference_size",

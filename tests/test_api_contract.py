@@ -19,6 +19,7 @@ from theorylab.psa import montecarlo as competition
 from theorylab.psa import quadrature as exact
 from theorylab.psa import induction
 from theorylab.graded import ladder_sim as sladder
+from theorylab.graded import pilot_cost
 from theorylab.psa import observables
 from theorylab import rng
 from theorylab.psa import row_stats_mc
@@ -207,7 +208,7 @@ SEEDED.update({
                                                                                  seed=seed),
     "theorylab.graded.ladder_sim.measure": lambda seed: sladder.measure(PREREG, MS, reps=4, seed=seed, bootstrap=4),
     "theorylab.graded.ladder_sim.summarize": lambda seed: sladder.summarize(PREREG, MS, RISKS, seed=seed, bootstrap=4),
-    "theorylab.graded.ladder_sim.degradation": lambda seed: sladder.degradation(DESIGN, [6, 8, 12], draws=2, seed=seed,
+    "theorylab.graded.pilot_cost.degradation": lambda seed: pilot_cost.degradation(DESIGN, [6, 8, 12], draws=2, seed=seed,
                                                                          reps=4, m_values=MS),
     "theorylab.psa.observables.mass_half": lambda seed: observables.mass_half("t4-only", 64.0, 16, seed=seed),
     "theorylab.psa.observables.half_plateau": lambda seed: observables.half_plateau("t4-only", 64.0, 16,

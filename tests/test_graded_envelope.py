@@ -4,7 +4,7 @@ import pytest
 
 from theorylab.errors import ParameterError
 from theorylab.graded import envelope as env
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 from theorylab.graded import risk_sim as gr
 
 
@@ -26,7 +26,7 @@ def test_caps_envelope_and_window_formulas():
     assert not env.worth_estimating(model.uniform.caps, model.dims, 1.0, model.window[1]).any()
 
 
-@pytest.mark.parametrize("nu,mu", grades.TABLE3_PARAMETERS)
+@pytest.mark.parametrize("nu,mu", optimal.TABLE3_PARAMETERS)
 def test_theorem41_deterministic_factors(nu, mu):
     model = env.stratified_model(nu, mu, 4, 64)
     low, high = env.theorem41_factors(nu, mu)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from theorylab.errors import ParameterError
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
 
@@ -77,11 +77,11 @@ def test_arms_rules():
     # exact: the uniform arm is np.ones
     assert np.array_equal(arms["uniform"].g, np.ones(4))
     np.testing.assert_allclose(arms["taxonomic"].g, [1, 2 ** (1 / 3), 2 ** (2 / 3), 2])
-    opt = grades.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C)
+    opt = optimal.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C)
     np.testing.assert_allclose(arms["oracle"].g, opt.g)
     a_hat, s_hat = lad.pilot_estimates(pilot, DESIGN.dims)
-    np.testing.assert_allclose(arms["educated"].g, grades.clipped_grades(a_hat, s_hat, DESIGN.C).g)
-    np.testing.assert_allclose(arms["proxy"].g, grades.clipped_grades(np.full(4, 0.25), s_hat, DESIGN.C).g)
+    np.testing.assert_allclose(arms["educated"].g, optimal.clipped_grades(a_hat, s_hat, DESIGN.C).g)
+    np.testing.assert_allclose(arms["proxy"].g, optimal.clipped_grades(np.full(4, 0.25), s_hat, DESIGN.C).g)
     # same code run twice: bitwise (build_arms calls random_arm with seed 5)
     assert np.array_equal(lad.random_arm(DESIGN, 5).g, arms["random"].g)
     assert not np.array_equal(lad.random_arm(DESIGN, 6).g, arms["random"].g)
@@ -106,7 +106,7 @@ def test_proxy_reads_only_the_data_statistics():
 
 
 def test_educated_approaches_oracle_with_a_large_pilot():
-    lam_c = grades.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C).Lambda
+    lam_c = optimal.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C).Lambda
     excess = [float(grades.Lambda(lad.educated_arm(DESIGN, lad.draw_pilot(DESIGN, n, seed=4)).g, DESIGN.a, DESIGN.s))
               / lam_c - 1 for n in (2 ** 10, 2 ** 20)]
     assert excess[1] < 1e-3 and excess[1] < excess[0]
@@ -125,7 +125,7 @@ def test_preregistration_values(small_prereg):
     ranks = sorted(p.arms, key=lambda a: -a.ip_hat)
     assert [a.name for a in ranks] == p.predicted_order
     assert p.BC_hat_ci[0] <= p.BC_hat_ci[1] and p.Lambda_star_C_true == pytest.approx(
-        grades.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C).Lambda)
+        optimal.clipped_grades(DESIGN.a, DESIGN.s, DESIGN.C).Lambda)
 
 
 def test_preregistration_file_roundtrip_is_exact(small_prereg, tmp_path):

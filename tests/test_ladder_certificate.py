@@ -4,8 +4,8 @@ import pytest
 from planted import certify_with_bug
 
 SIGN_FLIP = ("theorylab/graded/grades.py", "finite_result(\"q\", q @ (a - t))", "finite_result(\"q\", q @ (t - a))")
-EDUCATED_READS_THE_TRUTH = ("theorylab/graded/ladder.py", "g = grades.clipped_grades(a_hat, s_hat, design.C).g",
-                            "g = grades.clipped_grades(design.a, design.s, design.C).g")
+EDUCATED_READS_THE_TRUTH = ("theorylab/graded/ladder.py", "g = optimal.clipped_grades(a_hat, s_hat, design.C).g",
+                            "g = optimal.clipped_grades(design.a, design.s, design.C).g")
 BUDGET_WITH_G_NOT_1_OVER_G = ("theorylab/graded/budget_fit.py", "c = obs * precision * g ", "c = obs * precision / g ")
 RANKS_REVERSED = ("theorylab/graded/prereg.py", "return average_ranks(-real_array(\"values\", values))",
                   "return average_ranks(real_array(\"values\", values))")

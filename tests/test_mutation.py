@@ -409,17 +409,17 @@ def test_help_names_exactly_the_mutated_packages():
 def test_certificate_paths_of_the_copy_are_named_as_in_the_checkout():
     """The coverage run's copy holds the certificates at theorylab/certificates/, the checkout's static
     analysis at certificates/: a module constant only a certificate reads is attributed to it."""
-    raw = {"lines": {"G8": {"theorylab/certificates/graded/envelope_minimax.py": [180], "theorylab/graded/grades.py": [3]}},
-           "touched": {"G8": ["theorylab/certificates/graded/envelope_minimax.py", "theorylab/graded/grades.py"]},
+    raw = {"lines": {"G8": {"theorylab/certificates/graded/envelope_minimax.py": [180], "theorylab/graded/optimal.py": [3]}},
+           "touched": {"G8": ["theorylab/certificates/graded/envelope_minimax.py", "theorylab/graded/optimal.py"]},
            "import_lines": {"theorylab/certificates/graded/envelope_minimax.py": [5]},
            "kernels": {}, "unwrapped": []}
     root = library_root()
     assert (root / "certificates").is_dir()                          # the tests run from a checkout
     cov = mutation.coverage_from(raw, root, ["G8"])
-    assert cov.lines == {"G8": {"certificates/graded/envelope_minimax.py": [180], "theorylab/graded/grades.py": [3]}}
-    assert cov.touched == {"G8": ["certificates/graded/envelope_minimax.py", "theorylab/graded/grades.py"]}
+    assert cov.lines == {"G8": {"certificates/graded/envelope_minimax.py": [180], "theorylab/graded/optimal.py": [3]}}
+    assert cov.touched == {"G8": ["certificates/graded/envelope_minimax.py", "theorylab/graded/optimal.py"]}
     assert cov.import_lines == {"certificates/graded/envelope_minimax.py": [5]}
-    table3 = next(m for m in generate("theorylab/graded/grades.py", (root / "theorylab/graded/grades.py").read_text())
+    table3 = next(m for m in generate("theorylab/graded/optimal.py", (root / "theorylab/graded/optimal.py").read_text())
                   if m.scope == "module" and m.before == "0.8" and "TABLE3_PARAMETERS" in m.names)
     users = cov.analysis.users(table3.file, table3.names)
     g8 = next(u for u in users if u.file == "certificates/graded/envelope_minimax.py" and u.name == "g8_numeric")

@@ -6,6 +6,7 @@ from hypothesis import given, settings, strategies as st
 from theorylab import ParameterError
 from theorylab.graded.attention import grading_matrix
 from theorylab.nn import attention as A
+from theorylab.nn import specs as S
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
 from theorylab.psa.softmax import softmax
@@ -23,26 +24,26 @@ def qkv(T=10, dk=8, seed=0):
 def test_psa_at_zero_coupling_is_sdpa_bitwise():
     q, k, v = qkv()
     # exact: a shear by 0 returns its input bit for bit, then both heads run the same code
-    assert np.array_equal(A.head(A.PSA(0.0, 0.0), q, k, v), A.head(A.SDPA(), q, k, v))
+    assert np.array_equal(A.head(S.PSA(0.0, 0.0), q, k, v), A.head(S.SDPA(), q, k, v))
 
 
 def test_psa_scores_are_the_sheared_post_rope_scores():
     q, k, v = qkv()
-    spec = A.PSA(0.4, 0.9)
+    spec = S.PSA(0.4, 0.9)
     qs, ks, vs = A.streams(spec, q, k, v)
     # the decoder's RoPE is a complex product per pair (possibly fused multiply-adds): it equals psa's rope to a
     # few ulp of the entries (RoPE_TOL); the shear is then the same code, so the streams agree to that too
     np.testing.assert_allclose(qs, psa.shear(psa.rope(q), 0.4), rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
     np.testing.assert_allclose(ks, psa.shear(psa.rope(k), 0.9), rtol=0, atol=RoPE_TOL * 3 * np.abs(k).max())
     assert vs is v                                                       # values never sheared (PSA §4.7)
-    np.testing.assert_allclose(A.streams(A.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], psa.rope(psa.shear(q, 0.4)),
+    np.testing.assert_allclose(A.streams(S.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], psa.rope(psa.shear(q, 0.4)),
                                rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
 
 
 def test_lattice_members():
-    assert (A.PSA.member("key-only", 2.0).g_q, A.PSA.member("key-only", 2.0).g_k) == (0.0, 2.0)
-    assert (A.PSA.member("query-only", 2.0).g_q, A.PSA.member("query-only", 2.0).g_k) == (2.0, 0.0)
-    assert A.PSA.member("symmetric", 2.0) == A.PSA(2.0, 2.0)
+    assert (S.PSA.member("key-only", 2.0).g_q, S.PSA.member("key-only", 2.0).g_k) == (0.0, 2.0)
+    assert (S.PSA.member("query-only", 2.0).g_q, S.PSA.member("query-only", 2.0).g_k) == (2.0, 0.0)
+    assert S.PSA.member("symmetric", 2.0) == S.PSA(2.0, 2.0)
 
 
 @settings(max_examples=25, deadline=None)
@@ -50,7 +51,7 @@ def test_lattice_members():
 def test_block_with_retained_vectors_equals_full_rows(split, g_q, g_k, pre):
     """A block computed from the retained raw vectors equals the same rows of the full pass."""
     q, k, v = qkv()
-    spec = A.PSA(g_q, g_k, "pre-rope" if pre else "post-rope")
+    spec = S.PSA(g_q, g_k, "pre-rope" if pre else "post-rope")
     full = A.streams(spec, q, k, v)
     block = A.streams(spec, q[split:], k[split:], v[split:], start=split, prev=(q[split - 1], k[split - 1]))
     # two computations: the block's RoPE tables are cos/sin of a shorter array than the full pass's, and
@@ -63,14 +64,14 @@ def test_block_with_retained_vectors_equals_full_rows(split, g_q, g_k, pre):
 def test_psa_block_needs_retained_vectors():
     q, k, v = qkv()
     with pytest.raises(ParameterError, match="prev"):
-        A.streams(A.PSA(1.0, 1.0), q[3:], k[3:], v[3:], start=3)
+        A.streams(S.PSA(1.0, 1.0), q[3:], k[3:], v[3:], start=3)
 
 
 def test_graded_scores_are_q_m2_kT():
     """GLLM Eq. 12: Q'K'^T = Q M^2 K^T (no RoPE, so the identity is direct)."""
     q, k, v = qkv()
     grades = np.linspace(0, 3, 8)
-    spec = A.Graded(grades, 1.5, base=None)
+    spec = S.Graded(grades, 1.5, base=None)
     qs, ks, vs = A.streams(spec, q, k, v)
     M = grading_matrix(grades, 1.5)
     np.testing.assert_allclose(A.scores(qs, ks), q @ M @ M @ k.T / np.sqrt(8), rtol=1e-13)
@@ -78,29 +79,29 @@ def test_graded_scores_are_q_m2_kT():
 
 
 def test_grading_clip():
-    d = A.grading_diag([0.0, 1.0, 5.0], np.e, clip=np.e ** 2)
+    d = S.grading_diag([0.0, 1.0, 5.0], np.e, clip=np.e ** 2)
     np.testing.assert_allclose(d, [1.0, np.e, np.e ** 2])
     with pytest.raises(ParameterError, match="C"):
-        A.Graded(np.zeros(4), 1.1, clip=0.5)
+        S.Graded(np.zeros(4), 1.1, clip=0.5)
 
 
 def test_plga_head_uses_g_lm_of_rotated_queries():
     q, k, v = qkv()
     params = plga.init_params(8, seed=3)
-    spec = A.PLGA(params)
+    spec = S.PLGA(params)
     G = plga.g_lm(psa.rope(q), params)
     expected = A.attend(psa.rope(q) @ G @ psa.rope(k).T / np.sqrt(8), v)
     np.testing.assert_allclose(A.head(spec, q, k, v), expected, rtol=1e-13)
     # exact: G_LM is exactly I (test_plga_operator), and q @ I = q in any summation order
-    np.testing.assert_array_equal(A.head(A.PLGA(plga.sdpa_params(params)), q, k, v), A.head(A.SDPA(), q, k, v))
+    np.testing.assert_array_equal(A.head(S.PLGA(plga.sdpa_params(params)), q, k, v), A.head(S.SDPA(), q, k, v))
 
 
 def test_plga_cumulative_rows_use_their_own_gram():
     q, k, v = qkv()
     params = plga.init_params(8, seed=3)
-    out = A.head(A.PLGA(params, "cumulative"), q, k, v)
+    out = A.head(S.PLGA(params, "cumulative"), q, k, v)
     for t in (0, 4, 9):
-        last = A.head(A.PLGA(params, "global"), q[:t + 1], k[:t + 1], v[:t + 1])[-1]
+        last = A.head(S.PLGA(params, "global"), q[:t + 1], k[:t + 1], v[:t + 1])[-1]
         np.testing.assert_allclose(out[t], last, rtol=1e-12, atol=1e-13)
 
 
@@ -112,14 +113,14 @@ def test_attend_is_causal():
     np.testing.assert_allclose(out[0], w @ v[:3])
 
 
-@pytest.mark.parametrize("bad", [lambda: A.PSA(0.5, 0.5, "mid-rope"), lambda: A.PLGA(plga.init_params(4), "rolling"),
-                                 lambda: A.Graded(np.zeros(4), 1.0), lambda: A.PSA(float("nan"), 0.0)])
+@pytest.mark.parametrize("bad", [lambda: S.PSA(0.5, 0.5, "mid-rope"), lambda: S.PLGA(plga.init_params(4), "rolling"),
+                                 lambda: S.Graded(np.zeros(4), 1.0), lambda: S.PSA(float("nan"), 0.0)])
 def test_bad_specs_raise(bad):
     with pytest.raises(ParameterError):
         bad()
 
 
-@pytest.mark.parametrize("spec", [A.PSA(0.5, 0.9), A.PSA(0.5, 0.9, "pre-rope"), A.PSA(0.3, 2.0, base=None)])
+@pytest.mark.parametrize("spec", [S.PSA(0.5, 0.9), S.PSA(0.5, 0.9, "pre-rope"), S.PSA(0.3, 2.0, base=None)])
 def test_unshear_keys_inverts_the_key_filter(spec):
     q, k, v = qkv(12)
     _, ks, _ = A.streams(spec, q, k, v)
@@ -155,7 +156,7 @@ def test_causal_softmax_kernel_is_psa_softmax():
 
 
 def test_graded_diag_is_computed_once_and_read_only():
-    spec = A.Graded(np.array([0.0, 1.0, 2.0, 3.0]), 2.0)
+    spec = S.Graded(np.array([0.0, 1.0, 2.0, 3.0]), 2.0)
     assert spec.diag is spec.diag
     assert np.array_equal(spec.diag, [1.0, 2.0, 4.0, 8.0])                 # 2^q: powers of two are exact
     with pytest.raises(ValueError):

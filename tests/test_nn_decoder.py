@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from theorylab import ParameterError
 from theorylab.nn import attention as A
+from theorylab.nn import specs as S
 from theorylab.nn import decoder as D
 from theorylab.plga import operator as plga
 
@@ -20,21 +21,21 @@ def plga_head(gram, **override):
         p = plga.init_params(DK, seed=10 * layer + h)
         for name, value in override.items():
             p = plga.PLGAParams(**{**p.__dict__, name: value})
-        return A.PLGA(p, gram)
+        return S.PLGA(p, gram)
     return make
 
 
 G_STAR = np.random.default_rng(7).normal(size=(DK, DK))
 
 HEADS = {
-    "sdpa": A.SDPA(),
-    "nope": A.SDPA(base=None),
-    "psa-symmetric": A.PSA.member("symmetric", 0.8),
-    "psa-key-only": A.PSA.member("key-only", 0.8),
-    "psa-query-only": A.PSA.member("query-only", 0.8),
-    "psa-unequal": A.PSA(0.3, 1.2),
-    "psa-pre-rope": A.PSA(0.6, 0.6, "pre-rope"),
-    "graded-clipped": lambda layer, h: A.Graded(np.linspace(0, 6, DK) * (h + 1), np.e ** (1 / DK), clip=1.5),
+    "sdpa": S.SDPA(),
+    "nope": S.SDPA(base=None),
+    "psa-symmetric": S.PSA.member("symmetric", 0.8),
+    "psa-key-only": S.PSA.member("key-only", 0.8),
+    "psa-query-only": S.PSA.member("query-only", 0.8),
+    "psa-unequal": S.PSA(0.3, 1.2),
+    "psa-pre-rope": S.PSA(0.6, 0.6, "pre-rope"),
+    "graded-clipped": lambda layer, h: S.Graded(np.linspace(0, 6, DK) * (h + 1), np.e ** (1 / DK), clip=1.5),
     "plga-cumulative": plga_head("cumulative"),
     "plga-invariant-G": plga_head("global", a=np.zeros((DK, DK)), b_a=G_STAR),
 }
@@ -79,7 +80,7 @@ def test_speculative_rollback_restores_the_cache(name):
        cuts=st.lists(st.integers(1, 11), max_size=4, unique=True))
 def test_any_block_partition_equals_full_forward(g_q, g_k, pre, cuts):
     """Feeding the tokens in arbitrary blocks (prefill, multi-token steps) gives the full-pass logits."""
-    model = D.random_decoder(head=A.PSA(g_q, g_k, "pre-rope" if pre else "post-rope"), seed=15)
+    model = D.random_decoder(head=S.PSA(g_q, g_k, "pre-rope" if pre else "post-rope"), seed=15)
     x = tokens(12)
     cache, rows = D.empty_cache(model), []
     for a, b in zip([0] + sorted(cuts), sorted(cuts) + [12]):
@@ -190,8 +191,8 @@ def test_g_cache_not_exact_in_general():
 
 # ------------------------------------------------------------------ PLGA contains SDPA (A1), compile-out (G1)
 def test_plga_with_identity_operator_is_sdpa():
-    sdpa = D.random_decoder(head=A.SDPA(), seed=13)
-    layers = tuple(D.Layer(**{**l.__dict__, "heads": tuple(A.PLGA(plga.sdpa_params(plga.init_params(DK, seed=h)))
+    sdpa = D.random_decoder(head=S.SDPA(), seed=13)
+    layers = tuple(D.Layer(**{**l.__dict__, "heads": tuple(S.PLGA(plga.sdpa_params(plga.init_params(DK, seed=h)))
                                                            for h in range(2))}) for l in sdpa.layers)
     as_plga = D.Decoder(sdpa.wte, layers, sdpa.ln_f)
     x = tokens()
@@ -201,9 +202,9 @@ def test_plga_with_identity_operator_is_sdpa():
 
 @pytest.mark.parametrize("clip", [None, 1.5])
 def test_grading_compiles_out(clip):
-    graded = D.random_decoder(head=lambda l, h: A.Graded(np.linspace(0, 8, DK), np.e ** (1 / DK), clip), seed=14)
+    graded = D.random_decoder(head=lambda l, h: S.Graded(np.linspace(0, 8, DK), np.e ** (1 / DK), clip), seed=14)
     compiled = D.compile_grading(graded)
-    assert all(isinstance(s, A.SDPA) for layer in compiled.layers for s in layer.heads)
+    assert all(isinstance(s, S.SDPA) for layer in compiled.layers for s in layer.heads)
     x = tokens()
     assert close(D.forward(compiled, x), D.forward(graded, x))
 
@@ -225,7 +226,7 @@ def test_tokens_are_validated(bad):
 
 
 def test_batched_forward_equals_one_sequence_at_a_time():
-    model = D.random_decoder(seed=3, head=lambda layer, h: A.PSA(0.3 * h, 0.8))
+    model = D.random_decoder(seed=3, head=lambda layer, h: S.PSA(0.3 * h, 0.8))
     tokens = np.random.default_rng(4).integers(0, 32, (3, 9))
     batched = D.forward(model, tokens)                           # [3, 9, V]
     np.testing.assert_allclose(batched, np.stack([D.forward(model, t) for t in tokens]), rtol=0, atol=1e-13)
@@ -240,16 +241,16 @@ def test_decode_validates_prompt():
 def test_cached_keys_obey_the_int8_range_bound():
     """PSA §8.6 in the decoder: |cached sheared key| <= (1 + 2g) max |rotated raw key|, tight when alternating."""
     g = 0.8
-    model = D.random_decoder(head=A.PSA.member("symmetric", g), seed=17)
+    model = D.random_decoder(head=S.PSA.member("symmetric", g), seed=17)
     x = tokens(12)
     _, cache = D.extend(model, D.empty_cache(model), x)
     layer = model.layers[0]
     q, k, v = D.projections(layer, D.layer_norm(model.wte[x], layer.ln1))
     for h in range(model.n_head):
-        rotated = A.streams(A.SDPA(), q[h], k[h], v[h])[1]
+        rotated = A.streams(S.SDPA(), q[h], k[h], v[h])[1]
         assert np.max(np.abs(cache.layers[0][h].keys)) <= (1 + 2 * g) * np.max(np.abs(rotated)) * (1 + 1e-15)
     alternating = np.repeat(((-1.0) ** np.arange(8))[:, None], 4, axis=1)      # NoPE, k_t = (-1)^t (1,..,1)
-    ks = A.streams(A.PSA(0.0, g, base=None), alternating, alternating, alternating)[1]
+    ks = A.streams(S.PSA(0.0, g, base=None), alternating, alternating, alternating)[1]
     assert np.max(np.abs(ks)) == 1 + 2 * g
 
 
@@ -267,7 +268,7 @@ def raw_projections(model, x):
 
 def test_one_anchored_raw_key_per_block_rebuilds_the_block_record():
     """PSA §8.5: cached sheared keys + the block's anchor (raw key before it) give back the block's raw keys."""
-    spec = A.PSA.member("symmetric", 0.8)
+    spec = S.PSA.member("symmetric", 0.8)
     model = D.random_decoder(head=spec, seed=18)
     x = tokens(12)
     _, cache = D.extend(model, D.empty_cache(model), x[:5])
@@ -281,7 +282,7 @@ def test_one_anchored_raw_key_per_block_rebuilds_the_block_record():
 
 # ------------------------------------------------------------------ speculation with the paper's state only
 PSA_VARIANTS = [k for k in HEADS if k.startswith("psa-")] + ["psa-nope"]
-HEADS_PSA = {**HEADS, "psa-nope": A.PSA(0.5, 0.9, base=None)}
+HEADS_PSA = {**HEADS, "psa-nope": S.PSA(0.5, 0.9, base=None)}
 
 
 def retained_vectors(cache):
@@ -316,7 +317,7 @@ def test_speculation_retains_exactly_the_papers_state(name):
 
 def mixed(layer, h):
     """A symmetric PSA head beside a graded head: the query rebuild undoes the graded value scaling."""
-    return A.PSA.member("symmetric", 0.8) if h == 0 else HEADS["graded-clipped"](layer, h)
+    return S.PSA.member("symmetric", 0.8) if h == 0 else HEADS["graded-clipped"](layer, h)
 
 
 @pytest.mark.parametrize("name", PSA_VARIANTS + ["psa+graded"])
@@ -343,7 +344,7 @@ def test_rollback_to_any_point_equals_full_recomputation(name):
 
 def test_rollback_twice_and_inside_the_prefill_block():
     """A block rolled back twice (anchor kept until commit), and rollback inside a prefill (start 0)."""
-    model = D.random_decoder(head=A.PSA(0.4, 1.5), seed=23)
+    model = D.random_decoder(head=S.PSA(0.4, 1.5), seed=23)
     x = tokens(14, seed=5)
     full = D.forward(model, x)
     _, pre = D.extend(model, D.empty_cache(model), x[:9])
@@ -357,7 +358,7 @@ def test_rollback_twice_and_inside_the_prefill_block():
 
 def test_rollback_state_is_needed():
     """Sensitivity: a rollback that skips the unshear (anchor as the raw key) or zeroes the query breaks equality."""
-    model = D.random_decoder(head=A.PSA.member("symmetric", 0.8), seed=24)
+    model = D.random_decoder(head=S.PSA.member("symmetric", 0.8), seed=24)
     x = tokens(14, seed=6)
     full = D.forward(model, x)
     _, cache = D.extend(model, D.empty_cache(model), x[:5])
@@ -373,7 +374,7 @@ def test_rollback_state_is_needed():
 def test_unshear_stays_accurate_over_a_long_block():
     """Contractive recursion (factor g/(1+g)): after 300 positions the restored key is within (1+g) * 4 eps."""
     for g in (0.3, 4.0):
-        model = D.random_decoder(head=A.PSA(0.0, g), n_layer=1, seed=25)
+        model = D.random_decoder(head=S.PSA(0.0, g), n_layer=1, seed=25)
         x = tokens(302, seed=7)
         _, spec = D.extend(model, D.commit(D.extend(model, D.empty_cache(model), x[:1])[1]), x[1:])
         (_, k), = raw_projections(model, x)
@@ -385,7 +386,7 @@ def test_unshear_stays_accurate_over_a_long_block():
 
 def test_query_rebuild_needs_an_invertible_value_projection():
     """W_V = 0: the value row carries nothing, so a query-sheared head cannot resume inside a block."""
-    base = D.random_decoder(head=A.PSA.member("symmetric", 0.8), seed=27)
+    base = D.random_decoder(head=S.PSA.member("symmetric", 0.8), seed=27)
     model = D.Decoder(base.wte, tuple(replace(l, w_v=np.zeros_like(l.w_v)) for l in base.layers), base.ln_f)
     x = tokens(10)
     _, spec = D.extend(model, D.commit(D.extend(model, D.empty_cache(model), x[:4])[1]), x[4:9])
@@ -395,7 +396,7 @@ def test_query_rebuild_needs_an_invertible_value_projection():
 
 
 def test_rollback_refuses_a_non_contractive_coupling():
-    model = D.random_decoder(head=A.PSA(0.0, -0.7), seed=26)
+    model = D.random_decoder(head=S.PSA(0.0, -0.7), seed=26)
     _, spec = D.extend(model, D.empty_cache(model), tokens(6))
     assert D.rollback(spec, 0).length == 0                               # whole block: nothing to unshear
     with pytest.raises(ParameterError, match="g_k"):
@@ -406,7 +407,7 @@ def test_rollback_refuses_a_non_contractive_coupling():
 @given(grades=st.lists(st.floats(0, 30), min_size=DK, max_size=DK), clip=st.one_of(st.none(), st.floats(1, 4)),
        seed=st.integers(0, 1000))
 def test_grading_compiles_out_for_any_grades(grades, clip, seed):
-    graded = D.random_decoder(head=A.Graded(np.array(grades), np.e ** (1 / DK), clip), seed=seed)
+    graded = D.random_decoder(head=S.Graded(np.array(grades), np.e ** (1 / DK), clip), seed=seed)
     x = tokens(8, seed=seed)
     assert close(D.forward(D.compile_grading(graded), x), D.forward(graded, x))
 

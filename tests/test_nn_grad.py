@@ -17,8 +17,10 @@ import pytest
 
 from theorylab import ParameterError
 from theorylab.nn import attention as A
+from theorylab.nn import specs as S
 from theorylab.nn import decoder as D
 from theorylab.nn import grad as G
+from theorylab.nn.params import parameters, with_parameters
 from theorylab.psa import shear as psa
 
 H = 1e-4
@@ -74,12 +76,12 @@ def test_two_tap_with_shear_taps_is_the_shear(rng):
     np.testing.assert_allclose(A.two_tap(x, psa.stream_taps(0.8)), psa.shear(x, 0.8), rtol=0, atol=1e-15)
 
 
-SPECS = {"sdpa": A.SDPA(), "psa-post": A.PSA(0.6, 1.4), "psa-pre": A.PSA(0.9, 0.3, "pre-rope"),
-         "psa-nope": A.PSA(0.5, 2.0, base=None), "key-only": A.PSA.member("key-only", 2.0),
-         "query-only": A.PSA.member("query-only", 2.0),
-         "two-tap-post": A.TwoTap(np.array([1.2, -0.5]), np.array([0.7, 0.9])),
-         "two-tap-pre": A.TwoTap(np.array([1.2, -0.5]), np.array([0.7, 0.9]), "pre-rope"),
-         "two-tap-nope": A.TwoTap(np.array([0.3, 0.8]), np.array([1.1, 0.2]), base=None)}
+SPECS = {"sdpa": S.SDPA(), "psa-post": S.PSA(0.6, 1.4), "psa-pre": S.PSA(0.9, 0.3, "pre-rope"),
+         "psa-nope": S.PSA(0.5, 2.0, base=None), "key-only": S.PSA.member("key-only", 2.0),
+         "query-only": S.PSA.member("query-only", 2.0),
+         "two-tap-post": S.TwoTap(np.array([1.2, -0.5]), np.array([0.7, 0.9])),
+         "two-tap-pre": S.TwoTap(np.array([1.2, -0.5]), np.array([0.7, 0.9]), "pre-rope"),
+         "two-tap-nope": S.TwoTap(np.array([0.3, 0.8]), np.array([1.1, 0.2]), base=None)}
 
 
 @pytest.mark.parametrize("name", SPECS)
@@ -97,12 +99,12 @@ def test_query_and_key_streams(rng, name, stream):
 
     dx, dtaps = G.stream_vjp(spec, x, w, stream)
     check(f, x, dx, w, rng)
-    if isinstance(spec, A.TwoTap):
+    if isinstance(spec, S.TwoTap):
         field = f"{stream}_taps"
         taps = getattr(spec, field)
 
         def g(t):
-            return A.streams(A.TwoTap(**{**{"q_taps": spec.q_taps, "k_taps": spec.k_taps}, field: t},
+            return A.streams(S.TwoTap(**{**{"q_taps": spec.q_taps, "k_taps": spec.k_taps}, field: t},
                                       placement=spec.placement, base=spec.base), q, k, v)[idx]
 
         check(g, taps, dtaps, w, rng)
@@ -184,9 +186,9 @@ def test_cross_entropy(rng):
     check(lambda z: np.array(G.cross_entropy(z, answers)[0]), logits, dz, np.array(1.0), rng)
 
 
-WHOLE = {"sdpa-mlp": (A.SDPA(), 2), "psa-symmetric": (A.PSA(0.7, 0.7), 1),
-         "psa-unequal-pre": (A.PSA(0.2, 1.1, "pre-rope"), 2),
-         "two-tap": (A.TwoTap(np.array([1.1, -0.2]), np.array([0.8, 0.5])), 2)}
+WHOLE = {"sdpa-mlp": (S.SDPA(), 2), "psa-symmetric": (S.PSA(0.7, 0.7), 1),
+         "psa-unequal-pre": (S.PSA(0.2, 1.1, "pre-rope"), 2),
+         "two-tap": (S.TwoTap(np.array([1.1, -0.2]), np.array([0.8, 0.5])), 2)}
 
 
 @pytest.mark.parametrize("name", WHOLE)
@@ -201,40 +203,40 @@ def test_whole_model(rng, name):
     # different BLAS shapes reassociate the d-term float64 sums (measured: 1 ulp), so compare at 1e-13
     full = D.forward(model, tokens)[:, -1]
     np.testing.assert_allclose(logits, full, rtol=1e-13, atol=1e-13 * np.abs(full).max())
-    params = G.parameters(model)
+    params = parameters(model)
     assert set(grads) == set(params)
     w = np.array(1.0)
     for key, value in params.items():
         def f(z, key=key):
-            return np.array(G.cross_entropy(D.forward(G.with_parameters(model, {key: z}), tokens)[:, -1], answers)[0])
+            return np.array(G.cross_entropy(D.forward(with_parameters(model, {key: z}), tokens)[:, -1], answers)[0])
         check(f, value, grads[key], w, rng, trials=2)
 
 
 def test_free_taps_get_a_gradient_at_the_identity(rng):
     """At identity taps the key tap b1 still has a gradient: the optimiser can leave standard attention."""
-    model = D.random_decoder(vocab=11, d=8, n_head=1, n_layer=1, head=A.TwoTap(np.array([1.0, 0.0]),
+    model = D.random_decoder(vocab=11, d=8, n_head=1, n_layer=1, head=S.TwoTap(np.array([1.0, 0.0]),
                                                                              np.array([1.0, 0.0])), seed=2)
     _, grads, _ = G.loss_and_grad(model, rng.integers(0, 11, (4, 7)), np.array([1, 2, 3, 4]))
     assert abs(grads["layers.0.heads.0.k_taps"][1]) > 1e-6
 
 
 def test_parameters_round_trip():
-    model = D.random_decoder(vocab=5, d=4, n_head=1, n_layer=2, head=A.TwoTap(np.ones(2), np.ones(2)), seed=0)
-    params = G.parameters(model)
+    model = D.random_decoder(vocab=5, d=4, n_head=1, n_layer=2, head=S.TwoTap(np.ones(2), np.ones(2)), seed=0)
+    params = parameters(model)
     assert "layers.1.heads.0.k_taps" in params and "layers.0.ln2.1" in params
-    again = G.with_parameters(model, {k: v + 1 for k, v in params.items()})
-    assert all(np.array_equal(G.parameters(again)[k], v + 1) for k, v in params.items())
+    again = with_parameters(model, {k: v + 1 for k, v in params.items()})
+    assert all(np.array_equal(parameters(again)[k], v + 1) for k, v in params.items())
 
 
 def test_untrainable_heads_are_refused(rng):
-    spec = A.Graded(np.zeros(4), 2.0)
+    spec = S.Graded(np.zeros(4), 2.0)
     with pytest.raises(ParameterError, match="spec"):
         G.stream_vjp(spec, rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), "q")
 
 
 def test_two_tap_heads_are_refused_by_the_cache():
     """A learnable two-tap head keeps no retained raw vectors: cached decoding refuses it (full forward only)."""
-    model = D.random_decoder(vocab=11, d=8, n_head=1, n_layer=1, head=A.TwoTap(np.array([1.2, -0.2]),
+    model = D.random_decoder(vocab=11, d=8, n_head=1, n_layer=1, head=S.TwoTap(np.array([1.2, -0.2]),
                                                                              np.array([0.9, 0.4])), seed=2)
     with pytest.raises(ParameterError, match="prev"):
         D.decode(model, np.array([1, 2, 3, 4]), 2)

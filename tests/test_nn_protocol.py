@@ -9,10 +9,12 @@ import pytest
 
 from theorylab import ParameterError
 from theorylab.cli import main
-from theorylab.nn import attention as A
+from theorylab.nn import specs as S
 from theorylab.nn import decoder, grad, optim, tasks
-from theorylab.nn.train import TrainConfig, batch_of, evaluate, head_spec, init_model, stream_gains, train, trainable
+from theorylab.nn.evaluation import batch_of, evaluate
+from theorylab.nn.train import TrainConfig, head_spec, init_model, stream_gains, train, trainable
 from theorylab.nn.trainstats import step0_statistics
+from theorylab.nn.params import parameters, with_parameters
 
 TINY = dict(task="canonical", T=8, vocab=12, d_model=8, dk=8, steps=6, batch=4, eval_size=20, log_every=1,
             warmup=2)
@@ -28,7 +30,7 @@ def test_each_new_field_is_validated_in_one_line(field, value):
 
 def test_asymmetric_member_is_key_heavy_and_takes_a_coupling():
     spec = head_spec(TrainConfig(variant="asymmetric", gamma=2.0))
-    assert isinstance(spec, A.PSA) and (spec.g_q, spec.g_k) == (1.0, 2.0)
+    assert isinstance(spec, S.PSA) and (spec.g_q, spec.g_k) == (1.0, 2.0)
     assert stream_gains(spec) == pytest.approx((np.sqrt(5.0), np.sqrt(13.0)), rel=1e-15)
 
 
@@ -62,7 +64,7 @@ def test_the_two_inits_coincide_without_a_filtered_stream_and_share_the_draws_ot
     for variant, g in (("standard", 0.0), ("symmetric", 0.0), ("free-two-tap", 0.0), ("two-layer", 0.0)):
         a = init_model(TrainConfig(variant=variant, gamma=g, init="gamma-aware", **TINY), 3)
         b = init_model(TrainConfig(variant=variant, gamma=g, init="plain", **TINY), 3)
-        pa, pb = grad.parameters(a), grad.parameters(b)
+        pa, pb = parameters(a), parameters(b)
         # same code run twice (a division by exactly 1.0): bitwise
         assert all(np.array_equal(pa[k], pb[k]) for k in pa)
     a = init_model(TrainConfig(variant="key-only", gamma=2.0, init="gamma-aware", **TINY), 3).layers[0]
@@ -113,17 +115,17 @@ def test_sequence_loss_gradient_equals_finite_differences():
     truncation ~h^2 |L'''| ~ 1e-10 and rounding ~1e-16 / h = 1e-11, so 1e-7 of |g| |v| is ample; a gradient
     that dropped a position or the tied embedding's input end is off by percents."""
     rng = np.random.default_rng(0)
-    model = decoder.random_decoder(vocab=7, d=8, n_head=2, n_layer=2, head=A.PSA(0.5, 1.0), seed=1)
+    model = decoder.random_decoder(vocab=7, d=8, n_head=2, n_layer=2, head=S.PSA(0.5, 1.0), seed=1)
     tokens = rng.integers(0, 7, (3, 6))
     targets = np.concatenate([tokens[:, 1:], rng.integers(0, 7, (3, 1))], axis=1)
     loss, grads, logits = grad.sequence_loss_and_grad(model, tokens, targets)
     assert logits.shape == (3, 6, 7)
     assert loss == pytest.approx(_mean_sequence_ce(model, tokens, targets), rel=1e-13)   # two summation orders
-    params, h = grad.parameters(model), 1e-5
+    params, h = parameters(model), 1e-5
     for name in ("wte", "layers.0.w_q", "layers.0.w_k", "layers.1.w_v", "layers.1.b_proj", "ln_f.0"):
         v = rng.normal(size=params[name].shape)
-        up = grad.with_parameters(model, {name: params[name] + h * v})
-        down = grad.with_parameters(model, {name: params[name] - h * v})
+        up = with_parameters(model, {name: params[name] + h * v})
+        down = with_parameters(model, {name: params[name] - h * v})
         fd = (_mean_sequence_ce(up, tokens, targets) - _mean_sequence_ce(down, tokens, targets)) / (2 * h)
         assert abs(np.sum(grads[name] * v) - fd) <= 1e-7 * np.linalg.norm(grads[name]) * np.linalg.norm(v), name
     with pytest.raises(ParameterError, match="targets must hold one token id per position"):
@@ -168,7 +170,7 @@ def test_pointer_accuracy_on_a_hand_case():
     credit (the T - 1 keys before the query): 1/(T - 1), the paper's chance."""
     cfg = TrainConfig(variant="standard", gamma=0, **TINY)
     model = init_model(cfg, 0)
-    zero = grad.with_parameters(model, {"layers.0.w_q": np.zeros_like(model.layers[0].w_q)})
+    zero = with_parameters(model, {"layers.0.w_q": np.zeros_like(model.layers[0].w_q)})
     ev = evaluate(cfg, zero, batch_of(cfg, 30, [0, 2]))
     # uniform weights are exactly equal, so the ties are exact
     assert np.all(ev.pointer == 1 / 7) and np.all(ev.attention == 1 / 8)

@@ -16,7 +16,9 @@ import pytest
 from theorylab import ParameterError
 from theorylab.bench import train as bench
 from theorylab.nn import _heap, grad, optim, transformer
-from theorylab.nn.train import TrainConfig, answers, batch_of, init_model, train
+from theorylab.nn.evaluation import answers, batch_of
+from theorylab.nn.train import TrainConfig, init_model, train
+from theorylab.nn.params import parameters, with_parameters
 from theorylab.plga import operator as plga
 
 SMALL = dict(task="canonical", T=4, vocab=5, d_model=4, dk=2, batch=3)
@@ -42,7 +44,7 @@ def test_dtype_is_validated_and_float32_runs_in_float32():
         TrainConfig(dtype="float16")
     config = TrainConfig(dtype="float32", **SMALL)
     model = init_model(config, 0)
-    assert {p.dtype for p in grad.parameters(model).values()} == {np.dtype(np.float32)}
+    assert {p.dtype for p in parameters(model).values()} == {np.dtype(np.float32)}
     b = batch_of(config, 6, [0, 1, 0])
     loss, grads, logits = grad.loss_and_grad(model, b.tokens, answers(b))
     assert logits.dtype == np.float32 and {g.dtype for g in grads.values()} == {np.dtype(np.float32)}
@@ -59,7 +61,7 @@ def test_float32_gradients_match_float64_at_float32_precision(kw):
     float32's precision on such sums, far below any error of the formulas (those are O(1))."""
     c64, c32 = TrainConfig(**kw), TrainConfig(dtype="float32", **kw)
     m32 = init_model(c32, 3)
-    m64 = grad.with_parameters(init_model(c64, 3), {k: v.astype(np.float64) for k, v in grad.parameters(m32).items()})
+    m64 = with_parameters(init_model(c64, 3), {k: v.astype(np.float64) for k, v in parameters(m32).items()})
     b = batch_of(c64, 32, [3, 1, 0])
     l64, g64, _ = grad.loss_and_grad(m64, b.tokens, answers(b))
     l32, g32, _ = grad.loss_and_grad(m32, b.tokens, answers(b))

@@ -14,9 +14,10 @@ import pytest
 
 from theorylab import ParameterError
 from theorylab.cli import main
-from theorylab.nn import attention as A
+from theorylab.nn import specs as S
 from theorylab.nn import optim, runner, tasks, trainstats
-from theorylab.nn.train import TrainConfig, answers, batch_of, head_spec, init_model, memory_estimate, train
+from theorylab.nn.evaluation import answers, batch_of
+from theorylab.nn.train import TrainConfig, head_spec, init_model, memory_estimate, train
 
 TINY = dict(task="canonical", T=8, vocab=12, d_model=8, dk=8, steps=6, batch=4, eval_size=20, log_every=2)
 
@@ -47,7 +48,7 @@ def test_config_validation():
 
 
 def test_variants_build_the_right_heads():
-    assert isinstance(head_spec(TrainConfig(variant="standard", gamma=0)), A.SDPA)
+    assert isinstance(head_spec(TrainConfig(variant="standard", gamma=0)), S.SDPA)
     ko = head_spec(TrainConfig(variant="key-only", gamma=2))
     assert (ko.g_q, ko.g_k) == (0.0, 2.0)
     lp = head_spec(TrainConfig(variant="low-pass", gamma=0.5))

@@ -54,6 +54,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "a module of the package's own static export table (a name looked up there, never a caller's string)",
     ("theorylab/_moved.py", "_AliasFinder.create_module", "importlib.import_module(new)"):
         "the new home of a moved module, a constant of the MOVED table",
+    ("theorylab/_moved.py", "moved_names.__getattr__", "importlib.import_module(new)"):
+        "the new home of a name moved out of a module, a constant of that module's own table (an attribute "
+        "name not in the table raises AttributeError, never imports)",
     ("theorylab/sweep/__init__.py", "__getattr__", "importlib.import_module(_MOVED[name])"):
         "the module a moved PSA sweep name lives in now, a constant of the _MOVED table",
     ("theorylab/sweep/registry.py", "task", "importlib.import_module(TASKS[name])"):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from theorylab.errors import ParameterError
-from theorylab.nn import attention, decoder
+from theorylab.nn import decoder, specs
 from theorylab.plga import contraction as con
 from theorylab.plga import envelopes as env
 from theorylab.plga import operator as op
@@ -193,7 +193,7 @@ def test_prefix_consistency_has_the_shape_conjunct():
 
 
 def test_collapse_refuses_an_input_dependent_head():
-    model = decoder.random_decoder(head=attention.PLGA(op.init_params(8, 0)), seed=0)
+    model = decoder.random_decoder(head=specs.PLGA(op.init_params(8, 0)), seed=0)
     with pytest.raises(ParameterError):
         decoder.collapse_invariant_plga(model)
 

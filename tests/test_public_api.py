@@ -150,3 +150,32 @@ if __name__ == "__main__":
     text = path.read_text(encoding="utf-8")
     head = text[:text.index(API_HEADING)] if API_HEADING in text else text.rstrip("\n") + "\n\n"
     path.write_text(head + api_listing().rstrip("\n") + "\n", encoding="utf-8")
+
+
+# names that moved out of a module that stays (issue 20 item 7): (old module, new module, names)
+MOVED_NAMES = [
+    ("theorylab.nn.attention", "theorylab.nn.specs", ("GRAMS", "SDPA", "PSA", "TwoTap", "Graded", "PLGA", "HeadSpec",
+                                                      "grading_diag")),
+    ("theorylab.nn.transformer", "theorylab.nn.prefix", ("prefix_logits", "PrefixConsistency", "prefix_consistency",
+                                                         "prefix_consistency_gap")),
+    ("theorylab.nn.transformer", "theorylab.nn.compiled", ("compile_grading", "collapse_invariant_plga")),
+    ("theorylab.nn.grad", "theorylab.nn.params", ("parameters", "with_parameters")),
+    ("theorylab.nn.train", "theorylab.nn.evaluation", ("EVAL_CHUNK", "batch_of", "answers", "Evaluation", "evaluate")),
+    ("theorylab.graded.grades", "theorylab.graded.optimal", ("optimal_grades", "ClippedOptimum", "clip_bound", "clipped_grades",
+                                                             "level_program", "moment_maps", "recession_slope",
+                                                             "clipped_lower_bound", "GradeRow", "table3_row",
+                                                             "TABLE3_PARAMETERS")),
+    ("theorylab.graded.ladder_sim", "theorylab.graded.pilot_cost", ("Degradation", "profile_error", "degradation")),
+]
+
+
+@pytest.mark.parametrize("old, new, names", MOVED_NAMES, ids=[f"{old}->{new}" for old, new, _ in MOVED_NAMES])
+def test_moved_names_import_from_their_old_module_with_a_deprecation_warning(old, new, names):
+    module, target = importlib.import_module(old), importlib.import_module(new)
+    for name in names:
+        with pytest.warns(DeprecationWarning, match=f"{old}.{name} moved to {new}.{name}"):
+            value = getattr(module, name)
+        assert value is getattr(target, name)
+        assert name not in module.__all__ and name in target.__all__
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        module.not_a_name  # noqa: B018

@@ -8,6 +8,7 @@ from theorylab.graded import budget_fit, envelope
 from theorylab.graded import ladder as lad
 from theorylab.graded import prereg as pr
 from theorylab.graded import ladder_sim as sl
+from theorylab.graded import pilot_cost as pc
 
 DESIGN = lad.geometric_design(0.6, 0.3, levels=4, d=16)
 
@@ -172,12 +173,12 @@ def test_measure_validation(small_prereg, kwargs, match):
 
 
 def test_degradation_small():
-    res = sl.degradation(DESIGN, [200, 2000, 20000], draws=3, reps=30, m_values=[1, 10, 100, 1000, 10000])
+    res = pc.degradation(DESIGN, [200, 2000, 20000], draws=3, reps=30, m_values=[1, 10, 100, 1000, 10000])
     assert [r["n_pilot"] for r in res.rows] == [200, 2000, 20000] and len(res.draws) == 9
     assert all(p["excess"] >= 0 and p["error"] > 0 for p in res.draws)
     assert np.isfinite(res.summary["slope_excess_vs_error"])
     with pytest.raises(ParameterError, match="at least 3"):
-        sl.degradation(DESIGN, [200, 2000])
+        pc.degradation(DESIGN, [200, 2000])
 
 
 def test_sigma_xi_range_and_the_default_grid_without_overflow():
@@ -205,7 +206,7 @@ def test_degradation_without_a_positive_excess_has_no_excess_slope():
     """C = 1: every grade is 1, so every draw's excess is exactly 0 and no excess power law exists: NaN
     slopes (SciPy 1.15's linregress raised on the empty fit), while the error's slope is still fitted."""
     flat = lad.geometric_design(0.6, 0.3, levels=4, d=16, C=1.0)
-    res = sl.degradation(flat, [200, 2000, 20000], draws=2, reps=4, m_values=[1, 10, 100])
+    res = pc.degradation(flat, [200, 2000, 20000], draws=2, reps=4, m_values=[1, 10, 100])
     assert [p["excess"] for p in res.draws] == [0.0] * 6
     for key in ("slope_excess_vs_error", "slope_excess_vs_n", "slope_excess_vs_n_tail"):
         assert np.isnan(res.summary[key]) and np.isnan(res.summary[f"{key}_ci"]).all(), key

@@ -64,3 +64,39 @@ def install() -> None:
     """Put the alias finder last on ``sys.meta_path`` (once)."""
     if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
         sys.meta_path.append(_AliasFinder())
+
+
+def moved_names(module: str, names: dict[str, str]):
+    """A module ``__getattr__`` (PEP 562) for names that moved out of a module that stays.
+
+    ``names`` maps each moved name to the module that holds it now: ``from module import name`` keeps
+    working for one release, bound to the new module's object itself, with a ``DeprecationWarning``
+    naming the new path. Any other missing name raises ``AttributeError`` as usual.
+
+    Parameters
+    ----------
+    module : the old module's ``__name__``.
+    names : moved name -> its new module.
+
+    Returns
+    -------
+    The ``__getattr__`` function to bind in the old module.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> getattr_ = moved_names("old", {"sqrt": "math"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     getattr_("sqrt")(4.0), str(caught[0].message)
+    (2.0, 'old.sqrt moved to math.sqrt; the old name goes in the release after next')
+    """
+    def __getattr__(name: str):
+        new = names.get(name)
+        if new is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module}.{name} moved to {new}.{name}; the old name goes in the release after next",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(new), name)
+
+    return __getattr__

@@ -14,7 +14,7 @@ from theorylab.certificates.reference import graded_kkt as ref_kkt
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import graded_interval as interval
 from theorylab.certify.interval import rounds_to
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 
 
 @certificate("G6", title="Table 3 (L = 4, C = 2) to the printed digits; Prop. 10(iii) bound 0.459 vs 0.531",
@@ -27,7 +27,7 @@ from theorylab.graded import grades
                    "max(BC^2, C^-2) agrees with mpmath and is attained at C = 1.")
 def g6() -> Outcome:
     table3_row, clipped_grades, geometric_profiles, clipped_lower_bound = (
-        grades.table3_row, grades.clipped_grades, grades.geometric_profiles, grades.clipped_lower_bound)
+        optimal.table3_row, optimal.clipped_grades, grades.geometric_profiles, optimal.clipped_lower_bound)
     checks, evidence = [], []
     for (nu, mu), (lam, lam_c, gain, g) in TABLE3_PRINTED.items():
         row = table3_row(float(nu), float(mu))                        # Table 3's L = 4, C = 2 are the defaults

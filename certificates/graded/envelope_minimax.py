@@ -13,7 +13,7 @@ from theorylab.certificates.graded._shared import TABLE3_PRINTED
 from theorylab.certificates.reference import graded as ref
 from theorylab.certify import Outcome, certificate, computed
 from theorylab.errors import ParameterError
-from theorylab.graded import envelope, grades
+from theorylab.graded import envelope, grades, optimal
 from theorylab.graded import risk_sim as graded_risk
 
 
@@ -65,7 +65,7 @@ def _theorem41_extremes(theorem41_factors, cap_ratio) -> tuple[bool, list, dict]
     inflated factor breaks the equality. 200 random admissible grade vectors per case stay in [min, max]."""
     rng = np.random.default_rng(41)
     ok, rows, arrays = True, [], {}
-    for nu, mu in grades.TABLE3_PARAMETERS:
+    for nu, mu in optimal.TABLE3_PARAMETERS:
         low, high = theorem41_factors(nu, mu)
         for L in G8_FACTOR_LEVELS:
             a, s = ref.geometric_profiles(nu, mu, L)
@@ -179,7 +179,7 @@ def g8_numeric() -> Outcome:
     edge_ok = all(w == ((e[0], e[-1]) if (e := _enumerated_window(x)) else None) for x, w in edge.items())
     factors_ok, factor_rows, arrays = _theorem41_extremes(theorem41_factors, cap_ratio)
     ties_ok, ties, regime_ok = _ties_and_regime(worth_estimating, upper_regime)
-    table3_ok = tuple(grades.TABLE3_PARAMETERS) == tuple((float(n), float(m)) for n, m in TABLE3_PRINTED)
+    table3_ok = tuple(optimal.TABLE3_PARAMETERS) == tuple((float(n), float(m)) for n, m in TABLE3_PRINTED)
     # Lem. 4's grade condition at (nu, mu) = (1/2, 1/8): (nu mu)^(-1/4) = 2 exactly; each bound attained and crossed
     cond = {g: bool(grade_condition(np.array(g), 0.5, 0.125)) for g in G8_GRADE_CONDITION}
     cond_ok = all(cond[g] == want for g, want in G8_GRADE_CONDITION.items())
@@ -204,7 +204,7 @@ def g8_numeric() -> Outcome:
                  "{l : d_l eps^2 <= cap_l}", [ties_ok, {m: v for m, v in ties.items()}]),
         computed("Lem. 3(ii) regime m >= 2 sum_S d_l + 4 (caps 1/8, 8; d_l 2, 3) == exact for m = 1..40 (first True "
                  "at the edge m = 10; S grows at the tie m = 16)", bool(regime_ok)),
-        computed("grades.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok)),
+        computed("optimal.TABLE3_PARAMETERS are the (nu, mu) printed in Table 3", bool(table3_ok)),
         computed("max |target() - sqrt(a_l / d_l)| (reference profiles) and |default g - clipped optimum at C = 2 "
                  "(reference active sets)| over the designs", tgt_err, tolerance=1e-15),
         computed("geometric profiles (1/2, 9/10), (9/10, 1/2): L = 1074 accepted with every mass > 0, L = 1075 refused "

@@ -13,6 +13,7 @@ from theorylab.certify import computed
 from theorylab.errors import ParameterError
 from theorylab.graded import ladder as lad
 from theorylab.graded import ladder_sim as sl
+from theorylab.graded import pilot_cost as pc
 from theorylab.graded import prereg as pr
 
 SCALED_GRADES = (-1000, 600, 1000, 1020)
@@ -148,7 +149,7 @@ def sweep_checks(design, cfg, res, a, s, a_hat, s_hat) -> tuple[bool, list]:
     labels, labels_ok = _labels_and_defaults(design, cfg, res)
     scale_err = _scaled_grades_error(design)
     delta = np.log(a_hat / a) - np.log(s_hat / s)
-    perr_err = abs(sl.profile_error(a_hat, s_hat, a, s) / float(np.var(delta)) - 1)
+    perr_err = abs(pc.profile_error(a_hat, s_hat, a, s) / float(np.var(delta)) - 1)
     ok = bool(grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and deg_err <= 1e-12 and rank_ok and far_ok
               and labels_ok and rr_loss_err <= RTOL and deg_rows_err <= 1e-15 and cross_ok and scale_err <= 1e-13)
     return ok, [
@@ -286,7 +287,7 @@ def _degradation_checks(cfg) -> tuple[float, bool, float, float]:
     its per-draw losses and rows against :func:`_degradation_losses`. Returns (deg_err, deg_ok, rr_loss_err,
     deg_rows_err)."""
     small = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], 1.7)
-    deg = sl.degradation(small, [64, 128, 256, 512, 1024, 2048], draws=3, reps=4, seed=5, m_values=DEG_GRID)
+    deg = pc.degradation(small, [64, 128, 256, 512, 1024, 2048], draws=3, reps=4, seed=5, m_values=DEG_GRID)
     pos = [q for q in deg.draws if q["excess"] > 0 and q["error"] > 0]
     tail = deg.rows[len(deg.rows) // 2:]
     want = {"excess_vs_error": _slope_fit([q["error"] for q in pos], [q["excess"] for q in pos]),
@@ -299,7 +300,7 @@ def _degradation_checks(cfg) -> tuple[float, bool, float, float]:
                   and [(q["n_pilot"], q["draw"]) for q in deg.draws] == [(n, k) for n in (64, 128, 256, 512, 1024, 2048)
                                                                        for k in range(3)]
                   and deg.summary["tail_n"] == [tail[0]["n_pilot"], tail[-1]["n_pilot"]])
-    deg5 = sl.degradation(small, [64, 128, 256, 512, 1024], draws=2, reps=2, seed=6,
+    deg5 = pc.degradation(small, [64, 128, 256, 512, 1024], draws=2, reps=2, seed=6,
                           m_values=[sl.reference_size(small)])
     want5 = _slope_fit([r["n_pilot"] for r in deg5.rows], [r["excess_mean"] for r in deg5.rows])
     got5 = [deg5.summary["slope_excess_vs_n_tail"]] + list(deg5.summary["slope_excess_vs_n_tail_ci"])

@@ -15,7 +15,7 @@ from theorylab.certificates.reference import graded as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import graded_interval as interval
 from theorylab.errors import ParameterError
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 
 
 @certificate("G3", title="Lambda: scale invariance, Lambda(1) = 1, min = BC^2 <= 1 at g* ~ (alpha/tau)^(1/4)",
@@ -28,7 +28,7 @@ def g3() -> Outcome:
 
     from theorylab.symbolic import graded as sg
 
-    Lambda, optimal_grades, bhattacharyya, Lambda_star = (grades.Lambda, grades.optimal_grades, grades.bhattacharyya,
+    Lambda, optimal_grades, bhattacharyya, Lambda_star = (grades.Lambda, optimal.optimal_grades, grades.bhattacharyya,
                                                           grades.Lambda_star)
 
     # the scale residual is not vacuous: before the decision it still involves the scale c (Lambda(c g) - Lambda(g))
@@ -106,7 +106,7 @@ G3_FLOAT_RTOL = 1e-14
                    "enclosure, its g* in the enclosure of (alpha/tau)^(1/4) (gauge min g = 1), and Lambda at "
                    "perturbed grades is certified above BC^2.")
 def g3_interval() -> Outcome:
-    Lambda, optimal_grades, bhattacharyya = grades.Lambda, grades.optimal_grades, grades.bhattacharyya
+    Lambda, optimal_grades, bhattacharyya = grades.Lambda, optimal.optimal_grades, grades.bhattacharyya
     rng = np.random.default_rng(33)
     checks, evidence = [], []
     for name, (alpha, tau) in G3_PROFILES.items():
@@ -286,8 +286,8 @@ def g9() -> Outcome:
 
     from theorylab.symbolic import graded as sg
 
-    boundary_polynomial, tilted, optimal_grades = grades.boundary_polynomial, grades.tilted, grades.optimal_grades
-    log_Lambda_u, recession_slope, moment_maps = grades.log_Lambda_u, grades.recession_slope, grades.moment_maps
+    boundary_polynomial, tilted, optimal_grades = grades.boundary_polynomial, grades.tilted, optimal.optimal_grades
+    log_Lambda_u, recession_slope, moment_maps = grades.log_Lambda_u, optimal.recession_slope, optimal.moment_maps
 
     x, y = [1, 2, 2], [2, 1, 2]
     alpha = [sp.Rational(v * v, 9) for v in x]

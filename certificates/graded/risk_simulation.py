@@ -12,7 +12,7 @@ import numpy as np
 from theorylab.certificates.reference import graded as ref
 from theorylab.certificates.reference import ladder_streams as ref_streams
 from theorylab.certify import Outcome, certificate, computed
-from theorylab.graded import envelope, grades
+from theorylab.graded import envelope, optimal
 from theorylab.graded import risk_sim as graded_risk
 
 
@@ -195,7 +195,7 @@ def _model_constants(model) -> tuple[float, list]:
     (1-r) Lambda <= cap ratio <= Lambda/(1-mu)."""
     msat_err = abs(model.m_sat - model.d ** 2 * model.sigma_xi ** 2 / (model.levels ** 2 * model.s[0])) / model.m_sat
     thm = []
-    for nu, mu in grades.TABLE3_PARAMETERS:
+    for nu, mu in optimal.TABLE3_PARAMETERS:
         m2 = envelope.stratified_model(nu, mu, 4, 64)
         low, high = envelope.theorem41_factors(nu, mu)
         thm.append(bool(envelope.grade_condition(m2.g, nu, mu) and low * m2.Lambda <= m2.cap_ratio <= high * m2.Lambda))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorylab.nn import attention
+from theorylab.nn import specs
 from theorylab.plga import operator as plga
 
 TOKENS = np.array([3, 17, 3, 5, 29, 11, 3, 8, 21, 17, 2, 30, 3, 17])   # fixed token stream, vocab 32
@@ -27,6 +27,6 @@ def _max_error(a, b) -> float:
 def _plga(gram="global", **override):
     def make(layer, h):
         p = plga.init_params(DK, seed=10 * layer + h)
-        return attention.PLGA(plga.PLGAParams(**{**p.__dict__, **override}) if override else p, gram)
+        return specs.PLGA(plga.PLGAParams(**{**p.__dict__, **override}) if override else p, gram)
     return make
 

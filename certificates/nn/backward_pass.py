@@ -11,7 +11,8 @@ import numpy as np
 from theorylab.certificates import _reference_views as view
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, certificate, computed
-from theorylab.nn import attention, decoder, grad
+from theorylab.nn import decoder, grad, specs
+from theorylab.nn.params import with_parameters
 
 GRAD_TOL = 1e-8
 """Library gradient vs float64 fourth-order central finite differences (step GRAD_H) of the reference loss,
@@ -21,11 +22,11 @@ threefold; a wrong term of any backward pass moves it by > 1e-4."""
 GRAD_H = 3e-4
 STENCIL = ((2, -1 / 12), (1, 8 / 12), (-1, -8 / 12), (-2, 1 / 12))
 """``f'(x) = (-f(x+2h) + 8 f(x+h) - 8 f(x-h) + f(x-2h)) / (12 h) + O(h^4)``: (multiple of h, weight)."""
-_GRAD_HEADS = {(0, 0): attention.SDPA(base=100.0), (0, 1): attention.PSA(g_q=0.6, g_k=1.4, base=100.0),
-               (1, 0): attention.PSA(g_q=1.0, g_k=0.5, placement="pre-rope", base=100.0),
-               (1, 1): attention.TwoTap(np.array([1.3, -0.4]), np.array([0.7, 0.6]), base=None),
-               (2, 0): attention.TwoTap(np.array([0.9, 0.5]), np.array([1.5, -1.1]), base=100.0),
-               (2, 1): attention.TwoTap(np.array([1.1, -0.3]), np.array([-0.2, 1.2]), placement="pre-rope",
+_GRAD_HEADS = {(0, 0): specs.SDPA(base=100.0), (0, 1): specs.PSA(g_q=0.6, g_k=1.4, base=100.0),
+               (1, 0): specs.PSA(g_q=1.0, g_k=0.5, placement="pre-rope", base=100.0),
+               (1, 1): specs.TwoTap(np.array([1.3, -0.4]), np.array([0.7, 0.6]), base=None),
+               (2, 0): specs.TwoTap(np.array([0.9, 0.5]), np.array([1.5, -1.1]), base=100.0),
+               (2, 1): specs.TwoTap(np.array([1.1, -0.3]), np.array([-0.2, 1.2]), placement="pre-rope",
                                         base=100.0)}
 """Every trainable head: SDPA with RoPE, PSA post- and pre-RoPE, free taps without RoPE, post- and pre-RoPE."""
 
@@ -40,7 +41,7 @@ def _named_arrays(model) -> dict[str, np.ndarray]:
         for ln in ("ln1", "ln2"):
             out[f"layers.{i}.{ln}.0"], out[f"layers.{i}.{ln}.1"] = getattr(layer, ln)
         for h, spec in enumerate(layer.heads):
-            if isinstance(spec, attention.TwoTap):
+            if isinstance(spec, specs.TwoTap):
                 out[f"layers.{i}.heads.{h}.q_taps"], out[f"layers.{i}.heads.{h}.k_taps"] = spec.q_taps, spec.k_taps
     return out
 
@@ -52,7 +53,7 @@ def _reference_model(model, arrays: dict) -> dict:
         def a(name):
             return arrays[f"layers.{i}.{name}"]
         heads = [ref.head("two_tap", q_taps=a(f"heads.{h}.q_taps"), k_taps=a(f"heads.{h}.k_taps"),
-                          placement=s.placement, base=s.base) if isinstance(s, attention.TwoTap) else view.head(s)
+                          placement=s.placement, base=s.base) if isinstance(s, specs.TwoTap) else view.head(s)
                  for h, s in enumerate(layer.heads)]
         blocks.append({"w_q": a("w_q"), "w_k": a("w_k"), "w_v": a("w_v"), "w_o": a("w_o"), "w_fc": a("w_fc"),
                        "b_fc": a("b_fc"), "w_proj": a("w_proj"), "b_proj": a("b_proj"),
@@ -99,7 +100,7 @@ def backward_pass() -> Outcome:
     err_partial = 0.0
     for name in ("wte", "ln_f.0", "ln_f.1", "layers.1.ln1.0", "layers.2.ln2.1", "layers.0.w_q", "layers.2.b_proj"):
         new = arrays[name] + 0.5 * rng.normal(size=arrays[name].shape)
-        changed = grad.with_parameters(model, {name: new})
+        changed = with_parameters(model, {name: new})
         got = np.stack([decoder.forward(changed, r) for r in tokens])
         want = np.stack([ref.forward(_reference_model(model, {**arrays, name: new}), r) for r in tokens])
         err_partial = max(err_partial, float(np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))))

@@ -10,7 +10,7 @@ import numpy as np
 from theorylab.certificates import _reference_views as view
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, certificate, computed
-from theorylab.nn import attention, decoder
+from theorylab.nn import attention, decoder, specs
 from theorylab.psa import deploy
 from theorylab.certificates.nn._common import DK, TOKENS, TOL, TOL_PLGA, _max_error, _plga
 
@@ -23,9 +23,9 @@ def _batched_block_streams() -> float:
     rng = np.random.default_rng(20)
     Q, K, V = rng.normal(size=(3, 2, 3, 9, DK))
     start, err = 4, 0.0
-    heads = [(attention.PSA(g_q=0.7, g_k=1.3, placement=p), lambda x, p=p: ref.psa_stream(x, 0.7, p),
+    heads = [(specs.PSA(g_q=0.7, g_k=1.3, placement=p), lambda x, p=p: ref.psa_stream(x, 0.7, p),
               lambda x, p=p: ref.psa_stream(x, 1.3, p)) for p in ("post-rope", "pre-rope")]
-    heads.append((attention.TwoTap(q_taps=(1.5, -0.5), k_taps=(0.3, 0.9)), lambda x: ref.two_tap_stream(x, (1.5, -0.5)),
+    heads.append((specs.TwoTap(q_taps=(1.5, -0.5), k_taps=(0.3, 0.9)), lambda x: ref.two_tap_stream(x, (1.5, -0.5)),
                   lambda x: ref.two_tap_stream(x, (0.3, 0.9))))
     for spec, ref_q, ref_k in heads:
         got = attention.streams(spec, Q[..., start:, :], K[..., start:, :], V[..., start:, :], start,
@@ -46,7 +46,7 @@ def psa_cache() -> Outcome:
     """Symmetric post-RoPE PSA decoder (g = 1 and 0.8 in the two heads): cached decode, speculative rollback and prefix reuse against the
     reference forward pass; measured cache floats against 1/T; counted FLOPs against 6d."""
     couplings = (1.0, 0.8)                                                # per head; g = 1 is the taps (2, -1)
-    model = decoder.random_decoder(d=16, n_head=2, n_layer=2, head=lambda i, h: attention.PSA(g_q=couplings[h],
+    model = decoder.random_decoder(d=16, n_head=2, n_layer=2, head=lambda i, h: specs.PSA(g_q=couplings[h],
                                                                                               g_k=couplings[h]), seed=3)
     reference = view.model(model)
     full = ref.forward(reference, TOKENS)
@@ -104,7 +104,7 @@ def _cache_routes(model, reference, full):
     drafts = np.concatenate([TOKENS[6:8], (TOKENS[8:11] + 1) % 32])       # 2 right, 3 wrong drafts
     _, spec = decoder.extend(model, decoder.commit(prefix), drafts)
     rest, _ = decoder.extend(model, decoder.commit(decoder.rollback(spec, 8)), TOKENS[8:])
-    single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=attention.PSA(g_q=1.0, g_k=0.8), seed=4)
+    single = decoder.random_decoder(d=16, n_head=1, n_layer=1, head=specs.PSA(g_q=1.0, g_k=0.8), seed=4)
     _, c1 = decoder.extend(single, decoder.empty_cache(single), TOKENS[:6])   # one head: the same rollback
     _, c1 = decoder.extend(single, decoder.commit(c1), drafts)
     rest_1, _ = decoder.extend(single, decoder.commit(decoder.rollback(c1, 8)), TOKENS[8:])
@@ -138,8 +138,8 @@ def _default_heads() -> tuple[float, float]:
     # (PSA.member, TwoTap.shear, Graded: no clip)
     grades, taps = np.array([0.0, 1.0, 0.5, 2.0]), (np.array([1.2, -0.4]), np.array([0.9, 0.6]))
     defaults = decoder.random_decoder(d=24, n_head=6, n_layer=1, seed=6, head=lambda i, h: (
-        attention.PSA.member("key-only", 0.7), attention.PSA(g_q=0.6), attention.TwoTap.shear(0.5, 0.3),
-        attention.Graded(grades, 1.5), attention.SDPA(), attention.TwoTap(*taps))[h])
+        specs.PSA.member("key-only", 0.7), specs.PSA(g_q=0.6), specs.TwoTap.shear(0.5, 0.3),
+        specs.Graded(grades, 1.5), specs.SDPA(), specs.TwoTap(*taps))[h])
     ref_defaults = view.model(defaults)
     ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
                                           ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),

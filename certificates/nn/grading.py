@@ -11,7 +11,7 @@ import numpy as np
 from theorylab.certificates import _reference_views as view
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, certificate, computed
-from theorylab.nn import attention, decoder
+from theorylab.nn import decoder, specs
 from theorylab.certificates.nn._common import DK, TOKENS, TOL, _max_error
 
 
@@ -25,9 +25,9 @@ def grading_compiles() -> Outcome:
     vs W M with the reference's M; the compiled model through the reference SDPA decoder."""
     lam, clip = np.e ** (1 / DK), 1.5
     grades = [np.linspace(0, 8, DK) * (1 + h) for h in range(2)]
-    graded = decoder.random_decoder(head=lambda l, h: attention.Graded(grades[h], lam, clip), seed=14)
+    graded = decoder.random_decoder(head=lambda l, h: specs.Graded(grades[h], lam, clip), seed=14)
     compiled = decoder.compile_grading(graded)
-    standard = all(isinstance(s, attention.SDPA) for layer in compiled.layers for s in layer.heads)
+    standard = all(isinstance(s, specs.SDPA) for layer in compiled.layers for s in layer.heads)
     reference = ref.forward(view.model(graded), TOKENS)
     unclipped = ref.forward(view.model(graded, clip=False), TOKENS)
     m = np.concatenate([ref.grading_diag(q, lam, clip) for q in grades])            # [d] reference diag(M_h)
@@ -39,8 +39,8 @@ def grading_compiles() -> Outcome:
     clip_matters = _max_error(unclipped, reference)
     consistency = _max_error(decoder.forward(compiled, TOKENS), decoder.forward(graded, TOKENS))
     # a layer mixing a graded head with a standard one: only the graded head's columns are scaled
-    mixed = decoder.random_decoder(head=lambda l, h: attention.Graded(grades[0], lam, clip) if h == 0
-                                   else attention.SDPA(), seed=15)
+    mixed = decoder.random_decoder(head=lambda l, h: specs.Graded(grades[0], lam, clip) if h == 0
+                                   else specs.SDPA(), seed=15)
     err_mixed = _max_error(decoder.forward(decoder.compile_grading(mixed), TOKENS), ref.forward(view.model(mixed), TOKENS))
     passed = (standard and np.max([err_graded, err_compiled, err_ref_compiled, weight_err, err_mixed]) <= TOL
               and clip_matters > 1e-3)

@@ -14,7 +14,7 @@ from theorylab.certificates import _reference_views as view
 from theorylab.certificates.reference import plga as ref_plga
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, certificate, computed
-from theorylab.nn import attention, decoder
+from theorylab.nn import attention, decoder, specs
 from theorylab.plga import operator as plga
 from theorylab.certificates.nn._common import DK, TOKENS, TOL, TOL_PLGA, _max_error, _plga
 
@@ -24,8 +24,8 @@ from theorylab.certificates.nn._common import DK, TOKENS, TOL, TOL_PLGA, _max_er
              claim="With a = 0 and b_a = I the PLGA decoder computes exactly the SDPA decoder's logits.")
 def plga_contains_sdpa() -> Outcome:
     """Library SDPA, PLGA(a = 0, b_a = I) and generic PLGA decoders against the reference forward pass."""
-    sdpa = decoder.random_decoder(head=attention.SDPA(), seed=13)
-    heads = tuple(attention.PLGA(plga.sdpa_params(plga.init_params(DK, seed=h))) for h in range(sdpa.n_head))
+    sdpa = decoder.random_decoder(head=specs.SDPA(), seed=13)
+    heads = tuple(specs.PLGA(plga.sdpa_params(plga.init_params(DK, seed=h))) for h in range(sdpa.n_head))
     as_plga = decoder.Decoder(sdpa.wte, tuple(decoder.Layer(**{**l.__dict__, "heads": heads}) for l in sdpa.layers),
                               sdpa.ln_f)
     generic = decoder.random_decoder(head=_plga(), seed=13)
@@ -111,8 +111,8 @@ def g_cache() -> Outcome:
 def prefix_consistency() -> Outcome:
     """One library pass against the reference's per-prefix recomputation F(x_1:r)_r; the library pass also
     against the reference one-pass forward (the same function)."""
-    models = {"sdpa": (decoder.random_decoder(head=attention.SDPA(), seed=9), TOKENS, TOL),
-              "psa": (decoder.random_decoder(head=attention.PSA(g_q=0.8, g_k=0.8), seed=9), TOKENS, TOL),
+    models = {"sdpa": (decoder.random_decoder(head=specs.SDPA(), seed=9), TOKENS, TOL),
+              "psa": (decoder.random_decoder(head=specs.PSA(g_q=0.8, g_k=0.8), seed=9), TOKENS, TOL),
               "cumulative": (decoder.random_decoder(head=_plga("cumulative"), seed=9), TOKENS, TOL_PLGA),
               "global": (decoder.random_decoder(n_layer=1, head=_plga("global"), seed=9), TOKENS[:8], TOL_PLGA)}
     expected = {"sdpa": "consistent", "psa": "consistent", "cumulative": "consistent", "global": "inconsistent"}
@@ -200,11 +200,11 @@ def plga_contains_sdpa_exact() -> Outcome:
     rng = np.random.default_rng(5)
     witness = {s: sp.Rational(int(rng.integers(-9, 10)), 7) for s in qk}
     params = plga.init_params(dk, seed=1, residual="additive")   # symbols through the gated unit's LN: too slow
-    sdpa_q, sdpa_k, sdpa_v = attention.streams(attention.SDPA(), Q, K, V)
+    sdpa_q, sdpa_k, sdpa_v = attention.streams(specs.SDPA(), Q, K, V)
     sdpa_scores = attention.scores(sdpa_q, sdpa_k)
 
     # (i) the library's G_LM with symbolic a, b_a: at a = 0 it is b_a, for every Q
-    sym = attention.PLGA(dataclasses.replace(params, a=a, b_a=b))
+    sym = specs.PLGA(dataclasses.replace(params, a=a, b_a=b))
     qs, ks, _ = attention.streams(sym, Q, K, V)
     G_sym = attention.plga_operator(sym, qs)
     at_zero = np.vectorize(lambda e: ex.exact(e).xreplace({s: 0 for s in a.flat}), otypes=[object])(G_sym)
@@ -215,7 +215,7 @@ def plga_contains_sdpa_exact() -> Outcome:
     solutions = sp.linsolve(coeffs, list(b.flat))
     iff_identity = solutions == sp.FiniteSet(tuple(sp.eye(dk)))
     # (iii) the library's identity head: G_LM = I, scores and values = SDPA's, exactly
-    head = attention.PLGA(plga.sdpa_params(params))
+    head = specs.PLGA(plga.sdpa_params(params))
     qs, ks, vs = attention.streams(head, Q, K, V)
     G = attention.plga_operator(head, qs)
     g_is_identity = all(_same(G[i, j], int(i == j), qk, witness) for i in range(dk) for j in range(dk))

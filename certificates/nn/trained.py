@@ -19,7 +19,8 @@ import numpy as np
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify.montecarlo import z_threshold
 from theorylab.nn import tasks
-from theorylab.nn.train import TrainConfig, batch_of, evaluate, train
+from theorylab.nn.evaluation import batch_of, evaluate
+from theorylab.nn.train import TrainConfig, train
 
 FALSE_FAILURE = 1e-4
 """Chance that a correct library fails P21 through the held-out sample alone: the pass rule is two

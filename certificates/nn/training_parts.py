@@ -11,7 +11,9 @@ from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.errors import ParameterError
 from theorylab.nn import decoder, grad, optim, tasks
-from theorylab.nn.train import TrainConfig, batch_of, init_model, train
+from theorylab.nn.evaluation import batch_of
+from theorylab.nn.train import TrainConfig, init_model, train
+from theorylab.nn.params import parameters, with_parameters
 
 PAPER_PAIRS, PAPER_CEILING = 14, 0.077
 """TrainConfig's documented defaults are the paper's tasks: associative recall with 14 pairs over an alphabet of 64,
@@ -318,18 +320,18 @@ def _loop_replay(run, tiny):
     # fresh batch per step): the trained parameters must be the replay's
     # mlp = 0 is no MLP block (docs/training.md): its bias and LayerNorm are not trained and must stay as drawn
     mlp_block = ("w_fc", "b_fc", "w_proj", "b_proj", "ln2.0", "ln2.1")
-    every = grad.parameters(init)
+    every = parameters(init)
     start = {k: a for k, a in every.items() if not (k.startswith("layers.") and k.split(".", 2)[2] in mlp_block)}
 
     def gradient(w, t):
         b = batch_of(tiny, tiny.batch, [3, 1, t])
-        full = grad.loss_and_grad(grad.with_parameters(init, w), b.tokens, b.tokens[np.arange(tiny.batch),
+        full = grad.loss_and_grad(with_parameters(init, w), b.tokens, b.tokens[np.arange(tiny.batch),
                                                                                         b.target])[1]
         return {k: full[k] for k in start}
     replay = ref_optim.adamw_run(start, gradient, [ref_optim.schedule(t, 6, 1e-2, 2) for t in range(6)],
                                  PROTOCOL["b1"], PROTOCOL["b2"], PROTOCOL["eps"], tiny.weight_decay,
                                  {k for k, a in start.items() if np.ndim(a) == 2}, max_norm=tiny.clip)
-    trained = grad.parameters(run.model)
+    trained = parameters(run.model)
     err_replay = max(float(np.max(np.abs(trained[k] - replay[k])) / max(1.0, np.max(np.abs(replay[k]))))
                      for k in replay if np.size(replay[k]))
     err_replay = max([err_replay] + [float(np.max(np.abs(trained[k] - every[k]), initial=0.0))

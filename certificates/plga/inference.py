@@ -17,7 +17,7 @@ from theorylab.certificates.reference import plga_lean as lref
 from theorylab.certificates.reference import transformer as ref_tf
 from theorylab.certify import Outcome, certificate, computed
 from theorylab.errors import ParameterError
-from theorylab.nn import attention, decoder
+from theorylab.nn import decoder, specs
 
 
 # ----------------------------------------------------------------------------------------- A9 (shape conjunct)
@@ -49,7 +49,7 @@ def prefix_shape() -> Outcome:
     nil = verdicts["constant-empty (constNil) on [0, 1]"]
     glob = verdicts["global sum (globalSumDecoder) on [0, 1]"]
     rowmap = verdicts["row map, prefix sums (rowMapDecoder) on [3, 1, 4, 1, 5]"]
-    model = decoder.random_decoder(head=attention.SDPA(), seed=9)
+    model = decoder.random_decoder(head=specs.SDPA(), seed=9)
     tokens = np.array([3, 17, 3, 5, 29, 11, 3, 8])
     lib_model = decoder.prefix_consistency(lambda t: decoder.forward(model, t), tokens)
     reference = view.model(model)
@@ -100,7 +100,7 @@ def absorption_exact() -> Outcome:
 def _invariant_heads(G_stars, base):
     def make(layer, h):
         p = plga.init_params(8, seed=10 * layer + h)
-        return attention.PLGA(dataclasses.replace(p, a=np.zeros((8, 8)), b_a=G_stars[layer][h]), base=base)
+        return specs.PLGA(dataclasses.replace(p, a=np.zeros((8, 8)), b_a=G_stars[layer][h]), base=base)
     return make
 
 
@@ -134,7 +134,7 @@ def collapse() -> Outcome:
     for name, (Gs, base) in cases.items():
         model = decoder.random_decoder(head=_invariant_heads(Gs, base), seed=19)
         collapsed = decoder.collapse_invariant_plga(model)
-        sdpa_heads = all(isinstance(s, attention.SDPA) for layer in collapsed.layers for s in layer.heads)
+        sdpa_heads = all(isinstance(s, specs.SDPA) for layer in collapsed.layers for s in layer.heads)
         reference = ref_tf.forward(view.model(model), tokens)
         errors[name] = float(np.max(np.abs(decoder.forward(collapsed, tokens) - reference))
                              / max(1.0, np.max(np.abs(reference))))
@@ -146,7 +146,7 @@ def collapse() -> Outcome:
     # heads narrower than d / H (projections d x H dk, as train.init_model builds with d_model != dk): d = 16, 2 heads
     # of dk = 4, no RoPE, generic G*
     wide = decoder.random_decoder(n_layer=1, seed=19).layers[0]
-    narrow_heads = tuple(attention.PLGA(dataclasses.replace(plga.init_params(4, seed=h), a=np.zeros((4, 4)),
+    narrow_heads = tuple(specs.PLGA(dataclasses.replace(plga.init_params(4, seed=h), a=np.zeros((4, 4)),
                                                             b_a=rng.normal(size=(4, 4))), base=None) for h in range(2))
     narrow = decoder.random_decoder(n_layer=1, seed=19)
     narrow = dataclasses.replace(narrow, layers=(dataclasses.replace(
@@ -157,7 +157,7 @@ def collapse() -> Outcome:
                                                     / max(1.0, np.max(np.abs(reference))))
     try:
         decoder.collapse_invariant_plga(
-            decoder.random_decoder(head=lambda l, h: attention.PLGA(plga.init_params(8, seed=h)), seed=19))
+            decoder.random_decoder(head=lambda l, h: specs.PLGA(plga.init_params(8, seed=h)), seed=19))
         refused = False
     except ParameterError:
         refused = True

@@ -6,13 +6,18 @@ certificates that catch it and the statuses they may end with (tests/test_plante
 from planted import FAIL_OR_ERROR, Bug
 
 ATTENTION = 'theorylab/nn/attention.py'
+SPECS = 'theorylab/nn/specs.py'
 DECODER = 'theorylab/nn/decoder.py'
 TRANSFORMER = 'theorylab/nn/transformer.py'
+PREFIX = 'theorylab/nn/prefix.py'
+COMPILED = 'theorylab/nn/compiled.py'
 GRAD = 'theorylab/nn/grad.py'
+PARAMS = 'theorylab/nn/params.py'
 OPTIM = 'theorylab/nn/optim.py'
 RUNNER = 'theorylab/nn/runner.py'
 TASKS = 'theorylab/nn/tasks.py'
 TRAIN = 'theorylab/nn/train.py'
+EVALUATION = 'theorylab/nn/evaluation.py'
 TRAINSTATS = 'theorylab/nn/trainstats.py'
 OPERATOR = 'theorylab/plga/operator.py'
 
@@ -24,7 +29,7 @@ BUGS = [
         ('A1', 'A1.symbolic', 'A9', 'P20.numeric', 'G1.numeric'),
         also=(('theorylab/plga/chain.py', 'q @ G @ k.T / np.sqrt(dk)', 'q @ G @ k.T / dk'), ('theorylab/plga/chain.py', 'np.einsum("ti,tij,sj->ts", q, G, k) / np.sqrt(dk)', 'np.einsum("ti,tij,sj->ts", q, G, k) / dk'), )),
     Bug('EG-MHSA head ignores the clip',
-        ATTENTION,
+        SPECS,
         'diag = grading_diag(self.grades, self.lam, self.clip)',
         'diag = grading_diag(self.grades, self.lam)',
         ('G1.numeric',)),
@@ -35,7 +40,7 @@ BUGS = [
         ('A9',),
         slow=True),
     Bug('grading clip at C^2',
-        ATTENTION,
+        SPECS,
         'np.log(clip_bound(clip)) / np.log(lam))',
         '2 * np.log(clip_bound(clip)) / np.log(lam))',
         ('G1.numeric',),
@@ -48,13 +53,13 @@ BUGS = [
         accept=FAIL_OR_ERROR,
         slow=True),
     Bug("PSA.member's default RoPE base 5000",
-        ATTENTION,
+        SPECS,
         'placement: str = "post-rope", base: float | None = 10000.0) -> "PSA"',
         'placement: str = "post-rope", base: float | None = 5000.0) -> "PSA"',
         ('P20.numeric',),
         slow=True),
     Bug("Graded's default RoPE base 5000",
-        ATTENTION,
+        SPECS,
         '    clip: float | None = None\n    base: float | None = 10000.0',
         '    clip: float | None = None\n    base: float | None = 5000.0',
         ('P20.numeric',),
@@ -90,25 +95,25 @@ BUGS = [
         ('A8',),
         slow=True),
     Bug('prefix check without the shape conjunct',
-        TRANSFORMER,
+        PREFIX,
         'shaped, gap = len(full) == len(x), 0.0',
         'shaped, gap = True, 0.0',
         ('A9.shape',),
-        also=((TRANSFORMER, 'shaped &= len(part) == r + 1', 'shaped &= True'), )),
+        also=((PREFIX, 'shaped &= len(part) == r + 1', 'shaped &= True'), )),
     Bug('prefix check: a row present on one side only is not flagged',
-        TRANSFORMER,
+        PREFIX,
         '            gap = np.inf                                                    # Some row vs None',
         '            pass                                                            # Some row vs None',
         ('A9.shape',),
         slow=True),
     Bug('collapse absorbs b_a transposed',
-        TRANSFORMER,
+        COMPILED,
         'plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a)',
         'plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a.T)',
         ('A19.numeric',),
         slow=True),
     Bug('compile_grading of a non-graded head reads w_q.shape[2]',
-        TRANSFORMER,
+        COMPILED,
         'np.ones(layer.w_q.shape[1] // len(layer.heads))',
         'np.ones(layer.w_q.shape[2] // len(layer.heads))',
         ('G1.numeric',),
@@ -175,7 +180,7 @@ BUGS = [
         'raw_q=(q[h] if s.g_q != 1 else',
         ('P20.numeric',)),
     Bug("with_parameters' default gain of ln_f is its bias",
-        GRAD,
+        PARAMS,
         'get("ln_f.0", model.ln_f[0])',
         'get("ln_f.0", model.ln_f[1])',
         ('P21.grad',),
@@ -270,7 +275,7 @@ BUGS = [
         accept=FAIL_OR_ERROR,
         slow=True),
     Bug('held-out loss summed, not averaged',
-        TRAIN,
+        EVALUATION,
         'sum(losses) / len(batch.tokens))',
         'sum(losses))',
         ('P21',),
@@ -357,8 +362,8 @@ BUGS = [
     # formerly injected into P10 through test-only keyword arguments
     Bug('induction head built as key-only when asked for query-only',
         TASKS,
-        'return InductionHead(attention.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)',
-        'return InductionHead(attention.PSA.member("key-only" if member == "query-only" else member, '
+        'return InductionHead(specs.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)',
+        'return InductionHead(specs.PSA.member("key-only" if member == "query-only" else member, '
         'real_scalar("g", g, low=0), placement, base), P, -P)',
         ('P10',)),
     Bug('induction credit for extra hits (every fifth target credited)',

@@ -151,25 +151,26 @@ def library_step_seconds(config, steps: int, repeat: int) -> float:
     """Seconds per step of ``theorylab.nn.train``'s loop body on ``config`` (best of ``repeat`` runs of ``steps``)."""
     import numpy as np
 
-    from theorylab.nn import grad, optim, train
+    from theorylab.nn import evaluation, grad, optim, train
+    from theorylab.nn.params import parameters, with_parameters
 
     model = train.init_model(config, 0)
     names = train.trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
     opt = optim.AdamW(config.lr, weight_decay=config.weight_decay)
-    params = {k: v.copy() for k, v in grad.parameters(model).items()}
+    params = {k: v.copy() for k, v in parameters(model).items()}
     state = optim.init_state({k: params[k] for k in names})
-    batches = [train._batch(config, config.batch, [0, 1, s]) for s in range(steps)]
+    batches = [evaluation._batch(config, config.batch, [0, 1, s]) for s in range(steps)]
 
     def run_steps():
         nonlocal model, state
         for s, batch in enumerate(batches):
             with np.errstate(over="ignore", invalid="ignore"):
-                _, g, _ = grad._loss_and_grad(model, batch.tokens, train.answers(batch))
+                _, g, _ = grad._loss_and_grad(model, batch.tokens, evaluation.answers(batch))
                 g, _ = optim._clip_by_norm({k: g[k] for k in names}, config.clip)
             state = optim._adamw_update(params, g, state, opt, optim._learning_rate(s, config.steps, config.lr,
                                                                                     config.warmup), decay)
-            model = grad.with_parameters(model, params)
+            model = with_parameters(model, params)
 
     run_steps()                                                 # warm (tables, allocator)
     return min(timed(run_steps) for _ in range(repeat)) / steps
@@ -210,7 +211,7 @@ def _measure(args, pinning: str) -> int:
     import numpy as np
 
     from theorylab.cli._output import emit
-    from theorylab.nn import _heap, grad, train
+    from theorylab.nn import _heap, evaluation, grad, train
 
     _heap.retain_freed_memory()                                 # as train.train does
 
@@ -227,8 +228,8 @@ def _measure(args, pinning: str) -> int:
                      "gemm_gflops": flops / floor / 1e9, "floor_ms": 1e3 * floor, "ratio_to_floor": step / floor})
 
     model = train.init_model(config, 0)
-    batch = train.batch_of(config, config.batch, [0, 1, 0])
-    tokens, answers = batch.tokens, train.answers(batch)
+    batch = evaluation.batch_of(config, config.batch, [0, 1, 0])
+    tokens, answers = batch.tokens, evaluation.answers(batch)
     _, g_lib, _ = grad.loss_and_grad(model, tokens, answers)
     _, g_naive = naive_grad(model, tokens, answers)
     diff = max(float(np.max(np.abs(g_lib[k] - g_naive[k])) / max(1e-300, np.max(np.abs(g_lib[k]))))

@@ -50,7 +50,7 @@ def enclose_table3_row(nu, mu, levels: int, C, kappa: float, lower, upper, prec:
     """Enclose BC^2, Lambda*_C, 1/Lambda*_C, g*_C and max(BC^2, C^-2) for geometric profiles.
 
     ``kappa``, ``lower``, ``upper``: the guess (kappa within ``bracket``) (common shift and indices of the coordinates at the
-    lower/upper clip bound), e.g. from :func:`theorylab.graded.grades.clipped_grades`.
+    lower/upper clip bound), e.g. from :func:`theorylab.graded.optimal.clipped_grades`.
     The gauge is ``g_0 = 1`` and requires coordinate 0 to be at the lower bound (true for the
     increasing optima of Cor. 3 profiles); otherwise ``verified`` is False.
     """

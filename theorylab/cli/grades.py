@@ -56,7 +56,7 @@ def _fmt_grades(g, fmt):
 
 def table_row(nu, mu, levels, clip, fmt="json") -> dict:
     """One Table 3 row as a dict with the documented JSON keys."""
-    from theorylab.graded.grades import table3_row
+    from theorylab.graded.optimal import table3_row
 
     r = table3_row(nu, mu, levels, clip)
     return {"nu": r.nu, "mu": r.mu, "levels": r.levels, "C": r.C, "BC": r.BC, "Lambda_star": r.Lambda_star,
@@ -72,7 +72,7 @@ MODE_OPTIONS = {"table3": (), "level": ("levels", "clip"), "profile": ("clip", "
 
 def run(args) -> int:
     from theorylab.errors import ParameterError
-    from theorylab.graded import grades
+    from theorylab.graded import optimal
 
     profile_mode = args.alpha is not None or args.tau is not None
     level_mode = args.nu is not None or args.mu is not None
@@ -91,13 +91,13 @@ def run(args) -> int:
     args.clip = DEFAULT_CLIP if args.clip is None else args.clip
     args.lam = DEFAULT_LAM if args.lam is None else args.lam
     if args.table3:
-        rows = [table_row(nu, mu, 4, 2.0, args.format) for nu, mu in grades.TABLE3_PARAMETERS]
+        rows = [table_row(nu, mu, 4, 2.0, args.format) for nu, mu in optimal.TABLE3_PARAMETERS]
         emit(rows, args.format)
         return 0
     if level_mode:
         if args.nu is None or args.mu is None:
             raise ParameterError("--nu and --mu must be given together")
-        check_cost(args, grades.clipped_grades_cost(args.levels))
+        check_cost(args, optimal.clipped_grades_cost(args.levels))
         emit([table_row(args.nu, args.mu, args.levels, args.clip, args.format)], args.format)
         return 0
     if args.alpha is None or args.tau is None:
@@ -108,25 +108,25 @@ def run(args) -> int:
 def _run_profiles(args) -> int:
     import numpy as np
 
-    from theorylab.graded import grades
+    from theorylab.graded import grades, optimal
     from theorylab.graded.io import read_vector, read_vector_cost
 
     for source in (args.alpha, args.tau, args.q):
         if source is not None:
             check_cost(args, read_vector_cost(source))
     alpha, tau = grades.profiles(read_vector("--alpha", args.alpha), read_vector("--tau", args.tau))
-    check_cost(args, grades.clipped_grades_cost(alpha.size).then(rows_cost(alpha.size)))
+    check_cost(args, optimal.clipped_grades_cost(alpha.size).then(rows_cost(alpha.size)))
     if args.dims:
         dims = args.dims
-        opt, a, s = grades.level_program(alpha, tau, dims, args.clip)
+        opt, a, s = optimal.level_program(alpha, tau, dims, args.clip)
         opt_g = np.repeat(opt.g, dims)
     else:
-        opt = grades.clipped_grades(alpha, tau, args.clip)
+        opt = optimal.clipped_grades(alpha, tau, args.clip)
         opt_g = opt.g
-    gstar = grades.optimal_grades(alpha, tau)
+    gstar = optimal.optimal_grades(alpha, tau)
     bc = grades.bhattacharyya(alpha, tau)
     summary = {"BC": bc, "Lambda_star": grades.Lambda_star(alpha, tau), "Lambda_star_C": opt.Lambda, "token_gain": 1.0 / opt.Lambda,
-               "bound": grades.clipped_lower_bound(alpha, tau, args.clip), "C": float(args.clip),
+               "bound": optimal.clipped_lower_bound(alpha, tau, args.clip), "C": float(args.clip),
                "kkt_residual": opt.kkt_residual}
     if args.dims:
         summary |= {"level_a": a.tolist(), "level_s": s.tolist(), "level_g_star_C": opt.g.tolist()}

@@ -219,6 +219,7 @@ def _run_degradation(args, seed, reps, target, ms, progress) -> int:
 
     from theorylab.errors import positive_int
     from theorylab.graded import ladder_sim as sl
+    from theorylab.graded import pilot_cost as pc
 
     design = build_design(args)
     draws = positive_int("draws", 8 if args.draws is None else args.draws, low=2)
@@ -229,7 +230,7 @@ def _run_degradation(args, seed, reps, target, ms, progress) -> int:
         raise ParameterError(f"--degradation pilot sizes must exceed d = {design.d} (got {int(ns[0])})")
     grid = ms if ms is not None else sl.default_grid(design, target, positive_int("points", args.points, low=4))
     _refuse_if_too_big(design, grid, reps, 0, 1 + draws * ns.size)
-    result = sl.degradation(design, ns, draws, seed, reps, target, grid, progress)
+    result = pc.degradation(design, ns, draws, seed, reps, target, grid, progress)
     if args.plot:
         from theorylab.plots import write_figure
         from theorylab.plots.ladder import degradation_figure

@@ -2,8 +2,8 @@
 
 Start here (paper sections in each docstring):
 
-* :func:`Lambda`, :func:`profile`, :func:`optimal_grades`, :func:`table3_row` -- grades and the ratio
-  Lambda (§3-4, Table 3);
+* :func:`Lambda`, :func:`profile` -- grades and the ratio Lambda (§3-4); :func:`optimal_grades`,
+  :func:`clipped_grades`, :func:`table3_row` -- the grades that minimise it (Prop. 7, 10-11, Table 3);
 * :func:`caps`, :func:`window`, :func:`stratified_model` -- the minimax envelope (Theorem 4.1);
 * :func:`simulate`, :func:`exact_risk` -- the risk simulation of the graded estimator (§5);
 * :func:`grading_overhead` -- the training-parameter overhead of grading (§8.1.3);
@@ -29,9 +29,9 @@ _EXPORTS = {
     "grades": ("GAUGE", "PROFILE_SUM_RTOL", "profile", "profiles", "geometric_parameters",
                "geometric_profiles", "expand_levels", "reduce_levels", "Lambda", "Lambda_q", "log_Lambda_u",
                "bhattacharyya", "Lambda_star", "bc_geometric", "tilted", "gradient_u", "admissibility",
-               "boundary_polynomial", "optimal_grades", "ClippedOptimum", "clip_bound", "clipped_grades",
-               "level_program", "moment_maps", "recession_slope", "clipped_lower_bound", "GradeRow",
-               "table3_row", "TABLE3_PARAMETERS"),
+               "boundary_polynomial"),
+    "optimal": ("optimal_grades", "ClippedOptimum", "clip_bound", "clipped_grades", "level_program", "moment_maps",
+                "recession_slope", "clipped_lower_bound", "GradeRow", "table3_row", "TABLE3_PARAMETERS"),
     "io": ("read_vector",),
     "ladder": ("ARMS", "Q_BASE", "PILOT_FIT", "PILOT_BLOCKS", "PILOT_MAX", "SIGMA_XI_MAX", "PEAKED",
                "LadderDesign", "profile_design", "geometric_design", "design_from_dict", "Pilot",
@@ -40,7 +40,8 @@ _EXPORTS = {
                "build_arms", "q_of"),
     "ladder_sim": ("DESIGN", "TARGET_FRACTION", "GRID_FACTOR", "MAX_SIZE", "learning_curves", "grid", "crossing",
                    "window_end", "reference_size", "default_grid", "target_risk", "LadderResult", "spearman",
-                   "measure", "summarize", "inverted_pairs", "Degradation", "profile_error", "degradation"),
+                   "measure", "summarize", "inverted_pairs"),
+    "pilot_cost": ("Degradation", "profile_error", "degradation"),
     "overhead": ("PLANNED_CONFIGURATIONS", "GradingOverhead", "grading_overhead"),
     "prereg": ("CI_LEVEL", "ArmRecord", "Preregistration", "average_ranks", "predicted_ranks", "preregister",
                "RECOMPUTED_RTOL"),

@@ -31,7 +31,7 @@ import numpy as np
 
 from theorylab._results import scalar_output
 from theorylab.errors import ParameterError, check_memory, finite_result, positive_int, real_array, real_scalar
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 from theorylab.resources import Cost
 
 __all__ = ["UPPER_CONSTANT", "WINDOW_LOW", "caps", "eps2", "envelope", "worth_estimating", "upper_regime",
@@ -301,7 +301,7 @@ class StratifiedModel:
 def stratified_model_cost(levels) -> Cost:
     """Peak memory and run time of :func:`stratified_model` (the level program on L levels dominates;
     coordinate arrays of length d are built only on demand)."""
-    return grades.clipped_grades_cost(positive_int("levels", levels, low=0))
+    return optimal.clipped_grades_cost(positive_int("levels", levels, low=0))
 
 
 def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float = 1.0, g=None,
@@ -324,8 +324,8 @@ def stratified_model(nu: float, mu: float, levels: int, d: int, sigma_xi: float 
     if d % L:
         raise ParameterError(f"d must be a multiple of levels (equal level sizes d_l = d/L); got d={d}, levels={L}")
     a, s = grades.geometric_profiles(nu, mu, L)
-    C = grades.clip_bound(C)                                             # validated even when g is given
-    g = grades.clipped_grades(a, s, C).g if g is None else real_array("g", g, low=0.0, low_inclusive=False)
+    C = optimal.clip_bound(C)                                             # validated even when g is given
+    g = optimal.clipped_grades(a, s, C).g if g is None else real_array("g", g, low=0.0, low_inclusive=False)
     if g.shape != (L,):
         raise ParameterError(f"g must have one grade per level ({L}), got shape {g.shape}")
     dims = np.full(L, d // L)

@@ -32,7 +32,7 @@ import numpy as np
 from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, finite_result, integer_array, positive_int, real_array,
                               real_scalar, seed_int)
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 
 __all__ = ["ARMS", "Q_BASE", "PILOT_FIT", "PILOT_BLOCKS", "PILOT_MAX", "SIGMA_XI_MAX", "PEAKED",
            "LadderDesign", "profile_design", "geometric_design", "design_from_dict", "Pilot", "pilot_size",
@@ -136,7 +136,7 @@ def profile_design(a, s, d: int = 32, sigma_xi: float = 1.0, C: float = 2.0, nam
     if d % L:
         raise ParameterError(f"d must be a multiple of the number of levels {L} (equal level sizes); got d={d}")
     sigma_xi = real_scalar("sigma_xi", sigma_xi, low=0.0, low_inclusive=False, high=SIGMA_XI_MAX)
-    C = grades.clip_bound(C)
+    C = optimal.clip_bound(C)
     label = name or "a=(" + ", ".join(f"{x:.3g}" for x in a) + "), s=(" + ", ".join(f"{x:.3g}" for x in s) + ")"
     return LadderDesign(label, a, s, np.full(L, d // L), sigma_xi, C)
 
@@ -411,7 +411,7 @@ def proxy_arm(design: LadderDesign, pilot: Pilot) -> Arm:
     ('proxy', array([1.  , 1.41]))
     """
     _, s_hat = pilot_estimates(pilot, design.dims)
-    g = grades.clipped_grades(np.full(design.levels, 1.0 / design.levels), s_hat, design.C).g
+    g = optimal.clipped_grades(np.full(design.levels, 1.0 / design.levels), s_hat, design.C).g
     return Arm("proxy", g, "corpus statistics (s_hat only)", "q*_C of (uniform a, s_hat)", "§8.1.2; Prop. 10-11")
 
 
@@ -428,7 +428,7 @@ def educated_arm(design: LadderDesign, pilot: Pilot) -> Arm:
     (array([1.  , 1.73]), array([1.  , 1.68]))
     """
     a_hat, s_hat = pilot_estimates(pilot, design.dims)
-    g = grades.clipped_grades(a_hat, s_hat, design.C).g
+    g = optimal.clipped_grades(a_hat, s_hat, design.C).g
     return Arm("educated", g, "both estimated profiles", "q*_C of (a_hat, s_hat)", "Prop. 10-11; §7.5")
 
 
@@ -443,7 +443,7 @@ def oracle_arm(design: LadderDesign) -> Arm:
     >>> arm.g.round(4), round(gr.Lambda(arm.g, design.a, design.s), 4)
     (array([1.    , 1.6818]), 0.7771)
     """
-    g = grades.clipped_grades(design.a, design.s, design.C).g
+    g = optimal.clipped_grades(design.a, design.s, design.C).g
     return Arm("oracle", g, "the held-out target", "q*_C of (a, s)", "Prop. 10-11")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from theorylab._io import parse_json
 from theorylab.errors import (ParameterError, check_memory, describe, positive_int, real_array, real_scalar,
                               seed_int)
-from theorylab.graded import grades
+from theorylab.graded import grades, optimal
 from theorylab.graded import ladder as lad
 
 __all__ = ["FORMAT", "CI_LEVEL", "ArmRecord", "Preregistration", "average_ranks", "predicted_ranks",
@@ -159,12 +159,12 @@ def preregister(design: lad.LadderDesign, n_pilot: int, seed: int = 0, bootstrap
                                  grades.admissibility(q, design.a, design.s),
                                  float(grades.Lambda(arm.g, design.a, design.s))))
     bc_b = [grades.bhattacharyya(a, s) for a, s in boot]
-    lsc_b = [grades.clipped_grades(a, s, design.C).Lambda for a, s in boot]
+    lsc_b = [optimal.clipped_grades(a, s, design.C).Lambda for a, s in boot]
     return Preregistration(design, int(n_pilot), int(seed), bootstrap, tuple(map(float, a_hat)),
                            tuple(map(float, s_hat)), grades.bhattacharyya(a_hat, s_hat), _interval(bc_b),
-                           grades.clipped_grades(a_hat, s_hat, design.C).Lambda, _interval(lsc_b),
+                           optimal.clipped_grades(a_hat, s_hat, design.C).Lambda, _interval(lsc_b),
                            grades.bhattacharyya(design.a, design.s),
-                           grades.clipped_grades(design.a, design.s, design.C).Lambda, tuple(records))
+                           optimal.clipped_grades(design.a, design.s, design.C).Lambda, tuple(records))
 
 
 # --------------------------------------------------------------------------- the file
@@ -267,13 +267,13 @@ def _from_body(body: dict) -> Preregistration:
         raise ParameterError(f"a_hat and s_hat must hold one mass per level ({L}) (got {a_fit.size} and {s_fit.size})")
     a_hat, s_hat = (tuple(float(x) for x in real_array(k, body[k])) for k in ("a_hat", "s_hat"))   # as recorded
     bc_hat = _recorded("BC_hat", body["BC_hat"], grades.bhattacharyya(a_fit, s_fit))
-    lsc_hat = _recorded("Lambda_star_C_hat", body["Lambda_star_C_hat"], grades.clipped_grades(a_fit, s_fit, C).Lambda)
+    lsc_hat = _recorded("Lambda_star_C_hat", body["Lambda_star_C_hat"], optimal.clipped_grades(a_fit, s_fit, C).Lambda)
     true = body["true"]
     if not isinstance(true, dict):
         raise ParameterError(f"true must be an object (got {describe(true)})")
     bc_true = _recorded("true.BC", true["BC"], grades.bhattacharyya(design.a, design.s))
     lsc_true = _recorded("true.Lambda_star_C", true["Lambda_star_C"],
-                         grades.clipped_grades(design.a, design.s, C).Lambda)
+                         optimal.clipped_grades(design.a, design.s, C).Lambda)
     if not isinstance(body["arms"], list):
         raise ParameterError(f"arms must be a list (got {describe(body['arms'])})")
     arms = [_arm(a, design, a_fit, s_fit, qmax) for a in body["arms"]]

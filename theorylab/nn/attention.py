@@ -1,12 +1,12 @@
 """One attention-head interface for SDPA, PSA, EG-MHSA and PLGA (pure NumPy, one head at a time).
 
-A head is described by a frozen *spec* (:class:`SDPA`, :class:`PSA`, :class:`Graded`,
-:class:`PLGA`) and computed in three steps shared by the full forward pass and the
+A head is described by a frozen *spec* (:mod:`theorylab.nn.specs`: ``SDPA``, ``PSA``, ``TwoTap``,
+``Graded``, ``PLGA``) and computed in three steps shared by the full forward pass and the
 cached decoder (``theorylab.nn.decoder``):
 
 1. :func:`streams` -- the score-bearing query/key streams and the value stream of the
    rows at positions ``start, start+1, ...``: grading (EG-MHSA), RoPE, the shear (PSA),
-   a general two-tap filter (:class:`TwoTap`, e.g. learnable taps).
+   a general two-tap filter (``TwoTap``, e.g. learnable taps).
    ``prev`` carries the raw projections of position ``start-1`` (the two retained raw
    vectors of PSA §8.3), so a block computed alone equals the same rows of a full pass.
 2. :func:`scores` -- ``q G k^T / sqrt(dk)`` with ``G = I`` except for PLGA (eq. 3.7).
@@ -36,174 +36,17 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
-from dataclasses import dataclass
 
 import numpy as np
 
-from theorylab.errors import ParameterError, choice, finite_output, positive_int, real_array, real_or_exact, real_scalar
-from theorylab.graded.attention import grading_matrix
-from theorylab.graded.grades import clip_bound
+from theorylab import _moved
+from theorylab.errors import ParameterError, finite_output, positive_int, real_array, real_or_exact
+from theorylab.nn import specs
+from theorylab.nn.specs import _spec
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
 from theorylab.psa.shear import _momentum, _rotate_pairs, _shear
 from theorylab.psa.softmax import _softmax
-
-GRAMS = ("global", "cumulative")
-
-
-# ------------------------------------------------------------------------------ head specs
-@dataclass(frozen=True)
-class SDPA:
-    """Scaled dot-product attention with RoPE: ``softmax(R q (R k)^T / sqrt(dk)) v``."""
-
-    base: float | None = 10000.0
-
-    def __post_init__(self):
-        _rope_base(self.base)
-
-
-def _rope_base(base) -> None:
-    """``base``: None (no RoPE) or a real number > 1."""
-    if base is not None:
-        real_array("base", base, low=1, low_inclusive=False)
-        if np.ndim(base):
-            raise ParameterError(f"base must be None or a single real number > 1 (got shape {np.shape(base)})")
-
-
-def _scalar(name: str, value) -> float:
-    v = real_array(name, value)
-    if v.ndim:
-        raise ParameterError(f"{name} must be a single real number (got shape {v.shape})")
-    return float(v)
-
-
-def _coupling(name: str, value) -> int | float:
-    """A validated coupling as ``psa.shear`` computes with it: integers up to 2^53 stay exact, other reals float."""
-    v = _scalar(name, value)
-    return int(value) if isinstance(value, numbers.Integral) and abs(int(value)) <= 2 ** 53 else v
-
-
-@dataclass(frozen=True)
-class PSA:
-    """Phase Space Attention (PSA §4): sheared post-RoPE streams ``x + g p``.
-
-    ``g_q``, ``g_k`` are the query and key couplings; build the lattice members with
-    :meth:`member`. ``placement`` is ``"post-rope"`` (the paper's) or ``"pre-rope"``.
-    """
-
-    g_q: float = 0.0
-    g_k: float = 0.0
-    placement: str = "post-rope"
-    base: float | None = 10000.0
-
-    def __post_init__(self):
-        object.__setattr__(self, "g_q", _coupling("g_q", self.g_q))
-        object.__setattr__(self, "g_k", _coupling("g_k", self.g_k))
-        choice("placement", self.placement, psa.PLACEMENTS)
-        _rope_base(self.base)
-
-    @classmethod
-    def member(cls, name: str, g: float, placement: str = "post-rope", base: float | None = 10000.0) -> "PSA":
-        """Order-lattice member ``name`` (standard, query-only, key-only, symmetric) at coupling g."""
-        g_q, g_k = psa.lattice_couplings(name, _scalar("g", g))
-        return cls(float(g_q), float(g_k), placement, base)
-
-
-@dataclass(frozen=True, eq=False)
-class Graded:
-    """One EG-MHSA head (GLLM §3.1): grades ``q`` (dk,), base ``lam > 1``, optional clip ``C >= 1``."""
-
-    grades: np.ndarray
-    lam: float
-    clip: float | None = None
-    base: float | None = 10000.0
-
-    def __post_init__(self):
-        if real_array("grades", self.grades, low=0).ndim != 1:
-            raise ParameterError(f"grades must be a 1-D vector of dk grades (got shape {np.shape(self.grades)})")
-        _scalar("lam", self.lam)
-        real_array("lam", self.lam, low=1, low_inclusive=False)
-        if self.clip is not None:
-            clip_bound(self.clip)
-        _rope_base(self.base)
-        diag = grading_diag(self.grades, self.lam, self.clip)          # computed (and checked) once
-        diag.flags.writeable = False
-        object.__setattr__(self, "_diag", diag)
-
-    @property
-    def diag(self) -> np.ndarray:
-        """Diagonal of ``M = diag(lam^q)``, clipped to ``lam^q <= clip`` (GLLM §3.1, §8.1.1); read-only."""
-        return self._diag
-
-
-@dataclass(frozen=True, eq=False)
-class PLGA:
-    """One PLGA head (PLGA eqs. 3.2-3.9): parameters of ``G_LM`` and the Gram convention."""
-
-    params: plga.PLGAParams
-    gram: str = "global"
-    base: float | None = 10000.0
-
-    def __post_init__(self):
-        if not isinstance(self.params, plga.PLGAParams):
-            raise ParameterError(f"params must be PLGAParams (from plga.operator.init_params; got "
-                                 f"{type(self.params).__name__})")
-        choice("gram", self.gram, GRAMS)
-        _rope_base(self.base)
-
-
-@dataclass(frozen=True, eq=False)
-class TwoTap:
-    """Causal two-tap filters ``b0 x_t + b1 x_{t-1}`` on the query and key streams (PSA §4.2, §7.5).
-
-    ``q_taps``, ``k_taps`` are ``(b0, b1)`` (arrays of two reals: learnable in
-    ``theorylab.nn.train``); ``x_{-1} = x_0`` (zero momentum at position 0, as PSA). The
-    shear at coupling g is the taps ``(1 + g, -g)``; identity is ``(1, 0)``. ``placement``
-    is ``"post-rope"`` (filter the rotated stream) or ``"pre-rope"``. Values are untouched.
-    """
-
-    q_taps: np.ndarray
-    k_taps: np.ndarray
-    placement: str = "post-rope"
-    base: float | None = 10000.0
-
-    def __post_init__(self):
-        for name in ("q_taps", "k_taps"):
-            taps = real_array(name, getattr(self, name))
-            if taps.shape != (2,):
-                raise ParameterError(f"{name} must be two real taps (b0, b1) (got shape {taps.shape})")
-            object.__setattr__(self, name, taps)
-        choice("placement", self.placement, psa.PLACEMENTS)
-        _rope_base(self.base)
-
-    @classmethod
-    def shear(cls, g_q: float, g_k: float, placement: str = "post-rope", base: float | None = 10000.0) -> "TwoTap":
-        """The PSA shear with couplings ``(g_q, g_k)`` written as taps ``(1 + g, -g)``."""
-        return cls(np.array(psa.stream_taps(_scalar("g_q", g_q))), np.array(psa.stream_taps(_scalar("g_k", g_k))),
-                   placement, base)
-
-
-HeadSpec = SDPA | PSA | TwoTap | Graded | PLGA
-
-
-def grading_diag(grades, lam: float, clip: float | None = None) -> np.ndarray:
-    """Diagonal of ``graded.attention.grading_matrix`` with grades clipped so that ``lam^q <= clip``.
-
-    The clip (GLLM §3.1, §8.1.1: ``lambda^q_max <= C``) caps each grade at ``log_lam(C)``.
-
-    Examples
-    --------
-    >>> import theorylab.nn as nn
-    >>> nn.grading_diag([0, 1, 2], 2.0).tolist(), nn.grading_diag([0, 1, 2], 2.0, clip=3.0).tolist()
-    ([1.0, 2.0, 4.0], [1.0, 2.0, 3.0])
-    """
-    q = real_array("grades", grades, low=0)                             # [dk] grades
-    lam = real_scalar("lam", lam, low=1, low_inclusive=False)
-    if clip is not None:
-        q = np.minimum(q, np.log(clip_bound(clip)) / np.log(lam))      # [dk] lam^q <= clip
-    return np.diag(grading_matrix(q, lam))                              # [dk] lam^q
-
 
 # ------------------------------------------------------------------------------ the three steps
 def _rope(x, positions, base):
@@ -253,7 +96,7 @@ def _cached_phases(dk: int, base: float, positions: bytes, single: bool) -> np.n
 
 
 @finite_output("q, k, v, prev")
-def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def streams(spec: specs.HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Score-bearing query and key streams and the value stream of one head.
 
     Parameters
@@ -294,39 +137,32 @@ def streams(spec: HeadSpec, q, k, v, start: int = 0, prev=None) -> tuple[np.ndar
     spec = _spec(spec)
     q, k, v = _projections(q, k, v)
     start = positive_int("start", start, low=0)
-    if start > 0 and isinstance(spec, (PSA, TwoTap)):
+    if start > 0 and isinstance(spec, (specs.PSA, specs.TwoTap)):
         prev = _previous(prev, q.shape[:-2] + q.shape[-1:])
     return _streams(spec, q, k, v, start, prev)
 
 
-def _streams(spec: HeadSpec, q, k, v, start: int, prev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _streams(spec: specs.HeadSpec, q, k, v, start: int, prev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`streams` without the checks: ``prev`` is the validated retained pair (PSA, TwoTap, start > 0)."""
     n = q.shape[-2]                                                     # rows in this block
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
-    if isinstance(spec, Graded):
+    if isinstance(spec, specs.Graded):
         m = spec.diag                                                   # [dk] diag(lam^q)
         return _rope(q * m, pos, spec.base), _rope(k * m, pos, spec.base), v * m
-    if not isinstance(spec, (PSA, TwoTap)):                             # SDPA, PLGA
+    if not isinstance(spec, (specs.PSA, specs.TwoTap)):                 # SDPA, PLGA
         return _rope(q, pos, spec.base), _rope(k, pos, spec.base), v
     if start > 0:                                                       # prepend position start-1
         prev_q, prev_k = prev
         q = np.concatenate([prev_q[..., None, :], q], axis=-2)         # [n+1, dk]
         k = np.concatenate([prev_k[..., None, :], k], axis=-2)         # [n+1, dk]
         pos = np.arange(start - 1, start + n, dtype=float)              # [n+1]
-    if isinstance(spec, PSA):
+    if isinstance(spec, specs.PSA):
         qs = _sheared(q, spec.g_q, pos, spec)                           # [n(+1), dk]
         ks = _sheared(k, spec.g_k, pos, spec)                           # [n(+1), dk]
     else:
         qs = _filtered(q, spec.q_taps, pos, spec)                       # [n(+1), dk]
         ks = _filtered(k, spec.k_taps, pos, spec)                       # [n(+1), dk]
     return qs[..., -n:, :], ks[..., -n:, :], v                          # drop the retained row
-
-
-def _spec(spec) -> HeadSpec:
-    if not isinstance(spec, HeadSpec):
-        raise ParameterError(f"spec must be a head spec (SDPA, PSA, TwoTap, Graded or PLGA; got "
-                             f"{type(spec).__name__})")
-    return spec
 
 
 def _projections(q, k, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -349,7 +185,7 @@ def _previous(prev, shape) -> tuple[np.ndarray, np.ndarray]:
     return pq, pk
 
 
-def _sheared(x, g, pos, spec: PSA):
+def _sheared(x, g, pos, spec: specs.PSA):
     """``psa.shear.place_shear`` (or ``shear`` without RoPE) of validated rows, without the checks."""
     if spec.base is None:                                               # no RoPE: placements coincide
         return x if g == 0 else _shear(x, g, -2)                        # [..., n, dk] (g = 0: x + 0 p = x)
@@ -390,7 +226,7 @@ def _two_tap(x, taps) -> np.ndarray:
     return (b0 + b1) * x - b1 * _momentum(x, -2)                       # [..., n, dk]
 
 
-def _filtered(x, taps, pos, spec: TwoTap):
+def _filtered(x, taps, pos, spec: specs.TwoTap):
     if spec.base is None:
         return _two_tap(x, taps)                                        # [..., n, dk]
     if spec.placement == "post-rope":
@@ -398,7 +234,7 @@ def _filtered(x, taps, pos, spec: TwoTap):
     return _rope(_two_tap(x, taps), pos, spec.base)                     # rotate the filtered stream
 
 
-def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
+def unshear_keys(spec: specs.PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     """Raw key projections ``(n, dk)`` rebuilt from cached sheared keys ``ks`` and one anchor.
 
     Inverts the causal two-tap filter row by row with :func:`theorylab.psa.shear.unshear_step`,
@@ -423,7 +259,7 @@ def unshear_keys(spec: PSA, ks, start: int = 0, prev_k=None) -> np.ndarray:
     >>> bool(np.allclose(block, k[3:], rtol=0, atol=1e-12))
     True
     """
-    if not isinstance(spec, PSA):
+    if not isinstance(spec, specs.PSA):
         raise ParameterError(f"spec must be a PSA head (got {type(spec).__name__})")
     ks = real_array("ks", ks)
     if ks.ndim != 2 or ks.shape[1] == 0:
@@ -531,7 +367,7 @@ def _attend(s, vs) -> np.ndarray:
     return _attention_weights(s) @ vs                                   # [n, dv]
 
 
-def plga_operator(spec: PLGA, qs) -> np.ndarray:
+def plga_operator(spec: specs.PLGA, qs) -> np.ndarray:
     """``G_LM`` of a PLGA head from its rotated queries ``qs`` (S, dk): (dk, dk) global, (S, dk, dk) cumulative.
 
     Examples
@@ -548,19 +384,19 @@ def plga_operator(spec: PLGA, qs) -> np.ndarray:
     >>> G.shape, G_t.shape, bool(np.allclose(G_t[-1], G, rtol=0, atol=1e-10))
     ((4, 4), (5, 4, 4), True)
     """
-    if not isinstance(spec, PLGA):
+    if not isinstance(spec, specs.PLGA):
         raise ParameterError(f"spec must be a PLGA head (got {type(spec).__name__})")
     return _plga_operator(spec, qs)
 
 
-def _plga_operator(spec: PLGA, qs) -> np.ndarray:
+def _plga_operator(spec: specs.PLGA, qs) -> np.ndarray:
     if spec.gram == "global":
         return plga.g_lm(qs, spec.params)                               # [dk, dk]
     return plga.g_lm_cumulative(qs, spec.params)                        # [S, dk, dk]
 
 
 @finite_output("q, k, v")
-def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
+def head(spec: specs.HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     """Full causal forward pass of one head over raw projections ``q, k, v`` (..., T, dk) -> (..., T, dk).
 
     ``trace``: if a list, a dict ``{q, k, v, qs, ks, vs, p}`` (raw projections, streams,
@@ -588,15 +424,17 @@ def head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     return _head(spec, q, k, v, trace)
 
 
-def _head(spec: HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
+def _head(spec: specs.HeadSpec, q, k, v, trace: list | None = None) -> np.ndarray:
     """:func:`head` of validated float projections (the decoder's kernel)."""
     qs, ks, vs = _streams(spec, q, k, v, 0, None)                       # [T, dk] x3
-    G = _plga_operator(spec, qs) if isinstance(spec, PLGA) else None    # None | [dk, dk] | [T, dk, dk]
+    G = _plga_operator(spec, qs) if isinstance(spec, specs.PLGA) else None   # None | [dk, dk] | [T, dk, dk]
     p = _attention_weights(_scores(qs, ks, G))                          # [T, T]
     if trace is not None:
         trace.append({"q": q, "k": k, "v": v, "qs": qs, "ks": ks, "vs": vs, "p": p})
     return p @ vs                                                       # [T, dk]
 
 
-__all__ = ["GRAMS", "SDPA", "PSA", "TwoTap", "Graded", "PLGA", "HeadSpec", "grading_diag", "streams", "two_tap",
-           "unshear_keys", "scores", "attention_weights", "attend", "plga_operator", "head"]
+__all__ = ["streams", "two_tap", "unshear_keys", "scores", "attention_weights", "attend", "plga_operator", "head"]
+
+__getattr__ = _moved.moved_names(__name__, {name: "theorylab.nn.specs" for name in specs.__all__})
+"""The head specs moved to :mod:`theorylab.nn.specs`; their old path works for one release."""

@@ -1,6 +1,7 @@
 """Incremental decoding of the NumPy decoder with a KV cache that is exact for every head.
 
-The model, its building blocks and the full forward pass are :mod:`theorylab.nn.transformer`;
+The model, its building blocks and the full forward pass are :mod:`theorylab.nn.transformer`,
+prefix consistency :mod:`theorylab.nn.prefix` and the compile-out maps :mod:`theorylab.nn.compiled`;
 every public name there is re-exported here, so ``theorylab.nn.decoder`` stays the one
 import for the decoder. Two routes compute the same logits:
 
@@ -26,13 +27,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from theorylab.errors import ParameterError, finite_output, positive_int, real_array
-from theorylab.nn import attention
-from theorylab.nn.attention import PLGA, PSA, Graded, HeadSpec, TwoTap
-from theorylab.nn.transformer import (LN_EPS, Decoder, Layer, PrefixConsistency,  # noqa: F401 (re-exported)
-                                      collapse_invariant_plga, compile_grading, forward, gelu, hidden_states,
-                                      layer_norm, logits, merge_heads, mlp, prefix_consistency,
-                                      prefix_consistency_gap, prefix_logits, projections, random_decoder,
-                                      split_heads, token_ids)
+from theorylab.nn import attention, specs
+from theorylab.nn.specs import PLGA, PSA, Graded, HeadSpec, TwoTap
+from theorylab.nn.compiled import collapse_invariant_plga, compile_grading  # noqa: F401 (re-exported)
+from theorylab.nn.prefix import (PrefixConsistency, prefix_consistency,  # noqa: F401 (re-exported)
+                                 prefix_consistency_gap, prefix_logits)
+from theorylab.nn.transformer import (LN_EPS, Decoder, Layer, forward, gelu, hidden_states,  # noqa: F401 (re-exported)
+                                      layer_norm, logits, merge_heads, mlp, projections, random_decoder, split_heads,
+                                      token_ids)
 from theorylab.nn.transformer import _layer_norm, _merge_heads, _mlp, _projections, _rows, _split_heads
 from theorylab.plga import operator as plga
 
@@ -132,7 +134,7 @@ def cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.
     if q.ndim != 2 or q.shape[1] != dk or k.shape != q.shape or v.shape != (len(q), dv):
         raise ParameterError(f"q, k must be (n, {dk}) and v (n, {dv}) rows of this head "
                              f"(got shapes {q.shape}, {k.shape}, {v.shape})")
-    return _cached_head(attention._spec(spec), hc, q, k, v, start)
+    return _cached_head(specs._spec(spec), hc, q, k, v, start)
 
 
 def _cached_head(spec: HeadSpec, hc: HeadCache, q, k, v, start: int) -> tuple[np.ndarray, HeadCache]:

@@ -8,88 +8,24 @@ is needed in a ``trace``); nothing here recomputes a model. Every VJP is checked
 float64 central finite differences of the forward operation (tests/test_nn_grad.py), and
 :func:`loss_and_grad` against finite differences of ``transformer.forward`` itself.
 
-Supported heads: :class:`~theorylab.nn.attention.SDPA`, :class:`~theorylab.nn.attention.PSA`
-(fixed couplings, either placement) and :class:`~theorylab.nn.attention.TwoTap` (taps are
+Supported heads: :class:`~theorylab.nn.specs.SDPA`, :class:`~theorylab.nn.specs.PSA`
+(fixed couplings, either placement) and :class:`~theorylab.nn.specs.TwoTap` (taps are
 parameters). Graded and PLGA heads raise :class:`ParameterError`.
 
-Parameters of a decoder are named by :func:`parameters` (``"wte"``, ``"ln_f.0"`` (gain),
-``"ln_f.1"`` (bias), ``"layers.0.w_q"``, ..., ``"layers.0.heads.0.k_taps"``) and the
-gradient dictionaries use the same names.
+The gradient dictionaries use the names of :func:`theorylab.nn.params.parameters` (``"wte"``,
+``"ln_f.0"`` (gain), ``"ln_f.1"`` (bias), ``"layers.0.w_q"``, ..., ``"layers.0.heads.0.k_taps"``).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
+from theorylab import _moved
 from theorylab.errors import ParameterError, finite_result, integer_array, real_array
 from theorylab.nn import attention, transformer
-from theorylab.nn.attention import PSA, SDPA, TwoTap
+from theorylab.nn.specs import PSA, SDPA, TwoTap
 from theorylab.psa import shear as psa
-
-LAYER_WEIGHTS = ("w_q", "w_k", "w_v", "w_o", "w_fc", "b_fc", "w_proj", "b_proj")
-
-
-# ------------------------------------------------------------------------------ parameters
-def parameters(model: transformer.Decoder) -> dict[str, np.ndarray]:
-    """Every array of ``model`` by name (the arrays themselves, not copies); TwoTap taps included.
-
-    Examples
-    --------
-    The names the gradients of the trained models (PSA §7.4, §7.5) use:
-
-    >>> import numpy as np
-    >>> import theorylab.nn as nn
-    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
-    >>> names = list(nn.parameters(model))
-    >>> len(names), names[:4]
-    (15, ['wte', 'ln_f.0', 'ln_f.1', 'layers.0.w_q'])
-    >>> taps = nn.TwoTap(np.array([1.0, 0.0]), np.array([1.0, 0.0]))    # learnable taps (PSA §7.5)
-    >>> [n for n in nn.parameters(nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=taps)) if "taps" in n][:2]
-    ['layers.0.heads.0.q_taps', 'layers.0.heads.0.k_taps']
-    """
-    out = {"wte": model.wte, "ln_f.0": model.ln_f[0], "ln_f.1": model.ln_f[1]}
-    for i, layer in enumerate(model.layers):
-        for name in LAYER_WEIGHTS:
-            out[f"layers.{i}.{name}"] = getattr(layer, name)
-        for ln in ("ln1", "ln2"):
-            out[f"layers.{i}.{ln}.0"], out[f"layers.{i}.{ln}.1"] = getattr(layer, ln)
-        for h, spec in enumerate(layer.heads):
-            if isinstance(spec, TwoTap):
-                out[f"layers.{i}.heads.{h}.q_taps"] = spec.q_taps
-                out[f"layers.{i}.heads.{h}.k_taps"] = spec.k_taps
-    return out
-
-
-def with_parameters(model: transformer.Decoder, params: dict[str, np.ndarray]) -> transformer.Decoder:
-    """A copy of ``model`` whose arrays are taken from ``params`` (names of :func:`parameters`; missing keep).
-
-    Examples
-    --------
-    How a training step (PSA §7.4) puts updated arrays back into a decoder:
-
-    >>> import theorylab.nn as nn
-    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.PSA.member("key-only", 1.0), seed=0)
-    >>> scaled = nn.with_parameters(model, {"wte": 2 * model.wte})
-    >>> bool((scaled.wte == 2 * model.wte).all()), scaled.layers[0].w_q is model.layers[0].w_q
-    (True, True)
-    """
-    def get(name, old):
-        return params.get(name, old)
-
-    layers = []
-    for i, layer in enumerate(model.layers):
-        heads = tuple(replace(s, q_taps=get(f"layers.{i}.heads.{h}.q_taps", s.q_taps),
-                              k_taps=get(f"layers.{i}.heads.{h}.k_taps", s.k_taps)) if isinstance(s, TwoTap) else s
-                      for h, s in enumerate(layer.heads))
-        fields = {name: get(f"layers.{i}.{name}", getattr(layer, name)) for name in LAYER_WEIGHTS}
-        for ln in ("ln1", "ln2"):
-            old = getattr(layer, ln)
-            fields[ln] = (get(f"layers.{i}.{ln}.0", old[0]), get(f"layers.{i}.{ln}.1", old[1]))
-        layers.append(replace(layer, heads=heads, **fields))
-    ln_f = (get("ln_f.0", model.ln_f[0]), get("ln_f.1", model.ln_f[1]))
-    return transformer.Decoder(get("wte", model.wte), tuple(layers), ln_f)
 
 
 # ------------------------------------------------------------------------------ elementwise and dense
@@ -510,6 +446,10 @@ def _sequence_loss_and_grad(model: transformer.Decoder, tokens: np.ndarray,
     return loss, grads, logits
 
 
-__all__ = ["parameters", "with_parameters", "cross_entropy", "layer_norm_vjp", "gelu_vjp", "mlp_vjp", "logits_vjp",
+__all__ = ["cross_entropy", "layer_norm_vjp", "gelu_vjp", "mlp_vjp", "logits_vjp",
            "embedding_vjp", "rope_vjp", "two_tap_vjp", "stream_vjp", "scores_vjp", "weights_vjp", "head_vjp",
            "hidden_vjp", "loss_and_grad", "sequence_loss_and_grad"]
+
+__getattr__ = _moved.moved_names(__name__, dict.fromkeys(("LAYER_WEIGHTS", "parameters", "with_parameters"),
+                                                         "theorylab.nn.params"))
+"""The parameter naming moved to :mod:`theorylab.nn.params`; its old path works for one release."""

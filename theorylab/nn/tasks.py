@@ -25,7 +25,7 @@ import numpy as np
 
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, integer_array, positive_int,
                               real_array, real_scalar, seed_int)
-from theorylab.nn import attention
+from theorylab.nn import attention, specs
 from theorylab.psa import shear as psa
 from theorylab.psa.canonical import ceiling, plant_induction, target_positions
 from theorylab.stats import wilson_interval
@@ -182,7 +182,7 @@ def slow_planes(dk: int, T: int, base: float = 10000.0) -> np.ndarray:
 class InductionHead:
     """A single-layer head: spec, query and key maps ``(dk, dk)`` (applied to embeddings)."""
 
-    spec: attention.HeadSpec
+    spec: specs.HeadSpec
     w_q: np.ndarray
     w_k: np.ndarray
 
@@ -208,7 +208,7 @@ def induction_head(member: str, g: float, dk: int, T: int, base: float = 10000.0
     check_memory("dk", 8 * dk * dk)
     mask = slow_planes(dk, T, base) if choice("planes", planes, ("slow", "all")) == "slow" else np.ones(dk)
     P = np.diag(mask)                                                    # [dk, dk]
-    return InductionHead(attention.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)
+    return InductionHead(specs.PSA.member(member, real_scalar("g", g, low=0), placement, base), P, -P)
 
 
 def _embedding(E, head: InductionHead, batch: InductionBatch) -> np.ndarray:

@@ -3,7 +3,7 @@
 One run = one :class:`TrainConfig` and one seed: a decoder from ``theorylab.nn.decoder``
 (its forward pass, ``theorylab.nn.grad`` for the backward pass, AdamW from
 ``theorylab.nn.optim``) trained on fresh batches of a task from ``theorylab.nn.tasks``,
-then scored on a held-out evaluation set.
+then scored on a held-out evaluation set (both drawn and scored by ``theorylab.nn.evaluation``).
 
 Conventions (ours where the paper leaves them open; docs/results.md lists them)
 -------------------------------------------------------------------------------
@@ -55,8 +55,10 @@ from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import ParameterError, check_memory, choice, describe, positive_int, real_scalar, seed_int
-from theorylab.nn import _heap, attention, decoder, grad, optim, tasks, trainstats
+from theorylab import _moved
+from theorylab.errors import ParameterError, check_memory, choice, positive_int, real_scalar, seed_int
+from theorylab.nn import _heap, decoder, evaluation, grad, optim, specs, tasks, trainstats
+from theorylab.nn.params import parameters, with_parameters
 from theorylab.psa import shear as psa
 from theorylab.resources import Cost
 
@@ -173,10 +175,6 @@ class TrainConfig:
         return float(tasks.ceiling(self.T)) if self.task == "canonical" else None
 
 
-EVAL_CHUNK = 500
-"""Evaluation sequences per forward pass."""
-
-
 def memory_estimate(config: TrainConfig) -> int:
     """Bytes one run needs at its peak (an upper estimate; one function so a shared limit can call it).
 
@@ -185,7 +183,7 @@ def memory_estimate(config: TrainConfig) -> int:
     LayerNorm inputs and outputs, scores and weights), plus parameters, gradients and the two
     AdamW moments, float64.
     """
-    rows = max(config.batch, min(config.eval_size, EVAL_CHUNK)) * config.seq_len
+    rows = max(config.batch, min(config.eval_size, evaluation.EVAL_CHUNK)) * config.seq_len
     per_layer = rows * (12 * max(config.d_model, config.dk) + 4 * config.mlp + 6 * config.seq_len)
     params = config.vocab_size * config.d_model + config.n_layer * (4 * config.d_model * config.dk
                                                                    + 2 * config.d_model * config.mlp)
@@ -213,7 +211,7 @@ def train_cost(config: TrainConfig, runs: int = 1, workers: int = 1) -> Cost:
                 f"{runs} run(s) x {config.steps} steps x batch {config.batch} x T {config.seq_len}")
 
 
-def head_spec(config: TrainConfig) -> attention.HeadSpec:
+def head_spec(config: TrainConfig) -> specs.HeadSpec:
     """The head of every layer for ``config.variant`` (fixed parts; free taps start at the identity).
 
     Examples
@@ -228,13 +226,13 @@ def head_spec(config: TrainConfig) -> attention.HeadSpec:
     """
     g, v, base = float(config.gamma), config.variant, config.base
     if v in ("standard", "two-layer"):
-        return attention.SDPA(base)
+        return specs.SDPA(base)
     if v in ("symmetric", "key-only", "query-only"):
-        return attention.PSA.member(v, g, config.placement, base)
+        return specs.PSA.member(v, g, config.placement, base)
     if v == "asymmetric":
-        return attention.PSA(ASYMMETRIC_QUERY_SHARE * g, g, config.placement, base)
+        return specs.PSA(ASYMMETRIC_QUERY_SHARE * g, g, config.placement, base)
     taps = np.array([1.0 + g, g]) if v == "low-pass" else np.array([1.0, 0.0])
-    return attention.TwoTap(taps, taps.copy(), config.placement, base)
+    return specs.TwoTap(taps, taps.copy(), config.placement, base)
 
 
 MLP_PARAMETERS = ("w_fc", "b_fc", "w_proj", "b_proj", "ln2.0", "ln2.1")
@@ -263,7 +261,7 @@ def trainable(config: TrainConfig, model: decoder.Decoder) -> list[str]:
             return config.variant != "free-two-tap"                     # only free-two-tap learns its taps
         return config.mlp == 0 and name.startswith("layers.") and name.split(".", 2)[2] in MLP_PARAMETERS
 
-    return [k for k in grad.parameters(model) if not fixed(k)]
+    return [k for k in parameters(model) if not fixed(k)]
 
 
 def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
@@ -306,11 +304,11 @@ def init_model(config: TrainConfig, seed: int) -> decoder.Decoder:
     model = decoder.Decoder(wte, layers, ln())
     if config.dtype == "float64":
         return model
-    return grad.with_parameters(model, {k: v.astype(config.dtype) for k, v in grad.parameters(model).items()
+    return with_parameters(model, {k: v.astype(config.dtype) for k, v in parameters(model).items()
                                         if not k.endswith("_taps")})    # the float64 draws, rounded
 
 
-def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
+def stream_gains(spec: specs.HeadSpec) -> tuple[float, float]:
     """Standard-deviation gains ``sqrt(b0^2 + b1^2)`` of the query and key stream filters of a head.
 
     A causal two-tap filter ``b0 x_t + b1 x_{t-1}`` of a stream whose rows are uncorrelated with
@@ -337,108 +335,16 @@ def stream_gains(spec: attention.HeadSpec) -> tuple[float, float]:
     >>> [round(g, 4) for g in nn.stream_gains(nn.PSA.member("key-only", 1.0))]
     [1.0, 2.2361]
     """
-    if isinstance(spec, attention.PSA):
+    if isinstance(spec, specs.PSA):
         taps = [psa.stream_taps(float(g)) for g in (spec.g_q, spec.g_k)]
-    elif isinstance(spec, attention.TwoTap):
+    elif isinstance(spec, specs.TwoTap):
         taps = [spec.q_taps, spec.k_taps]
-    elif isinstance(spec, attention.SDPA):
+    elif isinstance(spec, specs.SDPA):
         return 1.0, 1.0
     else:
         raise ParameterError(f"spec must be an SDPA, PSA or TwoTap head (got {type(spec).__name__})")
     q, k = (math.hypot(float(b0), float(b1)) for b0, b1 in taps)
     return q, k
-
-
-def batch_of(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
-    """A batch of ``n`` task sequences from the stream ``SeedSequence(seed_words)`` (seed words in [0, 2^64)).
-
-    Examples
-    --------
-    The training batch of step 0 of seed 0 (stream ``[seed, 1, step]``), canonical task (PSA §2.2):
-
-    >>> import theorylab.nn as nn
-    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
-    >>> batch = nn.batch_of(config, 2, [0, 1, 0])
-    >>> batch.tokens, batch.target
-    (array([[ 2, 10,  7,  5, 14,  3,  8,  2],
-           [ 3,  0, 15,  5, 13,  9,  1,  5]]), array([1, 4]))
-    """
-    n = positive_int("n", n)
-    if not isinstance(seed_words, (list, tuple, np.ndarray)) or not len(seed_words) \
-            or (isinstance(seed_words, np.ndarray) and (seed_words.ndim != 1 or seed_words.dtype.kind not in "iu")):
-        raise ParameterError(f"seed_words must be a non-empty list of seeds (got {describe(seed_words)})")
-    return _batch(config, n, [seed_int("seed_words", w) for w in seed_words])
-
-
-def _batch(config: TrainConfig, n: int, seed_words: list[int]) -> tasks.InductionBatch:
-    """:func:`batch_of` of validated seed words (the config's task sizes were validated by TrainConfig)."""
-    seed = int(np.random.SeedSequence(seed_words).generate_state(1)[0])
-    if config.task == "recall":
-        return tasks._associative_recall(n, config.pairs, config.alphabet, config.padding, seed,
-                                         config.padding_placement == "random")
-    return tasks._induction_sequences(n, config.T, config.vocab, seed)
-
-
-def answers(batch: tasks.InductionBatch) -> np.ndarray:
-    """The token each sequence must predict at its last position: the token at the target.
-
-    Examples
-    --------
-    The token after the earlier copy of the query (PSA §2.2):
-
-    >>> import theorylab.nn as nn
-    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
-    >>> nn.answers(nn.batch_of(config, 2, [0, 1, 0]))
-    array([10, 13])
-    """
-    return batch.tokens[np.arange(len(batch.tokens)), batch.target]
-
-
-@dataclass(frozen=True, eq=False)
-class Evaluation:
-    """Per-sequence credits on the evaluation set: prediction, (one layer, one head) attention, pointer.
-
-    ``attention``: the query's attention argmax over all T positions is the target (one-layer models,
-    else None); ``pointer``: the same over the T - 1 keys before the query (the query's own position
-    excluded; chance ``1/(T-1)``), read off the last layer's first head, for every model.
-    """
-
-    prediction: np.ndarray
-    attention: np.ndarray | None
-    loss: float
-    pointer: np.ndarray | None = None
-
-
-def evaluate(config: TrainConfig, model: decoder.Decoder, batch: tasks.InductionBatch,
-             chunk: int = EVAL_CHUNK) -> Evaluation:
-    """Prediction credits (logit argmax = answer), attention credits (query's attention argmax = target) and
-    pointer credits (the same over the keys before the query), ``chunk`` sequences per forward pass.
-
-    Examples
-    --------
-    An untrained model on 100 held-out sequences (stream ``[seed, 2]``; PSA §7.4):
-
-    >>> import theorylab.nn as nn
-    >>> config = nn.TrainConfig(variant="key-only", gamma=1.0, task="canonical", T=8, vocab=16, d_model=16, dk=16)
-    >>> result = nn.evaluate(config, nn.init_model(config, seed=0), nn.batch_of(config, 100, [0, 2]))
-    >>> result.prediction.shape, float(result.prediction.mean()), float(result.pointer.mean()), round(result.loss, 4)
-    ((100,), 0.04, 0.13, 2.7714)
-    """
-    chunk = positive_int("chunk", chunk)
-    pred, att, point, losses = [], [], [], []
-    for s in range(0, len(batch.tokens), chunk):
-        tok, tgt = batch.tokens[s:s + chunk], batch.target[s:s + chunk]
-        trace: list = []
-        logits = decoder.logits(model, decoder.hidden_states(model, tok, trace)[..., -1, :])   # [n, V]
-        ans = tok[np.arange(len(tok)), tgt]
-        pred.append(tasks.induction_hits(logits, ans))
-        losses.append(grad.cross_entropy(logits, ans)[0] * len(tok))
-        query = trace[-1]["heads"][0]["p"][..., -1, :]                  # [n, T] the query row, last layer
-        point.append(tasks.induction_hits(query[:, :-1], tgt))          # the T - 1 keys before the query
-        if config.n_layer == 1:
-            att.append(tasks.induction_hits(query, tgt))
-    return Evaluation(np.concatenate(pred), np.concatenate(att) if att else None, pointer=np.concatenate(point),
-                      loss=sum(losses) / len(batch.tokens))
 
 
 @dataclass(frozen=True, eq=False)
@@ -452,7 +358,7 @@ class TrainResult:
 
     config: TrainConfig
     seed: int
-    evaluation: Evaluation
+    evaluation: evaluation.Evaluation
     history: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
@@ -507,45 +413,48 @@ def train(config: TrainConfig, seed: int = 0, progress: Callable[[int], None] | 
     names = trainable(config, model)
     decay = {k for k in names if k == "wte" or k.split(".")[-1].startswith("w_")}
     opt = optim.AdamW(config.peak_lr, weight_decay=config.weight_decay)
-    params = {k: v.copy() for k, v in grad.parameters(model).items()}   # the loop's own arrays (updated in place)
+    params = {k: v.copy() for k, v in parameters(model).items()}   # the loop's own arrays (updated in place)
     state = optim.init_state({k: params[k] for k in names})
     history, step0 = [], None
     for step in range(config.steps):
-        batch = _batch(config, config.batch, [seed, 1, step])
+        batch = evaluation._batch(config, config.batch, [seed, 1, step])
         with np.errstate(over="ignore", invalid="ignore"):      # kernels: the config and batch are valid
             if step == 0:
                 step0 = trainstats._step0_statistics(model, batch.tokens)
             if config.loss == "sequence":
-                targets = np.concatenate([batch.tokens[:, 1:], answers(batch)[:, None]], axis=1)   # [B, T]
+                targets = np.concatenate([batch.tokens[:, 1:], evaluation.answers(batch)[:, None]], axis=1)   # [B, T]
                 loss, grads, _ = grad._sequence_loss_and_grad(model, batch.tokens, targets)
             else:
-                loss, grads, _ = grad._loss_and_grad(model, batch.tokens, answers(batch))
+                loss, grads, _ = grad._loss_and_grad(model, batch.tokens, evaluation.answers(batch))
             grads, norm = optim._clip_by_norm({k: grads[k] for k in names}, config.clip)
         if not math.isfinite(loss + norm):   # the model's own numbers leaving the float range: the run diverged
             raise ParameterError(f"training diverged at step {step} (the loss or a gradient overflows the float "
                                  f"range); lower lr (got {config.lr:g})")
         lr = optim._learning_rate(step, config.steps, config.peak_lr, config.warmup)
         state = optim._adamw_update(params, grads, state, opt, lr, decay)
-        model = grad.with_parameters(model, params)
+        model = with_parameters(model, params)
         if step % config.log_every == 0 or step == config.steps - 1:
             history.append(_log(step, loss, lr, norm, model))
         if progress is not None:
             progress(1)
-    evaluation = evaluate(config, model, batch_of(config, config.eval_size, [seed, 2]))
-    return TrainResult(config, seed, evaluation, history, time.perf_counter() - start, time.process_time() - cpu,
+    scored = evaluation.evaluate(config, model, evaluation.batch_of(config, config.eval_size, [seed, 2]))
+    return TrainResult(config, seed, scored, history, time.perf_counter() - start, time.process_time() - cpu,
                        model if keep_model else None, *step0)
 
 
 def _log(step, loss, lr, norm, model) -> dict:
     row = {"step": step, "loss": loss, "lr": lr, "grad_norm": norm}
     spec = model.layers[0].heads[0]
-    if isinstance(spec, attention.TwoTap):
+    if isinstance(spec, specs.TwoTap):
         row.update(q_b0=float(spec.q_taps[0]), q_b1=float(spec.q_taps[1]),
                    k_b0=float(spec.k_taps[0]), k_b1=float(spec.k_taps[1]))
     return row
 
 
 __all__ = ["VARIANTS", "COUPLED", "TASKS", "DTYPES", "INITS", "LR_SCALES", "LOSSES", "PADDING_PLACEMENTS", "ASYMMETRIC_QUERY_SHARE",
-           "MLP_PARAMETERS", "TrainConfig", "EVAL_CHUNK", "memory_estimate", "train_cost", "head_spec", "trainable",
-           "init_model", "stream_gains", "batch_of", "answers", "Evaluation", "evaluate", "TrainResult",
-           "train"]
+           "MLP_PARAMETERS", "TrainConfig", "memory_estimate", "train_cost", "head_spec", "trainable",
+           "init_model", "stream_gains", "TrainResult", "train"]
+
+__getattr__ = _moved.moved_names(__name__, dict.fromkeys(("EVAL_CHUNK", "batch_of", "answers", "Evaluation", "evaluate"),
+                                                         "theorylab.nn.evaluation"))
+"""The batches and the evaluation moved to :mod:`theorylab.nn.evaluation`; their old path works for one release."""

@@ -7,24 +7,25 @@ Pre-LayerNorm GPT blocks (picoGPT layout) with RoPE inside the heads::
     logits = LN_f(x) @ wte^T
 
 :func:`forward` computes the logits of the whole sequence at once, each head by
-``attention.head``; :func:`prefix_logits` and :func:`prefix_consistency` check PLGA's
-Definition 4.8 on it. :func:`compile_grading` and :func:`collapse_invariant_plga` map a
-decoder to the standard transformer that computes the same function. Incremental decoding
+``attention.head``; :mod:`theorylab.nn.prefix` checks PLGA's Definition 4.8 on it, and
+:mod:`theorylab.nn.compiled` maps a graded or input-invariant PLGA decoder to the standard
+transformer that computes the same function. Incremental decoding
 over a KV cache is :mod:`theorylab.nn.decoder`, which also re-exports every public name of
 this module (``theorylab.nn.decoder.forward`` is this :func:`forward`).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from theorylab.errors import (ParameterError, check_memory, describe, finite_output, finite_result, positive_int,
-                              real_array, real_scalar, seed_int)
+from theorylab import _moved
+from theorylab.errors import (ParameterError, check_memory, describe, finite_output, positive_int,
+                              real_array, seed_int)
 from theorylab.nn import attention
-from theorylab.nn.attention import PLGA, SDPA, Graded, HeadSpec
+from theorylab.nn.specs import SDPA, HeadSpec
 from theorylab.plga import operator as plga
 from theorylab.plga.chain import _layer_norm as _plga_layer_norm
 
@@ -343,176 +344,12 @@ def _logits(model: Decoder, x: np.ndarray) -> np.ndarray:
     return _layer_norm(x, model.ln_f) @ model.wte.T                         # [..., V]
 
 
-def prefix_logits(model: Decoder, tokens) -> np.ndarray:
-    """Row r = last row of ``forward(tokens[:r+1])``: the sequential (deployed) conditionals (PLGA eq. 4.8).
-
-    Examples
-    --------
-    A causal SDPA decoder: the sequential conditionals equal the rows of one full pass:
-
-    >>> import numpy as np
-    >>> import theorylab.nn as nn
-    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, seed=0)
-    >>> rows = nn.prefix_logits(model, [1, 2, 3, 4, 5])
-    >>> rows.shape, bool(np.allclose(rows, nn.forward(model, [1, 2, 3, 4, 5]), rtol=0, atol=1e-12))
-    ((5, 8), True)
-    """
-    tokens = token_ids(model, tokens)
-    with np.errstate(over="ignore", invalid="ignore"):
-        rows = np.stack([_forward(model, tokens[:r + 1])[-1] for r in range(len(tokens))])   # [T, V]
-    return finite_result("model, tokens", rows)
-
-
-@dataclass(frozen=True)
-class PrefixConsistency:
-    """PLGA Definition 4.8 as a bundle of two conjuncts (the authors' Lean ``PrefixConsistentShaped``).
-
-    Attributes
-    ----------
-    length_preserving : the decoder returned one row per input row, on ``x`` and on every prefix of it.
-    gap : ``max_r |F(x)_r - F(x_1:r+1)_r|`` over the rows ``r < |x|`` (``inf`` where one call has row r and the
-        other has not; rows neither call has are skipped, so a decoder returning no rows has gap 0).
-    """
-
-    length_preserving: bool
-    gap: float
-
-    def holds(self, tol: float = 0.0) -> bool:
-        """Both conjuncts: well shaped and every historical row within ``tol >= 0`` (Def. 4.8 at tolerance tol)."""
-        return self.length_preserving and self.gap <= real_scalar("tol", tol, low=0)
-
-
-def prefix_consistency(F: Callable, tokens) -> PrefixConsistency:
-    """Check Definition 4.8 for any decoder map ``F`` (tokens -> array of output rows) on ``tokens`` (PLGA Def. 4.8,
-    Remark 4.9). The gap alone is satisfied vacuously by a decoder that returns no rows; the shape conjunct excludes
-    it (the authors' ``constNil_not_prefixConsistentShaped``).
-
-    Examples
-    --------
-    A running sum is prefix consistent (PLGA Def. 4.8, §4.4-4.5); reversing the sequence is not;
-    returning no rows has gap 0 but fails the shape conjunct:
-
-    >>> import numpy as np
-    >>> import theorylab.nn as nn
-    >>> nn.prefix_consistency(np.cumsum, [1, 2, 3])
-    PrefixConsistency(length_preserving=True, gap=0.0)
-    >>> r = nn.prefix_consistency(lambda x: x[::-1], [1, 2, 3])
-    >>> r.gap, r.holds()
-    (2.0, False)
-    >>> nn.prefix_consistency(lambda x: x[:0], [1, 2, 3]).holds()
-    False
-    """
-    try:
-        x = np.atleast_1d(np.asarray(tokens))
-    except (TypeError, ValueError, OverflowError):
-        x = None
-    if x is None or x.ndim != 1:
-        raise ParameterError(f"tokens must be a 1-D sequence of inputs (got {describe(tokens)})")
-    full = np.asarray(F(x))
-    shaped, gap = len(full) == len(x), 0.0
-    for r in range(len(x)):
-        part = np.asarray(F(x[:r + 1]))
-        shaped &= len(part) == r + 1
-        has_full, has_part = r < len(full), r < len(part)
-        if has_full != has_part:
-            gap = np.inf                                                    # Some row vs None: not consistent
-        elif has_full:
-            gap = max(gap, float(np.max(np.abs(full[r] - part[r]))))
-    return PrefixConsistency(bool(shaped), float(gap))
-
-
-def prefix_consistency_gap(model: Decoder, tokens) -> float:
-    """``max_r |F(x_1:S)_r - F(x_1:r)_r|``: zero iff historical-row prefix consistency holds (PLGA Def. 4.8).
-
-    Examples
-    --------
-    SDPA and the cumulative-Gram PLGA head are prefix consistent (to rounding); the global Gram
-    (PLGA eq. 3.2) lets later queries change earlier rows:
-
-    >>> import theorylab.nn as nn
-    >>> import theorylab.plga as plga
-    >>> params = plga.init_params(4, seed=0)
-    >>> gaps = [nn.prefix_consistency_gap(nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=h, seed=0),
-    ...                                   [1, 2, 3, 4, 5])
-    ...         for h in (nn.SDPA(), nn.PLGA(params, gram="cumulative"), nn.PLGA(params))]
-    >>> [g < 1e-12 for g in gaps]
-    [True, True, False]
-    """
-    return prefix_consistency(lambda t: forward(model, t), token_ids(model, tokens)).gap
-
-
-# ------------------------------------------------------------------------------ grading compile-out
-def compile_grading(model: Decoder) -> Decoder:
-    """The standard transformer computing the same function as a graded one (GLLM Rem. 1, Cor. 1).
-
-    Every :class:`Graded` head h becomes an :class:`SDPA` head with ``W~ = W M_h`` for
-    ``W in {W_Q, W_K, W_V}`` (its columns scaled by ``diag(M_h)``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import theorylab.nn as nn
-    >>> graded = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=nn.Graded(np.array([0.0, 1, 1, 2]), 2.0),
-    ...                            seed=0)
-    >>> plain = nn.compile_grading(graded)
-    >>> type(plain.layers[0].heads[0]).__name__
-    'SDPA'
-    >>> bool(np.allclose(nn.forward(plain, [1, 2, 3, 4]), nn.forward(graded, [1, 2, 3, 4]), rtol=0, atol=1e-12))
-    True
-    """
-    layers = []
-    for layer in model.layers:
-        m = np.concatenate([s.diag if isinstance(s, Graded) else np.ones(layer.w_q.shape[1] // len(layer.heads))
-                            for s in layer.heads])                          # [d] column scales
-        heads = tuple(SDPA(s.base) if isinstance(s, Graded) else s for s in layer.heads)
-        layers.append(replace(layer, w_q=layer.w_q * m, w_k=layer.w_k * m, w_v=layer.w_v * m, heads=heads))
-    return replace(model, layers=tuple(layers))
-
-
-# ------------------------------------------------------------------------------ inference collapse
-def collapse_invariant_plga(model: Decoder) -> Decoder:
-    """The SDPA decoder that an input-invariant PLGA decoder collapses to (PLGA Thm 5.4(ii); claim A19).
-
-    Every PLGA head with ``a = 0`` has ``G_LM = b_a =: G*`` for every input; it becomes an SDPA head
-    with the operator absorbed into its query projection, ``W_Q,h -> W_Q,h G*``
-    (:func:`theorylab.plga.operator.absorb_operator`; the decoder has no query bias). The result has
-    the same logits without RoPE (``base=None``) and, with RoPE, exactly when every ``G*`` lies in the
-    rotation commutant (Prop. 4.1; the authors' ``relative_position_of_commute``). Other heads are kept.
-
-    Examples
-    --------
-    An input-invariant PLGA head (``a = 0``) without RoPE collapses to SDPA with the same logits:
-
-    >>> import dataclasses
-    >>> import numpy as np
-    >>> import theorylab.nn as nn
-    >>> import theorylab.plga as plga
-    >>> params = plga.init_params(4, seed=0)
-    >>> invariant = nn.PLGA(dataclasses.replace(params, a=np.zeros_like(params.a)), base=None)
-    >>> model = nn.random_decoder(vocab=8, d=8, n_head=2, n_layer=1, head=invariant, seed=0)
-    >>> sdpa = nn.collapse_invariant_plga(model)
-    >>> type(sdpa.layers[0].heads[0]).__name__
-    'SDPA'
-    >>> bool(np.allclose(nn.forward(sdpa, [1, 2, 3, 4]), nn.forward(model, [1, 2, 3, 4]), rtol=0, atol=1e-12))
-    True
-    """
-    layers = []
-    for layer in model.layers:
-        dk = layer.w_q.shape[1] // len(layer.heads)
-        w_q, heads = layer.w_q.copy(), []
-        for h, s in enumerate(layer.heads):
-            if isinstance(s, PLGA):
-                if np.any(s.params.a != 0):
-                    raise ParameterError("every PLGA head must be input-invariant (a = 0, G_LM = b_a) to collapse "
-                                         "to SDPA (got a head with a != 0)")
-                cols = slice(h * dk, (h + 1) * dk)
-                w_q[:, cols], _ = plga.absorb_operator(layer.w_q[:, cols], np.zeros(dk), s.params.b_a)
-                s = SDPA(s.base)
-            heads.append(s)
-        layers.append(replace(layer, w_q=w_q, heads=tuple(heads)))
-    return replace(model, layers=tuple(layers))
-
-
 __all__ = ["LN_EPS", "Layer", "Decoder", "random_decoder", "layer_norm", "gelu", "mlp", "split_heads", "merge_heads",
-           "projections", "token_ids", "forward", "hidden_states", "logits", "prefix_logits", "PrefixConsistency",
-           "prefix_consistency", "prefix_consistency_gap", "compile_grading", "collapse_invariant_plga"]
+           "projections", "token_ids", "forward", "hidden_states", "logits"]
+
+__getattr__ = _moved.moved_names(__name__, {
+    **dict.fromkeys(("prefix_logits", "PrefixConsistency", "prefix_consistency", "prefix_consistency_gap"),
+                    "theorylab.nn.prefix"),
+    **dict.fromkeys(("compile_grading", "collapse_invariant_plga"), "theorylab.nn.compiled")})
+"""Prefix consistency moved to :mod:`theorylab.nn.prefix`, the compile-out maps to :mod:`theorylab.nn.compiled`;
+their old path works for one release."""
