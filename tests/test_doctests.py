@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("theorylab.psa", "theorylab.graded", "theorylab.plga", "theorylab.nn", "theorylab.sweep")
 # packages every re-exported function of which carries examples
-COMPLETE = ("theorylab.psa", "theorylab.sweep")
+COMPLETE = PACKAGES
 # an example calling one of these needs the optional extra named
 OPTIONAL = {".to_frame(": "pandas", ".to_dataset(": "xarray"}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
