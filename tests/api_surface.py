@@ -110,7 +110,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.graded import attention as gatt, embedding, envelope, grades, io as gio, ladder as lad, prereg as pr
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
-    from theorylab.psa import deploy, scoremodel, shear, softmax, transition
+    from theorylab.psa import crossing, deploy, scoremodel, shear, softmax, transition
     from theorylab.psa import laws
     from theorylab.graded import overhead
     from theorylab.psa import montecarlo as competition
@@ -222,9 +222,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(transition.freezing_coupling, T=512.0)
     case(transition.t4_band, nan_ok=True, **dkT)
     case(transition.annealed_gamma_c, variant="t3-inclusive", nan_ok=True, **dkT)
-    case(transition.crossing_polynomial, model=sm, fixed=("model",), **dkT)
-    case(transition.crossing_residual, model=sm, g=0.5, fixed=("model",), **dkT)
-    case(transition.crossing_root, model=sm, newton_steps=4, fixed=("model",), nan_ok=True, work={"newton_steps": 64},
+    case(crossing.crossing_polynomial, model=sm, fixed=("model",), **dkT)
+    case(crossing.crossing_residual, model=sm, g=0.5, fixed=("model",), **dkT)
+    case(crossing.crossing_root, model=sm, newton_steps=4, fixed=("model",), nan_ok=True, work={"newton_steps": 64},
          **dkT)
     case(transition.condensed_gamma_c, T=512.0, c=0.854)
     case(transition.gamma_c, variant="t4-only", c=0.854, nan_ok=True, **dkT)

@@ -5,6 +5,11 @@ harness's old home ``theorylab.certify.mutation``) keep working
 for one release: the old name is bound to the new module itself (never a second copy of it, so
 registries and caches stay single) and a ``DeprecationWarning`` names the new path. Removed in
 the release after next; see CHANGELOG.md.
+
+Names that moved out of a module that still exists (a module split along its seams) work the same
+way, one name at a time: :data:`MOVED_NAMES` lists them and the old module's ``__getattr__``
+(:func:`names_getattr`) hands out the new module's object with a ``DeprecationWarning``, so
+``from theorylab.psa.transition import crossing_root`` keeps working for one release.
 """
 from __future__ import annotations
 
@@ -34,6 +39,29 @@ MOVED = {
     "theorylab.certify.callgraph": "theorylab.mutation.callgraph",
 }
 """Old module -> new module (a package's submodules follow it: theorylab.sim.sweep.spec -> theorylab.sweep.spec)."""
+
+
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "theorylab.psa.transition": {n: "theorylab.psa.crossing" for n in (
+        "crossing_polynomial", "crossing_residual", "crossing_root", "_crossing_polynomial", "_crossing_root",
+        "_polyval_rows")},
+}
+"""Module that still exists -> {name that moved out of it: the module that defines it now}."""
+
+
+def names_getattr(module: str):
+    """The module-level ``__getattr__`` (PEP 562) of ``module``: a name of ``MOVED_NAMES[module]`` is the
+    new module's own object, handed out with a ``DeprecationWarning``; any other name is missing."""
+    moved = MOVED_NAMES[module]
+
+    def __getattr__(name: str):
+        if name not in moved:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module}.{name} moved to {moved[name]}.{name}; the old name goes in the release after next",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(moved[name]), name)
+
+    return __getattr__
 
 
 def new_name(old: str) -> str | None:

@@ -7,6 +7,7 @@ from planted import FAIL_OR_ERROR, Bug
 
 CANONICAL = 'theorylab/psa/canonical.py'
 COMPARE = 'theorylab/psa/compare.py'
+CROSSING = 'theorylab/psa/crossing.py'
 DEPLOY = 'theorylab/psa/deploy.py'
 GRID = 'theorylab/psa/grid.py'
 INDUCTION = 'theorylab/psa/induction.py'
@@ -579,7 +580,7 @@ BUGS = [
         's = np.where(keep, s, s)',
         ('A17.numeric', 'A9')),                # the NumPy decoder's causal softmax is this kernel too
     Bug('unsafeguarded Newton polish of crossing_root',
-        TRANSITION,
+        CROSSING,
         'found & (np.abs(_polyval_rows(flat, trial)) < np.abs(f))',
         'found',
         ('P15',)),
@@ -590,13 +591,13 @@ BUGS = [
         ('P18.condensation', 'P24.interval'),
         slow=True),
     Bug('crossing scale without Delta',
-        TRANSITION,
+        CROSSING,
         'delta + L + var / 2.0',
         'L + var / 2.0',
         ('P15',),
         accept=FAIL_OR_ERROR),
     Bug('companion degree from the batch axis',
-        TRANSITION,
+        CROSSING,
         'coeffs.shape[-1] - 1',
         'coeffs.shape[0] - 1',
         ('P15',),
@@ -615,14 +616,14 @@ BUGS = [
         ('P18.plateau',),
         accept=FAIL_OR_ERROR,
         slow=True),
-    Bug('Newton polish takes no step', TRANSITION, 'trial = g - np.divide(', 'trial = g - 0 * np.divide(', ('P15',)),
+    Bug('Newton polish takes no step', CROSSING, 'trial = g - np.divide(', 'trial = g - 0 * np.divide(', ('P15',)),
     Bug('Newton derivative off by one power',
-        TRANSITION,
+        CROSSING,
         'deriv = flat[:, 1:] * np.arange(1, n + 1)',
         'deriv = flat[:, 1:] * np.arange(2, n + 2)',
         ('P15',)),
     Bug("crossing_root's near-real floor max(2, |g|)",
-        TRANSITION,
+        CROSSING,
         '1e-6 * np.maximum(1.0, np.abs(roots))',
         '1e-6 * np.maximum(2.0, np.abs(roots))',
         ('P15',),

@@ -138,7 +138,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **{f"P{i}": ("theorylab.psa.shear",) for i in range(1, 10)},
     "P10": ("theorylab.nn.attention", "theorylab.nn.tasks"), "P11": ("theorylab.psa.scoremodel",),
     "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.psa.induction"),
-    **{f"P{i}": ("theorylab.psa.transition",) for i in (14, 15, 16)},
+    **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.crossing") for i in (14, 15, 16)},
     **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.montecarlo", "theorylab.psa.quadrature") for i in (17, 18, 19)},
     "P20": ("theorylab.psa.deploy", "theorylab.nn.decoder"),
     **{f"P{i}": ("theorylab.nn.train",) for i in (21, 22, 23)}, "P24": ("theorylab.psa.observables",),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import warnings
 from pathlib import Path
 
 from theorylab.certify.catalogue import CATALOGUE, pending_reason
@@ -111,7 +112,9 @@ def library_functions(spec: CertificateSpec) -> list[str]:
     for param in inspect.signature(check).parameters.values():
         if callable(param.default) and library(param.default):
             found.append(library(param.default))
-    visit(check.__code__, check.__globals__, {})
+    with warnings.catch_warnings():     # a certificate may still name a moved function by its old module
+        warnings.simplefilter("ignore", DeprecationWarning)       # (theorylab._moved): the object is the same
+        visit(check.__code__, check.__globals__, {})
     return sorted(set(found))        # sorted: code objects list their names in an order that varies by Python
 
 

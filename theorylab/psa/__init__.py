@@ -5,6 +5,7 @@ Start here (paper sections in each docstring):
 
 * :func:`gamma_c` -- the quoted critical coupling (two-branch law, §6.6-6.8); :func:`annealed_gamma_c`,
   :func:`condensed_gamma_c`, :func:`crossover_dk`, :func:`t4_band`;
+* :func:`crossing_root` -- the generic root of any model's crossing polynomial (§6.6);
 * :func:`exact_gamma_c`, :func:`exact_mass` -- the same crossing by exact quadrature (§6.7);
 * :func:`simulate_mass`, :func:`mc_gamma_c` -- the Monte Carlo of the score model (§6.8, §10);
   :func:`measure` -- one named observable (mass-half, entropy-peak, ...) by either route;
@@ -30,6 +31,7 @@ _EXPORTS = {
                 "CONDENSED_GRID", "CONDENSED_SCAN", "Calibration", "calibrate_condensation_c",
                 "annealed_mass", "band_edge_check", "plateau_check", "gap_crossover", "CROSSOVER_BATCHES",
                 "Crossover", "t3_t4_crossover"),
+    "crossing": ("crossing_root", "crossing_polynomial", "crossing_residual"),
     "deploy": ("kv_cache_floats", "extra_state_floats", "extra_state_fraction", "shear_flops",
                "insert_sheared", "count_flops", "int8_headroom_bits", "range_growth", "alternating_stream"),
     "induction": ("HEAD_SIGN", "CHANNELS", "DEGREE", "BULK_MIN_T", "ChannelModel", "reduced_channel_model",
@@ -61,9 +63,8 @@ _EXPORTS = {
               "rotate_pairs", "rope", "place_shear", "sheared_stream", "coriolis_term", "score_channels"),
     "softmax": ("softmax_jacobian", "softmax_response"),
     "transition": ("CONDENSATION_C", "CONDENSATION_C_PAPER", "CONDENSATION_OBSERVABLE", "CriticalCoupling",
-                   "gamma_c", "annealed_gamma_c", "condensed_gamma_c", "crossing_root", "crossing_polynomial",
-                   "crossing_residual", "crossover_dk", "key_only_threshold", "freezing_coupling", "t4_band",
-                   "t4_asymptote", "t3_asymptote", "t4_above_one_interval", "argmax_probability",
+                   "gamma_c", "annealed_gamma_c", "condensed_gamma_c", "crossover_dk", "key_only_threshold",
+                   "freezing_coupling", "t4_band", "t4_asymptote", "t3_asymptote", "t4_above_one_interval", "argmax_probability",
                    "argmax_plateau"),
 }
 
