@@ -113,7 +113,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import crossing, deploy, scoremodel, shear, softmax, transition
     from theorylab.psa import laws
     from theorylab.graded import overhead
-    from theorylab.psa import montecarlo as competition
+    from theorylab.psa import mc_crossing, montecarlo as competition
     from theorylab.psa import quadrature as exact
     from theorylab.graded import risk_sim as graded_risk
     from theorylab.psa import induction
@@ -512,8 +512,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(competition.simulated_model, variant="t4-only")
     case(competition.simulate_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), samples=64, seed=0,
          sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
-    case(competition.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True, nan_input=("mass",))
-    case(competition.mc_gamma_c, variant="t4-only", dk=64.0, T=16, samples=40, seed=0, level=0.5, confidence=0.95,
+    case(mc_crossing.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True, nan_input=("mass",))
+    case(mc_crossing.mc_gamma_c, variant="t4-only", dk=64.0, T=16, samples=40, seed=0, level=0.5, confidence=0.95,
          fine_points=4, progress=False, fixed=("progress",), nan_ok=True, examples=8,
          work={"samples": 64, "fine_points": 8, "T": 256},
          shape_free=("variant", "dk", "T", "samples", "seed", "level", "confidence", "fine_points"))
@@ -527,7 +527,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(rng.normals, seed=1, samples=np.array([0, 1]), indices=np.array([0, 5]), shape_free=("samples", "indices"))
     cost = dict(nan_ok=True)    # cost estimates: inf for sizes beyond the float range (resources.check refuses it)
     case(competition.simulate_cost, T=16, n_gamma=4, samples=64, dtype="float64", **cost)
-    case(competition.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
+    case(mc_crossing.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
     case(exact.exact_mass_cost, n_gamma=4, sigma0=0.1, **cost)
     case(exact.exact_gamma_c_cost)
     # ------------------------------------------------------------------ psa.row_stats, row_stats_mc
@@ -728,7 +728,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.plga.rope.TwirlStatistics",
       "theorylab.plga.notears.NotearsValue", "theorylab.plga.diagnostics.DensityReport",
       "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
-      "theorylab.psa.montecarlo.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
+      "theorylab.psa.mc_crossing.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
       "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
       "theorylab.psa.grid.PaperStatistics", "theorylab.psa.grid.Comparison", "theorylab.psa.compare.Calibration",
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",

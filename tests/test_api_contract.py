@@ -15,7 +15,7 @@ from theorylab.graded import grades, ladder as lad, prereg
 from theorylab.nn import tasks, train, trainstats
 from theorylab.plga import operator as op
 from theorylab.psa import transition
-from theorylab.psa import montecarlo as competition
+from theorylab.psa import mc_crossing, montecarlo as competition
 from theorylab.psa import quadrature as exact
 from theorylab.psa import induction
 from theorylab.graded import ladder_sim as sladder
@@ -111,7 +111,7 @@ def test_argmax_probability_at_extreme_couplings_is_the_limit(variant):
     (lambda: op.rms(["1", "2"]), "X"),                                      # was 1.58 (converted)
     (lambda: op.sigmoid("0.5"), "u"),
     (lambda: grades.geometric_parameters("0.5", 0.3), "nu"),
-    (lambda: competition.first_crossing([], []), "gamma"),                  # was IndexError
+    (lambda: mc_crossing.first_crossing([], []), "gamma"),                  # was IndexError
     (lambda: compare.validate_grid([]), "grid"),
     (lambda: compare.validate_grid(5), "grid"),                             # was TypeError
     (lambda: transition.t4_band([1.0, 2.0], [10.0, 20.0, 30.0]), "dk and T"),   # was a broadcast ValueError
@@ -165,7 +165,7 @@ SEEDED = {
                                                                                       samples=4, seed=seed),
     "theorylab.psa.montecarlo.per_sample_mass": lambda seed: competition.per_sample_mass("t4-only", 8.0, 8, [1.0],
                                                                                           0, 2, seed=seed),
-    "theorylab.psa.montecarlo.mc_gamma_c": lambda seed: competition.mc_gamma_c("t4-only", 64.0, 16, samples=40,
+    "theorylab.psa.mc_crossing.mc_gamma_c": lambda seed: mc_crossing.mc_gamma_c("t4-only", 64.0, 16, samples=40,
                                                                                 seed=seed, fine_points=4),
     "theorylab.psa.induction.simulate": lambda seed: induction.simulate(4, 9, samples=2, seed=seed),
     "theorylab.psa.induction.coriolis_band_ratios": lambda seed: induction.coriolis_band_ratios(2, 3, [0.1],

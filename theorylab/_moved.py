@@ -45,6 +45,10 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
     "theorylab.psa.transition": {n: "theorylab.psa.crossing" for n in (
         "crossing_polynomial", "crossing_residual", "crossing_root", "_crossing_polynomial", "_crossing_root",
         "_polyval_rows")},
+    "theorylab.psa.montecarlo": {
+        **{n: "theorylab.psa.mc_crossing" for n in ("MCGammaC", "mc_gamma_c", "first_crossing", "mc_gamma_c_cost",
+                                                     "_mc_gamma_c", "_first_crossing", "_COARSE")},
+        **{n: "theorylab.psa.mc_kernels" for n in ("exp32", "exp64")}},
 }
 """Module that still exists -> {name that moved out of it: the module that defines it now}."""
 

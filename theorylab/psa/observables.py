@@ -144,7 +144,7 @@ def _level(name: str, level_of: Callable[[ScoreModel, float, int], float], varia
     level = float(level_of(model, dk, T))
     if not 0.0 < level < 1.0:
         return Measurement(name, model.variant, dk, T, method, float("nan"), level=level)
-    from theorylab.psa.montecarlo import mc_gamma_c
+    from theorylab.psa.mc_crossing import mc_gamma_c
     mc = mc_gamma_c(variant, dk, T, samples=samples, seed=seed, level=level, confidence=confidence, sigma0=sigma0,
                     dtype=dtype, progress=progress)
     return Measurement(name, model.variant, mc.dk, mc.T, method, mc.gamma_c, mc.ci_low, mc.ci_high, confidence,
@@ -199,7 +199,7 @@ def mass_half(variant, dk: float, T: int, *, method: str = "exact", samples: int
     """``mass-half``: the first g where the mean target mass M(g) reaches 1/2 (PSA §7.9's transition).
 
     The root of :func:`theorylab.psa.quadrature.exact_gamma_c` (``method="exact"``) or
-    :func:`theorylab.psa.montecarlo.mc_gamma_c` (``"mc"``, with its batch-means interval).
+    :func:`theorylab.psa.mc_crossing.mc_gamma_c` (``"mc"``, with its batch-means interval).
     Undefined (NaN) where M stays below 1/2, e.g. on condensed points whose argmax plateau is < 1/2.
     ``variant``: a name of :data:`~theorylab.psa.scoremodel.VARIANTS` or a ScoreModel (as every observable).
 
@@ -522,7 +522,7 @@ def measure(name: str, variant: str, dk: float, T: int, **kwargs) -> Measurement
     accepted = _keywords(fn)
     for key in kwargs:
         if key not in accepted:
-            hint = (" (its level is fixed; psa.montecarlo.mc_gamma_c and psa.quadrature.exact_gamma_c take a level in "
+            hint = (" (its level is fixed; psa.mc_crossing.mc_gamma_c and psa.quadrature.exact_gamma_c take a level in "
                     "(0, 1))" if key == "level" else "")
             raise ParameterError(f"{key} is not a parameter of observable {name}{hint}; it takes "
                                  f"{', '.join(accepted)}")
@@ -552,7 +552,7 @@ def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, f
     """Peak memory and run time of one :func:`measure` (checked by the CLI before it runs).
 
     Level observables cost what :func:`theorylab.psa.quadrature.exact_gamma_c` /
-    :func:`theorylab.psa.montecarlo.mc_gamma_c` cost; a Monte Carlo peak is two passes of
+    :func:`theorylab.psa.mc_crossing.mc_gamma_c` cost; a Monte Carlo peak is two passes of
     :func:`theorylab.psa.row_stats_mc.simulate_row_stats` (the coarse scan with ``min(samples, 2000)``
     samples, then ``fine_points`` couplings with all of them)."""
     from theorylab.resources import Cost, count
@@ -564,7 +564,7 @@ def measure_cost(name: str, T, *, method: str = "exact", samples: int = 20000, f
         if method == "exact":
             from theorylab.psa.quadrature import exact_gamma_c_cost
             return exact_gamma_c_cost()
-        from theorylab.psa.montecarlo import mc_gamma_c_cost
+        from theorylab.psa.mc_crossing import mc_gamma_c_cost
         return mc_gamma_c_cost(T, samples, fine_points)
     if method == "exact":
         return Cost(_EXACT_PEAK_BYTES, EXACT_PEAK_SECONDS[name], f"one exact {name}")
