@@ -119,7 +119,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import induction
     from theorylab.graded import budget_fit
     from theorylab.graded import ladder_sim as sladder
-    from theorylab.psa import observables
+    from theorylab.psa import observables, peaks
     from theorylab import rng
     from theorylab.psa import row_stats
     from theorylab.psa import row_stats_mc
@@ -557,7 +557,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(observables.half_plateau, method="exact", **obs)
     peak_kw = dict(fine_points=4, work={**obs["work"], "fine_points": 8},   # a peak at an end of the scan: NaN
                    shape_free=("dk", "T", "samples", "seed", "confidence", "sigma0", "fine_points"))  # on the coarse curve
-    for peak in (observables.inflection, observables.entropy_peak, observables.distractor_entropy_peak):
+    for peak in (peaks.inflection, peaks.entropy_peak, peaks.distractor_entropy_peak):
         case(peak, method="mc", **{**obs, **peak_kw})
     case(observables.plateau_level, variant="t3-inclusive", dk=64.0, T=16)
     case(observables.observable, name="entropy-peak")
@@ -736,7 +736,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
       "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.ladder_sim.Degradation",
       "theorylab.nn.transformer.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.train.Evaluation",
-      "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
+      "theorylab.nn.train.TrainResult", "theorylab.psa.measurement.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
       "stratified_model, induction_head, reduced_channel_model); mutation tests build altered ones on purpose",
@@ -768,7 +768,7 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
       "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
       "theorylab.nn.train.TrainResult.pointer_accuracy", "theorylab.nn.train.TrainConfig.peak_lr",
-      "theorylab.nn.train.TrainResult.row", "theorylab.psa.observables.Measurement.row",
+      "theorylab.nn.train.TrainResult.row", "theorylab.psa.measurement.Measurement.row",
       "theorylab.psa.row_stats.RowStatistics.participation")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",
       "theorylab.plga.params.sdpa_params", "theorylab.plga.contraction.unit_lipschitz",
@@ -791,7 +791,7 @@ _skip("Numba kernel or intrinsic: called from compiled code with machine words; 
       "theorylab.rng.normal_pair", "theorylab.rng.bits_as_float", "theorylab.rng.float_as_bits",
       "theorylab.rng.log32", "theorylab.rng.normal_pair32", "theorylab.rng.fill_normals32",
       "theorylab.rng.log64", "theorylab.rng.normal_pair64", "theorylab.rng.fill_normals64",
-      "theorylab.psa.montecarlo.exp32", "theorylab.psa.montecarlo.exp64")
+      "theorylab.psa.mc_kernels.exp32", "theorylab.psa.mc_kernels.exp64")
 _skip("backward pass (vector-Jacobian product): its inputs are a forward pass's intermediates (the trace of "
       "decoder.hidden_states / attention.head) and upstream gradients; the validated entry point is "
       "nn.grad.loss_and_grad (tokens, answers), which the suite drives",

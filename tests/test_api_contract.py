@@ -19,7 +19,7 @@ from theorylab.psa import mc_crossing, montecarlo as competition
 from theorylab.psa import quadrature as exact
 from theorylab.psa import induction
 from theorylab.graded import ladder_sim as sladder
-from theorylab.psa import observables
+from theorylab.psa import observables, peaks
 from theorylab import rng
 from theorylab.psa import row_stats_mc
 
@@ -212,11 +212,11 @@ SEEDED.update({
     "theorylab.psa.observables.mass_half": lambda seed: observables.mass_half("t4-only", 64.0, 16, seed=seed),
     "theorylab.psa.observables.half_plateau": lambda seed: observables.half_plateau("t4-only", 64.0, 16,
                                                                                     method="mc", samples=40, seed=seed),
-    "theorylab.psa.observables.inflection": lambda seed: observables.inflection("t4-only", 64.0, 16, seed=seed,
+    "theorylab.psa.peaks.inflection": lambda seed: peaks.inflection("t4-only", 64.0, 16, seed=seed,
                                                                                 **PEAK),
-    "theorylab.psa.observables.entropy_peak": lambda seed: observables.entropy_peak("t4-only", 64.0, 16, seed=seed,
+    "theorylab.psa.peaks.entropy_peak": lambda seed: peaks.entropy_peak("t4-only", 64.0, 16, seed=seed,
                                                                                     **PEAK),
-    "theorylab.psa.observables.distractor_entropy_peak": lambda seed: observables.distractor_entropy_peak(
+    "theorylab.psa.peaks.distractor_entropy_peak": lambda seed: peaks.distractor_entropy_peak(
         "t4-only", 64.0, 16, seed=seed, **PEAK),
     "theorylab.psa.row_stats_mc.per_sample_row_stats": lambda seed: row_stats_mc.per_sample_row_stats(
         "t4-only", 8.0, 8, [1.0], 0, 2, seed=seed),

@@ -49,6 +49,13 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         **{n: "theorylab.psa.mc_crossing" for n in ("MCGammaC", "mc_gamma_c", "first_crossing", "mc_gamma_c_cost",
                                                      "_mc_gamma_c", "_first_crossing", "_COARSE")},
         **{n: "theorylab.psa.mc_kernels" for n in ("exp32", "exp64")}},
+    "theorylab.psa.observables": {
+        **{n: "theorylab.psa.measurement" for n in ("METHODS", "Measurement", "_check")},
+        **{n: "theorylab.psa.peaks" for n in (
+            "SCAN", "inflection", "entropy_peak", "distractor_entropy_peak", "EXACT_PEAK_SECONDS", "_EXACT_PEAK_BYTES",
+            "_STENCIL", "_SECOND", "_REL_STEP", "_interval", "_Peak", "_col", "_exact_entropy",
+            "_exact_distractor_entropy", "_exact_mass", "_entropy_peak_spec", "_PEAKS", "_interior_argmax", "_exact_peak",
+            "_exact_peak_search", "_crossing_near", "_mc_peak", "_peak")}},
 }
 """Module that still exists -> {name that moved out of it: the module that defines it now}."""
 

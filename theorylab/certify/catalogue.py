@@ -142,7 +142,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.montecarlo", "theorylab.psa.mc_crossing",
                  "theorylab.psa.quadrature") for i in (17, 18, 19)},
     "P20": ("theorylab.psa.deploy", "theorylab.nn.decoder"),
-    **{f"P{i}": ("theorylab.nn.train",) for i in (21, 22, 23)}, "P24": ("theorylab.psa.observables",),
+    **{f"P{i}": ("theorylab.nn.train",) for i in (21, 22, 23)}, "P24": ("theorylab.psa.observables", "theorylab.psa.peaks"),
     "A1": ("theorylab.plga.params", "theorylab.nn.attention"), "A2": ("theorylab.plga.chain", "theorylab.plga.diagnostics"),
     "A3": ("theorylab.plga.chain", "theorylab.plga.perron"), "A4": ("theorylab.symbolic.plga",),
     "A5": ("theorylab.plga.notears",), "A6": ("theorylab.plga.rope",), "A7": ("theorylab.psa.softmax",),

@@ -38,8 +38,8 @@ from theorylab.psa.scoremodel import (ScoreModel, _context_length, _distractors,
 __getattr__ = names_getattr(__name__)     # crossing_root & co. moved to theorylab.psa.crossing (one release)
 
 __all__ = ["CONDENSATION_C", "CONDENSATION_C_PAPER", "CONDENSATION_OBSERVABLE", "CriticalCoupling", "gamma_c",
-           "annealed_gamma_c", "condensed_gamma_c", "crossover_dk", "key_only_threshold", "freezing_coupling", "t4_band", "t4_asymptote", "t3_asymptote",
-           "t4_above_one_interval", "argmax_probability", "argmax_plateau", "gamma_c_cost"]
+           "annealed_gamma_c", "condensed_gamma_c", "crossover_dk", "key_only_threshold", "freezing_coupling", "t4_band",
+           "t4_asymptote", "t3_asymptote", "t4_above_one_interval", "argmax_probability", "argmax_plateau", "gamma_c_cost"]
 
 CONDENSATION_C_PAPER = 0.741
 """The paper's calibrated condensation constant c (0.741 +/- 0.015, PSA §6.7)."""
