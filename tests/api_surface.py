@@ -117,6 +117,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.psa import quadrature as exact
     from theorylab.graded import risk_sim as graded_risk
     from theorylab.psa import induction
+    from theorylab.psa import masses, moments as psa_moments, positional
     from theorylab.graded import budget_fit
     from theorylab.graded import ladder_sim as sladder
     from theorylab.psa import observables, peaks
@@ -141,7 +142,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     E = tasks.embeddings(10, 8, seed=0)
     ihead = tasks.induction_head("key-only", 1.0, 8, 8)
     sample = induction.simulate(dk=4, T=9, samples=8, seed=0)
-    moments = induction.channel_moments(sample)
+    moments = psa_moments.channel_moments(sample)
     strat = envelope.stratified_model(0.6, 0.3, 2, 4)
     lc = strat.uniform
     alpha, tau = np.array([0.2, 0.3, 0.5]), np.array([0.5, 0.3, 0.2])
@@ -614,23 +615,23 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(induction.stream_channels, x=_a(2, 8, 4), freqs=np.array([0.1, 0.2]), placement="post")
     case(induction.simulate, dk=4, T=9, theta=0.1, samples=8, seed=0, placement="post",
          shape_free=("dk", "T", "samples"), work={"samples": 256, "T": 256})
-    case(induction.channel_moments, sample=sample, fixed=("sample",))
-    case(induction.rope_match_factor, T=9, freqs=np.array([0.1, 0.2]), placement="pre", work={"T": 10_000})
-    case(induction.scores_at, sample=sample, g=np.array([0.5, 1.0]), member="symmetric", fixed=("sample",))
-    case(induction.target_mass, sample=sample, g=np.array([0.5, 1.0]), member="key-only", fixed=("sample",))
-    case(induction.mass_rows, sample=sample, g=np.array([0.5, 1.0]), member="query-only", fixed=("sample",),
+    case(psa_moments.channel_moments, sample=sample, fixed=("sample",))
+    case(psa_moments.rope_match_factor, T=9, freqs=np.array([0.1, 0.2]), placement="pre", work={"T": 10_000})
+    case(masses.scores_at, sample=sample, g=np.array([0.5, 1.0]), member="symmetric", fixed=("sample",))
+    case(masses.target_mass, sample=sample, g=np.array([0.5, 1.0]), member="key-only", fixed=("sample",))
+    case(masses.mass_rows, sample=sample, g=np.array([0.5, 1.0]), member="query-only", fixed=("sample",),
          nan_ok=True)
-    case(induction.comparison_rows, sample=sample, g=np.array([0.5, 1.0]), moments=moments,
+    case(psa_moments.comparison_rows, sample=sample, g=np.array([0.5, 1.0]), moments=moments,
          fixed=("sample", "moments"))
-    case(induction.coriolis_gain, theta=np.array([0.1, 1.0]))
-    case(induction.coriolis_band_ratios, dk=4, T=6, freqs=np.array([0.1, 0.2]), g=1.0, seed=0, shape_free=("T",),
+    case(positional.coriolis_gain, theta=np.array([0.1, 1.0]))
+    case(positional.coriolis_band_ratios, dk=4, T=6, freqs=np.array([0.1, 0.2]), g=1.0, seed=0, shape_free=("T",),
          work={"T": 10_000})
-    case(induction.cesaro_averages, N=64, freqs=np.array([0.1, 0.2]), channel="T3", part="content", seed=0,
+    case(positional.cesaro_averages, N=64, freqs=np.array([0.1, 0.2]), channel="T3", part="content", seed=0,
          shape_free=("N",), work={"N": 10_000})
-    case(induction.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
+    case(positional.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
     case(induction.simulate_cost, dk=4, T=9, samples=8, **cost)
-    case(induction.moments_cost, T=9, samples=8, **cost)
-    case(induction.mass_rows_cost, T=9, samples=8, n_gamma=2, member="key-only", **cost)
+    case(psa_moments.moments_cost, T=9, samples=8, **cost)
+    case(masses.mass_rows_cost, T=9, samples=8, n_gamma=2, member="key-only", **cost)
     # ------------------------------------------------------------------ compare
     case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True,
          nan_input=("x", "y"))
@@ -729,7 +730,7 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.plga.notears.NotearsValue", "theorylab.plga.diagnostics.DensityReport",
       "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
       "theorylab.psa.mc_crossing.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
-      "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
+      "theorylab.psa.induction.InductionSample", "theorylab.psa.moments.ChannelMoments",
       "theorylab.psa.grid.PaperStatistics", "theorylab.psa.grid.Comparison", "theorylab.psa.compare.Calibration",
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",

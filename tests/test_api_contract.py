@@ -18,6 +18,7 @@ from theorylab.psa import transition
 from theorylab.psa import mc_crossing, montecarlo as competition
 from theorylab.psa import quadrature as exact
 from theorylab.psa import induction
+from theorylab.psa import moments as psa_moments, positional
 from theorylab.graded import ladder_sim as sladder
 from theorylab.psa import observables, peaks
 from theorylab import rng
@@ -85,8 +86,8 @@ def test_induction_bulk_moments_need_T_at_least_9():
     for T in (5, 6, 7, 8):                           # documented minimum of simulate: 5; moments were NaN
         sample = induction.simulate(dk=4, T=T, samples=8)
         with pytest.raises(ParameterError, match="T must be >= 9"):
-            induction.channel_moments(sample)
-    m = induction.channel_moments(induction.simulate(dk=4, T=induction.BULK_MIN_T, samples=8))
+            psa_moments.channel_moments(sample)
+    m = psa_moments.channel_moments(induction.simulate(dk=4, T=psa_moments.BULK_MIN_T, samples=8))
     assert np.all(np.isfinite(m.bulk_var)) and np.all(np.isfinite(m.lag1)) and np.isfinite(m.bulk_cov34)
 
 
@@ -168,9 +169,9 @@ SEEDED = {
     "theorylab.psa.mc_crossing.mc_gamma_c": lambda seed: mc_crossing.mc_gamma_c("t4-only", 64.0, 16, samples=40,
                                                                                 seed=seed, fine_points=4),
     "theorylab.psa.induction.simulate": lambda seed: induction.simulate(4, 9, samples=2, seed=seed),
-    "theorylab.psa.induction.coriolis_band_ratios": lambda seed: induction.coriolis_band_ratios(2, 3, [0.1],
+    "theorylab.psa.positional.coriolis_band_ratios": lambda seed: positional.coriolis_band_ratios(2, 3, [0.1],
                                                                                                 seed=seed),
-    "theorylab.psa.induction.cesaro_averages": lambda seed: induction.cesaro_averages(4, [0.1], seed=seed),
+    "theorylab.psa.positional.cesaro_averages": lambda seed: positional.cesaro_averages(4, [0.1], seed=seed),
     "theorylab.graded.risk_sim.simulate": lambda seed: __import__("theorylab.graded.risk_sim", fromlist=["x"])
     .simulate(__import__("theorylab.graded.envelope", fromlist=["x"]).stratified_model(0.6, 0.3, 2, 4), [8],
               reps=2, seed=seed),

@@ -56,6 +56,14 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
             "_STENCIL", "_SECOND", "_REL_STEP", "_interval", "_Peak", "_col", "_exact_entropy",
             "_exact_distractor_entropy", "_exact_mass", "_entropy_peak_spec", "_PEAKS", "_interior_argmax", "_exact_peak",
             "_exact_peak_search", "_crossing_near", "_mc_peak", "_peak")}},
+    "theorylab.psa.induction": {
+        **{n: "theorylab.psa.moments" for n in (
+            "BULK_MIN_T", "ChannelMoments", "channel_moments", "rope_match_factor", "comparison_rows", "moments_cost",
+            "MOMENT_SECONDS", "_se", "_couplings")},
+        **{n: "theorylab.psa.masses" for n in (
+            "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "mass_rows_cost", "MASS_SECONDS")},
+        **{n: "theorylab.psa.positional" for n in (
+            "coriolis_gain", "coriolis_band_ratios", "cesaro_averages", "envelope_slope")}},
 }
 """Module that still exists -> {name that moved out of it: the module that defines it now}."""
 

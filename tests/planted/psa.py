@@ -12,12 +12,15 @@ DEPLOY = 'theorylab/psa/deploy.py'
 GRID = 'theorylab/psa/grid.py'
 INDUCTION = 'theorylab/psa/induction.py'
 LAWS = 'theorylab/psa/laws.py'
+MASSES = 'theorylab/psa/masses.py'
 MC_CROSSING = 'theorylab/psa/mc_crossing.py'
 MC_KERNELS = 'theorylab/psa/mc_kernels.py'
 MEASUREMENT = 'theorylab/psa/measurement.py'
+MOMENTS = 'theorylab/psa/moments.py'
 MONTECARLO = 'theorylab/psa/montecarlo.py'
 OBSERVABLES = 'theorylab/psa/observables.py'
 PEAKS = 'theorylab/psa/peaks.py'
+POSITIONAL = 'theorylab/psa/positional.py'
 QUADRATURE = 'theorylab/psa/quadrature.py'
 ROW_STATS = 'theorylab/psa/row_stats.py'
 ROW_STATS_MC = 'theorylab/psa/row_stats_mc.py'
@@ -125,40 +128,40 @@ BUGS = [
         ('P20.exact',),
         accept=FAIL_OR_ERROR),
     Bug('channel means ignore the distractor mask',
-        INDUCTION,
+        MOMENTS,
         'mean = (C * w).sum(-1) / cnt',
         'mean = C.sum(-1) / cnt',
         ('P19.crossover',),
         slow=True),
-    Bug('pre-RoPE offset T - j', INDUCTION, 'else (T - 1 - j)', 'else (T - j)', ('P19.crossover',), slow=True),
+    Bug('pre-RoPE offset T - j', MOMENTS, 'else (T - 1 - j)', 'else (T - j)', ('P19.crossover',), slow=True),
     Bug('coriolis gain without abs',
-        INDUCTION,
+        POSITIONAL,
         'return 2.0 * np.abs(np.sin(0.5 * real_array("theta", theta)))',
         'return 2.0 * np.sin(0.5 * real_array("theta", theta))',
         ('P9.numeric',)),
     Bug('comparison rows divide by the RoPE match',
-        INDUCTION,
+        MOMENTS,
         '"gap_model_rope": gap_model * (rope',
         '"gap_model_rope": gap_model / (rope',
         ('P19.crossover',),
         slow=True),
     Bug("envelope block includes the next block's first entry",
-        INDUCTION,
+        POSITIONAL,
         'env.append(a[lo - 1:2 * lo - 1].max())',
         'env.append(a[lo - 1:2 * lo].max())',
         ('P13',)),
     Bug('envelope block skips its first entry',
-        INDUCTION,
+        POSITIONAL,
         'env.append(a[lo - 1:2 * lo - 1].max())',
         'env.append(a[lo:2 * lo - 1].max())',
         ('P13',)),
     Bug('envelope slope -inf when a block maximum is 1',
-        INDUCTION,
+        POSITIONAL,
         'if np.any(env == 0):',
         'if np.any(env == 1):',
         ('P13',)),
     Bug("symmetric member's T4 weighted by g_q alone",
-        INDUCTION,
+        MASSES,
         'gq * gk * C[None, :, 3]',
         'gq * C[None, :, 3]',
         ('P19.crossover',),
@@ -759,7 +762,7 @@ BUGS = [
         'axis), 1, axis=axis)',
         ('P9.numeric', 'P9.symbolic')),
     Bug('Coriolis gain 2|sin(theta)| instead of 2|sin(theta/2)|',
-        INDUCTION,
+        POSITIONAL,
         'return 2.0 * np.abs(np.sin(0.5 * real_array("theta", theta)))',
         'return 2.0 * np.abs(np.sin(real_array("theta", theta)))',
         ('P9.numeric',)),
