@@ -111,6 +111,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
     from theorylab.plga import contraction, envelopes as penv, operator as op
     from theorylab.psa import crossing, deploy, scoremodel, shear, softmax, transition
+    from theorylab.psa import rotary, scores, symplectic
     from theorylab.psa import laws
     from theorylab.graded import overhead
     from theorylab.psa import mc_crossing, montecarlo as competition
@@ -154,7 +155,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     W = 0.3 * _a(3, 3, seed=4)
     Gm = _a(4, 4, seed=5)
     freqs2 = np.array([0.3, 0.05])
-    cos2, sin2 = shear.rope_tables(5, freqs2)
+    cos2, sin2 = rotary.rope_tables(5, freqs2)
     x54 = _a(5, 4, seed=6)
 
     C: dict[str, Case] = {}
@@ -189,28 +190,28 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(shear.shear, stream=x54, g=0.5, axis=-2, exact=("stream", "g"))
     case(shear.shear_step, x_prev=_a(4), x=_a(4, seed=1), g=0.5, exact=("x_prev", "x", "g"))
     case(shear.unshear_step, y=_a(4), r_prev=_a(4, seed=1), g=0.5, exact=("y", "r_prev", "g"))
-    case(shear.symplectic_form, d=2, shape_free=("d",))
-    case(shear.upper_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
-    case(shear.lower_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
+    case(symplectic.symplectic_form, d=2, shape_free=("d",))
+    case(symplectic.upper_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
+    case(symplectic.lower_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
     case(shear.lattice_couplings, member="symmetric", g=0.5, exact=("g",))
-    case(shear.lattice_matrix, g_q=0.5, g_k=0.25, d=2, shape_free=("d",), exact=("g_q", "g_k"))
-    case(shear.nonlinear_shear, q=_a(3), p=_a(3, seed=1), f=np.tanh, fixed=("f",), exact=("q", "p"))
-    case(shear.shear_jacobian, dfdp=_a(2, 2), exact=("dfdp",))
-    case(shear.symplectic_shear_codimension, dk=64)
+    case(symplectic.lattice_matrix, g_q=0.5, g_k=0.25, d=2, shape_free=("d",), exact=("g_q", "g_k"))
+    case(symplectic.nonlinear_shear, q=_a(3), p=_a(3, seed=1), f=np.tanh, fixed=("f",), exact=("q", "p"))
+    case(symplectic.shear_jacobian, dfdp=_a(2, 2), exact=("dfdp",))
+    case(symplectic.symplectic_shear_codimension, dk=64)
     case(shear.stream_taps, g=0.5, exact=("g",))
     case(shear.stream_gain_sq, g=0.5, cos_omega=np.array([-1.0, 0.0, 1.0]), exact=("g", "cos_omega"))
-    case(shear.rope_frequencies, d=8, base=10000.0, shape_free=("d",))
-    case(shear.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",), none_input=("positions",))
-    case(shear.rotate_pairs, x=x54, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
-    case(shear.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",), exact=("x",))
-    case(shear.place_shear, x=x54, g=0.5, cos=cos2, sin=sin2, placement="post-rope", axis=-2,
+    case(rotary.rope_frequencies, d=8, base=10000.0, shape_free=("d",))
+    case(rotary.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",), none_input=("positions",))
+    case(rotary.rotate_pairs, x=x54, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
+    case(rotary.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",), exact=("x",))
+    case(rotary.place_shear, x=x54, g=0.5, cos=cos2, sin=sin2, placement="post-rope", axis=-2,
          exact=("x", "g", "cos", "sin"))
-    case(shear.sheared_stream, x=x54, g=0.5, freqs=10000.0, positions=np.arange(5.0), placement="pre-rope",
+    case(rotary.sheared_stream, x=x54, g=0.5, freqs=10000.0, positions=np.arange(5.0), placement="pre-rope",
          axis=-2, exact=("x", "g"), none_input=("positions",))
-    case(shear.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "g", "cos", "sin"))
-    case(shear.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",),
+    case(rotary.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "g", "cos", "sin"))
+    case(scores.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",),
          exact=("g_q", "g_k"))
-    case(shear.coupling_split, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, exact=("q", "k", "g_q", "g_k"))
+    case(scores.coupling_split, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, exact=("q", "k", "g_q", "g_k"))
     # ------------------------------------------------------------------ psa.softmax
     case(softmax.softmax, s=_a(3, 4), axis=-1, mask=np.tril(np.ones((3, 4), bool)), fixed=("mask",))
     case(softmax.softmax, "theorylab.psa.softmax.softmax[unmasked]", s=_a(3, 4), axis=-1)
@@ -707,7 +708,7 @@ NOT_APPLICABLE: dict[str, dict[str, str]] = {
                           "refused)"},
     "theorylab.plga.rope.plane_rotations": {"mismatch:freqs": "freqs and positions are independent grids",
                                                 "mismatch:positions": "freqs and positions are independent grids"},
-    "theorylab.psa.shear.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
+    "theorylab.psa.rotary.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
     "theorylab.graded.ladder_sim.summarize": {"mismatch:risks": "the last axis of risks counts the repetitions (any number)"},
 }
 """Generic kinds that do not apply, by driven call and argument, with the reason (merged into

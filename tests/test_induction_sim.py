@@ -6,7 +6,7 @@ import pytest
 
 from theorylab.cli import main
 from theorylab.errors import ParameterError
-from theorylab.psa import shear
+from theorylab.psa import rotary, scores
 from theorylab.psa import induction as ind
 from theorylab.psa import masses, moments as psa_moments, positional
 
@@ -29,7 +29,7 @@ def test_channels_sum_to_the_sheared_score(placement):
     C = ind.stream_channels(x, freqs, placement)
     g = 0.8
     for n in range(3):
-        s = shear.sheared_stream(x[n], g, freqs, placement=ind.PLACEMENTS[placement])
+        s = rotary.sheared_stream(x[n], g, freqs, placement=ind.PLACEMENTS[placement])
         direct = ind.HEAD_SIGN * s[:-1] @ s[-1] / np.sqrt(8)
         np.testing.assert_allclose(C[n, 0] + g * C[n, 1] + g * C[n, 2] + g * g * C[n, 3], direct, atol=1e-12)
 
@@ -37,8 +37,8 @@ def test_channels_sum_to_the_sheared_score(placement):
 def test_post_channels_are_the_library_score_channels():
     x, _ = ind.induction_batch(np.random.default_rng(1), 1, 16, 8)
     freqs = ind.frequencies(8, 0.2)
-    X = shear.rope(x[0], freqs)
-    ref = shear.score_channels(X, X, 1.0, 1.0)
+    X = rotary.rope(x[0], freqs)
+    ref = scores.score_channels(X, X, 1.0, 1.0)
     C = ind.stream_channels(x, freqs, "post")[0]
     for c in range(4):
         np.testing.assert_allclose(C[c], ind.HEAD_SIGN * ref[c][-1, :-1], atol=1e-12)
@@ -98,7 +98,7 @@ def test_mass_rows_and_members():
 
 
 def test_coriolis_ratios_follow_2_sin_half_theta():
-    freqs = shear.rope_frequencies(16)
+    freqs = rotary.rope_frequencies(16)
     r = positional.coriolis_band_ratios(16, 10, freqs, g=0.5, seed=0)
     np.testing.assert_allclose(r, np.broadcast_to(positional.coriolis_gain(freqs), r.shape), rtol=1e-10)
 

@@ -64,6 +64,14 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
             "MEMBERS", "MASS_VARIANT", "scores_at", "target_mass", "mass_rows", "mass_rows_cost", "MASS_SECONDS")},
         **{n: "theorylab.psa.positional" for n in (
             "coriolis_gain", "coriolis_band_ratios", "cesaro_averages", "envelope_slope")}},
+    "theorylab.psa.shear": {
+        **{n: "theorylab.psa.symplectic" for n in (
+            "symplectic_form", "upper_shear_matrix", "lower_shear_matrix", "lattice_matrix", "nonlinear_shear",
+            "shear_jacobian", "symplectic_shear_codimension", "_blocks", "_width")},
+        **{n: "theorylab.psa.rotary" for n in (
+            "rope_frequencies", "rope_tables", "rotate_pairs", "rope", "place_shear", "sheared_stream", "coriolis_term",
+            "_rotate_pairs")},
+        **{n: "theorylab.psa.scores" for n in ("score_channels", "coupling_split")}},
 }
 """Module that still exists -> {name that moved out of it: the module that defines it now}."""
 

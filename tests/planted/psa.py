@@ -22,11 +22,14 @@ OBSERVABLES = 'theorylab/psa/observables.py'
 PEAKS = 'theorylab/psa/peaks.py'
 POSITIONAL = 'theorylab/psa/positional.py'
 QUADRATURE = 'theorylab/psa/quadrature.py'
+ROTARY = 'theorylab/psa/rotary.py'
 ROW_STATS = 'theorylab/psa/row_stats.py'
 ROW_STATS_MC = 'theorylab/psa/row_stats_mc.py'
 SCOREMODEL = 'theorylab/psa/scoremodel.py'
+SCORES = 'theorylab/psa/scores.py'
 SHEAR = 'theorylab/psa/shear.py'
 SOFTMAX = 'theorylab/psa/softmax.py'
+SYMPLECTIC = 'theorylab/psa/symplectic.py'
 TRANSITION = 'theorylab/psa/transition.py'
 
 BUGS = [
@@ -532,7 +535,7 @@ BUGS = [
         ('P17.variants',),
         slow=True),
     Bug('RoPE frequencies base^(-i/d)',
-        SHEAR,
+        ROTARY,
         'base ** (-np.arange(0, d, 2) / d)',
         'base ** (-np.arange(0, d // 2) / d)',
         ('A9', 'P20.numeric', 'G1.numeric', 'A12.numeric', 'P9.numeric')),
@@ -543,7 +546,7 @@ BUGS = [
         ('A9', 'P20.numeric'),
         slow=True),
     Bug('RoPE rotates by -theta (sign of the sin term)',
-        SHEAR,
+        ROTARY,
         'out[..., 0::2] = cos * even - sin * odd',
         'out[..., 0::2] = cos * even + sin * odd',
         ('P9.numeric', 'A9', 'P20.numeric', 'G1.numeric'),    # the NumPy decoder rotates with this kernel too
@@ -557,25 +560,25 @@ BUGS = [
     Bug('negative integers beyond 2^53 kept exact', SHEAR, 'abs(int(g)) <= 2 ** 53', 'int(g) <= 2 ** 53', ('P1',)),
     Bug('query coupling divides', SHEAR, 'return a * g, b * g', 'return a / g, b * g', ('P1',)),
     Bug('lower shear default width 0',
-        SHEAR,
+        SYMPLECTIC,
         'def lower_shear_matrix(g, d: int = 1)',
         'def lower_shear_matrix(g, d: int = 0)',
         ('P1',),
         accept=FAIL_OR_ERROR),
-    Bug('RoPE default base 2e4', SHEAR, 'def rope(x, freqs=10000.0,', 'def rope(x, freqs=20000.0,', ('P9.numeric',)),
+    Bug('RoPE default base 2e4', ROTARY, 'def rope(x, freqs=10000.0,', 'def rope(x, freqs=20000.0,', ('P9.numeric',)),
     Bug('string couplings converted by float()',
         SHEAR,
         'if isinstance(g, numbers.Real) and not isinstance(g, np.ndarray):',
         'if isinstance(g, numbers.Real) or not isinstance(g, np.ndarray):',
         ('P1',)),
     Bug('RoPE frequencies over odd indices',
-        SHEAR,
+        ROTARY,
         'base ** (-np.arange(0, d, 2) / d)',
         'base ** (-np.arange(1, d, 2) / d)',
         ('P9.numeric',),
         accept=FAIL_OR_ERROR),
     Bug('nonlinear shear drops q: (q, p) -> (f(p), p)',
-        SHEAR,
+        SYMPLECTIC,
         '    return q + fp, p',
         '    return fp, p',
         ('P8',),
@@ -751,12 +754,12 @@ BUGS = [
         ('P12.numeric',)),
     # formerly injected into P9.numeric and P13 through test-only keyword arguments
     Bug('Coriolis term of two post-RoPE placements (no Coriolis term)',
-        SHEAR,
+        ROTARY,
         'return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)',
         'return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "post-rope", axis)',
         ('P9.numeric',)),
     Bug('Coriolis term at the wrong position',
-        SHEAR,
+        ROTARY,
         'return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)',
         'return np.roll(place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", '
         'axis), 1, axis=axis)',
@@ -854,12 +857,12 @@ BUGS = [
         'return q + g * p, p + g * q',
         ('P1',)),
     Bug('lattice matrix with the couplings of the wrong sign',
-        SHEAR,
+        SYMPLECTIC,
         'mq, mk = upper_shear_matrix(g_q, d), upper_shear_matrix(g_k, d)',
         'mq, mk = upper_shear_matrix(-g_q, d), upper_shear_matrix(-g_k, d)',
         ('P1',)),
     Bug('shear matrix with coupling g^2 (powers grow quadratically)',
-        SHEAR,
+        SYMPLECTIC,
         'return _blocks(1, _coupling("g", g), 0, 1, _width(d))',
         'return _blocks(1, _coupling("g", g) ** 2, 0, 1, _width(d))',
         ('P2',)),
@@ -889,12 +892,12 @@ BUGS = [
         'b, a = LATTICE[choice("member", member, tuple(LATTICE))]',
         ('P5',)),
     Bug('score channels without T4',
-        SHEAR,
+        SCORES,
         'g_q * g_k * (pq @ pk.T))',
         '0 * g_q * g_k * (pq @ pk.T))',
         ('P6',)),
     Bug('coupling split drops the bias',
-        SHEAR,
+        SCORES,
         '"bias": delta * (t2 - t3)',
         '"bias": 0 * delta * (t2 - t3)',
         ('P6',)),
@@ -921,17 +924,17 @@ BUGS = [
         ('P7',),
         also=((SHEAR, 'return 1 + g, -g', 'return 1 + 2 * g, -2 * g'),)),
     Bug('symplectic shear codimension d(d + 1)/2',
-        SHEAR,
+        SYMPLECTIC,
         'return dk * (dk - 1) // 2',
         'return dk * (dk + 1) // 2',
         ('P8',)),
     Bug('shear Jacobian with Df in the wrong block',
-        SHEAR,
+        SYMPLECTIC,
         'out[:d, d:] = F',
         'out[d:, :d] = F',
         ('P8',)),
     Bug('Coriolis term of two pre-RoPE placements',
-        SHEAR,
+        ROTARY,
         'return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)',
         'return place_shear(x, g, cos, sin, "pre-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)',
         ('P9.symbolic',)),

@@ -135,9 +135,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 }
 
 LIBRARY: dict[str, tuple[str, ...]] = {
-    **{f"P{i}": ("theorylab.psa.shear",) for i in range(1, 10)},
+    **{f"P{i}": ("theorylab.psa.shear", "theorylab.psa.symplectic") for i in (1, 2, 3, 8)},
+    **{f"P{i}": ("theorylab.psa.shear",) for i in (4, 5, 7)}, "P6": ("theorylab.psa.shear", "theorylab.psa.scores"),
+    "P9": ("theorylab.psa.rotary", "theorylab.psa.positional", "theorylab.psa.scores", "theorylab.psa.symplectic"),
     "P10": ("theorylab.nn.attention", "theorylab.nn.tasks"), "P11": ("theorylab.psa.scoremodel",),
-    "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.psa.positional"),
+    "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.psa.rotary", "theorylab.psa.positional"),
     **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.crossing") for i in (14, 15, 16)},
     **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.montecarlo", "theorylab.psa.mc_crossing",
                  "theorylab.psa.quadrature") for i in (17, 18, 19)},

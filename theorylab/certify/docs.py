@@ -140,7 +140,7 @@ def _cell(text: str) -> str:
 NOTES = """\
 ## Conventions and scope of the PSA certificates (named here because the paper leaves them open)
 
-- **Streams and momentum** (`theorylab.psa.shear`): a stream is `(..., T, d)`; momentum is the first
+- **Streams and momentum** (`theorylab.psa.shear`; RoPE and placement `theorylab.psa.rotary`): a stream is `(..., T, d)`; momentum is the first
   difference along positions with `p_0 = 0`; the sheared stream is `(1+g) x_t - g x_{t-1}`. RoPE rotates
   interleaved pairs `(2i, 2i+1)` by `t * base^(-2i/d)`. Placement `post-rope` = shear(rope(x)) (the paper's);
   `pre-rope` = rope(shear(x)).
@@ -150,7 +150,7 @@ NOTES = """\
   `u = tan(theta/2)` (cos, sin rational in u), so the Coriolis identity is a rational-function identity.
 - **P5 filter order** is read off the polynomial support of `q'_t . k'_s` in the raw stream symbols.
 - **P6**: "transported increment" is read as `gbar (p_q.k + q.p_k)` (the Leibniz increment of `q.k`) and the
-  linear score bias as `delta (p_q.k - q.p_k)`, `gbar, delta = (g_q +/- g_k)/2` (`shear.coupling_split`).
+  linear score bias as `delta (p_q.k - q.p_k)`, `gbar, delta = (g_q +/- g_k)/2` (`scores.coupling_split`).
 - **P7 uniqueness** is proven for two-tap stream maps with scalar taps `(a, b)` (multiples of the identity, which
   commute with every RoPE rotation): DC gain 1 forces `a = 1 - b`; strict high-pass (SymPy solves
   `d|H|^2/dcos w = 2(1-b)b < 0`) gives `b < 0` or `b > 1`, i.e. the shear's taps `(1+g, -g)` with `g(1+g) > 0`:

@@ -52,7 +52,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from theorylab.plots import check_figure_path
-    from theorylab.psa.shear import rope_frequencies
+    from theorylab.psa.rotary import rope_frequencies
     from theorylab.psa import induction as ind
     from theorylab.psa import masses, moments as psa_moments
 

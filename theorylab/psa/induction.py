@@ -13,7 +13,7 @@ differs because the reduced model has ``T - 1`` candidates and no target at the 
 predecessor T-2 (where both momenta share ``x_{T-2}``: extra T2 and T4 gap), see that
 module's docstring.
 Queries and keys are the rotated stream (``W_Q = W_K = I``); RoPE rotates pair
-``(2i, 2i+1)`` at position t by ``t * freqs[i]`` (:mod:`theorylab.psa.shear`).
+``(2i, 2i+1)`` at position t by ``t * freqs[i]`` (:mod:`theorylab.psa.rotary`).
 
 Because ``q' = q + g p_q`` and ``k' = k + g p_k``, the score of the symmetric shear is
 the polynomial ``s(g) = c1 + g c2 + g c3 + g^2 c4`` in the coupling, with the four
@@ -54,6 +54,7 @@ from theorylab.errors import (ParameterError, check_memory, choice, finite_resul
                               seed_int)
 from theorylab.psa import canonical
 from theorylab.psa import shear
+from theorylab.psa import rotary
 from theorylab.psa.scoremodel import score_model
 from theorylab.resources import Cost, bytes_of, count
 
@@ -191,12 +192,12 @@ def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
 
 def _stream_channels(x: np.ndarray, freqs: np.ndarray, placement: str) -> np.ndarray:
     T, dk = x.shape[-2], x.shape[-1]
-    cos, sin = shear.rope_tables(T, freqs)
-    X = shear.rotate_pairs(x, cos, sin)                               # (n, T, dk) rotated stream
+    cos, sin = rotary.rope_tables(T, freqs)
+    X = rotary.rotate_pairs(x, cos, sin)                               # (n, T, dk) rotated stream
     if placement == "post-rope":
         P = shear.momentum(X)                                         # momentum of the rotated stream
     else:
-        P = shear.rotate_pairs(shear.momentum(x), cos, sin)           # rotated momentum of the raw stream
+        P = rotary.rotate_pairs(shear.momentum(x), cos, sin)           # rotated momentum of the raw stream
     q, pq = X[:, -1], P[:, -1]                                        # (n, dk) query and its momentum
     K, PK = X[:, :-1], P[:, :-1]                                      # (n, T-1, dk) keys and momenta
     c = np.stack([np.einsum("nd,ntd->nt", q, K), np.einsum("nd,ntd->nt", pq, K),

@@ -5,12 +5,12 @@ placements (P9, PSA §5.3) and the Cesàro averages of a g-linear channel (P13, 
   ``g (R_t - R_{t-1}) x_{t-1}``-type terms whose per-plane norm is ``2 |sin(theta/2)|`` times the
   previous token's (:func:`coriolis_gain`); :func:`coriolis_band_ratios` measures that ratio per
   position and plane on a random stream with the library's placement difference
-  (:func:`theorylab.psa.shear.coriolis_term`).
+  (:func:`theorylab.psa.rotary.coriolis_term`).
 * Cesàro: the momentum of a rotated stream telescopes, so the running mean of a g-linear channel
   over N candidates vanishes at O(1/N) whatever the content (:func:`cesaro_averages`);
   :func:`envelope_slope` reads the decay off the dyadic-block envelope's log-log slope.
 
-Convention: RoPE pairs ``(2i, 2i+1)`` rotated by ``t * freqs[i]`` (:mod:`theorylab.psa.shear`).
+Convention: RoPE pairs ``(2i, 2i+1)`` rotated by ``t * freqs[i]`` (:mod:`theorylab.psa.rotary`).
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from theorylab._results import scalar_output
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, positive_int, real_array, real_scalar,
                               seed_int)
 from theorylab.psa import shear
+from theorylab.psa import rotary
 
 __all__ = ["coriolis_gain", "coriolis_band_ratios", "cesaro_averages", "envelope_slope"]
 
@@ -42,7 +43,7 @@ def coriolis_gain(theta) -> np.ndarray:
 
 @finite_output("g, freqs")
 def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
-                         coriolis=shear.coriolis_term) -> np.ndarray:
+                         coriolis=rotary.coriolis_term) -> np.ndarray:
     """Measured per-plane ``||post - pre||_a / (|g| ||x_{t-1}||_a)`` for every position t >= 1.
 
     The post-minus-pre difference comes from ``coriolis`` (default: the library's
@@ -66,7 +67,7 @@ def coriolis_band_ratios(dk: int, T: int, freqs, g: float = 1.0, seed: int = 0,
     if g == 0:
         raise ParameterError("g must be nonzero for a Coriolis ratio (got 0)")
     x = np.random.default_rng(seed_int("seed", seed)).standard_normal((T, dk))
-    cos, sin = shear.rope_tables(T, freqs)
+    cos, sin = rotary.rope_tables(T, freqs)
     diff = np.asarray(coriolis(x, g, cos, sin))[1:]                  # (T-1, dk)
     plane = lambda v: np.sqrt(v[:, 0::2] ** 2 + v[:, 1::2] ** 2)      # noqa: E731  (T-1, dk/2)
     return plane(diff) / (abs(g) * plane(x[:-1]))
@@ -108,7 +109,7 @@ def cesaro_averages(N: int, freqs, channel: str = "T3", part: str = "positional"
     other, content = rng.standard_normal(dk), rng.standard_normal(dk)
     x = (np.broadcast_to(content, (N + 1, dk)) if part == "positional"
          else rng.standard_normal((N + 1, dk)))
-    stream = shear.rope(x, freqs)                                      # (N+1, dk) rotated stream
+    stream = rotary.rope(x, freqs)                                      # (N+1, dk) rotated stream
     p = np.asarray(momentum(stream))[1:]                               # (N, dk) positions 1..N
     c = p @ other / np.sqrt(dk)                                        # T3: q.p_k ; T2: p_q.k (same form)
     scale = np.linalg.norm(other) * np.linalg.norm(content) / np.sqrt(dk)
