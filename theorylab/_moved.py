@@ -43,8 +43,7 @@ MOVED = {
 
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "theorylab.psa.transition": {n: "theorylab.psa.crossing" for n in (
-        "crossing_polynomial", "crossing_residual", "crossing_root", "_crossing_polynomial", "_crossing_root",
-        "_polyval_rows")},
+        "crossing_polynomial", "crossing_residual", "crossing_root", "_crossing_polynomial", "_polyval_rows")},
     "theorylab.psa.montecarlo": {
         **{n: "theorylab.psa.mc_crossing" for n in ("MCGammaC", "mc_gamma_c", "first_crossing", "mc_gamma_c_cost",
                                                      "_mc_gamma_c", "_first_crossing", "_COARSE")},
