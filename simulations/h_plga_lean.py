@@ -31,7 +31,7 @@ import numpy as np
 import _study
 from theorylab.plga import envelopes as env
 from theorylab.plga import operator as op
-from theorylab.psa.shear import rope_frequencies
+from theorylab.psa.rotary import rope_frequencies
 
 STUDY = "h_plga_lean"
 REPO = "burcgokden/PLDR-LLM-Math-Foundations"

@@ -111,17 +111,19 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     from theorylab.nn import attention as att, decoder as dec, grad, ladder, optim, runner, tasks, train, trainstats
     from theorylab.nn import evaluation, specs
     from theorylab.plga import contraction, envelopes as penv, operator as op
-    from theorylab.psa import deploy, scoremodel, shear, softmax, transition
+    from theorylab.psa import crossing, deploy, scoremodel, shear, softmax, transition
+    from theorylab.psa import rotary, scores, symplectic
     from theorylab.psa import laws
     from theorylab.graded import overhead
-    from theorylab.psa import montecarlo as competition
+    from theorylab.psa import mc_crossing, montecarlo as competition
     from theorylab.psa import quadrature as exact
     from theorylab.graded import risk_sim as graded_risk
     from theorylab.psa import induction
+    from theorylab.psa import masses, moments as psa_moments, positional
     from theorylab.graded import budget_fit
     from theorylab.graded import ladder_sim as sladder
     from theorylab.graded import pilot_cost
-    from theorylab.psa import observables
+    from theorylab.psa import observables, peaks
     from theorylab import rng
     from theorylab.psa import row_stats
     from theorylab.psa import row_stats_mc
@@ -143,7 +145,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     E = tasks.embeddings(10, 8, seed=0)
     ihead = tasks.induction_head("key-only", 1.0, 8, 8)
     sample = induction.simulate(dk=4, T=9, samples=8, seed=0)
-    moments = induction.channel_moments(sample)
+    moments = psa_moments.channel_moments(sample)
     strat = envelope.stratified_model(0.6, 0.3, 2, 4)
     lc = strat.uniform
     alpha, tau = np.array([0.2, 0.3, 0.5]), np.array([0.5, 0.3, 0.2])
@@ -155,7 +157,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     W = 0.3 * _a(3, 3, seed=4)
     Gm = _a(4, 4, seed=5)
     freqs2 = np.array([0.3, 0.05])
-    cos2, sin2 = shear.rope_tables(5, freqs2)
+    cos2, sin2 = rotary.rope_tables(5, freqs2)
     x54 = _a(5, 4, seed=6)
 
     C: dict[str, Case] = {}
@@ -190,28 +192,28 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(shear.shear, stream=x54, g=0.5, axis=-2, exact=("stream", "g"))
     case(shear.shear_step, x_prev=_a(4), x=_a(4, seed=1), g=0.5, exact=("x_prev", "x", "g"))
     case(shear.unshear_step, y=_a(4), r_prev=_a(4, seed=1), g=0.5, exact=("y", "r_prev", "g"))
-    case(shear.symplectic_form, d=2, shape_free=("d",))
-    case(shear.upper_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
-    case(shear.lower_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
+    case(symplectic.symplectic_form, d=2, shape_free=("d",))
+    case(symplectic.upper_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
+    case(symplectic.lower_shear_matrix, g=0.5, d=2, shape_free=("d",), exact=("g",))
     case(shear.lattice_couplings, member="symmetric", g=0.5, exact=("g",))
-    case(shear.lattice_matrix, g_q=0.5, g_k=0.25, d=2, shape_free=("d",), exact=("g_q", "g_k"))
-    case(shear.nonlinear_shear, q=_a(3), p=_a(3, seed=1), f=np.tanh, fixed=("f",), exact=("q", "p"))
-    case(shear.shear_jacobian, dfdp=_a(2, 2), exact=("dfdp",))
-    case(shear.symplectic_shear_codimension, dk=64)
+    case(symplectic.lattice_matrix, g_q=0.5, g_k=0.25, d=2, shape_free=("d",), exact=("g_q", "g_k"))
+    case(symplectic.nonlinear_shear, q=_a(3), p=_a(3, seed=1), f=np.tanh, fixed=("f",), exact=("q", "p"))
+    case(symplectic.shear_jacobian, dfdp=_a(2, 2), exact=("dfdp",))
+    case(symplectic.symplectic_shear_codimension, dk=64)
     case(shear.stream_taps, g=0.5, exact=("g",))
     case(shear.stream_gain_sq, g=0.5, cos_omega=np.array([-1.0, 0.0, 1.0]), exact=("g", "cos_omega"))
-    case(shear.rope_frequencies, d=8, base=10000.0, shape_free=("d",))
-    case(shear.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",), none_input=("positions",))
-    case(shear.rotate_pairs, x=x54, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
-    case(shear.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",), exact=("x",))
-    case(shear.place_shear, x=x54, g=0.5, cos=cos2, sin=sin2, placement="post-rope", axis=-2,
+    case(rotary.rope_frequencies, d=8, base=10000.0, shape_free=("d",))
+    case(rotary.rope_tables, T=5, freqs=freqs2, positions=np.arange(5.0), shape_free=("T",), none_input=("positions",))
+    case(rotary.rotate_pairs, x=x54, cos=cos2, sin=sin2, axis=-2, exact=("x", "cos", "sin"))
+    case(rotary.rope, x=x54, freqs=10000.0, positions=np.arange(5.0), axis=-2, none_input=("positions",), exact=("x",))
+    case(rotary.place_shear, x=x54, g=0.5, cos=cos2, sin=sin2, placement="post-rope", axis=-2,
          exact=("x", "g", "cos", "sin"))
-    case(shear.sheared_stream, x=x54, g=0.5, freqs=10000.0, positions=np.arange(5.0), placement="pre-rope",
+    case(rotary.sheared_stream, x=x54, g=0.5, freqs=10000.0, positions=np.arange(5.0), placement="pre-rope",
          axis=-2, exact=("x", "g"), none_input=("positions",))
-    case(shear.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "g", "cos", "sin"))
-    case(shear.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",),
+    case(rotary.coriolis_term, x=x54, g=0.5, cos=cos2, sin=sin2, axis=-2, exact=("x", "g", "cos", "sin"))
+    case(scores.score_channels, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, scaled=True, fixed=("scaled",),
          exact=("g_q", "g_k"))
-    case(shear.coupling_split, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, exact=("q", "k", "g_q", "g_k"))
+    case(scores.coupling_split, q=x54, k=_a(5, 4, seed=7), g_q=0.5, g_k=0.25, exact=("q", "k", "g_q", "g_k"))
     # ------------------------------------------------------------------ psa.softmax
     case(softmax.softmax, s=_a(3, 4), axis=-1, mask=np.tril(np.ones((3, 4), bool)), fixed=("mask",))
     case(softmax.softmax, "theorylab.psa.softmax.softmax[unmasked]", s=_a(3, 4), axis=-1)
@@ -224,9 +226,9 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(transition.freezing_coupling, T=512.0)
     case(transition.t4_band, nan_ok=True, **dkT)
     case(transition.annealed_gamma_c, variant="t3-inclusive", nan_ok=True, **dkT)
-    case(transition.crossing_polynomial, model=sm, fixed=("model",), **dkT)
-    case(transition.crossing_residual, model=sm, g=0.5, fixed=("model",), **dkT)
-    case(transition.crossing_root, model=sm, newton_steps=4, fixed=("model",), nan_ok=True, work={"newton_steps": 64},
+    case(crossing.crossing_polynomial, model=sm, fixed=("model",), **dkT)
+    case(crossing.crossing_residual, model=sm, g=0.5, fixed=("model",), **dkT)
+    case(crossing.crossing_root, model=sm, newton_steps=4, fixed=("model",), nan_ok=True, work={"newton_steps": 64},
          **dkT)
     case(transition.condensed_gamma_c, T=512.0, c=0.854)
     case(transition.gamma_c, variant="t4-only", c=0.854, nan_ok=True, **dkT)
@@ -514,8 +516,8 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(competition.simulated_model, variant="t4-only")
     case(competition.simulate_mass, variant="t4-only", dk=64.0, T=16, gammas=np.array([0.5, 1.0]), samples=64, seed=0,
          sigma0=0.0, dtype="float32", progress=False, fixed=("progress",), work={"samples": 256, "T": 4096})
-    case(competition.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True, nan_input=("mass",))
-    case(competition.mc_gamma_c, variant="t4-only", dk=64.0, T=16, samples=40, seed=0, level=0.5, confidence=0.95,
+    case(mc_crossing.first_crossing, gamma=g_grid, mass=mass_curve, level=0.5, nan_ok=True, nan_input=("mass",))
+    case(mc_crossing.mc_gamma_c, variant="t4-only", dk=64.0, T=16, samples=40, seed=0, level=0.5, confidence=0.95,
          fine_points=4, progress=False, fixed=("progress",), nan_ok=True, examples=8,
          work={"samples": 64, "fine_points": 8, "T": 256},
          shape_free=("variant", "dk", "T", "samples", "seed", "level", "confidence", "fine_points"))
@@ -529,7 +531,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(rng.normals, seed=1, samples=np.array([0, 1]), indices=np.array([0, 5]), shape_free=("samples", "indices"))
     cost = dict(nan_ok=True)    # cost estimates: inf for sizes beyond the float range (resources.check refuses it)
     case(competition.simulate_cost, T=16, n_gamma=4, samples=64, dtype="float64", **cost)
-    case(competition.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
+    case(mc_crossing.mc_gamma_c_cost, T=16, samples=64, fine_points=8, **cost)
     case(exact.exact_mass_cost, n_gamma=4, sigma0=0.1, **cost)
     case(exact.exact_gamma_c_cost)
     # ------------------------------------------------------------------ psa.row_stats, row_stats_mc
@@ -559,7 +561,7 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(observables.half_plateau, method="exact", **obs)
     peak_kw = dict(fine_points=4, work={**obs["work"], "fine_points": 8},   # a peak at an end of the scan: NaN
                    shape_free=("dk", "T", "samples", "seed", "confidence", "sigma0", "fine_points"))  # on the coarse curve
-    for peak in (observables.inflection, observables.entropy_peak, observables.distractor_entropy_peak):
+    for peak in (peaks.inflection, peaks.entropy_peak, peaks.distractor_entropy_peak):
         case(peak, method="mc", **{**obs, **peak_kw})
     case(observables.plateau_level, variant="t3-inclusive", dk=64.0, T=16)
     case(observables.observable, name="entropy-peak")
@@ -616,23 +618,23 @@ def build_cases() -> tuple[dict[str, Case], dict[str, str]]:
     case(induction.stream_channels, x=_a(2, 8, 4), freqs=np.array([0.1, 0.2]), placement="post")
     case(induction.simulate, dk=4, T=9, theta=0.1, samples=8, seed=0, placement="post",
          shape_free=("dk", "T", "samples"), work={"samples": 256, "T": 256})
-    case(induction.channel_moments, sample=sample, fixed=("sample",))
-    case(induction.rope_match_factor, T=9, freqs=np.array([0.1, 0.2]), placement="pre", work={"T": 10_000})
-    case(induction.scores_at, sample=sample, g=np.array([0.5, 1.0]), member="symmetric", fixed=("sample",))
-    case(induction.target_mass, sample=sample, g=np.array([0.5, 1.0]), member="key-only", fixed=("sample",))
-    case(induction.mass_rows, sample=sample, g=np.array([0.5, 1.0]), member="query-only", fixed=("sample",),
+    case(psa_moments.channel_moments, sample=sample, fixed=("sample",))
+    case(psa_moments.rope_match_factor, T=9, freqs=np.array([0.1, 0.2]), placement="pre", work={"T": 10_000})
+    case(masses.scores_at, sample=sample, g=np.array([0.5, 1.0]), member="symmetric", fixed=("sample",))
+    case(masses.target_mass, sample=sample, g=np.array([0.5, 1.0]), member="key-only", fixed=("sample",))
+    case(masses.mass_rows, sample=sample, g=np.array([0.5, 1.0]), member="query-only", fixed=("sample",),
          nan_ok=True)
-    case(induction.comparison_rows, sample=sample, g=np.array([0.5, 1.0]), moments=moments,
+    case(psa_moments.comparison_rows, sample=sample, g=np.array([0.5, 1.0]), moments=moments,
          fixed=("sample", "moments"))
-    case(induction.coriolis_gain, theta=np.array([0.1, 1.0]))
-    case(induction.coriolis_band_ratios, dk=4, T=6, freqs=np.array([0.1, 0.2]), g=1.0, seed=0, shape_free=("T",),
+    case(positional.coriolis_gain, theta=np.array([0.1, 1.0]))
+    case(positional.coriolis_band_ratios, dk=4, T=6, freqs=np.array([0.1, 0.2]), g=1.0, seed=0, shape_free=("T",),
          work={"T": 10_000})
-    case(induction.cesaro_averages, N=64, freqs=np.array([0.1, 0.2]), channel="T3", part="content", seed=0,
+    case(positional.cesaro_averages, N=64, freqs=np.array([0.1, 0.2]), channel="T3", part="content", seed=0,
          shape_free=("N",), work={"N": 10_000})
-    case(induction.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
+    case(positional.envelope_slope, averages=1.0 / np.arange(1.0, 129.0), start=16, nan_ok=True)
     case(induction.simulate_cost, dk=4, T=9, samples=8, **cost)
-    case(induction.moments_cost, T=9, samples=8, **cost)
-    case(induction.mass_rows_cost, T=9, samples=8, n_gamma=2, member="key-only", **cost)
+    case(psa_moments.moments_cost, T=9, samples=8, **cost)
+    case(masses.mass_rows_cost, T=9, samples=8, n_gamma=2, member="key-only", **cost)
     # ------------------------------------------------------------------ compare
     case(compare.pearson_r, x=np.array([1.0, 2.0, 3.0, 4.0]), y=np.array([1.0, 2.5, 2.9, 4.2]), nan_ok=True,
          nan_input=("x", "y"))
@@ -708,7 +710,7 @@ NOT_APPLICABLE: dict[str, dict[str, str]] = {
                           "refused)"},
     "theorylab.plga.rope.plane_rotations": {"mismatch:freqs": "freqs and positions are independent grids",
                                                 "mismatch:positions": "freqs and positions are independent grids"},
-    "theorylab.psa.shear.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
+    "theorylab.psa.rotary.rope_tables": {"mismatch:freqs": "freqs is independent of positions (which has T entries)"},
     "theorylab.graded.ladder_sim.summarize": {"mismatch:risks": "the last axis of risks counts the repetitions (any number)"},
 }
 """Generic kinds that do not apply, by driven call and argument, with the reason (merged into
@@ -730,15 +732,15 @@ _skip("result record: a frozen dataclass that library functions fill in; nothing
       "theorylab.plga.rope.TwirlStatistics",
       "theorylab.plga.notears.NotearsValue", "theorylab.plga.diagnostics.DensityReport",
       "theorylab.nn.tasks.InductionBatch", "theorylab.psa.montecarlo.MassCurve",
-      "theorylab.psa.montecarlo.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
-      "theorylab.psa.induction.InductionSample", "theorylab.psa.induction.ChannelMoments",
+      "theorylab.psa.mc_crossing.MCGammaC", "theorylab.graded.risk_sim.RiskSimulation",
+      "theorylab.psa.induction.InductionSample", "theorylab.psa.moments.ChannelMoments",
       "theorylab.psa.grid.PaperStatistics", "theorylab.psa.grid.Comparison", "theorylab.psa.compare.Calibration",
       "theorylab.psa.compare.Crossover", "theorylab.symbolic.exact.Undecided",
       "theorylab.graded.envelope.StratifiedModel", "theorylab.nn.decoder.Cache", "theorylab.nn.decoder.HeadCache",
       "theorylab.graded.ladder.Pilot", "theorylab.graded.ladder.Arm", "theorylab.graded.prereg.ArmRecord",
       "theorylab.graded.prereg.Preregistration", "theorylab.graded.ladder_sim.LadderResult", "theorylab.graded.pilot_cost.Degradation",
       "theorylab.nn.prefix.PrefixConsistency", "theorylab.nn.optim.AdamState", "theorylab.nn.evaluation.Evaluation",
-      "theorylab.nn.train.TrainResult", "theorylab.psa.observables.Measurement", "theorylab.psa.row_stats.RowMoments",
+      "theorylab.nn.train.TrainResult", "theorylab.psa.measurement.Measurement", "theorylab.psa.row_stats.RowMoments",
       "theorylab.psa.row_stats.RowStatistics", "theorylab.psa.row_stats_mc.RowStatsCurve",
       "theorylab.graded.overhead.GradingOverhead", "theorylab.psa.laws.CouplingBand", "theorylab.psa.laws.PowerLawFit")
 _skip("parameter record built by a validated constructor (score_model, init_params, random_decoder, "
@@ -771,12 +773,12 @@ _skip("property or method of a record whose only input is the record itself (bui
       "theorylab.nn.train.TrainConfig.seq_len", "theorylab.nn.train.TrainConfig.vocab_size",
       "theorylab.nn.train.TrainResult.accuracy", "theorylab.nn.train.TrainResult.attention_accuracy",
       "theorylab.nn.train.TrainResult.pointer_accuracy", "theorylab.nn.train.TrainConfig.peak_lr",
-      "theorylab.nn.train.TrainResult.row", "theorylab.psa.observables.Measurement.row",
+      "theorylab.nn.train.TrainResult.row", "theorylab.psa.measurement.Measurement.row",
       "theorylab.psa.row_stats.RowStatistics.participation",
       "theorylab.graded.ladder_sim.LadderResult.to_frame", "theorylab.graded.risk_sim.RiskSimulation.to_frame",
-      "theorylab.psa.compare.Calibration.to_frame", "theorylab.psa.montecarlo.MCGammaC.row",
-      "theorylab.psa.montecarlo.MCGammaC.to_frame", "theorylab.psa.montecarlo.MassCurve.rows",
-      "theorylab.psa.montecarlo.MassCurve.to_frame", "theorylab.psa.observables.Measurement.to_frame",
+      "theorylab.psa.compare.Calibration.to_frame", "theorylab.psa.mc_crossing.MCGammaC.row",
+      "theorylab.psa.mc_crossing.MCGammaC.to_frame", "theorylab.psa.montecarlo.MassCurve.rows",
+      "theorylab.psa.montecarlo.MassCurve.to_frame", "theorylab.psa.measurement.Measurement.to_frame",
       "theorylab.psa.row_stats.RowStatistics.rows", "theorylab.psa.row_stats.RowStatistics.to_frame",
       "theorylab.psa.row_stats_mc.RowStatsCurve.rows", "theorylab.psa.row_stats_mc.RowStatsCurve.to_frame")
 _skip("takes only objects built elsewhere (parameters, caches, samples, models): no value to perturb",

@@ -15,12 +15,13 @@ from theorylab.graded import grades, ladder as lad, prereg
 from theorylab.nn import tasks, train, trainstats
 from theorylab.plga import operator as op
 from theorylab.psa import transition
-from theorylab.psa import montecarlo as competition
+from theorylab.psa import mc_crossing, montecarlo as competition
 from theorylab.psa import quadrature as exact
 from theorylab.psa import induction
+from theorylab.psa import moments as psa_moments, positional
 from theorylab.graded import ladder_sim as sladder
 from theorylab.graded import pilot_cost
-from theorylab.psa import observables
+from theorylab.psa import observables, peaks
 from theorylab import rng
 from theorylab.psa import row_stats_mc
 
@@ -86,8 +87,8 @@ def test_induction_bulk_moments_need_T_at_least_9():
     for T in (5, 6, 7, 8):                           # documented minimum of simulate: 5; moments were NaN
         sample = induction.simulate(dk=4, T=T, samples=8)
         with pytest.raises(ParameterError, match="T must be >= 9"):
-            induction.channel_moments(sample)
-    m = induction.channel_moments(induction.simulate(dk=4, T=induction.BULK_MIN_T, samples=8))
+            psa_moments.channel_moments(sample)
+    m = psa_moments.channel_moments(induction.simulate(dk=4, T=psa_moments.BULK_MIN_T, samples=8))
     assert np.all(np.isfinite(m.bulk_var)) and np.all(np.isfinite(m.lag1)) and np.isfinite(m.bulk_cov34)
 
 
@@ -112,7 +113,7 @@ def test_argmax_probability_at_extreme_couplings_is_the_limit(variant):
     (lambda: op.rms(["1", "2"]), "X"),                                      # was 1.58 (converted)
     (lambda: op.sigmoid("0.5"), "u"),
     (lambda: grades.geometric_parameters("0.5", 0.3), "nu"),
-    (lambda: competition.first_crossing([], []), "gamma"),                  # was IndexError
+    (lambda: mc_crossing.first_crossing([], []), "gamma"),                  # was IndexError
     (lambda: compare.validate_grid([]), "grid"),
     (lambda: compare.validate_grid(5), "grid"),                             # was TypeError
     (lambda: transition.t4_band([1.0, 2.0], [10.0, 20.0, 30.0]), "dk and T"),   # was a broadcast ValueError
@@ -166,12 +167,12 @@ SEEDED = {
                                                                                       samples=4, seed=seed),
     "theorylab.psa.montecarlo.per_sample_mass": lambda seed: competition.per_sample_mass("t4-only", 8.0, 8, [1.0],
                                                                                           0, 2, seed=seed),
-    "theorylab.psa.montecarlo.mc_gamma_c": lambda seed: competition.mc_gamma_c("t4-only", 64.0, 16, samples=40,
+    "theorylab.psa.mc_crossing.mc_gamma_c": lambda seed: mc_crossing.mc_gamma_c("t4-only", 64.0, 16, samples=40,
                                                                                 seed=seed, fine_points=4),
     "theorylab.psa.induction.simulate": lambda seed: induction.simulate(4, 9, samples=2, seed=seed),
-    "theorylab.psa.induction.coriolis_band_ratios": lambda seed: induction.coriolis_band_ratios(2, 3, [0.1],
+    "theorylab.psa.positional.coriolis_band_ratios": lambda seed: positional.coriolis_band_ratios(2, 3, [0.1],
                                                                                                 seed=seed),
-    "theorylab.psa.induction.cesaro_averages": lambda seed: induction.cesaro_averages(4, [0.1], seed=seed),
+    "theorylab.psa.positional.cesaro_averages": lambda seed: positional.cesaro_averages(4, [0.1], seed=seed),
     "theorylab.graded.risk_sim.simulate": lambda seed: __import__("theorylab.graded.risk_sim", fromlist=["x"])
     .simulate(__import__("theorylab.graded.envelope", fromlist=["x"]).stratified_model(0.6, 0.3, 2, 4), [8],
               reps=2, seed=seed),
@@ -213,11 +214,11 @@ SEEDED.update({
     "theorylab.psa.observables.mass_half": lambda seed: observables.mass_half("t4-only", 64.0, 16, seed=seed),
     "theorylab.psa.observables.half_plateau": lambda seed: observables.half_plateau("t4-only", 64.0, 16,
                                                                                     method="mc", samples=40, seed=seed),
-    "theorylab.psa.observables.inflection": lambda seed: observables.inflection("t4-only", 64.0, 16, seed=seed,
+    "theorylab.psa.peaks.inflection": lambda seed: peaks.inflection("t4-only", 64.0, 16, seed=seed,
                                                                                 **PEAK),
-    "theorylab.psa.observables.entropy_peak": lambda seed: observables.entropy_peak("t4-only", 64.0, 16, seed=seed,
+    "theorylab.psa.peaks.entropy_peak": lambda seed: peaks.entropy_peak("t4-only", 64.0, 16, seed=seed,
                                                                                     **PEAK),
-    "theorylab.psa.observables.distractor_entropy_peak": lambda seed: observables.distractor_entropy_peak(
+    "theorylab.psa.peaks.distractor_entropy_peak": lambda seed: peaks.distractor_entropy_peak(
         "t4-only", 64.0, 16, seed=seed, **PEAK),
     "theorylab.psa.row_stats_mc.per_sample_row_stats": lambda seed: row_stats_mc.per_sample_row_stats(
         "t4-only", 8.0, 8, [1.0], 0, 2, seed=seed),

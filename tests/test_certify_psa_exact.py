@@ -15,7 +15,8 @@ def test_library_passes(cid):
 
 
 # Wrong operators, taps, gains, couplings, channels, codimensions and placements (formerly passed to the certificates
-# as test-only keyword arguments) are planted in theorylab/psa/shear.py: tests/planted/psa.py.
+# as test-only keyword arguments) are planted in theorylab/psa/shear.py and the modules beside it (symplectic.py,
+# rotary.py, scores.py): tests/planted/psa.py.
 
 
 def test_symbolic_routes_take_floats_exactly_not_rounded():

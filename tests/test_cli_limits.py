@@ -133,11 +133,12 @@ def test_memory_estimates_bound_the_measured_peak():
     from theorylab.graded.envelope import stratified_model
     from theorylab.graded import risk_sim as graded_risk
     from theorylab.psa import induction
+    from theorylab.psa import moments as psa_moments
 
     model = stratified_model(0.6, 0.3, 4, 32)
     cases = [(graded_risk.simulate_cost(model, [40, 300], 20), lambda: graded_risk.simulate(model, [40, 300], 20)),
              (induction.simulate_cost(8, 64, 100), lambda: induction.simulate(8, 64, 0.1, 100)),
-             (induction.moments_cost(64, 100), None)]
+             (psa_moments.moments_cost(64, 100), None)]
     for cost, fn in cases[:2]:
         tracemalloc.start()
         fn()
@@ -146,7 +147,7 @@ def test_memory_estimates_bound_the_measured_peak():
         assert peak <= cost.memory, (peak, cost)
     sample = induction.simulate(8, 64, 0.1, 100)
     tracemalloc.start()
-    induction.channel_moments(sample)
+    psa_moments.channel_moments(sample)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak <= cases[2][0].memory

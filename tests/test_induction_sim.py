@@ -6,8 +6,9 @@ import pytest
 
 from theorylab.cli import main
 from theorylab.errors import ParameterError
-from theorylab.psa import shear
+from theorylab.psa import rotary, scores
 from theorylab.psa import induction as ind
+from theorylab.psa import masses, moments as psa_moments, positional
 
 
 def test_reduced_channel_model_matches_the_spec():
@@ -28,7 +29,7 @@ def test_channels_sum_to_the_sheared_score(placement):
     C = ind.stream_channels(x, freqs, placement)
     g = 0.8
     for n in range(3):
-        s = shear.sheared_stream(x[n], g, freqs, placement=ind.PLACEMENTS[placement])
+        s = rotary.sheared_stream(x[n], g, freqs, placement=ind.PLACEMENTS[placement])
         direct = ind.HEAD_SIGN * s[:-1] @ s[-1] / np.sqrt(8)
         np.testing.assert_allclose(C[n, 0] + g * C[n, 1] + g * C[n, 2] + g * g * C[n, 3], direct, atol=1e-12)
 
@@ -36,8 +37,8 @@ def test_channels_sum_to_the_sheared_score(placement):
 def test_post_channels_are_the_library_score_channels():
     x, _ = ind.induction_batch(np.random.default_rng(1), 1, 16, 8)
     freqs = ind.frequencies(8, 0.2)
-    X = shear.rope(x[0], freqs)
-    ref = shear.score_channels(X, X, 1.0, 1.0)
+    X = rotary.rope(x[0], freqs)
+    ref = scores.score_channels(X, X, 1.0, 1.0)
     C = ind.stream_channels(x, freqs, "post")[0]
     for c in range(4):
         np.testing.assert_allclose(C[c], ind.HEAD_SIGN * ref[c][-1, :-1], atol=1e-12)
@@ -59,7 +60,7 @@ def test_simulation_is_deterministic_and_prefix_stable():
 
 def test_moments_agree_with_the_reduced_model_in_the_bulk_without_rope():
     s = ind.simulate(32, 128, 0.0, 400, seed=5)
-    m = ind.channel_moments(s)
+    m = psa_moments.channel_moments(s)
     root = np.sqrt(32)
     for c, gap in ((2, root), (3, root)):                      # T3, T4 unit gaps sqrt(dk)
         assert abs(m.gap[c] - gap) <= 5 * m.gap_se[c]
@@ -76,7 +77,7 @@ def test_moments_agree_with_the_reduced_model_in_the_bulk_without_rope():
 
 def test_comparison_rows_scale_with_g():
     s = ind.simulate(16, 32, 0.0, 64, seed=6)
-    rows = ind.comparison_rows(s, [0.5, 2.0])
+    rows = psa_moments.comparison_rows(s, [0.5, 2.0])
     t4 = [r for r in rows if r["channel"] == "T4"]
     assert t4[1]["gap"] == pytest.approx(16 * t4[0]["gap"]) and t4[1]["var"] == pytest.approx(256 * t4[0]["var"])
     cov = [r for r in rows if r["channel"] == "cov(T3,T4)"]
@@ -84,30 +85,30 @@ def test_comparison_rows_scale_with_g():
 
 
 def test_rope_match_factor():
-    assert ind.rope_match_factor(64, np.zeros(4)) == 1.0
-    assert abs(ind.rope_match_factor(512, np.full(4, 0.1))) < 0.05   # the gap averages away over offsets
+    assert psa_moments.rope_match_factor(64, np.zeros(4)) == 1.0
+    assert abs(psa_moments.rope_match_factor(512, np.full(4, 0.1))) < 0.05   # the gap averages away over offsets
 
 
 def test_mass_rows_and_members():
     s = ind.simulate(16, 32, 0.0, 64, seed=7)
-    rows = ind.mass_rows(s, [0.0, 1.0], "key-only")
+    rows = masses.mass_rows(s, [0.0, 1.0], "key-only")
     assert rows[0]["model_variant"] == "key-only" and 0 <= rows[1]["target_mass"] <= 1
-    q = ind.target_mass(s, [0.0, 3.0], "query-only")[2]
+    q = masses.target_mass(s, [0.0, 3.0], "query-only")[2]
     assert np.all(q <= 0.2)                                    # no key-side order: near chance
 
 
 def test_coriolis_ratios_follow_2_sin_half_theta():
-    freqs = shear.rope_frequencies(16)
-    r = ind.coriolis_band_ratios(16, 10, freqs, g=0.5, seed=0)
-    np.testing.assert_allclose(r, np.broadcast_to(ind.coriolis_gain(freqs), r.shape), rtol=1e-10)
+    freqs = rotary.rope_frequencies(16)
+    r = positional.coriolis_band_ratios(16, 10, freqs, g=0.5, seed=0)
+    np.testing.assert_allclose(r, np.broadcast_to(positional.coriolis_gain(freqs), r.shape), rtol=1e-10)
 
 
 def test_cesaro_positional_means_telescope():
-    a = ind.cesaro_averages(512, np.full(4, 0.3), "T3", "positional", seed=0)
+    a = positional.cesaro_averages(512, np.full(4, 0.3), "T3", "positional", seed=0)
     assert np.max(np.arange(1, 513) * np.abs(a)) <= 2.0 + 1e-12
-    slope, _, _ = ind.envelope_slope(a, 8)
+    slope, _, _ = positional.envelope_slope(a, 8)
     assert -1.2 < slope < -0.8
-    assert np.all(ind.cesaro_averages(64, np.zeros(4), "T2", "positional") == 0)
+    assert np.all(positional.cesaro_averages(64, np.zeros(4), "T2", "positional") == 0)
 
 
 @pytest.mark.parametrize("call", [
@@ -117,8 +118,8 @@ def test_cesaro_positional_means_telescope():
     lambda: ind.simulate(samples=1),
     lambda: ind.simulate(placement="middle"),
     lambda: ind.frequencies(8, [0.1, 0.2]),
-    lambda: ind.coriolis_band_ratios(8, 5, np.ones(4), g=0.0),
-    lambda: ind.envelope_slope(np.ones(10), 8),
+    lambda: positional.coriolis_band_ratios(8, 5, np.ones(4), g=0.0),
+    lambda: positional.envelope_slope(np.ones(10), 8),
 ])
 def test_bad_input(call):
     with pytest.raises(ParameterError):

@@ -9,11 +9,12 @@ from theorylab.nn import attention as A
 from theorylab.nn import specs as S
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
+from theorylab.psa import rotary
 from theorylab.psa.softmax import softmax
 
 
 RoPE_TOL = 4 * np.finfo(float).eps
-"""|A._rope(x) - psa.rope(x)| / max|x|: each entry is a sum of two products of |x| entries and unit-bounded cos,
+"""|A._rope(x) - rotary.rope(x)| / max|x|: each entry is a sum of two products of |x| entries and unit-bounded cos,
 sin, each rounded once or fused (one rounding fewer), so the two routes differ by a few ulp of |x|."""
 
 def qkv(T=10, dk=8, seed=0):
@@ -33,10 +34,10 @@ def test_psa_scores_are_the_sheared_post_rope_scores():
     qs, ks, vs = A.streams(spec, q, k, v)
     # the decoder's RoPE is a complex product per pair (possibly fused multiply-adds): it equals psa's rope to a
     # few ulp of the entries (RoPE_TOL); the shear is then the same code, so the streams agree to that too
-    np.testing.assert_allclose(qs, psa.shear(psa.rope(q), 0.4), rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
-    np.testing.assert_allclose(ks, psa.shear(psa.rope(k), 0.9), rtol=0, atol=RoPE_TOL * 3 * np.abs(k).max())
+    np.testing.assert_allclose(qs, psa.shear(rotary.rope(q), 0.4), rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
+    np.testing.assert_allclose(ks, psa.shear(rotary.rope(k), 0.9), rtol=0, atol=RoPE_TOL * 3 * np.abs(k).max())
     assert vs is v                                                       # values never sheared (PSA §4.7)
-    np.testing.assert_allclose(A.streams(S.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], psa.rope(psa.shear(q, 0.4)),
+    np.testing.assert_allclose(A.streams(S.PSA(0.4, 0.9, "pre-rope"), q, k, v)[0], rotary.rope(psa.shear(q, 0.4)),
                                rtol=0, atol=RoPE_TOL * 2 * np.abs(q).max())
 
 
@@ -89,8 +90,8 @@ def test_plga_head_uses_g_lm_of_rotated_queries():
     q, k, v = qkv()
     params = plga.init_params(8, seed=3)
     spec = S.PLGA(params)
-    G = plga.g_lm(psa.rope(q), params)
-    expected = A.attend(psa.rope(q) @ G @ psa.rope(k).T / np.sqrt(8), v)
+    G = plga.g_lm(rotary.rope(q), params)
+    expected = A.attend(rotary.rope(q) @ G @ rotary.rope(k).T / np.sqrt(8), v)
     np.testing.assert_allclose(A.head(spec, q, k, v), expected, rtol=1e-13)
     # exact: G_LM is exactly I (test_plga_operator), and q @ I = q in any summation order
     np.testing.assert_array_equal(A.head(S.PLGA(plga.sdpa_params(params)), q, k, v), A.head(S.SDPA(), q, k, v))
@@ -130,19 +131,19 @@ def test_unshear_keys_inverts_the_key_filter(spec):
 
 @pytest.mark.parametrize("base", [10000.0, 500.0])
 def test_rope_kernel_is_psa_rope(base):
-    """The decoder's unchecked RoPE is psa.shear.rope's rotation (same tables from psa) written as one complex
+    """The decoder's unchecked RoPE is psa.rotary.rope's rotation (same tables from psa) written as one complex
     product per pair, ``(x_2i + i x_2i+1)(cos + i sin)``: the same products and sums, which NumPy may fuse into
     multiply-adds, so the two agree to RoPE_TOL |x| (two roundings of each of the two products of an entry) at
     positive and negative positions; float32 rows give float32 rows at float32's precision; object rows (the
     exact route) go through psa's own kernel and agree exactly."""
     x = np.random.default_rng(3).normal(size=(2, 7, 8))
     for pos in (np.arange(3, 10, dtype=float), -np.arange(7, dtype=float)):
-        np.testing.assert_allclose(A._rope(x, pos, base), psa.rope(x, base, pos), rtol=0,
+        np.testing.assert_allclose(A._rope(x, pos, base), rotary.rope(x, base, pos), rtol=0,
                                    atol=RoPE_TOL * np.abs(x).max())
         x32 = A._rope(x.astype(np.float32), pos, base)
         assert x32.dtype == np.float32
-        np.testing.assert_allclose(x32, psa.rope(x, base, pos), rtol=0, atol=4 * 2.0 ** -23 * np.abs(x).max())
-        assert np.array_equal(A._rope(x.astype(object), pos, base), psa.rope(x.astype(object), base, pos))
+        np.testing.assert_allclose(x32, rotary.rope(x, base, pos), rtol=0, atol=4 * 2.0 ** -23 * np.abs(x).max())
+        assert np.array_equal(A._rope(x.astype(object), pos, base), rotary.rope(x.astype(object), base, pos))
 
 
 def test_causal_softmax_kernel_is_psa_softmax():

@@ -1,6 +1,6 @@
 """Gradient checks: every hand-derived backward pass of theorylab.nn.grad against float64
 central finite differences of the forward operation it differentiates (the forward ops are
-the library's own: decoder.layer_norm, attention.two_tap, psa.shear.rope, ...).
+the library's own: decoder.layer_norm, attention.two_tap, psa.rotary.rope, ...).
 
 Check used throughout: for a random output cotangent ``w`` and a random input direction
 ``e``, the directional derivative of ``<w, f(x + t e)>`` at t = 0 by central differences
@@ -22,6 +22,7 @@ from theorylab.nn import decoder as D
 from theorylab.nn import grad as G
 from theorylab.nn.params import parameters, with_parameters
 from theorylab.psa import shear as psa
+from theorylab.psa import rotary
 
 H = 1e-4
 RTOL = 1e-8
@@ -58,7 +59,7 @@ def test_embedding(rng):
 def test_rope(rng, base):
     x = rng.normal(size=(2, 6, 8))
     w = rng.normal(size=x.shape)
-    f = (lambda z: z) if base is None else (lambda z: psa.rope(z, base))
+    f = (lambda z: z) if base is None else (lambda z: rotary.rope(z, base))
     check(f, x, G.rope_vjp(w, base), w, rng)
 
 

@@ -4,8 +4,9 @@ import pytest
 
 from theorylab.errors import ParameterError
 from theorylab.psa.quadrature import argmax_limit, exact_gamma_c, exact_mass
-from theorylab.psa.observables import (DEFAULT_OBSERVABLE, OBSERVABLE_NAMES, OBSERVABLES, entropy_peak,
-                                       half_plateau, inflection, mass_half, measure, observable)
+from theorylab.psa.observables import (DEFAULT_OBSERVABLE, OBSERVABLE_NAMES, OBSERVABLES, half_plateau, mass_half,
+                                       measure, observable)
+from theorylab.psa.peaks import entropy_peak, inflection
 from theorylab.psa.row_stats import exact_row_stats
 
 

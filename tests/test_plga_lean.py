@@ -16,7 +16,7 @@ from theorylab.nn import decoder, specs
 from theorylab.plga import contraction as con
 from theorylab.plga import envelopes as env
 from theorylab.plga import operator as op
-from theorylab.psa.shear import rope_frequencies
+from theorylab.psa.rotary import rope_frequencies
 
 ROOT = Path(__file__).resolve().parents[1]
 RANK_RTOL = 64 * float(np.finfo(np.float32).eps)

@@ -10,7 +10,7 @@ from scipy.special import expit
 
 from theorylab.errors import ParameterError
 from theorylab.plga import operator as op
-from theorylab.psa import shear
+from theorylab.psa import rotary
 
 DK = 8
 
@@ -133,14 +133,14 @@ def test_commutant_projection_is_orthogonal_projection():
 
 
 def test_plane_rotations_match_shear_rope_convention():
-    freqs = shear.rope_frequencies(DK)
+    freqs = rotary.rope_frequencies(DK)
     x = np.random.default_rng(12).normal(size=(5, DK))
     R = op.plane_rotations(freqs, np.arange(5))
-    np.testing.assert_allclose(np.einsum("nij,nj->ni", R, x), shear.rope(x, freqs), atol=1e-14)
+    np.testing.assert_allclose(np.einsum("nij,nj->ni", R, x), rotary.rope(x, freqs), atol=1e-14)
 
 
 def test_position_twirl_within_lemma_bound():
-    freqs = shear.rope_frequencies(DK, 10.0)
+    freqs = rotary.rope_frequencies(DK, 10.0)
     M = np.random.default_rng(13).normal(size=(DK, DK))
     C = op.twirl_constant(freqs)
     for S in (50, 500):

@@ -1,10 +1,11 @@
-"""Unit and property tests of theorylab.psa.shear (numeric route)."""
+"""Unit and property tests of theorylab.psa.shear and the modules beside it: symplectic, rotary, scores (numeric route)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from theorylab.errors import ParameterError
 from theorylab.psa import shear as S
+from theorylab.psa import rotary, scores, symplectic
 
 RNG = np.random.default_rng(1)
 
@@ -28,19 +29,19 @@ def test_shear_is_two_tap_filter(g):
 
 def test_rope_preserves_norm_and_relative_position():
     x = RNG.normal(size=(5, 8))
-    r = S.rope(x)
+    r = rotary.rope(x)
     np.testing.assert_allclose(np.linalg.norm(r, axis=1), np.linalg.norm(x, axis=1))
     q, k = RNG.normal(size=8), RNG.normal(size=8)
-    a = S.rope(np.stack([q, k, q, k]), positions=[3, 1, 7, 5])
+    a = rotary.rope(np.stack([q, k, q, k]), positions=[3, 1, 7, 5])
     np.testing.assert_allclose(a[0] @ a[1], a[2] @ a[3])
 
 
 def test_placements_differ_by_coriolis_term():
     x = RNG.normal(size=(6, 4))
-    freqs = S.rope_frequencies(4, 100.0)
-    post = S.sheared_stream(x, 0.7, freqs)
-    pre = S.sheared_stream(x, 0.7, freqs, placement="pre-rope")
-    c = S.coriolis_term(x, 0.7, *S.rope_tables(6, freqs))
+    freqs = rotary.rope_frequencies(4, 100.0)
+    post = rotary.sheared_stream(x, 0.7, freqs)
+    pre = rotary.sheared_stream(x, 0.7, freqs, placement="pre-rope")
+    c = rotary.coriolis_term(x, 0.7, *rotary.rope_tables(6, freqs))
     np.testing.assert_allclose(post - pre, c, atol=1e-12)
     theta = freqs[0]
     np.testing.assert_allclose(np.linalg.norm(c[3, :2]), 0.7 * 2 * abs(np.sin(theta / 2)) * np.linalg.norm(x[2, :2]))
@@ -48,7 +49,7 @@ def test_placements_differ_by_coriolis_term():
 
 def test_score_channels_sum_to_sheared_score():
     q, k = RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4))
-    total = sum(S.score_channels(q, k, 0.3, 0.8))
+    total = sum(scores.score_channels(q, k, 0.3, 0.8))
     np.testing.assert_allclose(total, S.shear(q, 0.3) @ S.shear(k, 0.8).T / 2.0, atol=1e-12)
 
 
@@ -58,33 +59,33 @@ def test_gain_dc_and_nyquist():
 
 
 @pytest.mark.parametrize("call", [lambda: S.shear([[np.nan]], 1.0), lambda: S.shear(np.ones((3, 2)), np.inf),
-                                  lambda: S.rope(np.ones((3, 3))), lambda: S.lattice_couplings("diag", 1.0),
+                                  lambda: rotary.rope(np.ones((3, 3))), lambda: S.lattice_couplings("diag", 1.0),
                                   lambda: S.stream_gain_sq(1.0, 2.0), lambda: S.momentum(1.0),
-                                  lambda: S.sheared_stream(np.ones((3, 2)), 1.0, placement="mid")])
+                                  lambda: rotary.sheared_stream(np.ones((3, 2)), 1.0, placement="mid")])
 def test_bad_input_raises_parameter_error(call):
     with pytest.raises(ParameterError):
         call()
 
 
 def test_matrices_and_lattice():
-    M = S.upper_shear_matrix(0.5, 2)
-    J = S.symplectic_form(2)
+    M = symplectic.upper_shear_matrix(0.5, 2)
+    J = symplectic.symplectic_form(2)
     np.testing.assert_allclose(M.T @ J @ M, J)
-    assert M.dtype == float and S.upper_shear_matrix(2, 1).dtype.kind == "i"
+    assert M.dtype == float and symplectic.upper_shear_matrix(2, 1).dtype.kind == "i"
     assert S.lattice_couplings("key-only", 0.7) == (0.0, 0.7)
-    L = S.lattice_matrix(0.3, 0.9, 1)
+    L = symplectic.lattice_matrix(0.3, 0.9, 1)
     np.testing.assert_allclose(L, [[1, .3, 0, 0], [0, 1, 0, 0], [0, 0, 1, .9], [0, 0, 0, 1]])
-    low = S.lower_shear_matrix(0.4, 1)
+    low = symplectic.lower_shear_matrix(0.4, 1)
     np.testing.assert_allclose(low, [[1, 0], [0.4, 1]])
-    assert S.symplectic_shear_codimension(64) == 2016
-    np.testing.assert_array_equal(S.shear_jacobian(np.array([[1, 2], [3, 4]]))[:2, 2:], [[1, 2], [3, 4]])
+    assert symplectic.symplectic_shear_codimension(64) == 2016
+    np.testing.assert_array_equal(symplectic.shear_jacobian(np.array([[1, 2], [3, 4]]))[:2, 2:], [[1, 2], [3, 4]])
 
 
 def test_coupling_split_regroups_the_score():
     q, k = RNG.normal(size=(6, 4)), RNG.normal(size=(6, 4))
-    parts = S.coupling_split(q, k, 0.2, 0.9)
+    parts = scores.coupling_split(q, k, 0.2, 0.9)
     np.testing.assert_allclose(sum(parts.values()), S.shear(q, 0.2) @ S.shear(k, 0.9).T, atol=1e-12)
-    assert np.all(S.coupling_split(q, k, 0.5, 0.5)["bias"] == 0)
+    assert np.all(scores.coupling_split(q, k, 0.5, 0.5)["bias"] == 0)
 
 
 def test_exact_route_keeps_integers_exact():
@@ -93,11 +94,11 @@ def test_exact_route_keeps_integers_exact():
     assert out.dtype == object and list(out[:, 0]) == [1, 7, 15]
 
 
-@pytest.mark.parametrize("call", [lambda: S.shear_jacobian(np.ones((2, 3))), lambda: S.rope_frequencies(3),
-                                  lambda: S.symplectic_shear_codimension(0),
-                                  lambda: S.score_channels(np.ones((3, 2)), np.ones((3, 4)), 1.0, 1.0),
-                                  lambda: S.rotate_pairs(np.ones((3, 2)), np.ones((2, 1)), np.ones((2, 1))),
-                                  lambda: S.rope(np.ones((3, 2)), positions=[0, 1])])
+@pytest.mark.parametrize("call", [lambda: symplectic.shear_jacobian(np.ones((2, 3))), lambda: rotary.rope_frequencies(3),
+                                  lambda: symplectic.symplectic_shear_codimension(0),
+                                  lambda: scores.score_channels(np.ones((3, 2)), np.ones((3, 4)), 1.0, 1.0),
+                                  lambda: rotary.rotate_pairs(np.ones((3, 2)), np.ones((2, 1)), np.ones((2, 1))),
+                                  lambda: rotary.rope(np.ones((3, 2)), positions=[0, 1])])
 def test_more_bad_input(call):
     with pytest.raises(ParameterError):
         call()

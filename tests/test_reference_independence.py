@@ -40,7 +40,7 @@ def test_reference_module_imports_nothing_from_the_library(path):
 
 
 @pytest.mark.parametrize("line", ["from theorylab.nn import decoder", "import theorylab.plga.operator",
-                                  "from theorylab import nn", "from theorylab.psa.shear import rope",
+                                  "from theorylab import nn", "from theorylab.psa.rotary import rope",
                                   "import theorylab.certificates.nn.deploy"])
 def test_a_library_import_is_caught(line):
     assert foreign_imports((REFERENCE / "transformer.py").read_text() + "\n" + line + "\n") != []

@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from theorylab.errors import ParameterError
 from theorylab.psa.scoremodel import VARIANTS, score_model
-from theorylab.psa.montecarlo import (loading_variance_poly, mc_gamma_c, per_sample_mass, simulate_mass)
+from theorylab.psa.mc_crossing import mc_gamma_c, mc_gamma_c_cost
+from theorylab.psa.montecarlo import loading_variance_poly, per_sample_mass, simulate_mass
 from theorylab.psa.quadrature import exact_gamma_c, exact_mass
 
 
@@ -163,7 +164,7 @@ def test_mc_gamma_c_refuses_an_oversized_fine_grid_before_running(monkeypatch):
     with pytest.raises(ResourceError, match=r"^samples, fine_points, T too large: the call needs 45\.2 TiB of memory"):
         mc_gamma_c("t4-only", 64.0, 16, fine_points=10**9)           # was: allocate, then run out of memory
     monkeypatch.setenv("THEORYLAB_MAX_MEMORY", "1M")
-    need = competition.mc_gamma_c_cost(16, 20000, 4096).memory
+    need = mc_gamma_c_cost(16, 20000, 4096).memory
     assert need > 2**20
     with pytest.raises(ResourceError, match="over the limit 1 MiB"):
         mc_gamma_c("t4-only", 64.0, 16, fine_points=4096)

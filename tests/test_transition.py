@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from theorylab import ParameterError
-from theorylab.psa import transition as tr
+from theorylab.psa import crossing as cr, transition as tr
 from theorylab.psa.scoremodel import VARIANTS, log_count, score_model
 
 
@@ -63,7 +63,7 @@ def test_closed_forms_agree_with_generic_polynomial_root():
     dk, T = np.meshgrid(np.geomspace(8, 1e5, 40), np.geomspace(3, 1e6, 30))
     for v in VARIANTS:
         closed = tr.annealed_gamma_c(v, dk, T)
-        generic = tr.crossing_root(score_model(v), dk, T)
+        generic = cr.crossing_root(score_model(v), dk, T)
         # discrete (a root exists or not): no grid point lies within 1e-9 of the existence boundary
         assert np.array_equal(np.isnan(closed), np.isnan(generic)), v
         ok = np.isfinite(closed)
@@ -119,11 +119,11 @@ def test_key_only_threshold_is_where_the_root_appears():
 @pytest.mark.parametrize("steps", [-1, 1.5, "4"])
 def test_crossing_root_rejects_bad_newton_steps(steps):
     with pytest.raises(ParameterError, match="^newton_steps must"):
-        tr.crossing_root(score_model("t3-inclusive"), 64, 512, newton_steps=steps)
+        cr.crossing_root(score_model("t3-inclusive"), 64, 512, newton_steps=steps)
 
 
 def test_crossing_root_without_polishing_is_the_eigenvalue_root():
-    raw = tr.crossing_root(score_model("t4-only"), 128, 512, newton_steps=0)
+    raw = cr.crossing_root(score_model("t4-only"), 128, 512, newton_steps=0)
     assert raw == pytest.approx(float(tr.annealed_gamma_c("t4-only", 128, 512)), rel=1e-10)
 
 
@@ -151,7 +151,7 @@ Ts = st.floats(3.0, 1e7, allow_nan=False)
 def test_every_root_satisfies_its_crossing_equation(dk, T, variant):
     g = tr.annealed_gamma_c(variant, dk, T)
     if np.isfinite(g):
-        residual, scale = tr.crossing_residual(score_model(variant), g, dk, T)
+        residual, scale = cr.crossing_residual(score_model(variant), g, dk, T)
         assert abs(residual) <= 1e-12 * scale
 
 

@@ -16,7 +16,7 @@ from theorylab.certificates.plga._common import _obj, _queries
 from theorylab.certificates.reference import plga as ref
 from theorylab.certificates.reference import plga_lean as lref
 from theorylab.certify import Outcome, bound, certificate, computed
-from theorylab.psa.shear import rope_frequencies
+from theorylab.psa.rotary import rope_frequencies
 
 
 # ----------------------------------------------------------------------------------------- A6

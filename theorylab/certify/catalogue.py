@@ -135,14 +135,17 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 }
 
 LIBRARY: dict[str, tuple[str, ...]] = {
-    **{f"P{i}": ("theorylab.psa.shear",) for i in range(1, 10)},
+    **{f"P{i}": ("theorylab.psa.shear", "theorylab.psa.symplectic") for i in (1, 2, 3, 8)},
+    **{f"P{i}": ("theorylab.psa.shear",) for i in (4, 5, 7)}, "P6": ("theorylab.psa.shear", "theorylab.psa.scores"),
+    "P9": ("theorylab.psa.rotary", "theorylab.psa.positional", "theorylab.psa.scores", "theorylab.psa.symplectic"),
     "P10": ("theorylab.nn.attention", "theorylab.nn.tasks"), "P11": ("theorylab.psa.scoremodel",),
-    "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.psa.induction"),
-    **{f"P{i}": ("theorylab.psa.transition",) for i in (14, 15, 16)},
-    **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.montecarlo", "theorylab.psa.quadrature") for i in (17, 18, 19)},
+    "P12": ("theorylab.psa.softmax",), "P13": ("theorylab.psa.shear", "theorylab.psa.rotary", "theorylab.psa.positional"),
+    **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.crossing") for i in (14, 15, 16)},
+    **{f"P{i}": ("theorylab.psa.transition", "theorylab.psa.montecarlo", "theorylab.psa.mc_crossing",
+                 "theorylab.psa.quadrature") for i in (17, 18, 19)},
     "P20": ("theorylab.psa.deploy", "theorylab.nn.decoder"),
     **{f"P{i}": ("theorylab.nn.train", "theorylab.nn.evaluation") for i in (21, 22)}, "P23": ("theorylab.nn.train",),
-    "P24": ("theorylab.psa.observables",),
+    "P24": ("theorylab.psa.observables", "theorylab.psa.peaks"),
     "A1": ("theorylab.plga.params", "theorylab.nn.specs", "theorylab.nn.attention"), "A2": ("theorylab.plga.chain", "theorylab.plga.diagnostics"),
     "A3": ("theorylab.plga.chain", "theorylab.plga.perron"), "A4": ("theorylab.symbolic.plga",),
     "A5": ("theorylab.plga.notears",), "A6": ("theorylab.plga.rope",), "A7": ("theorylab.psa.softmax",),

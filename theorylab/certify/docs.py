@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import warnings
 from pathlib import Path
 
 from theorylab.certify.catalogue import CATALOGUE, pending_reason
@@ -111,7 +112,9 @@ def library_functions(spec: CertificateSpec) -> list[str]:
     for param in inspect.signature(check).parameters.values():
         if callable(param.default) and library(param.default):
             found.append(library(param.default))
-    visit(check.__code__, check.__globals__, {})
+    with warnings.catch_warnings():     # a certificate may still name a moved function by its old module
+        warnings.simplefilter("ignore", DeprecationWarning)       # (theorylab._moved): the object is the same
+        visit(check.__code__, check.__globals__, {})
     return sorted(set(found))        # sorted: code objects list their names in an order that varies by Python
 
 
@@ -137,7 +140,7 @@ def _cell(text: str) -> str:
 NOTES = """\
 ## Conventions and scope of the PSA certificates (named here because the paper leaves them open)
 
-- **Streams and momentum** (`theorylab.psa.shear`): a stream is `(..., T, d)`; momentum is the first
+- **Streams and momentum** (`theorylab.psa.shear`; RoPE and placement `theorylab.psa.rotary`): a stream is `(..., T, d)`; momentum is the first
   difference along positions with `p_0 = 0`; the sheared stream is `(1+g) x_t - g x_{t-1}`. RoPE rotates
   interleaved pairs `(2i, 2i+1)` by `t * base^(-2i/d)`. Placement `post-rope` = shear(rope(x)) (the paper's);
   `pre-rope` = rope(shear(x)).
@@ -147,7 +150,7 @@ NOTES = """\
   `u = tan(theta/2)` (cos, sin rational in u), so the Coriolis identity is a rational-function identity.
 - **P5 filter order** is read off the polynomial support of `q'_t . k'_s` in the raw stream symbols.
 - **P6**: "transported increment" is read as `gbar (p_q.k + q.p_k)` (the Leibniz increment of `q.k`) and the
-  linear score bias as `delta (p_q.k - q.p_k)`, `gbar, delta = (g_q +/- g_k)/2` (`shear.coupling_split`).
+  linear score bias as `delta (p_q.k - q.p_k)`, `gbar, delta = (g_q +/- g_k)/2` (`scores.coupling_split`).
 - **P7 uniqueness** is proven for two-tap stream maps with scalar taps `(a, b)` (multiples of the identity, which
   commute with every RoPE rotation): DC gain 1 forces `a = 1 - b`; strict high-pass (SymPy solves
   `d|H|^2/dcos w = 2(1-b)b < 0`) gives `b < 0` or `b > 1`, i.e. the shear's taps `(1+g, -g)` with `g(1+g) > 0`:

@@ -52,22 +52,23 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from theorylab.plots import check_figure_path
-    from theorylab.psa.shear import rope_frequencies
+    from theorylab.psa.rotary import rope_frequencies
     from theorylab.psa import induction as ind
+    from theorylab.psa import masses, moments as psa_moments
 
     if args.plot is not None:
         check_figure_path("--plot", args.plot)
-    check_cost(args, ind.simulate_cost(args.dk, args.T, args.samples).then(ind.moments_cost(args.T, args.samples))
-               .then(ind.mass_rows_cost(args.T, args.samples, len(args.gamma), args.variant)))
+    check_cost(args, ind.simulate_cost(args.dk, args.T, args.samples).then(psa_moments.moments_cost(args.T, args.samples))
+               .then(masses.mass_rows_cost(args.T, args.samples, len(args.gamma), args.variant)))
     theta = args.theta if args.rope_base is None else rope_frequencies(args.dk, args.rope_base)
     sample = ind.simulate(args.dk, args.T, theta, args.samples, args.seed, args.placement)
-    moments = ind.channel_moments(sample)
-    rows = ind.comparison_rows(sample, args.gamma, moments)
-    mass = ind.mass_rows(sample, args.gamma, args.variant)
+    moments = psa_moments.channel_moments(sample)
+    rows = psa_moments.comparison_rows(sample, args.gamma, moments)
+    mass = masses.mass_rows(sample, args.gamma, args.variant)
     summary = {"dk": args.dk, "T": args.T, "theta": args.theta, "rope_base": args.rope_base,
                "placement": args.placement,
                "samples": args.samples, "seed": args.seed, "head_sign": ind.HEAD_SIGN,
-               "rope_match_factor": ind.rope_match_factor(args.T, sample.freqs, args.placement),
+               "rope_match_factor": psa_moments.rope_match_factor(args.T, sample.freqs, args.placement),
                "special_excess": {k: dict(zip(ind.CHANNELS, v)) for k, v in moments.special.items()},
                "quenched_var_cv": dict(zip(ind.CHANNELS, moments.quenched_var_cv))}
     if args.plot:

@@ -18,7 +18,7 @@ backward pass (``theorylab.nn.grad``) needs: raw projections, streams and weight
 Conventions (named here, explained in docs/transformer.md)
 ----------------------------------------------------------
 * Inputs ``q, k, v`` of a head are its *raw projections* ``x W`` (shape ``(T, dk)``).
-* RoPE (``theorylab.psa.shear.rope``): interleaved pairs, ``base = 10000`` unless the
+* RoPE (``theorylab.psa.rotary.rope``): interleaved pairs, ``base = 10000`` unless the
   spec's ``base`` says otherwise; ``base=None`` means no RoPE (NoPE).
 * PSA: couplings ``(g_q, g_k)`` (symmetric ``g_q = g_k``, key-only ``g_q = 0``,
   query-only ``g_k = 0``), placement ``post-rope`` (paper) or ``pre-rope``; momentum zero
@@ -45,12 +45,14 @@ from theorylab.nn import specs
 from theorylab.nn.specs import _spec
 from theorylab.plga import operator as plga
 from theorylab.psa import shear as psa
-from theorylab.psa.shear import _momentum, _rotate_pairs, _shear
+from theorylab.psa import rotary
+from theorylab.psa.rotary import _rotate_pairs
+from theorylab.psa.shear import _momentum, _shear
 from theorylab.psa.softmax import _softmax
 
 # ------------------------------------------------------------------------------ the three steps
 def _rope(x, positions, base):
-    """RoPE of validated rows ``x`` (..., n, dk) at float ``positions`` (n,): ``psa.shear.rope``'s arithmetic."""
+    """RoPE of validated rows ``x`` (..., n, dk) at float ``positions`` (n,): ``psa.rotary.rope``'s arithmetic."""
     if base is None:
         return x
     return _rotate(x, positions, base)                                  # [..., n, dk] rotated rows
@@ -59,7 +61,7 @@ def _rope(x, positions, base):
 def _rotate(x, positions, base: float):
     """RoPE rotation of rows ``x`` (..., n, dk) at ``positions``: for float rows, each pair ``(x_2i, x_2i+1)`` read
     as the complex number ``x_2i + i x_2i+1`` times ``cos + i sin`` (one complex product per pair: the same
-    products and sums as ``psa.shear.rotate_pairs``); object rows through ``psa.shear``'s kernel itself."""
+    products and sums as ``psa.rotary.rotate_pairs``); object rows through ``psa.shear``'s kernel itself."""
     if x.dtype in (np.float64, np.float32) and x.strides[-1] == x.itemsize:
         phases = _cached_phases(x.shape[-1], float(base), positions.tobytes(), x.dtype == np.float32)
         return (x.view(phases.dtype) * phases).view(x.dtype)             # [..., n, dk]
@@ -78,7 +80,7 @@ def _rope_tables(dk: int, base: float, positions: np.ndarray, dtype=float) -> tu
 @functools.lru_cache(maxsize=1024)
 def _cached_tables(dk: int, base: float, positions: bytes, single: bool) -> tuple[np.ndarray, np.ndarray]:
     pos = np.frombuffer(positions, dtype=float)                         # [n]
-    cos, sin = psa.rope_tables(len(pos), psa.rope_frequencies(dk, base), pos)   # [n, dk/2] x2
+    cos, sin = rotary.rope_tables(len(pos), rotary.rope_frequencies(dk, base), pos)   # [n, dk/2] x2
     if single:
         cos, sin = cos.astype(np.float32), sin.astype(np.float32)
     cos.flags.writeable = sin.flags.writeable = False
@@ -186,7 +188,7 @@ def _previous(prev, shape) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sheared(x, g, pos, spec: specs.PSA):
-    """``psa.shear.place_shear`` (or ``shear`` without RoPE) of validated rows, without the checks."""
+    """``psa.rotary.place_shear`` (or ``shear`` without RoPE) of validated rows, without the checks."""
     if spec.base is None:                                               # no RoPE: placements coincide
         return x if g == 0 else _shear(x, g, -2)                        # [..., n, dk] (g = 0: x + 0 p = x)
     if g == 0:                                                          # the unsheared stream: x + 0 p = x
@@ -273,8 +275,8 @@ def unshear_keys(spec: specs.PSA, ks, start: int = 0, prev_k=None) -> np.ndarray
     n = ks.shape[-2]                                                    # rows to rebuild
     pos = np.arange(start, start + n, dtype=float)                      # [n] positions
     g = spec.g_k
-    unrotate = (lambda x, p: x) if spec.base is None else (lambda x, p: psa.rope(x, spec.base, -p))
-    rotate = (lambda x, p: x) if spec.base is None else (lambda x, p: psa.rope(x, spec.base, p))
+    unrotate = (lambda x, p: x) if spec.base is None else (lambda x, p: rotary.rope(x, spec.base, -p))
+    rotate = (lambda x, p: x) if spec.base is None else (lambda x, p: rotary.rope(x, spec.base, p))
     post = spec.placement == "post-rope"
     y = ks if post else unrotate(ks, pos)                               # [n, dk] filtered stream
     r = np.empty_like(y)

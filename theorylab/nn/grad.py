@@ -168,7 +168,7 @@ def _positions(x) -> np.ndarray:
 
 
 def rope_vjp(dy, base: float | None) -> np.ndarray:
-    """VJP of RoPE at positions ``0..n-1`` (``psa.shear.rope``): the inverse rotation (angles negated)."""
+    """VJP of RoPE at positions ``0..n-1`` (``psa.rotary.rope``): the inverse rotation (angles negated)."""
     return attention._rope(dy, -_positions(dy), base)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from theorylab.errors import (ParameterError, check_memory, choice, finite_output, integer_array, positive_int,
                               real_array, real_scalar, seed_int)
 from theorylab.nn import attention, specs
-from theorylab.psa import shear as psa
+from theorylab.psa import rotary
 from theorylab.psa.canonical import ceiling, plant_induction, target_positions
 from theorylab.stats import wilson_interval
 
@@ -171,7 +171,7 @@ def slow_planes(dk: int, T: int, base: float = 10000.0) -> np.ndarray:
     >>> nn.slow_planes(16, 32)
     array([0., 0., 0., 0., 0., 0., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1.])
     """
-    theta = psa.rope_frequencies(dk, base)                               # [dk/2]
+    theta = rotary.rope_frequencies(dk, base)                               # [dk/2]
     mask = np.repeat(theta * (positive_int("T", T) - 1) <= 1.0, 2).astype(float)
     if not mask.any():
         raise ParameterError(f"dk = {dk} has no RoPE plane with theta (T-1) <= 1 at T = {T}, base = {base:g}")

@@ -9,7 +9,7 @@ Conventions (named here, explained in docs/plga.md)
 * RoPE planes are adjacent coordinate pairs ``(2j, 2j+1)``; the commutant of the
   rotations (Prop. 4.1) is then block-diagonal with 2x2 blocks ``c I + s J``,
   ``J = [[0, -1], [1, 0]]``.
-* The rotations are PSA's (:func:`theorylab.psa.shear.rotate_pairs`), the one stated exception to
+* The rotations are PSA's (:func:`theorylab.psa.rotary.rotate_pairs`), the one stated exception to
   the papers' independence.
 * Difference frequencies are listed per unordered plane pair (ours) or per ordered pair (the
   authors' audit): ``PAIR_SETS``.
@@ -86,7 +86,7 @@ def off_commutant_residual(G) -> np.ndarray:
 
 def plane_rotations(freqs, positions) -> np.ndarray:
     """RoPE rotations ``R_n`` as matrices, shape (len(positions), dk, dk): the library's
-    :func:`theorylab.psa.shear.rotate_pairs` (planes (2j, 2j+1), angle n*theta_j) applied to a basis.
+    :func:`theorylab.psa.rotary.rotate_pairs` (planes (2j, 2j+1), angle n*theta_j) applied to a basis.
 
     Examples
     --------
@@ -100,7 +100,7 @@ def plane_rotations(freqs, positions) -> np.ndarray:
            [[-1.,  0.],
             [ 0., -1.]]])
     """
-    from theorylab.psa import shear
+    from theorylab.psa import rotary
 
     freqs = real_array("freqs", freqs)
     n = np.atleast_1d(real_array("positions", positions))
@@ -108,9 +108,9 @@ def plane_rotations(freqs, positions) -> np.ndarray:
         raise ParameterError(f"freqs and positions must be 1-D (got shapes {freqs.shape} and {n.shape})")
     dk = 2 * freqs.size
     check_memory("freqs, positions", 3 * 8 * n.size * dk * dk)
-    cos, sin = shear.rope_tables(n.size, freqs, n)
+    cos, sin = rotary.rope_tables(n.size, freqs, n)
     basis = np.broadcast_to(np.eye(dk)[:, None, :], (dk, n.size, dk))      # basis[j, n] = e_j
-    return np.transpose(shear.rotate_pairs(basis, cos, sin), (1, 2, 0))      # [n, :, j] = R_n e_j
+    return np.transpose(rotary.rotate_pairs(basis, cos, sin), (1, 2, 0))      # [n, :, j] = R_n e_j
 
 
 @finite_output("M")

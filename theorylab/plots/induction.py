@@ -12,9 +12,9 @@ def channel_figure(moment_rows: list[dict], mass_rows: list[dict], rope_match_fa
 
     Parameters
     ----------
-    moment_rows, mass_rows : :func:`theorylab.psa.induction.comparison_rows` and
-        :func:`~theorylab.psa.induction.mass_rows` of one simulation.
-    rope_match_factor : the run's :func:`~theorylab.psa.induction.rope_match_factor` (1 without RoPE).
+    moment_rows, mass_rows : :func:`theorylab.psa.moments.comparison_rows` and
+        :func:`~theorylab.psa.masses.mass_rows` of one simulation.
+    rope_match_factor : the run's :func:`~theorylab.psa.moments.rope_match_factor` (1 without RoPE).
         The reduced model's target mass has no RoPE, so it is drawn beside the measured mass only
         for a run whose factor is 1 (like with like); a RoPE run's panel says so instead.
     title : figure title.  ax : three Axes to draw into (default: a new figure).

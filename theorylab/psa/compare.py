@@ -299,7 +299,7 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
 
     Parameters
     ----------
-    dk : even head width >= 2.  T : context length, integer >= 9 (``induction.BULK_MIN_T``).
+    dk : even head width >= 2.  T : context length, integer >= 9 (``theorylab.psa.moments.BULK_MIN_T``).
     theta : RoPE angle(s) as in :func:`theorylab.psa.induction.frequencies` (0 = no RoPE).
     samples : >= 2 per batch (40).  seed : in [0, 2^64).  placement : "post" (paper) or "pre".
     model : reduced model for ``closed_form`` (default the library's t3-inclusive).
@@ -318,14 +318,15 @@ def t3_t4_crossover(dk: int = 64, T: int = 512, *, theta=0.0, samples: int = 200
     from scipy.stats import t as student_t
 
     from theorylab.psa import induction
+    from theorylab.psa import moments as psa_moments
 
     samples = positive_int("samples", samples, low=2 * CROSSOVER_BATCHES)
-    positive_int("T", T, low=induction.BULK_MIN_T)
+    positive_int("T", T, low=psa_moments.BULK_MIN_T)
     sample = induction.simulate(dk, T, theta, samples=samples, seed=seed, placement=placement)
     t3, t4 = induction.CHANNELS.index("T3"), induction.CHANNELS.index("T4")
 
-    def measure(s) -> tuple[float, float, induction.ChannelMoments]:
-        mom = induction.channel_moments(s)
+    def measure(s) -> tuple[float, float, psa_moments.ChannelMoments]:
+        mom = psa_moments.channel_moments(s)
         return float(mom.gap[t3] / mom.gap[t4]), float(mom.bulk_cov34), mom
 
     crossing, cov, mom = measure(sample)

@@ -7,7 +7,7 @@ Per grid point (dk, T) three routes to the critical coupling:
 * the **exact** reduced-model root of ``M(g) = 1/2`` by quadrature
   (:func:`theorylab.psa.quadrature.exact_gamma_c`);
 * the **Monte Carlo** root with its batch-means confidence interval
-  (:func:`theorylab.psa.montecarlo.mc_gamma_c`); point ``i`` of a grid uses seed
+  (:func:`theorylab.psa.mc_crossing.mc_gamma_c`); point ``i`` of a grid uses seed
   ``(seed + i) mod 2^64`` so the points are independent (any seed in [0, 2^64) is valid).
 
 Across the grid: Pearson r and the median relative error ``|law - MC| / MC`` (the

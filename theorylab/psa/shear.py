@@ -7,17 +7,21 @@ phase-space lift is ``(q, p)`` with ``p`` the first difference along positions a
 upper shear ``M_g : (q, p) -> (q + g p, p)`` then gives the sheared stream
 ``q' = (1 + g) q_t - g q_{t-1}``: a causal two-tap FIR filter per stream (PSA §4.2).
 
+This module holds the stream form: the phase-space lift, the shear and its inverse step by step,
+the order lattice and the two-tap filter view (P4). Beside it: the shear as a matrix on phase
+space (:mod:`theorylab.psa.symplectic`, P1-P3), RoPE and the shear's placement around it
+(:mod:`theorylab.psa.rotary`, P9), the four score channels (:mod:`theorylab.psa.scores`, P5-P6).
+
 Conventions (named here because the paper leaves them open)
 -----------------------------------------------------------
-* RoPE pairs coordinates ``(2i, 2i+1)`` (interleaved, RoFormer) and rotates pair ``i``
-  at position ``t`` by angle ``t * freqs[i]`` with ``freqs[i] = base^(-2i/d)``.
-* Placement ``"post-rope"`` (the paper's): rotate, then take momentum and shear.
-  ``"pre-rope"``: take momentum and shear the raw stream, then rotate.
+* RoPE pairs coordinates ``(2i, 2i+1)`` (interleaved, RoFormer); placement ``"post-rope"`` (the
+  paper's) rotates before the shear, ``"pre-rope"`` after (:data:`PLACEMENTS`;
+  :mod:`theorylab.psa.rotary`).
 * Order-lattice members are named by their coupling pattern ``(g_q, g_k)``:
   standard ``(0, 0)``, query-only ``(g, 0)``, key-only ``(0, g)``, symmetric ``(g, g)``.
 
-Exact route: every function here that only adds and multiplies (``momentum``,
-``shear``, ``upper_shear``, ``lower_shear``, ``rotate_pairs``, ``place_shear``,
+Exact route: every function here and in the modules beside it that only adds and multiplies
+(``momentum``, ``shear``, ``upper_shear``, ``lower_shear``, ``rotate_pairs``, ``place_shear``,
 ``score_channels``, the matrices and ``stream_gain_sq``) also accepts NumPy object
 arrays and symbolic couplings (e.g. SymPy symbols). Numeric input is validated
 (finite reals); object input is taken as given, so ``theorylab.symbolic`` can check
@@ -31,8 +35,9 @@ import numbers
 import numpy as np
 
 from theorylab._results import scalar_output
-from theorylab.errors import (ParameterError, check_memory, choice, exact_array, finite_output, finite_result,
-                              is_exact, positive_int, real_array, real_or_exact, real_scalar)
+from theorylab._moved import names_getattr
+from theorylab.errors import (ParameterError, choice, exact_array, finite_output, is_exact, positive_int, real_array,
+                              real_or_exact)
 
 LATTICE: dict[str, tuple[int, int]] = {"standard": (0, 0), "query-only": (1, 0),
                                        "key-only": (0, 1), "symmetric": (1, 1)}
@@ -249,67 +254,6 @@ def unshear_step(y, r_prev, g):
 
 
 # ---------------------------------------------------------------- matrices (P1-P3)
-def _blocks(a, b, c, e, d: int) -> np.ndarray:
-    eye = np.eye(d, dtype=int)
-    vals = (a, b, c, e)
-    dtype = (object if any(not isinstance(v, numbers.Real) for v in vals)
-             else int if all(isinstance(v, numbers.Integral) for v in vals) else float)
-    return np.block([[eye * a, eye * b], [eye * c, eye * e]]).astype(dtype)
-
-
-def _width(d, factor: int = 2) -> int:
-    """Phase-space half-width d >= 1 of a ``(factor d) x (factor d)`` matrix (memory checked)."""
-    d = positive_int("d", d)
-    check_memory("d", 8 * (factor * d) ** 2)
-    return d
-
-
-def symplectic_form(d: int = 1) -> np.ndarray:
-    """``J = [[0, I], [-I, 0]]`` on phase space ``(q, p)`` in ``R^{2d}`` (integer entries).
-
-    Examples
-    --------
-    J in R^2:
-
-    >>> import theorylab.psa as psa
-    >>> print(psa.symplectic_form())
-    [[ 0  1]
-     [-1  0]]
-    """
-    return _blocks(0, 1, -1, 0, _width(d)).astype(int)
-
-
-@finite_output("g")
-def upper_shear_matrix(g, d: int = 1) -> np.ndarray:
-    """``M_g = [[I, g I], [0, I]]`` acting on ``(q, p)`` in ``R^{2d}`` (object array if g is symbolic).
-
-    Examples
-    --------
-    M_g in R^2 at g = 0.5:
-
-    >>> import theorylab.psa as psa
-    >>> print(psa.upper_shear_matrix(0.5))
-    [[1.  0.5]
-     [0.  1. ]]
-    """
-    return _blocks(1, _coupling("g", g), 0, 1, _width(d))
-
-
-@finite_output("g")
-def lower_shear_matrix(g, d: int = 1) -> np.ndarray:
-    """Lower shear ``[[I, 0], [g I, I]]`` on ``(q, p)`` (PSA §4.4).
-
-    Examples
-    --------
-    The lower shear in R^2 at g = 0.5:
-
-    >>> import theorylab.psa as psa
-    >>> print(psa.lower_shear_matrix(0.5))
-    [[1.  0. ]
-     [0.5 1. ]]
-    """
-    return _blocks(1, 0, _coupling("g", g), 1, _width(d))
-
 
 @finite_output("g")
 def lattice_couplings(member: str, g) -> tuple:
@@ -326,103 +270,6 @@ def lattice_couplings(member: str, g) -> tuple:
     a, b = LATTICE[choice("member", member, tuple(LATTICE))]
     g = _coupling("g", g)
     return a * g, b * g
-
-
-@finite_output("g_q, g_k")
-def lattice_matrix(g_q, g_k, d: int = 1) -> np.ndarray:
-    """Joint operator ``M_{g_q} (+) M_{g_k}`` on ``(q, p_q, k, p_k)`` in ``R^{4d}``.
-
-    Equal couplings give the symmetric member; ``g_q = 0`` or ``g_k = 0`` the half-lifts.
-
-    Examples
-    --------
-    The joint operator on (q, p_q, k, p_k) is 4 x 4 for d = 1:
-
-    >>> import theorylab.psa as psa
-    >>> psa.lattice_matrix(0.5, 0.0).shape
-    (4, 4)
-    """
-    d = _width(d, 4)
-    mq, mk = upper_shear_matrix(g_q, d), upper_shear_matrix(g_k, d)
-    out = np.zeros((4 * d, 4 * d), dtype=np.result_type(mq, mk))
-    out[:2 * d, :2 * d] = mq
-    out[2 * d:, 2 * d:] = mk
-    return out
-
-
-@scalar_output
-@finite_output("q, p")
-def nonlinear_shear(q, p, f) -> tuple:
-    """Nonlinear upper shear ``(q, p) -> (q + f(p), p)`` for a map ``f`` of the momentum (PSA §4.6).
-
-    ``f`` must map p to an array of p's shape (its values are validated like q's).
-
-    Examples
-    --------
-    A nonlinear upper shear with f = sin:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> q, p = psa.nonlinear_shear(np.array([1.0]), np.array([0.5]), np.sin)
-    >>> print(q.round(4), p)
-    [1.4794] [0.5]
-    """
-    q, p = _phase_point(q, p)
-    if not callable(f):
-        raise ParameterError(f"f must be a function of the momentum (got {type(f).__name__})")
-    try:
-        fp = f(p)
-    except (TypeError, ValueError, ArithmeticError) as exc:
-        raise ParameterError(f"f must map the momentum p to an array of p's shape (f(p) raised "
-                             f"{type(exc).__name__})") from None
-    fp = _values("f(p)", fp)
-    _same_shape(q, fp, "q and f(p)")
-    return q + fp, p
-
-
-def shear_jacobian(dfdp) -> np.ndarray:
-    """Jacobian ``[[I, Df], [0, I]]`` of :func:`nonlinear_shear` at a point where ``Df = dfdp`` (d x d).
-
-    Examples
-    --------
-    The Jacobian at Df = [[2]]:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> print(psa.shear_jacobian(np.array([[2.0]])))
-    [[1. 2.]
-     [0. 1.]]
-    """
-    F = _values("dfdp", dfdp)
-    if F.ndim != 2 or F.shape[0] != F.shape[1]:
-        raise ParameterError(f"dfdp must be a square d x d matrix (got shape {F.shape})")
-    d = F.shape[0]
-    check_memory("dfdp", 8 * (2 * d) ** 2)
-    out = np.zeros((2 * d, 2 * d), dtype=object if F.dtype == object else np.result_type(F, int))
-    if out.dtype == object:
-        out[:] = 0
-    out[:d, :d] = np.eye(d, dtype=int)
-    out[d:, d:] = np.eye(d, dtype=int)
-    out[:d, d:] = F
-    return out
-
-
-def symplectic_shear_codimension(dk) -> int:
-    """Codimension ``dk (dk - 1) / 2`` of the symmetric-Jacobian condition on nonlinear shears.
-
-    ``(q, p) -> (q + f(p), p)`` is symplectic iff ``Df`` is symmetric everywhere: one
-    linear condition per pair ``i < j`` (PSA §4.6: 2016 at dk = 64).
-
-    Examples
-    --------
-    Conditions on a dk = 4 shear to be symplectic:
-
-    >>> import theorylab.psa as psa
-    >>> psa.symplectic_shear_codimension(4)
-    6
-    """
-    dk = positive_int("dk", dk)
-    return dk * (dk - 1) // 2
 
 
 # ---------------------------------------------------------------- stream filter (P4)
@@ -469,257 +316,10 @@ def stream_gain_sq(g, cos_omega):
 
 
 # ---------------------------------------------------------------- RoPE and placement (P9)
-def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    """RoPE angular frequencies ``base^(-2i/d)``, i = 0..d/2-1 (d even).
-
-    Examples
-    --------
-    RoPE frequencies of d = 4:
-
-    >>> import theorylab.psa as psa
-    >>> print(psa.rope_frequencies(4))
-    [1.   0.01]
-    """
-    d = positive_int("d", d)
-    if d % 2:
-        raise ParameterError(f"d must be an even integer >= 2 (got {d})")
-    check_memory("d", 4 * d)
-    base = real_scalar("base", base, low=1, low_inclusive=False)
-    return base ** (-np.arange(0, d, 2) / d)                    # base^(-2j/d), j = 0 .. d/2 - 1
-
-
-def rope_tables(T: int, freqs, positions=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(cos, sin)`` tables of shape ``(T, d/2)``: angle ``positions[t] * freqs[i]``.
-
-    Examples
-    --------
-    cos/sin tables for T = 3, d = 4:
-
-    >>> import theorylab.psa as psa
-    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
-    >>> cos.shape
-    (3, 2)
-    """
-    T = positive_int("T", T)
-    freqs = real_array("freqs", freqs)
-    if freqs.ndim != 1:
-        raise ParameterError(f"freqs must be a 1-D array of d/2 frequencies (got shape {freqs.shape})")
-    check_memory("T, freqs", 24 * T * freqs.size)
-    pos = np.arange(T, dtype=float) if positions is None else real_array("positions", positions)
-    if pos.shape != (T,):
-        raise ParameterError(f"positions must have one entry per position (T = {T}, got shape {pos.shape})")
-    with np.errstate(over="ignore"):
-        angles = finite_result("positions, freqs", pos[:, None] * freqs[None, :])
-    return np.cos(angles), np.sin(angles)
-
-
-@finite_output("x, cos, sin")
-def rotate_pairs(x, cos, sin, axis: int = -2) -> np.ndarray:
-    """Rotate coordinate pairs ``(2i, 2i+1)`` of ``x`` (``(..., T, d)``) by tables ``(T, d/2)``.
-
-    Pure arithmetic (exact route): pair ``i`` at position ``t`` becomes
-    ``(c x - s y, s x + c y)`` with ``c = cos[t, i]``, ``s = sin[t, i]``.
-
-    Examples
-    --------
-    Rotation keeps each pair's norm:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> x = np.ones((3, 4))
-    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
-    >>> print(np.linalg.norm(psa.rotate_pairs(x, cos, sin), axis=-1).round(4))
-    [2. 2. 2.]
-    """
-    x = _stream("x", x, axis)
-    if x.ndim < 2:
-        raise ParameterError(f"x must be a stream (..., T, d) with a position and a feature axis (got shape {x.shape})")
-    x = np.moveaxis(x, axis, -2)
-    if x.shape[-1] % 2:
-        raise ParameterError(f"the last axis of x must have even length d (got {x.shape[-1]})")
-    cos, sin = _values("cos", cos), _values("sin", sin)
-    if cos.shape != x.shape[-2:-1] + (x.shape[-1] // 2,) or sin.shape != cos.shape:
-        raise ParameterError(f"cos and sin must have shape (T, d/2) = {x.shape[-2], x.shape[-1] // 2} "
-                             f"(got {cos.shape}, {sin.shape})")
-    return np.moveaxis(_rotate_pairs(x, cos, sin), -2, axis)
-
-
-def _rotate_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """:func:`rotate_pairs` of a validated stream ``x`` (..., T, d) along axis -2 by tables ``(T, d/2)``
-    (the kernel; also the NumPy decoder's RoPE, ``theorylab.nn.attention``). Object arrays too."""
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = np.empty_like(x) if x.dtype == object else np.empty(x.shape, dtype=np.result_type(x, cos))
-    out[..., 0::2] = cos * even - sin * odd
-    out[..., 1::2] = sin * even + cos * odd
-    return out
-
-
-@finite_output("x, positions")
-def rope(x, freqs=10000.0, positions=None, axis: int = -2) -> np.ndarray:
-    """Rotary position embedding of a stream ``x`` of shape ``(..., T, d)`` (d even).
-
-    Parameters
-    ----------
-    x : the stream.
-    freqs : a float ``base`` (frequencies ``base^(-2i/d)``, default 10000) or a 1-D
-        array of the ``d/2`` angular frequencies.
-    positions : positions of the T rows (default ``0..T-1``).
-    axis : position axis (default ``-2``).
-
-    Examples
-    --------
-    RoPE leaves position 0 unchanged:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> x = np.ones((3, 4))
-    >>> print(psa.rope(x)[0])
-    [1. 1. 1. 1.]
-    """
-    x = _stream("x", x, axis)
-    T, d = x.shape[axis], x.shape[-1]
-    if np.ndim(freqs) == 0:
-        freqs = rope_frequencies(d, freqs)
-    return rotate_pairs(x, *rope_tables(T, freqs, positions), axis=axis)
-
-
-@finite_output("x, g")
-def place_shear(x, g, cos, sin, placement: str = "post-rope", axis: int = -2) -> np.ndarray:
-    """Sheared, rotated stream for a placement, given RoPE tables ``(cos, sin)``.
-
-    ``post-rope`` (the paper's, PSA §5.3): ``shear(rotate(x), g)``.
-    ``pre-rope``: ``rotate(shear(x, g))``. They differ by the Coriolis term
-    ``g (R_t - R_{t-1}) x_{t-1}`` (see :func:`coriolis_term`). Pure arithmetic.
-
-    Examples
-    --------
-    A post-RoPE sheared stream keeps the stream's shape:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> x = np.ones((3, 4))
-    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
-    >>> psa.place_shear(x, 0.5, cos, sin).shape
-    (3, 4)
-    """
-    choice("placement", placement, PLACEMENTS)
-    if placement == "post-rope":
-        return shear(rotate_pairs(x, cos, sin, axis), g, axis)
-    return rotate_pairs(shear(x, g, axis), cos, sin, axis)
-
-
-@finite_output("x, g, positions")
-def sheared_stream(x, g, freqs=10000.0, positions=None, placement: str = "post-rope",
-                   axis: int = -2) -> np.ndarray:
-    """:func:`place_shear` with RoPE tables built from ``freqs`` (base or array) and ``positions``.
-
-    Examples
-    --------
-    At g = 0 the sheared stream is the rotated stream:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> x = np.ones((3, 4))
-    >>> bool(np.allclose(psa.sheared_stream(x, 0.0), psa.rope(x)))
-    True
-    """
-    x = _stream("x", x, axis)
-    d = x.shape[-1]
-    if np.ndim(freqs) == 0:
-        freqs = rope_frequencies(d, freqs)
-    return place_shear(x, g, *rope_tables(x.shape[axis], freqs, positions), placement=placement, axis=axis)
-
-
-@finite_output("x, g")
-def coriolis_term(x, g, cos, sin, axis: int = -2) -> np.ndarray:
-    """Post-RoPE minus pre-RoPE sheared stream: ``g (R_t - R_{t-1}) x_{t-1}`` (zero at t = 0).
-
-    Per rotation plane its norm is ``2 |sin(theta/2)| |g x_{t-1}|`` for a per-step angle
-    theta (PSA §5.3). Computed as the difference of the two placements.
-
-    Examples
-    --------
-    The Coriolis term is zero at t = 0:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> x = np.ones((3, 4))
-    >>> cos, sin = psa.rope_tables(3, psa.rope_frequencies(4))
-    >>> print(psa.coriolis_term(x, 0.5, cos, sin)[0])
-    [0. 0. 0. 0.]
-    """
-    return place_shear(x, g, cos, sin, "post-rope", axis) - place_shear(x, g, cos, sin, "pre-rope", axis)
-
 
 # ---------------------------------------------------------------- scores (P5, P6)
-@finite_output("q, k, g_q, g_k")
-def score_channels(q, k, g_q, g_k, scaled: bool = True) -> tuple[np.ndarray, ...]:
-    """The four score channels of the sheared bilinear score (PSA §4.1).
 
-    With ``p_q = momentum(q)``, ``p_k = momentum(k)`` (streams ``(T, d)``)::
+__all__ = ["LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "shear_step", "unshear_step",
+           "lattice_couplings", "stream_taps", "stream_gain_sq"]
 
-        T1 = q.k,  T2 = g_q p_q.k,  T3 = g_k q.p_k,  T4 = g_q g_k p_q.p_k,
-
-    each a ``(T_q, T_k)`` matrix, divided by ``sqrt(d)`` when ``scaled`` (numeric input
-    only; pass ``scaled=False`` for exact arithmetic). Their sum is the score of the
-    sheared streams ``shear(q, g_q) @ shear(k, g_k).T``.
-
-    Examples
-    --------
-    Four channels of the sheared score, one score per key:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> q, k = np.ones((3, 2)), np.ones((3, 2))
-    >>> len(psa.score_channels(q, k, 0.5, 0.5))
-    4
-    """
-    q, k = _stream("q", q, -2), _stream("k", k, -2)
-    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
-        raise ParameterError(f"q and k must be (T, d) streams of the same width (got {q.shape}, {k.shape})")
-    g_q, g_k = _coupling("g_q", g_q), _coupling("g_k", g_k)
-    pq, pk = momentum(q), momentum(k)
-    chans = (q @ k.T, g_q * (pq @ k.T), g_k * (q @ pk.T), g_q * g_k * (pq @ pk.T))
-    if scaled:
-        if _is_exact(q) or _is_exact(k):
-            raise ParameterError("scaled must be False for exact (object) streams")
-        chans = tuple(c / np.sqrt(q.shape[1]) for c in chans)
-    return chans
-
-
-@finite_output("q, k, g_q, g_k")
-def coupling_split(q, k, g_q, g_k) -> dict[str, np.ndarray]:
-    """Regroup the (unscaled) sheared score by coupling structure (PSA §4.8).
-
-    With ``gbar = (g_q + g_k)/2`` and ``delta = (g_q - g_k)/2``::
-
-        base      = q.k                          (T1)
-        increment = gbar (p_q.k + q.p_k)         (the Leibniz increment of q.k, transported by gbar)
-        bias      = delta (p_q.k - q.p_k)        (zero iff g_q = g_k; antisymmetric in q <-> k)
-        coherence = g_q g_k p_q.p_k              (T4)
-
-    Equal couplings leave base + transported increment + pure coherence; unequal
-    couplings add the linear score bias. Pure arithmetic (exact route).
-
-    Examples
-    --------
-    The sheared score regrouped by coupling:
-
-    >>> import theorylab.psa as psa
-    >>> import numpy as np
-    >>> parts = psa.coupling_split(np.ones((3, 2)), np.ones((3, 2)), 0.5, 0.5)
-    >>> sorted(parts)
-    ['base', 'bias', 'coherence', 'increment']
-    """
-    t1, t2, t3, t4 = score_channels(q, k, 1, 1, scaled=False)
-    g_q, g_k = _coupling("g_q", g_q), _coupling("g_k", g_k)
-    gbar, delta = (g_q + g_k) / 2, (g_q - g_k) / 2
-    return {"base": t1, "increment": gbar * (t2 + t3), "bias": delta * (t2 - t3), "coherence": g_q * g_k * t4}
-
-
-__all__ = ["nonlinear_shear", "shear_jacobian", "symplectic_shear_codimension", "coupling_split",
-           "LATTICE", "PLACEMENTS", "momentum", "upper_shear", "lower_shear", "shear", "shear_step", "unshear_step",
-           "symplectic_form",
-           "upper_shear_matrix", "lower_shear_matrix", "lattice_couplings", "lattice_matrix", "stream_taps",
-           "stream_gain_sq", "rope_frequencies", "rope_tables", "rotate_pairs", "rope", "place_shear",
-           "sheared_stream", "coriolis_term", "score_channels"]
+__getattr__ = names_getattr(__name__)    # the matrices, RoPE and placement, score channels moved out: one release

@@ -364,9 +364,10 @@ def _mc_options(options: Mapping, gamma_c_sweep: bool, observable: str = DEFAULT
 
 
 def _mc_function(gamma_c_sweep: bool, observable: str = DEFAULT_OBSERVABLE) -> Callable:
-    from theorylab.psa import montecarlo as competition
+    from theorylab.psa.mc_crossing import mc_gamma_c
+    from theorylab.psa.montecarlo import simulate_mass
     from theorylab.psa.observables import observable as lookup
 
     if gamma_c_sweep and observable != DEFAULT_OBSERVABLE:
         return lookup(observable)
-    return competition.mc_gamma_c if gamma_c_sweep else competition.simulate_mass
+    return mc_gamma_c if gamma_c_sweep else simulate_mass

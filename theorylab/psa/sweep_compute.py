@@ -40,11 +40,11 @@ def task_memory(spec, threads: int) -> int:
     base = 64 << 20
     if "mc" not in spec.compute:
         return base
-    from theorylab.psa import montecarlo as competition
+    from theorylab.psa import mc_crossing, montecarlo as competition
 
     mc = dict(spec.mc)
-    fine = mc.get("fine_points", inspect.signature(competition.mc_gamma_c).parameters["fine_points"].default)
-    G = len(spec.gamma) if spec.gamma else max(len(competition._COARSE), int(fine))
+    fine = mc.get("fine_points", inspect.signature(mc_crossing.mc_gamma_c).parameters["fine_points"].default)
+    G = len(spec.gamma) if spec.gamma else max(len(mc_crossing._COARSE), int(fine))
     itemsize = 8 if mc.get("dtype") == "float64" else 4
     m = int(max(spec.T)) - 2
     from theorylab.psa.observables import PEAK_OBSERVABLES
@@ -90,7 +90,7 @@ def _gamma_c_point(spec, variant: str, dk: float, T: float, seed: int) -> dict:
         from theorylab.psa.quadrature import exact_gamma_c
         out["exact_gamma_c"] = _float(exact_gamma_c(variant, dk, T, level=level))
     if "mc" in spec.compute:
-        from theorylab.psa.montecarlo import mc_gamma_c
+        from theorylab.psa.mc_crossing import mc_gamma_c
         est = mc_gamma_c(variant, dk, T, samples=spec.samples, seed=seed, level=level, progress=False,
                          **dict(spec.mc))
         out.update(mc_gamma_c=_float(est.gamma_c), mc_ci_low=_float(est.ci_low),

@@ -26,7 +26,7 @@ def symbol_matrix(name: str, rows: int, cols: int, **assumptions) -> np.ndarray:
 
 # ---------------------------------------------------------------- rotation torus (A6, A12)
 def plane_rotation(c, s) -> sp.Matrix:
-    """``[[c, -s], [s, c]]``: the library's pair rotation (theorylab.psa.shear.rotate_pairs).
+    """``[[c, -s], [s, c]]``: the library's pair rotation (theorylab.psa.rotary.rotate_pairs).
 
     ``c``, ``s``: numbers or SymPy expressions (:func:`theorylab.symbolic.exact.exact`; strings are refused)."""
     c, s = _to_exact("c", c), _to_exact("s", s)
