@@ -52,3 +52,31 @@ def test_the_library_reaches_no_moved_name_through_its_old_module():
     out = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True,
                          text=True)
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_no_code_reaches_a_moved_name_through_its_old_module():
+    """Static: no module of the library or of the certificates names a moved name through its old module,
+    by ``from old import name`` or by ``old_alias.name`` at any call site (the import-time check above sees
+    only imports)."""
+    import ast
+    from pathlib import Path
+
+    from theorylab._moved import MOVED_NAMES
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted([*root.glob("theorylab/**/*.py"), *root.glob("certificates/**/*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if node.module in MOVED_NAMES and a.name in MOVED_NAMES[node.module]:
+                        found.append(f"{path.relative_to(root)}:{node.lineno}: from {node.module} import {a.name}")
+                    if f"{node.module}.{a.name}" in MOVED_NAMES:
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and node.attr in MOVED_NAMES[aliases[node.value.id]]):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert not found, found

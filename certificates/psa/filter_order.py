@@ -10,6 +10,7 @@ import numpy as np
 
 from theorylab.certify import Outcome, certificate, computed
 from theorylab.psa import shear
+from theorylab.psa import scores
 
 # SymPy and the symbolic routes are imported inside each check, so `certify --list` does not load them.
 
@@ -112,7 +113,7 @@ def four_terms() -> Outcome:
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, g_k, g_q
 
-    channels, split, stream = shear.score_channels, shear.coupling_split, shear.shear
+    channels, split, stream = scores.score_channels, scores.coupling_split, shear.shear
 
     T, d = 3, 2
     q, k = ex.symbol_array("q", T, d), ex.symbol_array("k", T, d)

@@ -14,6 +14,8 @@ from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import montecarlo as mcs
 from theorylab.psa.compare import band_edge_check, t3_t4_crossover
 from theorylab.psa import transition
+from theorylab.psa import moments
+from theorylab.psa import masses
 from theorylab.certificates.psa._common import REF_TOL, _base, _bernstein, _worse
 
 
@@ -199,9 +201,9 @@ def _vector_level_errors(base: int) -> tuple[float, float, float]:
         sc = [C[:, 0] + qa * x * C[:, 1] + kb * x * C[:, 2] + qa * kb * x * x * C[:, 3] for x in gs]
         want = np.array([sp_softmax(v, axis=-1)[np.arange(len(tgt)), tgt].mean() for v in sc])
         want_acc = np.array([np.mean(np.argmax(v, axis=-1) == tgt) for v in sc])
-        got = ind.target_mass(small, gs, member)
+        got = masses.target_mass(small, gs, member)
         vec_err = max(vec_err, float(np.max(np.abs(got[0] - want))), float(np.max(np.abs(got[2] - want_acc))))
-    mom, mom_err = ind.channel_moments(small), 0.0
+    mom, mom_err = moments.channel_moments(small), 0.0
     for name, want in cref.channel_moments(C, tgt).items():
         got = getattr(mom, name)
         pairs = [(got[key], want[key]) for key in want] if isinstance(want, dict) else [(got, want)]
@@ -210,7 +212,7 @@ def _vector_level_errors(base: int) -> tuple[float, float, float]:
     # after RoPE, "post") or T - 1 - j ("pre"), written out here
     offsets = {"post": small.T - np.arange(1, small.T - 2), "pre": small.T - 1 - np.arange(1, small.T - 2)}
     rope_ref = float(np.mean(np.cos(np.outer(offsets[small.placement], small.freqs))))
-    for r in ind.comparison_rows(small, gs, mom):
+    for r in moments.comparison_rows(small, gs, mom):
         if r["channel"] in ("T1", "T2", "T3", "T4"):
             c = ("T1", "T2", "T3", "T4").index(r["channel"])
             deg = (0, 1, 1, 2)[c]
@@ -225,6 +227,6 @@ def _vector_level_errors(base: int) -> tuple[float, float, float]:
         else:                                          # the Cov(T3, T4) row scales as g^3
             vec_err = max(vec_err, abs(r["var"] - mom.cov34 * r["g"] ** 3),
                           abs(r["var_se"] - mom.cov34_se * r["g"] ** 3), abs(r["var_bulk"] - mom.bulk_cov34 * r["g"] ** 3))
-    rope_err = max(abs(ind.rope_match_factor(small.T, small.freqs, p) - float(np.mean(np.cos(np.outer(o, small.freqs)))))
+    rope_err = max(abs(moments.rope_match_factor(small.T, small.freqs, p) - float(np.mean(np.cos(np.outer(o, small.freqs)))))
                    for p, o in offsets.items())
     return vec_err, mom_err, rope_err

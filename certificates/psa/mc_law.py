@@ -31,7 +31,8 @@ from theorylab.certify import montecarlo as mcs
 from theorylab.psa.compare import PAPER_GRID, PAPER_STATISTICS, pearson_r, relative_error
 from theorylab.psa import transition
 from theorylab.psa.scoremodel import ScoreModel, score_model
-from theorylab.psa.montecarlo import mc_gamma_c, simulate_mass
+from theorylab.psa.mc_crossing import mc_gamma_c
+from theorylab.psa.montecarlo import simulate_mass
 from theorylab.psa.quadrature import exact_gamma_c
 from theorylab.certificates.psa._common import REF_TOL, SLACK, _base, _worse
 
@@ -91,7 +92,7 @@ def _first_crossing_check() -> float:
     from scipy.optimize import brentq
 
     from theorylab import ParameterError
-    from theorylab.psa.montecarlo import first_crossing
+    from theorylab.psa.mc_crossing import first_crossing
 
     g = np.linspace(0.0, 2 * np.pi, 25)
     m = 0.3 + 0.4 * np.sin(g)

@@ -26,6 +26,7 @@ from theorylab.certify import interval as I
 from theorylab.certify import montecarlo as mcs
 from theorylab.psa.compare import CONDENSED_GRID, CONDENSED_SCAN, pearson_r
 from theorylab.psa import transition
+from theorylab.psa import peaks
 from theorylab.psa.observables import measure
 from theorylab.psa.scoremodel import score_model
 
@@ -183,10 +184,10 @@ def _closed_form_peaks() -> float:
         def F(model, g, dk, m):
             u = np.asarray(g) ** 2 if squared else np.asarray(g)
             return (-1.0 if squared else 1.0) / (1.0 + np.exp(-(u - u0) / (0.03 * u0)))
-        return obs._Peak("closed-form", squared, -1.0 if squared else 1.0, F, None, None)
-    got = [(obs._exact_peak_search(spec(g0, sq), T4, 16.0, 64), g0) for g0 in PEAK_KNOWN
+        return peaks._Peak("closed-form", squared, -1.0 if squared else 1.0, F, None, None)
+    got = [(peaks._exact_peak_search(spec(g0, sq), T4, 16.0, 64), g0) for g0 in PEAK_KNOWN
            for sq in (False, True)]
-    outside = [obs._exact_peak_search(spec(g0, sq), T4, 16.0, 64) for g0 in PEAK_OUTSIDE
+    outside = [peaks._exact_peak_search(spec(g0, sq), T4, 16.0, 64) for g0 in PEAK_OUTSIDE
                for sq in (False, True)]
     err = max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
     return err if not np.any(np.isfinite(outside)) else np.inf
@@ -209,9 +210,9 @@ def _skewed_peaks() -> float:
     def spec(g0):
         def F(model, g, dk, m):
             return gammainc(a / b, (a - 1) / b * (np.asarray(g, float) / g0) ** b)
-        return obs._Peak("skewed", False, 1.0, F, None, None)
+        return peaks._Peak("skewed", False, 1.0, F, None, None)
     with np.errstate(over="ignore"):
-        got = [(obs._exact_peak_search(spec(obs.SCAN[k] * f), T4, 16.0, 64), obs.SCAN[k] * f)
+        got = [(peaks._exact_peak_search(spec(peaks.SCAN[k] * f), T4, 16.0, 64), peaks.SCAN[k] * f)
                for f in factors]
     return max(abs(x / g0 - 1) if np.isfinite(x) else np.inf for x, g0 in got)
 
@@ -230,11 +231,11 @@ def _crossing_reader() -> float:
     g = np.linspace(0.5, 13.0, CROSS_POINTS)
     want = [2 * np.pi if near < 3 * np.pi else 4 * np.pi for near in CROSS_NEAR]
     grid = np.linspace(1.0, 5.0, 9)                     # holds 3.0 exactly: a line reaching zero AT a grid point
-    err = np.max(np.abs([obs._crossing_near(g, np.sin(g), near) - w for near, w in zip(CROSS_NEAR, want)]
-                        + [obs._crossing_near(grid, grid - 3.0, 4.0) - 3.0]))     # np.max: a NaN propagates
+    err = np.max(np.abs([peaks._crossing_near(g, np.sin(g), near) - w for near, w in zip(CROSS_NEAR, want)]
+                        + [peaks._crossing_near(grid, grid - 3.0, 4.0) - 3.0]))     # np.max: a NaN propagates
     falling = np.linspace(2.0, 4.5, 50)
     holed = np.where(np.arange(g.size) == 7, np.nan, np.sin(g))
-    none = [obs._crossing_near(falling, np.sin(falling), 3.0), obs._crossing_near(g, holed, 2 * np.pi)]
+    none = [peaks._crossing_near(falling, np.sin(falling), 3.0), peaks._crossing_near(g, holed, 2 * np.pi)]
     return float(err) if np.all(np.isnan(none)) else np.inf        # NaN err propagates (and fails)
 
 

@@ -19,6 +19,10 @@ import numpy as np
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.psa import shear
+from theorylab.psa import symplectic
+from theorylab.psa import scores
+from theorylab.psa import rotary
+from theorylab.psa import positional
 from theorylab.psa import induction as ind
 
 if TYPE_CHECKING:
@@ -32,12 +36,12 @@ if TYPE_CHECKING:
 def coriolis_numeric() -> Outcome:
     """dk = 64, T = 64, standard RoPE (base 1e4) and monochromatic theta in {1e-8, 0.01, 0.1, 1, pi}, g = 0.7;
     the library's frequencies and placement difference against the reference's."""
-    coriolis, gain, ratios = shear.coriolis_term, ind.coriolis_gain, ind.coriolis_band_ratios
+    coriolis, gain, ratios = rotary.coriolis_term, positional.coriolis_gain, positional.coriolis_band_ratios
     dk, T, g = 64, 64, 0.7
-    freqs = shear.rope_frequencies(dk)
+    freqs = rotary.rope_frequencies(dk)
     freq_err = float(np.max(np.abs(freqs / ref.rope_frequencies(dk, 10000.0) - 1)))
     x = np.random.default_rng(1).standard_normal((T, dk))
-    lib_diff = coriolis(x, g, *shear.rope_tables(T, freqs))
+    lib_diff = coriolis(x, g, *rotary.rope_tables(T, freqs))
     ref_diff = ref.psa_stream(x, g, "post-rope") - ref.psa_stream(x, g, "pre-rope")     # base 1e4, its own freqs
     diff_err = float(np.max(np.abs(lib_diff - ref_diff)) / np.max(np.abs(ref_diff)))
     r = ratios(dk, T, freqs, g, seed=1, coriolis=coriolis)                  # (T-1, dk/2)
@@ -54,13 +58,13 @@ def coriolis_numeric() -> Outcome:
     mono_err = float(np.max([e for _, e in mono.values()]))
     vanish = mono[1e-8][0]
     xs = x[:40]                                              # T != d: the width is read from the right axis
-    stream_err = max(float(np.max(np.abs(shear.sheared_stream(xs, g, placement=pl) - ref.psa_stream(xs, g, pl))))
+    stream_err = max(float(np.max(np.abs(rotary.sheared_stream(xs, g, placement=pl) - ref.psa_stream(xs, g, pl))))
                      / float(np.max(np.abs(ref.psa_stream(xs, g, pl)))) for pl in ("post-rope", "pre-rope"))
     k = np.random.default_rng(3).standard_normal((T, dk))
     rq, rk = ref.rope(x), ref.rope(k)
-    rope_err = float(np.max(np.abs(shear.rope(x) - rq)) / np.max(np.abs(rq)))   # the library's default base 1e4
+    rope_err = float(np.max(np.abs(rotary.rope(x) - rq)) / np.max(np.abs(rq)))   # the library's default base 1e4
     scores_ref = (rq + g * ref.momentum(rq)) @ (rk + 0.3 * ref.momentum(rk)).T / np.sqrt(dk)
-    scores_lib = sum(shear.score_channels(rq, rk, g, 0.3, scaled=True))
+    scores_lib = sum(scores.score_channels(rq, rk, g, 0.3, scaled=True))
     score_err = float(np.max(np.abs(scores_lib - scores_ref)) / np.max(np.abs(scores_ref)))
     ok = freq_err <= 1e-14 and diff_err <= 1e-13 and gain_err <= 1e-15 and rel <= 1e-9 and ordered \
         and mono_err <= 1e-12 and vanish <= 1e-7 and stream_err <= 1e-13 and score_err <= 1e-13 and rope_err <= 1e-13
@@ -122,10 +126,10 @@ def _envelope_known_answers(slope) -> bool:
 def cesaro() -> Outcome:
     """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE;
     ``envelope_slope`` also on sequences with closed-form envelopes (:func:`_envelope_known_answers`)."""
-    averages, slope, momentum = ind.cesaro_averages, ind.envelope_slope, shear.momentum
+    averages, slope, momentum = positional.cesaro_averages, positional.envelope_slope, shear.momentum
     N, start = 4096, 128
     cases = {"theta=0.1": np.full(8, 0.1), "theta=1": np.full(8, 1.0),
-             "bands base 100": shear.rope_frequencies(16, 100.0)}
+             "bands base 100": rotary.rope_frequencies(16, 100.0)}
     n = np.arange(1, N + 1)
     slopes, worst, arrays, envelope_ok = {}, 0.0, {}, True
     for name, freqs in cases.items():      # T2 (p_q . k) and T3 (q . p_k) are one form with roles exchanged
@@ -148,7 +152,7 @@ def cesaro() -> Outcome:
     arrays |= {"theta_1e-3": slow, "no_rope": nope}
     # the telescoping bound attained: theta N = pi makes R_N = -I, and q along (R_N - R_0) x gives exactly 2
     Nx, x = 64, np.random.default_rng(8).standard_normal(16)
-    stream = shear.rope(np.broadcast_to(x, (Nx + 1, 16)), np.full(8, np.pi / Nx))     # R_n x, n = 0..N
+    stream = rotary.rope(np.broadcast_to(x, (Nx + 1, 16)), np.full(8, np.pi / Nx))     # R_n x, n = 0..N
     q = stream[-1] - stream[0]
     attained = float(abs(np.sum(np.asarray(momentum(stream))[1:] @ q)) / (np.linalg.norm(q) * np.linalg.norm(x)))
     ok = all(-1.15 <= v <= -0.85 for v in slopes.values()) and worst <= 2.0 + 1e-9 and abs(attained - 2) <= 1e-12 \
@@ -188,7 +192,7 @@ def placement_coriolis() -> Outcome:
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, jacobian, lift, rational_rotation, tan_half
 
-    coriolis, rotate, op, form = shear.coriolis_term, shear.rotate_pairs, shear.upper_shear, shear.symplectic_form
+    coriolis, rotate, op, form = rotary.coriolis_term, rotary.rotate_pairs, shear.upper_shear, symplectic.symplectic_form
 
     T = 3
     x = ex.symbol_array("x", T, D)

@@ -15,6 +15,7 @@ import numpy as np
 from theorylab.certify import Outcome, certificate, computed
 from theorylab.errors import ParameterError
 from theorylab.psa import shear
+from theorylab.psa import symplectic
 
 # SymPy and the symbolic routes are imported inside each check, so `certify --list` does not load them.
 
@@ -51,8 +52,8 @@ def lattice_symplectic() -> Outcome:
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, g_k, g_q
 
-    op, couplings, form, operator = (shear.upper_shear, shear.lattice_couplings, shear.symplectic_form,
-                                      shear.lattice_matrix)
+    op, couplings, form, operator = (shear.upper_shear, shear.lattice_couplings, symplectic.symplectic_form,
+                                      symplectic.lattice_matrix)
 
     J = sp.diag(ex.matrix(form(D)), ex.matrix(form(D)))
     cases = {m: couplings(m, g) for m in shear.LATTICE} | {"unequal": (g_q, g_k)}
@@ -72,10 +73,10 @@ def lattice_symplectic() -> Outcome:
     stream = ex.matrix(shear.shear(np.array([[sp.Rational(1, 3)], [sp.Rational(1, 7)]], dtype=object), g))
     a, b = np.array([sp.Rational(1, 3), -2], dtype=object), np.array([sp.Rational(5, 7), sp.Rational(1, 9)], dtype=object)
     checks = {"J == [[0, I], [-I, 0]]": ex.equal(ex.matrix(form(D)), paper_J, (g,)),
-              "upper shear matrix == [[I, gI], [0, I]]": ex.equal(ex.matrix(shear.upper_shear_matrix(g, D)),
+              "upper shear matrix == [[I, gI], [0, I]]": ex.equal(ex.matrix(symplectic.upper_shear_matrix(g, D)),
                                                                  paper_upper, (g,)),
               "lower shear: Jacobian == matrix == [[I, 0], [gI, I]], symplectic": bool(
-                  ex.equal(lower, paper_lower, (g,)) and ex.equal(ex.matrix(shear.lower_shear_matrix(g, D)),
+                  ex.equal(lower, paper_lower, (g,)) and ex.equal(ex.matrix(symplectic.lower_shear_matrix(g, D)),
                                                                   paper_lower, (g,))
                   and ex.matrix_is_zero(lower.T * paper_J * lower - paper_J, (g,))),
               # the exact stream route keeps non-dyadic rationals exact: x' = (x_0, (1 + g) x_1 - g x_0)
@@ -87,11 +88,11 @@ def lattice_symplectic() -> Outcome:
                   all(tuple(couplings(m, x)) == pair for x in (g, 3.0) for m, pair in
                       (("standard", (0, 0)), ("query-only", (x, 0)), ("key-only", (0, x)), ("symmetric", (x, x)))),
               "default d = 1: lower shear matrix == [[1, 0], [g, 1]], upper == [[1, g], [0, 1]]": bool(
-                  ex.equal(ex.matrix(shear.lower_shear_matrix(g)), sp.Matrix([[1, 0], [g, 1]]), (g,))
-                  and ex.equal(ex.matrix(shear.upper_shear_matrix(g)), sp.Matrix([[1, g], [0, 1]]), (g,))),
+                  ex.equal(ex.matrix(symplectic.lower_shear_matrix(g)), sp.Matrix([[1, 0], [g, 1]]), (g,))
+                  and ex.equal(ex.matrix(symplectic.upper_shear_matrix(g)), sp.Matrix([[1, g], [0, 1]]), (g,))),
               # integer couplings |g| <= 2^53 stay exact integers; beyond, the nearest double (documented)
               "integer g = +-2^53: exact integer entry; g = +-(2^53 + 1): float entry +-2^53 (nearest double)": all(
-                  (M := shear.upper_shear_matrix(gi)).dtype.kind == kind and int(M[0, 1]) == value
+                  (M := symplectic.upper_shear_matrix(gi)).dtype.kind == kind and int(M[0, 1]) == value
                   for gi, kind, value in ((2 ** 53, "i", 2 ** 53), (-2 ** 53, "i", -2 ** 53),
                                           (2 ** 53 + 1, "f", 2 ** 53), (-2 ** 53 - 1, "f", -2 ** 53))),
               # bad couplings are refused with ParameterError; g = -1 (not invertible) by unshear_step in every type
@@ -118,7 +119,7 @@ def shear_powers() -> Outcome:
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g, n
 
-    matrix = shear.upper_shear_matrix
+    matrix = symplectic.upper_shear_matrix
 
     M, I = ex.matrix(matrix(g, D)), sp.eye(2 * D)
     base = ex.equal(ex.matrix(matrix(1 * g, D)), M, (g,))
@@ -146,7 +147,7 @@ def hamiltonian_flow() -> Outcome:
     from theorylab.symbolic import exact as ex
     from theorylab.symbolic.psa import g
 
-    op, matrix = shear.upper_shear, shear.upper_shear_matrix
+    op, matrix = shear.upper_shear, symplectic.upper_shear_matrix
 
     q, p = ex.symbol_array("q", D), ex.symbol_array("p", D)
     t = sp.Symbol("t")
@@ -231,8 +232,8 @@ def nonlinear_shear() -> Outcome:
 
     from theorylab.symbolic import exact as ex
 
-    jac, form, codim, op = (shear.shear_jacobian, shear.symplectic_form, shear.symplectic_shear_codimension,
-                            shear.nonlinear_shear)
+    jac, form, codim, op = (symplectic.shear_jacobian, symplectic.symplectic_form, symplectic.symplectic_shear_codimension,
+                            symplectic.nonlinear_shear)
 
     evidence, ok = [], True
     for d in (2, 3, 4):
@@ -282,7 +283,7 @@ def _shear_map_matches(op, jac) -> bool:
         gradient = [sp.diff(V, s) for s in p]
         skew = [p[(i + 1) % d] ** 2 - 3 * p[i] * p[(i + 1) % d] for i in range(d)]     # Df not symmetric
         J = sp.Matrix(sp.BlockMatrix([[sp.zeros(d), sp.eye(d)], [-sp.eye(d), sp.zeros(d)]]))
-        for fs, symplectic in ((gradient, True), (skew, False)):
+        for fs, is_symplectic in ((gradient, True), (skew, False)):
             f = sp.lambdify([p], fs, "sympy")
             Q, P = op(np.array(q, dtype=object), np.array(p, dtype=object), lambda x: np.array(f(list(x)), dtype=object))
             image = sp.Matrix(list(Q) + list(P))
@@ -292,7 +293,7 @@ def _shear_map_matches(op, jac) -> bool:
             ok &= (M - sp.Matrix(sp.BlockMatrix([[sp.eye(d), Df], [sp.zeros(d), sp.eye(d)]]))).expand() == sp.zeros(2 * d)
             ok &= (M - sp.Matrix(np.asarray(jac(np.array(Df.tolist(), dtype=object)), dtype=object))).expand() \
                 == sp.zeros(2 * d)
-            ok &= ((M.T * J * M - J).expand() == sp.zeros(2 * d)) == symplectic
+            ok &= ((M.T * J * M - J).expand() == sp.zeros(2 * d)) == is_symplectic
     return bool(ok)
 
 

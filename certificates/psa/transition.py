@@ -15,6 +15,7 @@ from theorylab.certificates.reference import score_model as sref
 from theorylab.certify import Outcome, bound, certificate, computed
 from theorylab.certify import interval as I
 from theorylab.psa import transition
+from theorylab.psa import crossing as crossings
 from theorylab.psa.scoremodel import ScoreModel, log_count, score_model
 
 SLACK = 1e-13  # relative: a library float may differ from the enclosure by this much (a few ulp of 1)
@@ -137,11 +138,11 @@ def _t3_roots(model, law, ev: list) -> bool:
         enc = I.smallest_positive_root(model, dk, 512)
         ok &= _check_root(f"gamma_c ({dk}, 512)", enc, law("t3-inclusive", dk, 512), quote, ev)
         # the eigenvalue stage alone (no Newton polish) is already within 1e-9 of the certified root
-        raw = float(np.asarray(transition.crossing_root(model, dk, 512, newton_steps=0)))
+        raw = float(np.asarray(crossings.crossing_root(model, dk, 512, newton_steps=0)))
         ok &= enc is not None and bool(enc.contains(raw, 1e-9 * raw))
         ev.append(computed(f"gamma_c ({dk}, 512): companion-matrix root before Newton", raw, tolerance=1e-9 * raw))
         # the crossing residual and its scale at that root against the reference gap, variance and log-count
-        res, scale = (float(np.asarray(v)) for v in transition.crossing_residual(model, raw, dk, 512))
+        res, scale = (float(np.asarray(v)) for v in crossings.crossing_residual(model, raw, dk, 512))
         gap, var, L_ref = sref.gap("t3-inclusive", raw, dk), sref.variance("t3-inclusive", raw), sref.log_count(512)
         scale_ref = gap + L_ref + var / 2
         res_err = max(abs(res - (gap - L_ref - var / 2)), abs(scale - scale_ref)) / scale_ref
@@ -149,8 +150,8 @@ def _t3_roots(model, law, ev: list) -> bool:
         ev.append(computed(f"gamma_c ({dk}, 512): max |library (residual, scale) - reference "
                            "(Delta - L - sigma^2/2, Delta + L + sigma^2/2)| / scale", res_err, tolerance=1e-14))
     # broadcast: one call over both head widths returns each scalar root (rows of the companion stage)
-    both = np.asarray(transition.crossing_root(model, np.array([128.0, 64.0]), 512))
-    singles = [float(np.asarray(transition.crossing_root(model, v, 512))) for v in (128.0, 64.0)]
+    both = np.asarray(crossings.crossing_root(model, np.array([128.0, 64.0]), 512))
+    singles = [float(np.asarray(crossings.crossing_root(model, v, 512))) for v in (128.0, 64.0)]
     # two computations (one batched call, two scalar calls: elementwise kernels over arrays of different length
     # may round a coefficient an ulp apart); Newton polishes each root to rounding, so they agree to 1e-13
     broadcast_ok = both.shape == (2,) and bool(np.allclose(both, singles, rtol=1e-13, atol=0))
@@ -186,7 +187,7 @@ def _t3_newton_polish(model, hi: float, ev: list) -> bool:
     polish = {}
     for name, dk in (("dk = 1e8", 1e8), ("dk = first-root threshold (1 + 1e-7)", (hi if np.isfinite(hi) else 31.5) * (1 + 1e-7))):
         enc = I.smallest_positive_root(model, dk, 512)
-        raw, lib = (float(np.asarray(transition.crossing_root(model, dk, 512, newton_steps=k))) for k in (0, 4))
+        raw, lib = (float(np.asarray(crossings.crossing_root(model, dk, 512, newton_steps=k))) for k in (0, 4))
         mid = float((enc.lo + enc.hi) / 2) if enc is not None else float("nan")
         polish[name] = [abs(raw / mid - 1), abs(lib / mid - 1)]
         ok &= enc is not None and bool(enc.contains(lib, 2e-13 * lib))
@@ -196,7 +197,7 @@ def _t3_newton_polish(model, hi: float, ev: list) -> bool:
     # gap and variance (f = Delta - L - sigma^2/2, f' by mpmath.diff): the library's step, not only its end point
     import mpmath as mp
 
-    g0, g1 = (float(np.asarray(transition.crossing_root(model, 1e8, 512, newton_steps=k))) for k in (0, 1))
+    g0, g1 = (float(np.asarray(crossings.crossing_root(model, 1e8, 512, newton_steps=k))) for k in (0, 1))
     with mp.workdps(40):
         def crossing(t):
             return sref.gap("t3-inclusive", t, mp.mpf(1e8)) - mp.log(511) - sref.variance("t3-inclusive", t) / 2
@@ -234,13 +235,13 @@ def _near_real_roots(L: float, ev: list) -> bool:
     for a_, d_, s_ in pairs:
         pair = ScoreModel("t4-only", (L + s_ * (a_ * a_ + d_ * d_), -2 * s_ * a_, s_ * 1.0), (0.0,), "a +- i delta")
         for k in (0, 4):
-            v = float(np.asarray(transition.crossing_root(pair, 1.0, 512, newton_steps=k)))
+            v = float(np.asarray(crossings.crossing_root(pair, 1.0, 512, newton_steps=k)))
             near[f"{'-' if s_ < 0 else ''}(g - {a_})^2 + {d_:g}^2, {k} Newton steps"] = v
             near_ok.append(abs(v / a_ - 1) <= 1e-12 if d_ < 1e-6 * max(1.0, a_) else bool(np.isnan(v)))
     ev.append(computed("crossing_root of +-((g - a)^2 + delta^2): a if delta <= 1e-6 max(1, a) (to 1e-12 relative), else "
                        "NaN", near, tolerance=1e-12))
     ok &= all(near_ok)
-    at_zero = float(np.asarray(transition.crossing_root(ScoreModel("t4-only", (L, -1.0, 1.0), (0.0,), "g (g - 1)"),
+    at_zero = float(np.asarray(crossings.crossing_root(ScoreModel("t4-only", (L, -1.0, 1.0), (0.0,), "g (g - 1)"),
                                                         1.0, 512)))
     ev.append(computed("crossing_root of g^2 - g (roots 0 and 1): the smallest POSITIVE root, 1", at_zero))
     ok &= at_zero == 1.0
