@@ -22,6 +22,12 @@ TRAINSTATS = 'theorylab/nn/trainstats.py'
 OPERATOR = 'theorylab/plga/operator.py'
 
 BUGS = [
+    Bug('the decoder rotates float rows by -theta (conjugate phases)',
+        'theorylab/nn/attention.py',
+        'return (x.view(phases.dtype) * phases).view(x.dtype)',
+        'return (x.view(phases.dtype) * phases.conj()).view(x.dtype)',
+        ('A9', 'G1.numeric', 'P20.numeric'),
+        slow=True),
     Bug('score scale dk instead of sqrt(dk), SDPA and PLGA alike',
         ATTENTION,
         '/ math.sqrt(qs.shape[-1])',
