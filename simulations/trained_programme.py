@@ -27,15 +27,17 @@ import sys        # noqa: E402
 import time       # noqa: E402
 
 import _trained   # noqa: E402
-import f_trained_induction, i_trained_two_tap, j_trained_ladder, l_recall_30, m_loss_padding   # noqa: E402,E401
+import f_trained_induction, i_trained_two_tap, j_trained_ladder, l_recall_30, m_loss_padding, o_step_size, p_ladder_budget   # noqa: E402,E401,E501
 from theorylab import resources, sweep   # noqa: E402
 from theorylab.errors import ParameterError   # noqa: E402
 from theorylab.nn.train import TrainConfig, train   # noqa: E402
 
 STUDIES = {"f": f_trained_induction, "l": l_recall_30, "i": i_trained_two_tap, "m": m_loss_padding,
-           "j": j_trained_ladder}
+           "j": j_trained_ladder, "o": o_step_size,
+           "p": p_ladder_budget}
 """The programme's studies by letter: (a) A5 recall = f, (b) 30 pairs = l, (c) lattice = i, (d) loss and
-padding = m, (e) dk ladder = j."""
+padding = m, (e) dk ladder = j, (o) the step-size check of the symmetric member's failures in (f)/(l), and (p) the
+ladder's plateaus at 3,000 steps."""
 CALIBRATION = dict(task="recall", pairs=14, alphabet=64, padding=3, steps=40, eval_size=256)
 
 

@@ -11,10 +11,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = {"a_mean_field", "d_key_only", "k_observables", "i_trained_two_tap", "j_trained_ladder", "l_recall_30",
-        "m_loss_padding"}
+        "m_loss_padding", "o_step_size", "p_ladder_budget"}
 """Each redraw is a fresh interpreter (about 3 s idle); c (a sweep study's CSV) and f (a trained study's
 JSON) run by default, the others with -m slow."""
-TRAINED = ("f_trained_induction", "i_trained_two_tap", "j_trained_ladder", "l_recall_30", "m_loss_padding")
+TRAINED = ("f_trained_induction", "i_trained_two_tap", "j_trained_ladder", "l_recall_30", "m_loss_padding",
+           "o_step_size", "p_ladder_budget")
 """The trained studies, run through the sweep task ``train``: their stored JSON records the spec."""
 STUDIES = [pytest.param(s, marks=pytest.mark.slow) if s in SLOW else s
            for s in ("a_mean_field", "c_t3_width", "d_key_only", "k_observables") + TRAINED]
