@@ -215,7 +215,8 @@ def two_point_lower_bound(cap: float, sigma_xi: float, m: int, nodes: int = 64) 
         eta = kappa[:, None, None] * np.sqrt(chi)[None, :, None] / sigma_xi
         x = eta ** 2 + eta * z[None, None, :]                     # >= -max(z)^2 / 4 = -70.7: exp(-2 x) is finite
     x = np.where(np.isnan(x), np.inf, x)                         # inf - inf at eta = inf (sigma_xi -> 0): x = inf
-    sech2 = 4 * np.exp(-2 * x) / (1 + np.exp(-2 * x)) ** 2
+    e = np.exp(-2 * x)
+    sech2 = 4 * e / (1 + e) ** 2
     risk = kappa ** 2 * np.mean(sech2 @ wz, axis=1)
     return float(risk.max())
 
