@@ -98,7 +98,26 @@ def _refine(refine) -> int:
     return positive_int("refine", refine, high=MAX_REFINE)
 
 
-def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int) -> np.ndarray:
+def _y_rule(refine: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The y nodes of the wide-sigma rule: composite Gauss-Legendre on [_Y_LO, 0] (A) and [0, _Y_HI] (B)."""
+    yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
+    yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
+    return yA, wA, yB, wB
+
+
+def _y_density(mu: np.ndarray, sigma: float, refine: int) -> np.ndarray:
+    """The N(mu, sigma^2) density at the y nodes of :func:`_y_rule` (A then B): shape (y nodes, mu.size).
+
+    The wide-sigma rules of :func:`_one_minus_phi` and ``row_stats._bump_expectations`` share it (the row
+    moments compute it once for both)."""
+    yA, _, yB, _ = _y_rule(refine)
+    y = np.concatenate([yA, yB])
+    with np.errstate(over="ignore"):          # sigma near the float maximum: the density is 0
+        return np.exp(-0.5 * ((y[:, None] - mu.ravel()[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+
+
+def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int, density=None) -> np.ndarray:
+    """``1 - phi(e^t)``; ``density``: :func:`_y_density` of ``t - delta`` when the caller has it (sigma > _SWITCH)."""
     mu = t - delta
     if sigma <= _SWITCH:
         z, w = _gauss_hermite(64 * refine)
@@ -106,16 +125,11 @@ def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int) -> np
         with np.errstate(over="ignore"):
             return (w @ -np.expm1(-np.exp(y))).reshape(mu.shape)
     mu = mu.ravel()
-    yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
-    yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
-
-    def density(y):
-        with np.errstate(over="ignore"):          # sigma near the float maximum: the density is 0
-            return np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
-
+    yA, wA, yB, wB = _y_rule(refine)
+    d = _y_density(mu, sigma, refine) if density is None else density
     above = ndtr(mu / sigma)
-    B = (wB * np.exp(-np.exp(yB))) @ density(yB)
-    A = (wA * -np.expm1(-np.exp(yA))) @ density(yA)
+    B = (wB * np.exp(-np.exp(yB))) @ d[yA.size:]
+    A = (wA * -np.expm1(-np.exp(yA))) @ d[:yA.size]
     return (above - B + A + _left_tail(mu, sigma)).reshape(t.shape)
 
 

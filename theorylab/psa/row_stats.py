@@ -52,8 +52,9 @@ from scipy.special import log_ndtr
 from theorylab._results import grid_rows, scalar_fields, scalar_output, to_frame
 from theorylab.errors import ParameterError, check_memory, real_array, real_scalar, single
 from theorylab.psa.scoremodel import ScoreModel, _distractors, _head_width, resolve_model
-from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_HI, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
-                                      _one_minus_phi, _refine, _target_rule, integer_context_length)
+from theorylab.psa.quadrature import (_SWITCH, _T_HI, _T_LO, _Y_LO, _gauss_hermite, _gauss_legendre, _mass_given,
+                                      _one_minus_phi, _refine, _target_rule, _y_density, _y_rule,
+                                      integer_context_length)
 
 SIGMA_MAX = 1e4
 """Largest distractor spread sigma of the quadrature: up to it, doubling the nodes changes E H and E H_d by less
@@ -87,7 +88,9 @@ def bump_expectations(t, delta: float, sigma: float, *, refine: int = 1) -> tupl
     return _bump_expectations(t, delta, sigma, _refine(refine))
 
 
-def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int) -> tuple[np.ndarray, np.ndarray]:
+def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int,
+                       density=None) -> tuple[np.ndarray, np.ndarray]:
+    """``E[e^(kY) exp(-e^Y)]``, k = 1, 2; ``density``: ``_y_density`` of ``t - delta`` when the caller has it."""
     mu = t - delta
     with np.errstate(over="ignore"):
         if sigma <= _SWITCH:
@@ -96,12 +99,11 @@ def _bump_expectations(t: np.ndarray, delta: float, sigma: float, refine: int) -
             y = sigma * z[:, None] + mu[None, :]
             e = np.exp(y)
             return w @ np.exp(y - e), w @ np.exp(2.0 * y - e)
-        yA, wA = _gauss_legendre(_Y_LO, 0.0, 18 * refine, 16)
-        yB, wB = _gauss_legendre(0.0, _Y_HI, 3 * refine, 16)
+        yA, wA, yB, wB = _y_rule(refine)
         y, w = np.concatenate([yA, yB]), np.concatenate([wA, wB])
         check_memory("t, delta, sigma", 8.0 * 4 * w.size * t.size)         # four (y nodes, t nodes) grids
         e = np.exp(y)
-        density = np.exp(-0.5 * ((y[:, None] - mu[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+        density = _y_density(mu, sigma, refine) if density is None else density
         s2 = sigma * sigma
         # left of _Y_LO: e^Y exp(-e^Y) = e^Y (1 + O(e^Y)), a lognormal partial expectation in closed form
         tail1 = np.exp(mu + s2 / 2.0 + log_ndtr((_Y_LO - mu - s2) / sigma))
@@ -179,8 +181,9 @@ def row_moments_given(delta: float, sigma: float, m: float, *, refine: int = 1,
 
 def _row_moments(delta: float, sigma: float, m: float, refine: int, hd: float, mass: bool = True) -> RowMoments:
     t, w = _t_nodes(delta, sigma, m, refine, right=False)
-    pm, pm1, one_minus_pm = _powers(_one_minus_phi(t, delta, sigma, refine), m)
-    k1, k2 = _bump_expectations(t, delta, sigma, refine)
+    density = _y_density(t - delta, sigma, refine) if sigma > _SWITCH else None      # shared by the two rules
+    pm, pm1, one_minus_pm = _powers(_one_minus_phi(t, delta, sigma, refine, density), m)
+    k1, k2 = _bump_expectations(t, delta, sigma, refine, density)
     with np.errstate(over="ignore"):
         cut = np.exp(-np.exp(t))
         square = np.exp(2.0 * t - np.exp(t))
@@ -196,8 +199,9 @@ def _distractor_entropy(sigma: float, m: float, refine: int) -> float:
     if m == 1.0:
         return 0.0
     t, w = _t_nodes(0.0, sigma, m, refine, right=True)
-    pm, pm1, one_minus_pm = _powers(_one_minus_phi(t, 0.0, sigma, refine), m)
-    k1, k2 = _bump_expectations(t, 0.0, sigma, refine)
+    density = _y_density(t, sigma, refine) if sigma > _SWITCH else None
+    pm, pm1, one_minus_pm = _powers(_one_minus_phi(t, 0.0, sigma, refine, density), m)
+    k1, k2 = _bump_expectations(t, 0.0, sigma, refine, density)
     log_s = float(w @ (one_minus_pm + np.expm1(-np.exp(np.minimum(t, 700.0)))))
     mean_x = m * sigma * sigma * float(w @ ((k1 - k2) * pm1))
     return log_s - mean_x
