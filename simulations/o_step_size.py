@@ -99,13 +99,13 @@ def summarise(spec, rows, timing, skipped, out: str = _trained.RESULTS) -> dict:
 
 
 def _label(row: dict, part: str) -> str:
-    return f"dk={row['dk']} g={row['gamma']:g}" if part == "dk ladder (j)" else f"g={row['gamma']:g}"
+    return f"dk {row['dk']}\ng {row['gamma']:g}" if part == "dk ladder (j)" else f"g={row['gamma']:g}"
 
 
 def figure(summary: dict):
     """Accuracy at the scaled learning rate beside the unscaled runs of (f)/(l)/(i) and the paper, per task."""
     names = list(dict.fromkeys(r["part"] for r in summary["table"]))
-    fig, axes = panels(len(names), 4.5 * len(names), 3.8)
+    fig, axes = panels(len(names), 4.2 * len(names), 3.8)
     for ax, name in zip(np.atleast_1d(axes), names):
         rows = sorted((r for r in summary["table"] if r["part"] == name), key=lambda r: (r["variant"], r["dk"], r["gamma"]))
         x = np.arange(len(rows))
@@ -116,7 +116,11 @@ def figure(summary: dict):
         paper = [(i, r["paper"]) for i, r in enumerate(rows) if r["paper"] is not None]
         if paper:
             ax.plot(*zip(*paper), "kx", ms=9, mew=2, label="paper")
-        ax.set_xticks(x, [f"{r['variant']}\n{_label(r, name)}" for r in rows], fontsize=6)
+        members = {r["variant"] for r in rows}
+        ax.set_xticks(x, [(f"{r['variant']}\n" if len(members) > 1 else "") + _label(r, name) for r in rows],
+                      fontsize=7)
+        if len(members) == 1:
+            ax.set_xlabel(next(iter(members)), fontsize=8)
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"(o) {name}", fontsize=9)
         ax.set_ylabel("held-out accuracy")
