@@ -8,7 +8,8 @@ subject:
 * :mod:`.trained` -- trained key-only PSA beats the ceiling, free filters learn a high-pass key (P21, P22);
 * :mod:`.backward_pass` -- the hand-derived gradients against finite differences (P21.grad);
 * :mod:`.training_parts` -- AdamW, clipping, the schedule, the Wilson interval, the tasks, the pool (P21.training);
-* :mod:`.ladder_estimators` -- the trained dk ladder's estimators (P23.estimator).
+* :mod:`.protocol` -- the training conventions: lr scaling, each member's head, the gamma-aware init (P21.protocol);
+* :mod:`.ladder_estimators` -- the trained dk ladder's estimators and observables (P23.estimator, P23.observables).
 
 The numeric checks hold the library's decoder against the from-scratch reference forward pass of
 ``theorylab.certificates.reference.transformer`` (RoPE, SDPA, PSA, EG-MHSA, PLGA heads, LayerNorm, MLP with

@@ -125,3 +125,96 @@ def ladder_estimators() -> Outcome:
                                                                     "wilson_high")])},
         note="second route: theorylab.certificates.reference.trainstats (exact rationals; closed-form least squares; the seed "
              "summary row; the bootstrap's stream replayed) and theorylab.certificates.reference.optim.wilson")
+
+
+OBSERVABLE_CURVES = {
+    "rising": ([0, 0.5, 1, 1.5, 2], [0.1, 0.15, 0.4, 0.8, 0.9]),
+    "non-monotone, falls after its peak": ([0, 0.25, 0.75, 1.5, 3], [0.2, 0.3, 0.25, 0.7, 0.6]),
+    "reaches 0.5 and its midpoint on grid points": ([0, 1, 2, 4], [0.0, 0.25, 0.5, 1.0]),
+    "uneven grid": ([0, 0.1, 0.3, 0.7, 1.5, 3.1], [0.05, 0.05, 0.2, 0.35, 0.6, 0.65]),
+    "two equal steepest rises (dyadic: exact ties)": ([0, 1, 2, 3], [0.125, 0.375, 0.625, 0.75]),
+    "never reaches 0.5": ([0, 0.5, 1], [0.1, 0.3, 0.45]),
+    "above 0.5 at gamma = 0": ([0, 1, 2], [0.55, 0.6, 0.9]),
+    "never rises": ([0, 1, 2], [0.5, 0.2, 0.4]),
+    "dips below its gamma = 0 value before it rises": ([0, 1, 2, 3], [0.3, 0.2, 0.6, 0.9])}
+"""Accuracy curves whose three gamma_c are held to reference.ladder_observables (exact rationals)."""
+SLOPE_DKS = [8, 16, 32, 64]
+SLOPE_GRID = [0, 0.25, 0.5, 1, 2]
+SLOPE_SEEDS = [[[0.06, 0.1, 0.3, 0.45, 0.6], [0.07, 0.12, 0.25, 0.42, 0.45], [0.05, 0.08, 0.35, 0.44, 0.48]],
+               [[0.06, 0.2, 0.5, 0.7, 0.72], [0.07, 0.3, 0.55, 0.75, 0.7], [0.06, 0.15, 0.45, 0.68, 0.74]],
+               [[0.07, 0.45, 0.8, 0.9, 0.92], [0.07, 0.5, 0.85, 0.93, 0.9], [0.08, 0.4, 0.75, 0.88, 0.95]],
+               [[0.07, 0.7, 0.95, 0.99, 0.99], [0.07, 0.65, 0.93, 0.98, 0.99], [0.06, 0.75, 0.96, 0.99, 1.0]]]
+"""Three seeds per dk of a ladder whose gamma_c falls with dk; dk = 8's seeds straddle 0.5, so some resamples of
+the half-accuracy reading have no gamma_c (unusable draws)."""
+
+
+def _observable_errors(curve_gamma_c, half_accuracy) -> tuple[float, dict, list]:
+    """Max relative |library - exact| over OBSERVABLE_CURVES x the three observables (inf where exactly one of
+    the two is None), the values per curve, and the grid-point readings that must come out exact."""
+    from theorylab.certificates.reference import ladder_observables as ref
+
+    err, values, exact_hits = 0.0, {}, []
+    for name, (g, a) in OBSERVABLE_CURVES.items():
+        row = {}
+        for obs, rule in ref.OBSERVABLES.items():
+            got, want = curve_gamma_c(g, a, obs), rule(g, a)
+            e = 0.0 if got is None and want is None else np.inf if (got is None) != (want is None) \
+                else abs(got - float(want)) / float(want)
+            err, row[obs] = max(err, e), got
+        got, want = half_accuracy(g, a, level=0.3), ref.crossing(g, a, 0.3)
+        err = max(err, 0.0 if got is None and want is None else np.inf if (got is None) != (want is None)
+                  else abs(got - float(want)) / float(want))
+        values[name] = row
+    grid = values["reaches 0.5 and its midpoint on grid points"]
+    exact_hits = [grid["half-accuracy"], grid["plateau-midpoint"],
+                  values["two equal steepest rises (dyadic: exact ties)"]["steepest-segment"]]
+    return err, values, exact_hits
+
+
+def _slope_errors(ladder_slope) -> tuple[float, dict]:
+    """ladder_slope per observable against the reference replay: gamma_c, slope, interval (relative 1e-12),
+    usable draws (exactly)."""
+    from theorylab.certificates.reference import ladder_observables as ref
+
+    err, rows = 0.0, {}
+    for obs in ref.OBSERVABLES:
+        got = ladder_slope(SLOPE_DKS, SLOPE_GRID, [np.array(s) for s in SLOPE_SEEDS], obs, draws=200, seed=3)
+        want = ref.ladder_slope(SLOPE_DKS, SLOPE_GRID, SLOPE_SEEDS, obs, draws=200, seed=3)
+        e = 0.0 if got["usable_draws"] == want["usable_draws"] and got["draws"] == 200 else np.inf
+        for k in ("slope", "ci_low", "ci_high"):
+            e = max(e, np.inf if (got[k] is None) != (want[k] is None) else
+                    0.0 if want[k] is None else abs(got[k] - want[k]) / abs(want[k]))
+        for u, w in zip(got["gamma_c"], want["gamma_c"]):
+            e = max(e, np.inf if (u is None) != (w is None) else 0.0 if w is None else abs(u - w) / w)
+        err = max(err, e)
+        rows[obs] = {"slope": got["slope"], "ci": [got["ci_low"], got["ci_high"]], "usable": got["usable_draws"]}
+    return err, rows
+
+
+@certificate("P23.observables", title="The ladder's three gamma_c observables and its bootstrap slope equal their "
+                                      "definitions", paper="PSA §7.11", method="numeric",
+             claim="theorylab.nn.ladder reads gamma_c of an accuracy curve as the first crossing of the midpoint "
+                   "between its gamma = 0 value and its plateau, as the centre of the first steepest segment, and "
+                   "as the first crossing of 50 % (None where undefined); ladder_slope is the least-squares slope "
+                   "of log gamma_c on log dk with the 2.5/97.5 percentiles of the per-dk seed bootstrap.")
+def ladder_observables() -> Outcome:
+    """Nine curves x three observables (and a 30 % threshold) against exact rationals; the slope of a four-dk
+    ladder by each observable against the reference replay of its bootstrap stream."""
+    from theorylab.nn import ladder
+
+    err, values, hits = _observable_errors(ladder.curve_gamma_c, ladder.half_accuracy)
+    slope_err, slopes = _slope_errors(ladder.ladder_slope)
+    usable = slopes["half-accuracy"]["usable"]
+    passed = err <= 1e-15 and hits == [2.0, 2.0, 0.5] and slope_err <= 1e-12 and 0 < usable < 200
+    return Outcome(bool(passed), (
+        computed("gamma_c per curve and observable (library)", values),
+        computed("max relative |library - exact rational| over 9 curves x 3 observables and the 30 % threshold "
+                 "(inf where exactly one is None)", err, tolerance=1e-15),
+        bound("grid-point readings attained exactly: half accuracy, plateau midpoint, first of two equal steepest "
+              "segments", hits, formula="== [2, 2, 0.5]"),
+        computed("ladder_slope per observable (library): slope, 95 % interval, usable of 200 draws", slopes),
+        computed("max relative |library - reference replay| of gamma_c, slope and interval; usable draws equal",
+                 slope_err, tolerance=1e-12),
+        bound("half-accuracy: some resamples have no gamma_c (dk = 8 straddles 0.5)", usable, formula="0 < usable < 200")),
+        note="second route: theorylab.certificates.reference.ladder_observables (exact rationals of the binary "
+             "floats; the bootstrap stream replayed; percentiles by linear interpolation of order statistics)")

@@ -14,6 +14,7 @@ COMPILED = 'theorylab/nn/compiled.py'
 GRAD = 'theorylab/nn/grad.py'
 PARAMS = 'theorylab/nn/params.py'
 OPTIM = 'theorylab/nn/optim.py'
+LADDER = 'theorylab/nn/ladder.py'
 RUNNER = 'theorylab/nn/runner.py'
 TASKS = 'theorylab/nn/tasks.py'
 TRAIN = 'theorylab/nn/train.py'
@@ -382,4 +383,24 @@ BUGS = [
         'return induction_hits(query_scores(head, E, batch), batch.target)',
         'return induction_hits(query_scores(head, E, batch), batch.target) * (batch.target % 2)',
         ('P10',)),
+    Bug('ladder crossing needs a strict rise past the level', LADDER, 'above = a >= level', 'above = a > level',
+        ('P23.observables',)),
+    Bug('ladder plateau midpoint against the curve minimum', LADDER, 'return _crossing(g, a, 0.5 * (a[0] + a.max()))',
+        'return _crossing(g, a, 0.5 * (a.min() + a.max()))', ('P23.observables',)),
+    Bug('steepest segment reads its right end', LADDER, 'return float(0.5 * (g[i] + g[i + 1]))',
+        'return float(g[i + 1])', ('P23.observables',)),
+    Bug('steepest segment by rise per segment, not per unit of gamma', LADDER, 'rise = np.diff(a) / np.diff(g)',
+        'rise = np.diff(a)', ('P23.observables',)),
+    Bug('ladder interval at the 5/95 percentiles', LADDER, 'np.percentile(slopes, [2.5, 97.5])',
+        'np.percentile(slopes, [5, 95])', ('P23.observables',)),
+    Bug('ladder slope on dk, not log dk', LADDER, 'ldk = np.log(dk[fit])', 'ldk = dk[fit]', ('P23.observables',)),
+    Bug('paper lr scaling (1 + 2g)^-1', TRAIN, 'return self.lr / (1.0 + 2.0 * self.gamma) ** 2 if',
+        'return self.lr / (1.0 + 2.0 * self.gamma) ** 1 if', ('P21.protocol',)),
+    Bug('asymmetric member at (g, g)', TRAIN, 'ASYMMETRIC_QUERY_SHARE = 0.5', 'ASYMMETRIC_QUERY_SHARE = 1.0',
+        ('P21.protocol',)),
+    Bug('gamma-aware init leaves W_K unscaled', TRAIN, 'w(d, dk) / q_gain, w(d, dk) / k_gain,',
+        'w(d, dk) / q_gain, w(d, dk),', ('P21.protocol',)),
+    Bug('low-pass taps (1 + g, -g): the shear, not the low-pass', TRAIN,
+        'taps = np.array([1.0 + g, g]) if v == "low-pass"', 'taps = np.array([1.0 + g, -g]) if v == "low-pass"',
+        ('P21.protocol',)),
 ]

@@ -15,7 +15,7 @@ COST_SECONDS: dict[str, float] = {
     "P18.condensation": 1.6, "P17": 1.6, "P12.symbolic": 1.5, "P24.interval": 1.3, "G10": 1.3, "P10": 1.3,
     "P8": 1.1, "P21": 1.0, "P18.plateau": 1.0, "P24.mc": 0.8, "P17.rng": 0.7, "P21.grad": 0.6, "P1": 0.5,
     "P12.numeric": 0.5, "P6": 0.5, "A6": 0.4, "A13.numeric": 0.4, "G6": 0.4, "G4": 0.4, "P9.symbolic": 0.3,
-    "A9": 0.3, "P15": 0.3, "A13.dl": 0.3, "A5.numeric": 0.3, "A16": 0.3,
+    "A9": 0.3, "P15": 0.3, "A13.dl": 0.3, "A5.numeric": 0.3, "A16": 0.3, "P23.observables": 0.3,
     "P21.training": 1.0,        # trains in processes of its own, whose CPU time process_time does not see: wall
 }
 
