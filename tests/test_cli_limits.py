@@ -60,6 +60,19 @@ def test_refusal_names_estimate_limit_and_how_to_raise():
     assert resources.check(resources.Cost(2**29, 59.0), limit).seconds == 59.0
 
 
+def test_an_estimate_beyond_the_float_range_is_refused_in_one_line():
+    """An exact int estimate too large for a float (dk = 1e300 squared) is refused, not an OverflowError."""
+    from theorylab.errors import check_memory
+    from theorylab.nn.tasks import induction_head
+
+    assert resources.format_bytes(8 * 10 ** 600) == "unbounded"
+    assert resources.format_seconds(10 ** 400) == "forever"
+    with pytest.raises(resources.ResourceError, match="dk too large: the call needs unbounded memory"):
+        check_memory("dk", 8 * 10 ** 600)
+    with pytest.raises(resources.ResourceError, match="^dk too large"):
+        induction_head("key-only", 1.0, dk=1e300, T=12)
+
+
 @pytest.mark.parametrize("text, value", [("20000", 20000), ("2e4", 20000), ("1_000", 1000), (" 7 ", 7),
                                          (str(2**64 - 1), 2**64 - 1), ("1.5", None), ("nan", None),
                                          ("inf", None), ("0x10", None), ("", None), ("1e999999999", None)])

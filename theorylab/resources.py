@@ -78,6 +78,10 @@ class Limits:
 
 def format_bytes(n: float) -> str:
     """``1536 -> '1.5 KiB'`` (binary units; ``inf`` for overflowed estimates)."""
+    try:
+        n = float(n)
+    except OverflowError:             # an exact product of validated ints beyond the float range (dk = 1e300)
+        return "unbounded"
     if not math.isfinite(n):
         return "unbounded"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
@@ -89,6 +93,10 @@ def format_bytes(n: float) -> str:
 
 def format_seconds(s: float) -> str:
     """``90 -> '1.5 min'``; days and years for hostile estimates."""
+    try:
+        s = float(s)
+    except OverflowError:
+        return "forever"
     if not math.isfinite(s):
         return "forever"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
