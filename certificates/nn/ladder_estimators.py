@@ -215,6 +215,11 @@ def ladder_observables() -> Outcome:
         computed("ladder_slope per observable (library): slope, 95 % interval, usable of 200 draws", slopes),
         computed("max relative |library - reference replay| of gamma_c, slope and interval; usable draws equal",
                  slope_err, tolerance=1e-12),
-        bound("half-accuracy: some resamples have no gamma_c (dk = 8 straddles 0.5)", usable, formula="0 < usable < 200")),
+        bound("half-accuracy: some resamples have no gamma_c (dk = 8 straddles 0.5)", usable,
+              formula="0 < usable < 200")),
+        arrays={"gamma_c_library": np.array([np.nan if v is None else v
+                                             for row in values.values() for v in row.values()]),
+                "slopes_library": np.array([[np.nan if x is None else x for x in (r["slope"], *r["ci"])]
+                                            for r in slopes.values()])},
         note="second route: theorylab.certificates.reference.ladder_observables (exact rationals of the binary "
              "floats; the bootstrap stream replayed; percentiles by linear interpolation of order statistics)")

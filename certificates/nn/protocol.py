@@ -101,5 +101,7 @@ def training_protocol() -> Outcome:
         computed("stream gains (query, key) at g = 2, from the taps", gains),
         computed("max relative |gamma-aware W x gain - plain W| (W_Q, W_K; W_V, W_O unscaled), seed 1", init_err,
                  tolerance=1e-15)),
+        arrays={"peak_lr_library": np.array(list(lrs.values())),
+                "couplings_library": np.array(list(heads.values()), dtype=float)},
         note="second route: the taps and gains written from the shear x + g (x - x_prev) and the low-pass; the "
              "scaling written from A31")
