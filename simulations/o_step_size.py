@@ -1,14 +1,16 @@
 """Study (o): is the symmetric shear's failure at large g a step-size effect? (PSA A5, A8.1, A31, A35.1).
 
-Studies (f), (l) and (i) train every member at one peak learning rate for every g. With the
+Studies (f), (l), (i) and (j) train every member at one peak learning rate for every g. With the
 gamma-aware initialisation the softmax is not saturated at step 0 (score std ~0.9 at every g), yet
-symmetric recall collapses above g = 3 (14 pairs) and at g = 2 with 30 pairs, and on the lattice the
-symmetric member (0.617) and the low-pass (0.133) stay below the paper's 0.811 and 0.428 at g = 2. The shear multiplies each
-filtered stream by a gain of order 1 + 2g, so one Adam step on W_Q or W_K moves the scores by a
-factor ~(1 + 2g)^2 more than at g = 0; the paper's remedy for the same symptom at scale is the
-learning-rate scaling (1 + 2g)^-2 (A31, A35.1), ``TrainConfig(lr_scale="paper")``. This study reruns
-those configurations of (f), (l) and (i) with that scaling and everything else unchanged (same seeds,
-initialisation, budget and evaluation sets), so a difference from (f)/(l)/(i) is the step size's.
+symmetric recall collapses above g = 3 (14 pairs) and at g = 2 with 30 pairs, and on the lattice
+the symmetric member (0.617) and the low-pass (0.133) stay below the paper's 0.811 and 0.428 at
+g = 2. The shear multiplies each filtered stream by a gain of order 1 + 2g, so one Adam step on
+W_Q or W_K moves the scores by a factor ~(1 + 2g)^2 more than at g = 0; the paper's remedy for
+the same symptom at scale is the learning-rate scaling (1 + 2g)^-2 (A31, A35.1),
+``TrainConfig(lr_scale="paper")``. This study reruns those configurations of (f), (l) and (i), and
+nine points of the dk ladder (j) at its 1,500 steps, with that scaling and everything else
+unchanged (same seeds, initialisation, budget and evaluation sets), so a difference from the
+unscaled run is the step size's.
 
     python simulations/o_step_size.py [--steps N] [--seeds N] [--workers N | --scheduler ADDR] [--store PATH]
                                       [--figure-only]
@@ -107,10 +109,12 @@ def figure(summary: dict):
     names = list(dict.fromkeys(r["part"] for r in summary["table"]))
     fig, axes = panels(len(names), 4.2 * len(names), 3.8)
     for ax, name in zip(np.atleast_1d(axes), names):
-        rows = sorted((r for r in summary["table"] if r["part"] == name), key=lambda r: (r["variant"], r["dk"], r["gamma"]))
+        rows = sorted((r for r in summary["table"] if r["part"] == name),
+                      key=lambda r: (r["variant"], r["dk"], r["gamma"]))
         x = np.arange(len(rows))
         sd = [0.0 if r["sd"] is None else np.nan_to_num(r["sd"]) for r in rows]
-        ax.errorbar(x - 0.1, [r["mean"] for r in rows], yerr=sd, fmt="o", capsize=4, label="lr x (1+2g)^-2 (mean +- sd)")
+        ax.errorbar(x - 0.1, [r["mean"] for r in rows], yerr=sd, fmt="o", capsize=4,
+                    label="lr x (1+2g)^-2 (mean +- sd)")
         ax.plot(x + 0.1, [np.nan if r["unscaled"] is None else r["unscaled"] for r in rows], "s", color="C1",
                 label="unscaled lr, study (f)/(l)/(i)")
         paper = [(i, r["paper"]) for i, r in enumerate(rows) if r["paper"] is not None]
