@@ -50,14 +50,14 @@ def spec(args) -> dict:
              {**RECALL, **scaled, "variant": "symmetric", "gamma": 2.0, "pairs": PAIRS_30},
              {**LATTICE, **scaled, "variant": ["symmetric", "low-pass"], "gamma": 2.0},
              {**LATTICE, **scaled, "variant": "symmetric", "dk": LADDER_DKS, "gamma": LADDER_GAMMAS,
-              "steps": j_trained_ladder.STEPS}]
+              **({} if args is not None and args.steps else {"steps": j_trained_ladder.STEPS})}]
     return _trained.spec_dict("step size of the sheared members", {**COMMON, "steps": STEPS}, grids, SEEDS, args)
 
 
 def _part(config) -> str:
     if config.task == "recall":
         return f"recall, {config.pairs} pairs"
-    return "dk ladder (j)" if config.steps == j_trained_ladder.STEPS else "lattice (i)"
+    return "dk ladder (j)" if config.gamma in LADDER_GAMMAS else "lattice (i)"      # the lattice runs g = 2
 
 
 def _unscaled(config, out: str) -> float | None:
