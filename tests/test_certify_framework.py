@@ -185,6 +185,15 @@ def test_import_paths_stay_free_of_sympy():
     assert out.stdout.strip() == "False"
 
 
+def test_building_the_parser_imports_no_heavy_library():
+    """Every command parses its arguments first: the parser's imports (each command module's ``register``) load
+    none of scipy, numba, sympy or matplotlib (scipy.stats alone took 0.7 s of every command's start)."""
+    code = ("import sys; from theorylab.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('scipy', 'numba', 'sympy', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
 def test_bench_certify_smoke(capsys):
     """The benchmark runs and reports cold and warm seconds (timings are measured, never asserted)."""
     assert main(["bench", "certify", "--only", "P11", "--format", "json"]) == 0

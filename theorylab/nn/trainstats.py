@@ -17,7 +17,6 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
 from theorylab.errors import ParameterError, check_memory, positive_int, real_array, seed_int
 from theorylab.nn import transformer
@@ -44,7 +43,9 @@ def seed_summary(accuracies: Sequence[float], hits: float, n: int) -> dict:
     sd, t_low, t_high = float("nan"), None, None                          # one seed: no spread
     if a.size > 1:
         sd = float(a.std(ddof=1))
-        half = float(stats.t.ppf(0.975, a.size - 1) * sd / math.sqrt(a.size))
+        from scipy.stats import t as student_t      # here, not at import: scipy.stats takes 0.7 s to load
+
+        half = float(student_t.ppf(0.975, a.size - 1) * sd / math.sqrt(a.size))
         t_low, t_high = max(0.0, mean - half), min(1.0, mean + half)
     lo, hi = wilson_interval(hits, n, z=1.959964)
     return {"seeds": int(a.size), "mean": mean, "sd": sd, "t_low": t_low, "t_high": t_high, "wilson_low": lo,
