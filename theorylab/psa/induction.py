@@ -187,17 +187,17 @@ def stream_channels(x, freqs, placement: str = "post") -> np.ndarray:
     if x.ndim != 3 or x.shape[1] < 2 or x.shape[2] != 2 * freqs.size or freqs.ndim != 1:
         raise ParameterError(f"x must be (n, T, dk) with T >= 2 and dk = 2 len(freqs) (got shapes {x.shape} "
                              f"and {freqs.shape})")
-    return finite_result("x", _stream_channels(x, freqs, placement))
+    return finite_result("x", _stream_channels(x, *rotary.rope_tables(x.shape[1], freqs), placement))
 
 
-def _stream_channels(x: np.ndarray, freqs: np.ndarray, placement: str) -> np.ndarray:
-    T, dk = x.shape[-2], x.shape[-1]
-    cos, sin = rotary.rope_tables(T, freqs)
-    X = rotary.rotate_pairs(x, cos, sin)                               # (n, T, dk) rotated stream
+def _stream_channels(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, placement: str) -> np.ndarray:
+    """Kernel of :func:`stream_channels`: ``x`` a float stream (n, T, dk), ``cos, sin`` its RoPE tables (T, dk/2)."""
+    dk = x.shape[-1]
+    X = rotary._rotate_pairs(x, cos, sin)                              # (n, T, dk) rotated stream
     if placement == "post-rope":
-        P = shear.momentum(X)                                         # momentum of the rotated stream
+        P = shear._momentum(X, -2)                                    # momentum of the rotated stream
     else:
-        P = rotary.rotate_pairs(shear.momentum(x), cos, sin)           # rotated momentum of the raw stream
+        P = rotary._rotate_pairs(shear._momentum(x, -2), cos, sin)     # rotated momentum of the raw stream
     q, pq = X[:, -1], P[:, -1]                                        # (n, dk) query and its momentum
     K, PK = X[:, :-1], P[:, :-1]                                      # (n, T-1, dk) keys and momenta
     c = np.stack([np.einsum("nd,ntd->nt", q, K), np.einsum("nd,ntd->nt", pq, K),
@@ -242,9 +242,10 @@ def simulate(dk: int = 64, T: int = 512, theta=0.0, samples: int = 1000, seed: i
     placement = choice("placement", placement, tuple(PLACEMENTS))
     check_memory("samples, T, dk", 8 * (2 * samples * 4 * T + 8 * _CHUNK * T * dk))
     chans, targets = [], []
+    cos, sin = rotary.rope_tables(T, freqs)                           # (T, dk/2), the same for every chunk
     for c in range((samples + _CHUNK - 1) // _CHUNK):
         x, j = induction_batch(np.random.default_rng([seed, c]), _CHUNK, T, dk)
-        chans.append(_stream_channels(x, freqs, PLACEMENTS[placement]))
+        chans.append(_stream_channels(x, cos, sin, PLACEMENTS[placement]))
         targets.append(j)
     return InductionSample(np.concatenate(chans)[:samples], np.concatenate(targets)[:samples], dk, T, freqs,
                            placement, seed)

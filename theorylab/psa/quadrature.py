@@ -113,7 +113,13 @@ def _y_density(mu: np.ndarray, sigma: float, refine: int) -> np.ndarray:
     yA, _, yB, _ = _y_rule(refine)
     y = np.concatenate([yA, yB])
     with np.errstate(over="ignore"):          # sigma near the float maximum: the density is 0
-        return np.exp(-0.5 * ((y[:, None] - mu.ravel()[None, :]) / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+        z = np.subtract.outer(y, mu.ravel())  # (y nodes, mu.size), then in place: the operations of the formula
+        z /= sigma                            # exp(-((y - mu)/sigma)^2 / 2) / (sigma sqrt(2 pi)), the same bits
+        np.square(z, out=z)
+        z *= -0.5
+        np.exp(z, out=z)
+        z /= sigma * np.sqrt(2.0 * np.pi)
+    return z
 
 
 def _one_minus_phi(t: np.ndarray, delta: float, sigma: float, refine: int, density=None) -> np.ndarray:
