@@ -6,17 +6,14 @@ alone with a long certificate. The numbers change no result, only when each cert
 """
 from __future__ import annotations
 
-# CPU seconds per certificate, one serial run (``--workers 1``, numbers from ``time.process_time``
-# around each check, Numba cache warm), rounded; certificates under 0.25 s are left out.
+# Seconds per certificate as a worker of a warm two-worker run reports them (``theorylab certify --format json``,
+# each certificate's ``seconds``), rounded; certificates under 0.25 s are left out.
 # Re-measure after a certificate's cost changes a lot (the first certificate to import a heavy
 # module carries the import: A2.metric, the first transformer one, here).
 COST_SECONDS: dict[str, float] = {
-    "A1.symbolic": 4.7, "P22": 2.3, "A2.metric": 2.0, "P19.crossover": 1.9, "P17.variants": 1.7, "G8": 1.7,
-    "P18.condensation": 1.6, "P17": 1.6, "P12.symbolic": 1.5, "P24.interval": 1.3, "G10": 1.3, "P10": 1.3,
-    "P8": 1.1, "P21": 1.0, "P18.plateau": 1.0, "P24.mc": 0.8, "P17.rng": 0.7, "P21.grad": 0.6, "P1": 0.5,
-    "P12.numeric": 0.5, "P6": 0.5, "A6": 0.4, "A13.numeric": 0.4, "G6": 0.4, "G4": 0.4, "P9.symbolic": 0.3,
-    "A9": 0.3, "P15": 0.3, "A13.dl": 0.3, "A5.numeric": 0.3, "A16": 0.3, "P23.observables": 0.3,
-    "P21.training": 1.0,        # trains in processes of its own, whose CPU time process_time does not see: wall
+    "P19.crossover": 1.5, "A1.symbolic": 1.3, "P17": 1.0, "P17.variants": 0.9, "P22": 0.8, "P18.condensation": 0.7,
+    "P24.interval": 0.7, "P24.mc": 0.5, "G10": 0.5, "P21.grad": 0.4, "P21.training": 0.4, "P8": 0.4, "G8": 0.4,
+    "P21": 0.4, "P10": 0.4, "P12.symbolic": 0.3, "A6": 0.3, "P6": 0.3,
 }
 
 UNMEASURED_SECONDS = 0.1
