@@ -17,9 +17,9 @@ against routes that share no library code (NumPy/SciPy only):
    states the separation) order exactly as their pre-registered inner products;
 7. the pilot's two block draws (row by row when a block has fewer than d rows, Bartlett otherwise) on small
    pilots of noise sigma_xi = 1/4 (moments as in 1; the exact chi2(d) law of the noise statistic given the rows;
-   rows adding up to n), two pilots replayed from the stream (``ladder_pilot.REPLAYED_PILOTS``, one of 2^60 + 3 rows: integer
-   block sizes), the bootstrap's equal-probability block resampling (Pearson),
-   and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property);
+   rows adding up to n), three pilots replayed from the stream (``ladder_pilot.REPLAYED_PILOTS``: one of exactly d
+   rows a block, one of 2^60 + 3 rows: integer block sizes), the bootstrap's equal-probability block resampling
+   (Pearson), and the arm rules on other designs (L = 1; ``ladder.PEAKED`` and its documented property);
 7b. the law of the Bartlett draw's blocks, not only its mean (``ladder_pilot.SHAPE_PILOTS``): each block's X^T X symmetric; its
    Bartlett factor (normals below the diagonal, chi-square diagonal) and its whitened noise, 14 numbers a block that
    are independent N(0, 1) exactly, tested as 1000 iid N(0, I) vectors by the Bartlett decomposition of their
@@ -139,10 +139,11 @@ def g10(seed=None) -> Outcome:
     return Outcome(passed, (
         computed("pre-registration file unchanged by the measurement (SHA-256)", bool(unchanged)),
         *pilot_ev, *sweep_ev, *arms_ev, *mc_ev,
-        computed("summary of synthetic risks (crossings, efficiencies, risk ratios, their bootstrap intervals, "
-                 "NaN fractions, Spearman and its intervals, educated/oracle gains) vs reference.ladder_streams, and every other "
-                 "summary field (1/Lambda*_C, null and target risk, m_sat, W, m_ref, grid, run settings) and the rows' "
-                 "pre-registered columns recomputed, max relative error; "
+        computed("summary of synthetic risks, the second set with the arms rotated ('uniform' last) (crossings, "
+                 "efficiencies, risk ratios, their bootstrap intervals, NaN fractions, Spearman and its intervals, "
+                 "educated/oracle gains) vs reference.ladder_streams, and every other summary field (1/Lambda*_C, "
+                 "null and target risk, m_sat, W, m_ref, grid, run settings) and the rows' pre-registered columns "
+                 "recomputed, max relative error; "
                  "measured ranks, order, ordering_holds, inverted pairs equal", [summ_err, summ_ok],
                  formula="<= 1e-12; equal"),
         computed("pilot blocks replayed from the stream (integer block sizes; sigma_xi = 1/4), max relative error",

@@ -34,8 +34,10 @@ SMALL_PILOTS = {"rows < d (row by row)": (8, 3100, 600), "rows = d (Bartlett)": 
 """Extra pilots (design width d, rows n, blocks K) of the CONFIG profiles exercising both draws of a block."""
 SMALL_SIGMA = 0.25
 """Noise of the small pilots (not 1, so that a draw which drops or squares sigma_xi changes the statistics)."""
-REPLAYED_PILOTS = {"row by row, 6-7 rows a block": (8, 62, 9), "Bartlett, n = 2^60 + 3 in 3 blocks": (4, 2 ** 60 + 3, 3)}
-"""Pilots (d, n, K) replayed from the stream convention (reference.ladder_streams): integer block sizes beyond 2^53."""
+REPLAYED_PILOTS = {"row by row, 6-7 rows a block": (8, 62, 9), "Bartlett, n = 2^60 + 3 in 3 blocks": (4, 2 ** 60 + 3, 3),
+                   "Bartlett, exactly d = 8 rows a block": (8, 64, 8)}
+"""Pilots (d, n, K) replayed from the stream convention (reference.ladder_streams): integer block sizes beyond 2^53;
+blocks of exactly d rows (the boundary of the two draws: Bartlett, not row by row)."""
 BOOTSTRAP_RESAMPLES = 400
 
 

@@ -5,6 +5,9 @@ crossing interpolation and the gauge of the learning curves (steps 4b, 5 of
 ``theorylab.certificates.graded.ladder``)."""
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import numpy as np
 
 from theorylab.certificates.graded.ladder_routes import RTOL, _risks_by_bisection
@@ -16,6 +19,8 @@ from theorylab.graded import ladder_sim as sl
 from theorylab.graded import pilot_cost as pc
 from theorylab.graded import prereg as pr
 
+READER_C = 4.0
+"""Clip of the small pre-registration of G10's reader-range check (C^2 != 2C, unlike CONFIG's C = 2)."""
 SCALED_GRADES = (-1000, 600, 1000, 1020)
 """Powers of two multiplying level grades in G10's gauge check."""
 
@@ -25,25 +30,28 @@ SYNTHETIC = {"c": ((20.0, 12.0, 8.0, 6.0, 5.5, 125.0), (20.0, 12.0, 8.0, 6.0, 0.
              "bootstrap": 60}
 """Synthetic risks ``null x min(1, c/m) x exp(spread Z)`` per arm (in the pre-registration's order), two sets of c:
 crossings near 2c; the last arm crosses near the grid's end, so some bootstrap resamples miss it (NaN efficiency);
-in the second set the fifth arm is below the level at the first size (no efficiency: ranked last, no Spearman)."""
+in the second set the fifth arm is below the level at the first size (no efficiency: ranked last, no Spearman), and
+the arms are rotated one place ('uniform' last: efficiencies and risk ratios are relative to it wherever it stands)."""
 
 
 def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
     """graded.ladder_sim.summarize on SYNTHETIC risks against reference.ladder_streams.ladder_summary (max relative error,
-    NaNs in the same places) and the ranks, order, ordering flag and inverted pairs recomputed here."""
+    NaNs in the same places) and the ranks, order, ordering flag and inverted pairs recomputed here; the second set on
+    the pre-registration with its arms rotated ('uniform' last), the reference told where 'uniform' is."""
     cfg = SYNTHETIC
     m_ref = sl.reference_size(p.design)
     ms = np.union1d(cfg["sizes"], [m_ref])
     null = float(np.sum(p.design.tau * p.design.alpha))
-    names = [x.name for x in p.arms]
-    pred = np.array([x.predicted_rank for x in p.arms])
     err, ok, partial = 0.0, True, False
-    for cs in cfg["c"]:
+    rotated = replace(p, arms=p.arms[1:] + p.arms[:1])             # 'uniform' last, not first
+    for cs, q in zip(cfg["c"], (p, rotated)):
+        names = [x.name for x in q.arms]
+        pred = np.array([x.predicted_rank for x in q.arms])
         rng = np.random.default_rng(cfg["seed"])
         risks = np.array([null * np.minimum(1.0, c / ms)[:, None] * np.exp(cfg["spread"] * rng.standard_normal(
             (ms.size, cfg["reps"]))) for c in cs])
-        res = sl.summarize(p, ms, risks, cfg["target"], cfg["seed"], cfg["bootstrap"])
-        want = ref_streams.ladder_summary([x.ip_hat for x in p.arms], list(ms), risks, cfg["target"] * null, m_ref,
+        res = sl.summarize(q, ms, risks, cfg["target"], cfg["seed"], cfg["bootstrap"])
+        want = ref_streams.ladder_summary([x.ip_hat for x in q.arms], list(ms), risks, cfg["target"] * null, m_ref,
                                           names.index("uniform"), cfg["seed"], cfg["bootstrap"])
         pairs = [(np.array([r[k] for r in res.rows]), np.asarray(want[k], float))
                  for k in ("m_needed", "efficiency", "risk_ratio_ref", "nan_fraction")]
@@ -79,7 +87,7 @@ def _summary_on_synthetic_risks(p) -> tuple[float, bool]:
                     err = max(err, abs(got / ref - 1))
         partial |= bool(np.any((want["nan_fraction"] > 0) & (want["nan_fraction"] < 1)))
         # the pre-registered columns copied to the rows, and every other summary field, recomputed
-        for r, x in zip(res.rows, p.arms):
+        for r, x in zip(res.rows, q.arms):
             ok &= all(r[k] == getattr(x, k) for k in ("ip_hat", "sign_kept", "Lambda_hat", "predicted_rank", "ip_true",
                                                        "Lambda_true")) and r["arm"] == x.name
             err = max(err, abs(r["inv_Lambda_true"] * x.Lambda_true - 1))
@@ -148,18 +156,22 @@ def sweep_checks(design, cfg, res, a, s, a_hat, s_hat) -> tuple[bool, list]:
     far_ok = _far_fits()
     labels, labels_ok = _labels_and_defaults(design, cfg, res)
     scale_err = _scaled_grades_error(design)
+    reader_ok, reader_ev = _reader_ranges()
     delta = np.log(a_hat / a) - np.log(s_hat / s)
     perr_err = abs(pc.profile_error(a_hat, s_hat, a, s) / float(np.var(delta)) - 1)
     ok = bool(grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and deg_err <= 1e-12 and rank_ok and far_ok
-              and labels_ok and rr_loss_err <= RTOL and deg_rows_err <= 1e-15 and cross_ok and scale_err <= 1e-13)
-    return ok, [
-        computed("degradation (C = 1.7, 6 pilot sizes): summary slopes and 95 % CIs vs linregress of its rows, max abs",
-                 deg_err, formula="<= 1e-12; every draw has excess > 0, tail = upper half of the pilot sizes"),
+              and labels_ok and rr_loss_err <= RTOL and deg_rows_err <= 1e-15 and cross_ok and scale_err <= 1e-13
+              and reader_ok)
+    return ok, [reader_ev,
+        computed("degradation (C = 1.7, 6 pilot sizes; C = 1.05, 2 draws with excess > 0: NaN fits): summary slopes "
+                 "and 95 % CIs vs linregress of its rows, max abs", deg_err,
+                 formula="<= 1e-12; at C = 1.7 every draw has excess > 0, tail = upper half of the pilot sizes; at "
+                         "C = 1.05 NaN where < 3 points or a mean of 0"),
         computed("degradation: per-draw risk-ratio losses at m_ref, efficiency losses (crossings of half the null "
                  "risk) and exact excesses vs mean curves rebuilt by bisection and Lambda*_C (mpmath), max abs; its rows' "
                  "means and maxima over their draws, max rel", [rr_loss_err, deg_rows_err],
                  formula=f"<= {RTOL:g}; <= 1e-15"),
-        computed("crossing of power-law curves c/m at level 0.7 (c = 3, 10, 0.5, 100) vs c/level (NaN outside "
+        computed("crossing of power-law curves c/m at level 0.7 (c = 3, 10, 0.5, 100, 1) vs c/level (NaN outside "
                  "(m_1, m_max])", [got_x.tolist(), want_x.tolist()], formula="relative error <= 1e-12, same NaNs"),
         computed("default m grid as documented (also sigma_xi = 1/2, target 0.3, 12 points; sigma_xi = 0.01, 6 points: "
                  "top below 16); Spearman vs scipy (ties, 3 rows); profile error vs var(delta)",
@@ -284,8 +296,8 @@ def _slope_diff(a, b) -> float:
 def _degradation_checks(cfg) -> tuple[float, bool, float, float]:
     """Lem. 2's degradation study on a small design (C = 1.7: every draw has excess > 0): its summary slopes and 95 %
     intervals recomputed from its own rows / draws (:func:`_slope_fit`); with five pilot sizes the tail is every row;
-    its per-draw losses and rows against :func:`_degradation_losses`. Returns (deg_err, deg_ok, rr_loss_err,
-    deg_rows_err)."""
+    its per-draw losses and rows against :func:`_degradation_losses`; the NaN fits of :func:`_no_power_law` (in
+    deg_err). Returns (deg_err, deg_ok, rr_loss_err, deg_rows_err)."""
     small = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], cfg["d"], cfg["sigma_xi"], 1.7)
     deg = pc.degradation(small, [64, 128, 256, 512, 1024, 2048], draws=3, reps=4, seed=5, m_values=DEG_GRID)
     pos = [q for q in deg.draws if q["excess"] > 0 and q["error"] > 0]
@@ -306,16 +318,66 @@ def _degradation_checks(cfg) -> tuple[float, bool, float, float]:
     got5 = [deg5.summary["slope_excess_vs_n_tail"]] + list(deg5.summary["slope_excess_vs_n_tail_ci"])
     deg_err = max(deg_err, _slope_diff(got5, want5))
     deg_ok &= deg5.summary["tail_n"] == [64, 1024]
+    deg_err = max(deg_err, _no_power_law(cfg))
     G_deg = [lad.oracle_arm(small).g] + [np.array(q["g"]) for q in deg.draws]
     rr_loss_err, deg_rows_err = _degradation_losses(small, deg, G_deg)
     return deg_err, deg_ok, rr_loss_err, deg_rows_err
 
 
+def _no_power_law(cfg) -> float:
+    """Degradation at C = 1.05 (d = 8, seed 11): the clip binds, most educated grades are the oracle's (excess 0), two
+    draws have excess > 0 and the smallest pilot's excess mean is 0, so the excess fits are NaN as documented (< 3
+    points; a mean of 0) -- a 2-point line has a slope but no t interval. Returns the max abs difference of the summary
+    slopes and intervals from :func:`_slope_fit` of the draws / rows (NaN there), inf if the NaNs differ."""
+    near = lad.geometric_design(cfg["nu"], cfg["mu"], cfg["levels"], 8, cfg["sigma_xi"], 1.05)
+    deg = pc.degradation(near, [16, 256, 4096], draws=2, reps=2, seed=11, m_values=[sl.reference_size(near)])
+    pos = [q for q in deg.draws if q["excess"] > 0 and q["error"] > 0]
+    zero = min(r["excess_mean"] for r in deg.rows) <= 0
+    want = {"excess_vs_error": _slope_fit([q["error"] for q in pos], [q["excess"] for q in pos]),
+            "excess_vs_n": [np.nan] * 3 if zero else _slope_fit([r["n_pilot"] for r in deg.rows],
+                                                               [r["excess_mean"] for r in deg.rows])}
+    err = 0.0
+    for k, w in want.items():
+        got = np.array([deg.summary[f"slope_{k}"]] + list(deg.summary[f"slope_{k}_ci"]), float)
+        fin = ~np.isnan(np.asarray(w, float))
+        err = max(err, float(np.max(np.abs(got[fin] - np.asarray(w)[fin]), initial=0.0))
+                  if np.array_equal(np.isnan(got), ~fin) else np.inf)
+    return err
+
+
+def _reader_ranges() -> tuple[bool, object]:
+    """The pre-registration reader's documented ranges of the file's intervals (prereg: g in [1, C] gives
+    C^-2 <= Lambda <= C^2, and C^-2 <= Lambda*_C <= 1, widened by the recomputation tolerance for rounding), on a small
+    pre-registration at C = READER_C edited as JSON: an arm's Lambda_hat_ci at [C^-2, C^2 (1 + 4 eps)] (a rounding
+    above the bound) and Lambda_star_C_hat_ci = [C^-2, 1] are read back exactly as written; an arm's Lambda_hat_ci
+    from C^-2 / 2 or up to 2 C^2 is refused. Returns (ok, evidence)."""
+    design = lad.geometric_design(0.5, 0.2, 4, 8, 1.0, READER_C)
+    text = pr.to_json(pr.preregister(design, 256, 7, bootstrap=2))
+    c2 = READER_C * READER_C
+    ends, lsc = [1 / c2, c2 * (1 + 4 * np.finfo(float).eps)], [1 / c2, 1.0]
+
+    def read(lam, lsc_ci):
+        body = json.loads(text)
+        body["arms"][-1]["Lambda_hat_ci"], body["Lambda_star_C_hat_ci"] = lam, lsc_ci
+        try:
+            got = pr.from_json(json.dumps(body))
+        except ParameterError:
+            return None
+        return [list(got.arms[-1].Lambda_hat_ci), list(got.Lambda_star_C_hat_ci)]
+
+    got = [read(ends, lsc), read([0.5 / c2, 1.0], lsc), read([1.0, 2 * c2], lsc)]
+    ok = got == [[ends, lsc], None, None]
+    return ok, computed(f"pre-registration reader at C = {READER_C:g}: Lambda_hat_ci = [C^-2, C^2 (1 + 4 eps)] and "
+                        "Lambda*_C_hat_ci = [C^-2, 1] read as written; Lambda_hat_ci = [C^-2 / 2, 1], [1, 2 C^2] "
+                        "refused (None)", got, formula="as written; None, None")
+
+
 def _crossing_check() -> tuple[np.ndarray, np.ndarray, bool]:
     """Crossing: power-law curves c/m reach the level at c/level exactly (log-log interpolation is exact there); NaN
-    when reached at the first size (c = 0.5) or not within the grid (c = 100); a missing point (NaN) just before the
-    first crossing leaves nothing to interpolate from, so the crossing is that size."""
-    ms_x, c_x, lev_x = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0]), np.array([3.0, 10.0, 0.5, 100.0]), 0.7
+    when reached at the first size (c = 0.5) or not within the grid (c = 100), reached between the first two sizes
+    (c = 1); a missing point (NaN) just before the first crossing leaves nothing to interpolate from, so the crossing is
+    that size."""
+    ms_x, c_x, lev_x = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0]), np.array([3.0, 10.0, 0.5, 100.0, 1.0]), 0.7
     want_x = np.where((c_x / lev_x > ms_x[0]) & (c_x / lev_x <= ms_x[-1]), c_x / lev_x, np.nan)
     got_x = sl.crossing(ms_x, c_x[:, None] / ms_x, lev_x)
     cross_ok = bool(np.array_equal(np.isnan(got_x), np.isnan(want_x))
