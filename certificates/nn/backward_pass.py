@@ -61,6 +61,33 @@ def _reference_model(model, arrays: dict) -> dict:
     return {"wte": arrays["wte"], "ln_f": (arrays["ln_f.0"], arrays["ln_f.1"]), "blocks": blocks}
 
 
+def _no_mlp_gradient() -> tuple[float, bool, np.ndarray]:
+    """The trained models' ``mlp = 0`` layers (``init_model``, two layers, d_model 8, dk 4: W_FC 8 x 0, the block's
+    output its bias b_proj): the gradient of each b_proj against the stencil on the reference loss along a random
+    unit direction (relative to |g|), and the other MLP-block arrays' gradients (W_FC, b_FC, W_PROJ, LayerNorm 2,
+    which the reference loss does not depend on) exactly zero, every shape the parameter's. Returns the worst
+    relative error, the zero/shape verdict and the library's b_proj gradients."""
+    from theorylab.nn.train import TrainConfig, init_model
+
+    model = init_model(TrainConfig(variant="two-layer", gamma=0, task="canonical", T=6, vocab=7, d_model=8, dk=4,
+                                   mlp=0), 2)
+    rng = np.random.default_rng(23)
+    tokens, answers = rng.integers(0, 7, size=(3, 6)), rng.integers(0, 7, size=3)
+    grads, arrays = grad.loss_and_grad(model, tokens, answers)[1], _named_arrays(model)
+    shapes_ok = all(np.shape(grads.get(k)) == np.shape(a) for k, a in arrays.items())
+    block = [f"layers.{i}.{n}" for i in range(2) for n in ("w_fc", "b_fc", "w_proj", "ln2.0", "ln2.1")]
+    zeros_ok = shapes_ok and all(not np.any(grads[k]) for k in block)
+    err = 0.0
+    for name in ("layers.0.b_proj", "layers.1.b_proj"):
+        w, v = arrays[name], rng.normal(size=arrays[name].shape)
+        v /= np.linalg.norm(v)
+        fd = sum(c * ref.last_token_loss(_reference_model(model, {**arrays, name: w + k * GRAD_H * v}), tokens,
+                                         answers) for k, c in STENCIL) / GRAD_H
+        err = max(err, abs(float(np.sum(grads[name] * v)) - fd) / np.linalg.norm(grads[name]) if shapes_ok else np.inf)
+    b_proj = np.concatenate([np.ravel(grads[f"layers.{i}.b_proj"]) for i in range(2)])
+    return float(err), bool(zeros_ok), b_proj
+
+
 @certificate("P21.grad", title="Hand-derived backward pass equals finite differences of the reference forward pass",
              paper="PSA §7.4, §7.5", method="numeric",
              claim="The gradients that train the P21/P22 models are the derivatives of the next-token "
@@ -70,7 +97,8 @@ def _reference_model(model, arrays: dict) -> dict:
                    "forward pass.")
 def backward_pass() -> Outcome:
     """Three layers, two heads each (d = 8, dk = 4, vocab 11; the six heads of ``_GRAD_HEADS``), 3 sequences of
-    T = 6; one random unit direction per parameter array; the fourth-order stencil STENCIL at step GRAD_H."""
+    T = 6; one random unit direction per parameter array; the fourth-order stencil STENCIL at step GRAD_H; the
+    ``mlp = 0`` layers of the trained models (``_no_mlp_gradient``)."""
     model = decoder.random_decoder(vocab=11, d=8, n_head=2, n_layer=3, head=lambda i, h: _GRAD_HEADS[i, h], seed=5)
     rng = np.random.default_rng(21)
     tokens, answers = rng.integers(0, 11, size=(3, 6)), rng.integers(0, 11, size=3)
@@ -114,8 +142,9 @@ def backward_pass() -> Outcome:
     onehot = np.eye(9)[picks]
     err_ce = max(abs(ce_loss - float(np.mean(logsumexp(big, axis=1) - big[np.arange(5), picks]))) / 1e-12,
                  float(np.max(np.abs(ce_grad - (softmax(big, axis=1) - onehot) / 5))) / 1e-15)
+    err_no_mlp, no_mlp_zeros, no_mlp_b_proj = _no_mlp_gradient()
     passed = (shapes_ok and max(worst.values()) <= GRAD_TOL and err_loss <= 1e-13 and err_logits <= 1e-13
-              and err_partial <= 1e-13 and err_ce <= 1.0)
+              and err_partial <= 1e-13 and err_ce <= 1.0 and err_no_mlp <= GRAD_TOL and no_mlp_zeros)
     return Outcome(bool(passed), (
         computed("gradient names and shapes = the parameters'", bool(shapes_ok)),
         computed("loss: library vs reference cross-entropy, relative", err_loss, tolerance=1e-13),
@@ -125,8 +154,12 @@ def backward_pass() -> Outcome:
         computed("with_parameters, one array replaced (the others kept): logits vs reference, max over 7 names",
                  err_partial, tolerance=1e-13),
         *(computed(f"{label}: max |<g, v> - central difference| / (|g| |v|)", max(worst[k] for k in names),
-                   tolerance=GRAD_TOL) for label, names in groups.items())),
-        arrays={"relative_error": np.array(list(worst.values()))},
+                   tolerance=GRAD_TOL) for label, names in groups.items()),
+        computed("mlp = 0 (init_model, 2 layers, W_FC 8 x 0): b_proj gradients, max |<g, v> - central difference| "
+                 "/ (|g| |v|)", err_no_mlp, tolerance=GRAD_TOL),
+        computed("mlp = 0: gradients of W_FC, b_FC, W_PROJ, LayerNorm 2 exactly 0 (the reference loss does not "
+                 "depend on them), every shape the parameter's", no_mlp_zeros)),
+        arrays={"relative_error": np.array(list(worst.values())), "no_mlp_b_proj_grad": no_mlp_b_proj},
         note="second route: theorylab.certificates.reference.transformer.last_token_loss (independent forward pass, "
              "two-tap heads included), differentiated by fourth-order central differences; tolerance: module GRAD_TOL")
 

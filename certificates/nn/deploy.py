@@ -10,6 +10,7 @@ import numpy as np
 from theorylab.certificates import _reference_views as view
 from theorylab.certificates.reference import transformer as ref
 from theorylab.certify import Outcome, certificate, computed
+from theorylab.errors import ParameterError
 from theorylab.nn import attention, decoder, specs
 from theorylab.psa import deploy
 from theorylab.certificates.nn._common import DK, TOKENS, TOL, TOL_PLGA, _max_error, _plga
@@ -17,9 +18,10 @@ from theorylab.certificates.nn._common import DK, TOKENS, TOL, TOL_PLGA, _max_er
 
 # ------------------------------------------------------------------------------ P20
 def _batched_block_streams() -> float:
-    """``attention.streams`` on the rows 4..8 of sequences of 9 rows with leading batch axes (2, 3), given the raw
-    (q, k) of position 3, for PSA (post- and pre-RoPE) and TwoTap heads, against the reference streams of each whole sequence
-    sliced to the block: max relative error over the query, key and value streams."""
+    """``attention.streams`` on the rows 4..8 of sequences of 9 rows with leading batch axes (2, 3), (3,) (the first
+    of the 2) and none (the first sequence), given the raw (q, k) of position 3, for PSA (post- and pre-RoPE) and
+    TwoTap heads, against the reference streams of each whole sequence sliced to the block: max relative error over
+    the query, key and value streams (inf where the library refuses a block)."""
     rng = np.random.default_rng(20)
     Q, K, V = rng.normal(size=(3, 2, 3, 9, DK))
     start, err = 4, 0.0
@@ -28,11 +30,17 @@ def _batched_block_streams() -> float:
     heads.append((specs.TwoTap(q_taps=(1.5, -0.5), k_taps=(0.3, 0.9)), lambda x: ref.two_tap_stream(x, (1.5, -0.5)),
                   lambda x: ref.two_tap_stream(x, (0.3, 0.9))))
     for spec, ref_q, ref_k in heads:
-        got = attention.streams(spec, Q[..., start:, :], K[..., start:, :], V[..., start:, :], start,
-                                (Q[..., start - 1, :], K[..., start - 1, :]))
         want = [np.array([[f(x) for x in b] for b in X])[..., start:, :] for f, X in ((ref_q, Q), (ref_k, K))]
         want.append(V[..., start:, :])
-        err = max(err, *(_max_error(g, w) if g.shape == w.shape else np.inf for g, w in zip(got, want)))
+        for lead in ((), (0,), (0, 0)):                                   # batch axes (2, 3), (3,), none
+            q, k, v = Q[lead], K[lead], V[lead]
+            try:
+                got = attention.streams(spec, q[..., start:, :], k[..., start:, :], v[..., start:, :], start,
+                                        (q[..., start - 1, :], k[..., start - 1, :]))
+            except ParameterError:
+                return np.inf
+            err = max(err, *(_max_error(g, w[lead]) if g.shape == w[lead].shape else np.inf
+                             for g, w in zip(got, want)))
     return err
 
 
@@ -44,7 +52,9 @@ def _batched_block_streams() -> float:
                    "cache (0.024 % at T = 4096); the insertion costs 6d FLOPs per token per layer.")
 def psa_cache() -> Outcome:
     """Symmetric post-RoPE PSA decoder (g = 1 and 0.8 in the two heads): cached decode, speculative rollback and prefix reuse against the
-    reference forward pass; measured cache floats against 1/T; counted FLOPs against 6d."""
+    reference forward pass; measured cache floats against 1/T; counted FLOPs against 6d; the documented head defaults,
+    block streams with 0 to 2 batch axes, the public MLP block (``_public_blocks``) and exact integer
+    couplings against the reference heads and the documented rule."""
     couplings = (1.0, 0.8)                                                # per head; g = 1 is the taps (2, -1)
     model = decoder.random_decoder(d=16, n_head=2, n_layer=2, head=lambda i, h: specs.PSA(g_q=couplings[h],
                                                                                               g_k=couplings[h]), seed=3)
@@ -58,7 +68,9 @@ def psa_cache() -> Outcome:
     block_extra, dl, fractions, counts, one_layer, flops, frac_4096 = _cache_accounting(model)
     d = model.d
     err_batched = _batched_block_streams()
-    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched]) <= TOL
+    err_blocks, exact_couplings, mlp_out = _public_blocks()
+    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched, err_blocks]) <= TOL
+              and exact_couplings
               and err_plga_default <= TOL_PLGA and block_extra == [2 * dl, 3 * dl]
               and extra_rolled == 2 * model.d * len(model.layers) and empty_after_undo
               and all(m == f for m, f in fractions)
@@ -73,11 +85,15 @@ def psa_cache() -> Outcome:
         computed("extra floats right after a rollback inside a block (raw key + anchor per head)", extra_rolled,
                  formula=f"== 2 d L = {2 * model.d * len(model.layers)}"),
         computed("a block opened at position 0, rolled back to 0: cache floats 0 (kv and extra)", empty_after_undo),
-        computed("default couplings (g_k = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear, TwoTap, Graded "
+        computed("default couplings (g_k = 0, g_q = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear, TwoTap, Graded "
                  "(no clip), SDPA vs reference heads written with those values", err_defaults, tolerance=TOL),
-        computed("streams of a block (start 4, retained raw q, k of position 3) with two leading batch axes, PSA "
+        computed("streams of a block (start 4, retained raw q, k of position 3) with two, one and no leading batch axes, PSA "
                  "(g_q 0.7, g_k 1.3; post- and pre-RoPE) and TwoTap: max relative |library - reference streams of the "
                  "whole sequences, sliced| (queries, keys, values)", err_batched, tolerance=TOL),
+        computed("public mlp on rows of width d (d 16, W_FC 16 x 64) vs the reference GELU MLP", err_blocks,
+                 tolerance=TOL),
+        computed("PSA(g_q=g).g_q and PSA(g_k=g).g_k at g = +-2^53: exact int +-2^53; at +-(2^53 + 1): float "
+                 "+-2^53 (the nearest double), as psa.shear computes with them", bool(exact_couplings)),
         computed("default RoPE base (10000) of a cumulative-Gram PLGA head vs a reference head written with it",
                  err_plga_default, tolerance=TOL_PLGA),
         computed("extra floats after a 5-token block (committed, open)", block_extra,
@@ -91,7 +107,7 @@ def psa_cache() -> Outcome:
         computed("extra state at T = 4096 (%), library formula", 100 * frac_4096),
         computed(f"counted insertion FLOPs (q and k), d = {d}", flops),
         computed("6d (paper) and the library's closed form", [6 * d, float(deploy.shear_flops(d))])),
-        arrays={"reference_logits": full, "decoded": decoded, "rollback": rest, "reuse_other": reuse_other},
+        arrays={"reference_logits": full, "decoded": decoded, "rollback": rest, "reuse_other": reuse_other, "mlp": mlp_out},
         note="reference: theorylab.certificates.reference.transformer (independent PSA decoder); tolerance: module TOL")
 
 
@@ -133,13 +149,13 @@ def _cache_routes(model, reference, full):
 def _default_heads() -> tuple[float, float]:
     """Documented head defaults (couplings, RoPE base) against reference heads written with them explicitly:
     max relative logit error of the PSA/TwoTap/Graded/SDPA decoder and of a cumulative-Gram PLGA one."""
-    # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0) and the RoPE base is 10000
+    # documented defaults: standard couplings are 0 (PSA(g_q=...) leaves g_k = 0, PSA(g_k=...) g_q = 0) and the RoPE base is 10000
     # (PSA.member, TwoTap.shear); the reference heads are written with those values explicitly
     # (PSA.member, TwoTap.shear, Graded: no clip)
     grades, taps = np.array([0.0, 1.0, 0.5, 2.0]), (np.array([1.2, -0.4]), np.array([0.9, 0.6]))
-    defaults = decoder.random_decoder(d=24, n_head=6, n_layer=1, seed=6, head=lambda i, h: (
+    defaults = decoder.random_decoder(d=28, n_head=7, n_layer=1, seed=6, head=lambda i, h: (
         specs.PSA.member("key-only", 0.7), specs.PSA(g_q=0.6), specs.TwoTap.shear(0.5, 0.3),
-        specs.Graded(grades, 1.5), specs.SDPA(), specs.TwoTap(*taps))[h])
+        specs.Graded(grades, 1.5), specs.SDPA(), specs.TwoTap(*taps), specs.PSA(g_k=0.9))[h])
     ref_defaults = view.model(defaults)
     ref_defaults["blocks"][0]["heads"] = [ref.head("psa", g_q=0.0, g_k=0.7, base=10000.0),
                                           ref.head("psa", g_q=0.6, g_k=0.0, base=10000.0),
@@ -147,7 +163,8 @@ def _default_heads() -> tuple[float, float]:
                                           ref.head("graded", grades=grades, lam=1.5, clip=None, base=10000.0),
                                           ref.head("sdpa", base=10000.0),
                                           ref.head("two_tap", q_taps=taps[0], k_taps=taps[1], placement="post-rope",
-                                                   base=10000.0)]
+                                                   base=10000.0),
+                                          ref.head("psa", g_q=0.0, g_k=0.9, base=10000.0)]
     err_defaults = _max_error(decoder.forward(defaults, TOKENS), ref.forward(ref_defaults, TOKENS))
     plga_default = decoder.random_decoder(n_layer=1, head=_plga("cumulative"), seed=6)     # PLGA's default base
     ref_plga = view.model(plga_default)
@@ -155,6 +172,26 @@ def _default_heads() -> tuple[float, float]:
                                       for s in plga_default.layers[0].heads]
     err_plga_default = _max_error(decoder.forward(plga_default, TOKENS), ref.forward(ref_plga, TOKENS))
     return err_defaults, err_plga_default
+
+
+def _public_blocks() -> tuple[float, bool, np.ndarray]:
+    """The public MLP block on rows of width d: ``transformer.mlp`` of a random layer (W_FC 16 x 64) against the
+    reference GELU MLP, max relative error (inf where the library refuses the rows); and PSA couplings kept as
+    ``psa.shear`` computes with them: integers |g| <= 2^53 exact ints, beyond that the nearest double."""
+    from theorylab.nn import transformer
+
+    wide, u = decoder.random_decoder(d=16, n_layer=1, seed=7).layers[0], np.random.default_rng(8).normal(size=(5, 16))
+    want_mlp = ref.gelu(u @ wide.w_fc + wide.b_fc) @ wide.w_proj + wide.b_proj
+    try:
+        got_mlp = transformer.mlp(wide, u)
+        err = _max_error(got_mlp, want_mlp)
+    except ParameterError:
+        got_mlp, err = np.full_like(want_mlp, np.nan), np.inf
+    cases = ((2 ** 53, int, 2 ** 53), (-2 ** 53, int, -2 ** 53), (2 ** 53 + 1, float, 2.0 ** 53),
+             (-2 ** 53 - 1, float, -2.0 ** 53))
+    exact_ok = all(type(c) is kind and c == value for g, kind, value in cases
+                   for c in (specs.PSA(g_q=g).g_q, specs.PSA(g_k=g).g_k))
+    return err, exact_ok, got_mlp
 
 
 def _cache_accounting(model):

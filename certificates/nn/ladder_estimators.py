@@ -136,7 +136,8 @@ OBSERVABLE_CURVES = {
     "never reaches 0.5": ([0, 0.5, 1], [0.1, 0.3, 0.45]),
     "above 0.5 at gamma = 0": ([0, 1, 2], [0.55, 0.6, 0.9]),
     "never rises": ([0, 1, 2], [0.5, 0.2, 0.4]),
-    "dips below its gamma = 0 value before it rises": ([0, 1, 2, 3], [0.3, 0.2, 0.6, 0.9])}
+    "dips below its gamma = 0 value before it rises": ([0, 1, 2, 3], [0.3, 0.2, 0.6, 0.9]),
+    "flat, then falls (largest rise exactly 0)": ([0, 1, 2], [0.3, 0.3, 0.2])}
 """Accuracy curves whose three gamma_c are held to reference.ladder_observables (exact rationals)."""
 SLOPE_DKS = [8, 16, 32, 64]
 SLOPE_GRID = [0, 0.25, 0.5, 1, 2]
@@ -198,7 +199,7 @@ def _slope_errors(ladder_slope) -> tuple[float, dict]:
                    "as the first crossing of 50 % (None where undefined); ladder_slope is the least-squares slope "
                    "of log gamma_c on log dk with the 2.5/97.5 percentiles of the per-dk seed bootstrap.")
 def ladder_observables() -> Outcome:
-    """Nine curves x three observables (and a 30 % threshold) against exact rationals; the slope of a four-dk
+    """Ten curves x three observables (and a 30 % threshold) against exact rationals; the slope of a four-dk
     ladder by each observable against the reference replay of its bootstrap stream."""
     from theorylab.nn import ladder
 
@@ -208,7 +209,7 @@ def ladder_observables() -> Outcome:
     passed = err <= 1e-15 and hits == [2.0, 2.0, 0.5] and slope_err <= 1e-12 and 0 < usable < 200
     return Outcome(bool(passed), (
         computed("gamma_c per curve and observable (library)", values),
-        computed("max relative |library - exact rational| over 9 curves x 3 observables and the 30 % threshold "
+        computed("max relative |library - exact rational| over 10 curves x 3 observables and the 30 % threshold "
                  "(inf where exactly one is None)", err, tolerance=1e-15),
         bound("grid-point readings attained exactly: half accuracy, plateau midpoint, first of two equal steepest "
               "segments", hits, formula="== [2, 2, 0.5]"),

@@ -61,7 +61,8 @@ def training_parts() -> Outcome:
     """Six AdamW steps on three arrays (two decayed) against ``theorylab.certificates.reference.optim``; clipping active
     and inactive; the schedule at every step of a 40-step run (warm-up 10) and past it; Wilson intervals
     against the reference quadratic's roots and scipy's ``binomtest(...).proportion_ci(method="wilson")``;
-    500 associative-recall sequences (3 pairs, padding 2) read position by position."""
+    500 associative-recall sequences (3 pairs, padding 2) read position by position, with fixed and with random
+    padding placement."""
     opt_ok, opt_ev, arrays = _optimiser_parts()
     task_ok, task_ev, limits_ev, tokens = _task_and_init()
     runs_ok, runs_ev, loop_ev = _training_runs()
@@ -133,6 +134,36 @@ def _optimiser_parts() -> tuple[bool, tuple, dict]:
                  tolerance=1e-12)), {"adamw_library": np.concatenate([np.ravel(new[k]) for k in params]), "schedule_library": lib_lr}
 
 
+def _random_padding_layout(pairs: int, alphabet: int, padding: int) -> tuple[bool, int]:
+    """Associative recall with ``padding_placement="random"`` (500 sequences), read position by position: before
+    the query, exactly ``padding`` PAD tokens and the pairs in the other positions, each key directly followed by
+    its value, the keys distinct; the query is a key and the target the position right after it (its value).
+    Every one of the C(pairs + padding, padding) arrangements of the PAD slots among the pair slots occurs.
+    Returns the verdict and the number of arrangements seen (False, 0 where the library refuses)."""
+    from math import comb
+
+    try:
+        batch = tasks.associative_recall(500, pairs, alphabet, padding, seed=6, padding_placement="random")
+    except (ParameterError, ValueError, IndexError):
+        return False, 0
+    t, ok, seen = batch.tokens, True, set()
+    ok &= t.shape == (500, 2 * pairs + padding + 1) and int(t.max()) <= alphabet
+    for row, target in zip(t, batch.target):
+        body = row[:-1]
+        filled = np.flatnonzero(body != alphabet)                    # positions of keys and values
+        keys_at = filled[0::2]
+        ok &= (int(np.sum(body == alphabet)) == padding and len(filled) == 2 * pairs
+               and bool(np.all(filled[1::2] == keys_at + 1)) and len(set(body[keys_at])) == pairs
+               and int(target) - 1 in set(keys_at) and body[target - 1] == row[-1])
+        slots = []                                                   # the slot sequence: PAD or pair, in order
+        i = 0
+        while i < len(body):
+            slots.append(body[i] == alphabet)
+            i += 1 if body[i] == alphabet else 2
+        seen.add(tuple(slots))
+    return bool(ok and len(seen) == comb(pairs + padding, padding)), len(seen)
+
+
 def _task_and_init() -> tuple[bool, tuple, tuple, np.ndarray]:
     """Associative recall's documented layout (500 sequences, 3 pairs, padding 2), the initial weights' documented
     laws and TrainConfig's lower limits; returns the verdict, the recall/init evidence, the limits evidence and the
@@ -190,10 +221,14 @@ def _task_and_init() -> tuple[bool, tuple, tuple, np.ndarray]:
               and all(len(set(r)) == pairs for r in keys) and bool(np.all(t[rows, batch.target - 1] == t[:, -1]))
               and bool(np.all((batch.target % 2 == 1) & (batch.target < 2 * pairs)))
               and set(np.unique(batch.target)) == {2 * i + 1 for i in range(pairs)})
-    ok = bool(layout and init_ok and init_law_ok and all(edges.values()))
+    random_ok, arrangements = _random_padding_layout(pairs, alphabet, padding)
+    ok = bool(layout and random_ok and init_ok and init_law_ok and all(edges.values()))
     return ok, (
         computed("associative recall (500 sequences, 3 pairs, padding 2): layout as documented, T = 2 pairs + "
                  "padding + 1 (task and training config), vocabulary alphabet + PAD, chance 1/alphabet", bool(layout)),
+        computed("associative recall, padding_placement 'random' (500 sequences, 3 pairs, padding 2): 2 PAD, each key "
+                 "followed by its value, distinct keys, query = a key, target = its value; PAD arrangements seen",
+                 [bool(random_ok), arrangements], formula="all C(5, 2) = 10 arrangements"),
         computed("initial projections N(0, 1/fan_in): mean W^2 x fan-in per matrix (init_model, random_decoder)",
                  [round(r, 3) for r in init_ratios], formula="in [0.8, 1.25]"),
         computed("random_decoder law (d = 64, 4 layers): per kind (mean - centre) / SE and E(x - centre)^2 / "
