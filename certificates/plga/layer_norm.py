@@ -16,6 +16,7 @@ from theorylab.certificates.plga._common import _obj, _queries
 from theorylab.certificates.reference import plga as ref
 from theorylab.certificates.reference import plga_lean as lref
 from theorylab.certify import Outcome, bound, certificate, computed, proxy
+from theorylab.errors import ParameterError
 
 
 EPS_LN_REFERENCE_CODE = 1e-6
@@ -136,6 +137,15 @@ def density_numeric() -> Outcome:
 
 
 # ----------------------------------------------------------------------------------------- A15
+def _refused(call) -> bool:
+    """Whether ``call()`` is refused with :class:`ParameterError` (any value returned: not refused)."""
+    try:
+        call()
+    except ParameterError:
+        return True
+    return False
+
+
 def _radical_form(expr):
     """``(part, radicand)`` with ``expr = part * radicand^(-1/2)``, ``part`` free of the radical (exact rationals), or
     None when ``expr`` does not have that form (e.g. a radical inside a sum)."""
@@ -159,12 +169,13 @@ def _radical_form(expr):
              paper="PLGA Lemma 5.11; Lean LayerNorm.lean (lnEps_shift, sum_sq_normalized, lnEps_scale_eps_zero)",
              claim="LN_eps(r + c 1) = LN_eps(r) for every eps, gamma, beta; sum_i ((r_i - mean)/sqrt(var + eps))^2 = "
                    "d var/(var + eps) < d (a ball, not the sphere); LN_0(c r) = LN_0(r) for c > 0, while for eps > 0 "
-                   "LN_eps(c r) != LN_eps(r) (a rational witness).",
+                   "LN_eps(c r) != LN_eps(r) (a rational witness); a numeric eps < 0 is refused.",
              method="exact")
 def layer_norm_exact() -> Outcome:
     """Symbolic row (d = 3) and symbolic eps, c, gamma, beta through the library's LayerNorm (object arrays). Each
     output entry must have the form beta_i + part_i / sqrt(radicand): part and radicand are then compared with the
-    formula as rational functions over QQ (an entry of any other form fails the check)."""
+    formula as rational functions over QQ (an entry of any other form fails the check). A numeric eps < 0 with an
+    exact row must be refused (Lemma 5.11's eps >= 0), not evaluated."""
     import sympy as sp
 
     from theorylab.symbolic import exact as ex
@@ -208,7 +219,8 @@ def layer_norm_exact() -> Outcome:
     flat = plga.layer_norm(_obj([[sp.Integer(5)] * 2, [sp.Integer(0), sp.Integer(2)]]), eps=0)
     eps0 = np.shape(flat) == (2, 2) and all(ex.is_zero(ex.exact(v) - t, ())
                                             for v, t in zip(np.ravel(flat), (0, 0, -1, 1)))
-    ok = formula and shift and ball and below and scale0 and witness and rowwise and eps0
+    negative = _refused(lambda: plga.layer_norm(w, eps=-1))         # var = 14/9 > 1: sqrt(var - 1) would be real
+    ok = formula and shift and ball and below and scale0 and witness and rowwise and eps0 and negative
     return Outcome(ok, (computed("LN_eps(x) == beta + gamma (x - mean)/sqrt(var + eps) (gamma, beta, eps symbolic)",
                                  formula),
                         computed("LN_eps(x + c) == LN_eps(x) (gamma, beta, eps symbolic)", shift),
@@ -219,7 +231,9 @@ def layer_norm_exact() -> Outcome:
                                  witness),
                         computed("2x3 rational matrix [[0, 1, 3], [8, 6, 5]], eps = 2/9: each row normalised by its "
                                  "own mean and variance, == 3 (x - mean_row)/4 exactly", rowwise),
-                        computed("eps = 0: LN([5, 5]) == [0, 0] (constant row), LN([0, 2]) == [-1, 1] exactly", eps0)))
+                        computed("eps = 0: LN([5, 5]) == [0, 0] (constant row), LN([0, 2]) == [-1, 1] exactly", eps0),
+                        computed("exact row (0, 1, 3) with the numeric eps = -1 is refused (ParameterError: eps >= 0 "
+                                 "on the exact route too)", negative)))
 
 
 

@@ -20,9 +20,10 @@ from theorylab.errors import ParameterError
 def _perron_heads() -> tuple[bool, tuple, dict]:
     """A3 on 5 random heads' A_LM: the eigen route against the reference power iteration
     (theorylab.certificates.reference.plga.perron_root), the residual computed here, the second modulus against NumPy's
-    eigvals, and Collatz-Wielandt brackets at v = 1 (also on diag(1.7e308, 1e308)) and at the Perron vector."""
+    eigvals, and the library's Collatz-Wielandt brackets at v = 1 (also on diag(1.7e308, 1e308)) and at the reference
+    Perron vector (sum 1: the bracket must contain rho_ref and be tight)."""
     worst_root, worst_vec, worst_resid, worst_gap, worst_cw, positive, bracket = 0.0, 0.0, 0.0, np.inf, 0.0, True, True
-    worst_second, worst_field, field_exact = 0.0, 0.0, True
+    worst_second, worst_field, field_exact, at_v = 0.0, 0.0, True, True
     arrays = {}
     for seed in range(5):
         A = plga.stages_from_density(plga.density_operator(_queries(200 + seed)), plga.init_params(DK, seed)).A_LM
@@ -39,8 +40,9 @@ def _perron_heads() -> tuple[bool, tuple, dict]:
         bracket &= bool(np.allclose((lo, hi), (ratios.min(), ratios.max()), rtol=1e-14, atol=0)
                         and lo <= rho * (1 + 1e-12) and rho <= hi * (1 + 1e-12))
         positive &= bool(np.all(pf.vector > 0))
-        at_v = (A @ v) / v
-        worst_cw = float(np.maximum(worst_cw, (at_v.max() - at_v.min()) / rho))
+        cw_lo, cw_hi = plga.collatz_wielandt_bounds(A, v)              # at v_ref (sum 1, not the ones vector)
+        at_v &= bool(cw_lo <= rho * (1 + 1e-12) and rho <= cw_hi * (1 + 1e-12))
+        worst_cw = float(np.maximum(worst_cw, (cw_hi - cw_lo) / rho))
         worst_gap = float(np.minimum(worst_gap, (pf.rho - pf.second) / pf.rho))
         second_ref = float(np.sort(np.abs(np.linalg.eigvals(A)))[-2])           # |lambda_2|, NumPy's eigvals
         worst_second = float(np.maximum(worst_second, abs(pf.second - second_ref) / rho))
@@ -48,7 +50,8 @@ def _perron_heads() -> tuple[bool, tuple, dict]:
     huge = np.diag([1.7e308, 1e308])                                    # row sums near the float limit: the default
     bracket &= plga.collatz_wielandt_bounds(huge) == (1e308, 1.7e308)   # v = 1 leaves them representable
     ok = positive and bracket and worst_root <= 1e-12 and worst_vec <= 1e-10 and worst_gap > 1e-6 \
-        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and worst_second <= 1e-12 and field_exact
+        and worst_resid <= 1e-10 and worst_field <= 1e-15 and worst_cw <= 1e-9 and worst_second <= 1e-12 and field_exact \
+        and at_v
     evidence = (computed("max |rho - rho_ref| / rho_ref (reference: power iteration)", worst_root, tolerance=1e-12),
                 computed("max |v - v_ref| / max v_ref (vectors summing to 1)", worst_vec, tolerance=1e-10),
                 computed("Perron vector > 0 (5 heads)", positive),
@@ -61,7 +64,8 @@ def _perron_heads() -> tuple[bool, tuple, dict]:
                 computed("max |library residual - ||A v - rho v||_inf computed here| / rho (5 heads)",
                          worst_field, tolerance=1e-15),
                 computed("library residual == max |A v - rho v| computed here, bitwise (5 heads)", field_exact),
-                computed("max Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9))
+                computed("library Collatz-Wielandt bounds at v_ref bracket rho_ref (5 heads)", at_v),
+                computed("max library Collatz-Wielandt width at v_ref / rho (tight bracket)", worst_cw, tolerance=1e-9))
     return ok, evidence, arrays
 
 
