@@ -118,7 +118,8 @@ def t3_t4_gap_crossover(seed=None) -> Outcome:
     Bonferroni over 2, half the share); the crossover test allows the finite-context offset ``1/(T-2)``
     of the vector-level measurement (docs/simulation.md, finding (e)) on top of ``z SE``. The batch-means
     standard errors (20 batches, the library's CI) against the per-sample ones,
-    ``19 (SE_batch / SE_sample)^2 ~ chi2_19`` (two-sided, a quarter of the share each)."""
+    ``19 (SE_batch / SE_sample)^2 ~ chi2_19`` (two-sided, a quarter of the share each). ``gap_crossover`` of probe
+    gap polynomials (:data:`CROSS_PROBES`) against the positive root of its two terms."""
     alpha = CROSSOVER_FALSE_FAILURE
     base = _base(seed, 1910)
     res = t3_t4_crossover(64, 512, samples=2000, seed=base)
@@ -131,9 +132,10 @@ def t3_t4_gap_crossover(seed=None) -> Outcome:
     ratio_lo, ratio_hi = mcs.chi2_ratio_bounds(alpha / 4, dof)
     ratios = [(res.se / res.se_per_sample) ** 2, (res.cov34_se / res.cov34_se_per_sample) ** 2]
     batch_err = _crossover_batch_error(res, base)
-    chan_err = _channel_model_error()
+    chan_err, probe_err = _channel_model_error(), _gap_crossover_probes()
     vec_err, mom_err, rope_err = _vector_level_errors(base)
-    passed = bool(chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
+    passed = bool(probe_err <= 1e-15
+                  and chan_err <= 1e-13 and vec_err <= 1e-12 and mom_err <= 1e-12 and rope_err <= 1e-14 and z_root <= z_max and z_cov <= z_max
                   and abs(res.closed_form - g1) <= 1e-12 and abs(res.cov34_model - cov_ref) <= 1e-12
                   and all(ratio_lo <= r <= ratio_hi for r in ratios) and batch_err <= 1e-12)
     return Outcome(passed, (
@@ -147,6 +149,9 @@ def t3_t4_gap_crossover(seed=None) -> Outcome:
         computed("RoPE match factor (post and pre placement) vs mean cos(offset theta), max abs", rope_err,
                  formula="<= 1e-14"),
         computed("reduced-model crossover (gap_crossover)", res.closed_form, formula=f"reference {g1:.12g} (1e-12)"),
+        computed("gap_crossover of probe gap polynomials vs the positive root of c2 g^2 = c1 g (numpy.roots; NaN "
+                 "without one), max rel", probe_err,
+                 formula=f"<= 1e-15 (inf: NaN misplaced) at gap_poly in {CROSS_PROBES}"),
         computed("measured crossover gap_T3 / gap_T4 (vector level)", res.measured, tolerance=2e-3),
         computed("measured 95 % CI", [res.ci_low, res.ci_high], tolerance=2e-3),
         computed("batch-means readout from the batch arrays: se, cov34_se = sd (n - 1) / sqrt(20), CI = measured "
@@ -162,6 +167,35 @@ def t3_t4_gap_crossover(seed=None) -> Outcome:
         bound("paper C7", 0.97, formula="g ~ 0.97 (paper's A10.2 measurement, setting not in its summary; untested)")),
         arrays={"batch_crossover": res.batch_crossover, "batch_cov34": res.batch_cov34},
         seeds={"mc": base}, note=f"dk = {res.dk}, T = {res.T}, theta = {res.theta}, {res.samples} samples")
+
+
+CROSS_PROBES = ((0.0, 2.0, 0.5), (0.0, -1.0, -4.0), (0.0, 1.0, -1.0), (0.0, -1.0, 1.0), (0.0, 1.0), (0.0, 0.0, 1.0),
+                (1.0, 3.0, 2.0, 7.0))
+"""Gap polynomials (lowest power first) of the gap_crossover probes: terms crossing at g = 4 and 1/4 (both signs), terms
+of opposite signs (no positive crossing), no T4 or no T3 term (none), and higher terms (read: the T3 and T4 ones)."""
+
+
+def _gap_crossover_probes() -> float:
+    """``gap_crossover`` of score models built from :data:`CROSS_PROBES` against the positive root of
+    ``c2 g^2 - c1 g`` (numpy.roots of the two terms; NaN when there is none): max rel error, inf for a misplaced NaN
+    (or a division by zero)."""
+    from theorylab.psa.compare import gap_crossover
+    from theorylab.psa.scoremodel import ScoreModel
+
+    err = 0.0
+    for poly in CROSS_PROBES:
+        c = tuple(poly) + (0.0, 0.0)
+        roots = [r.real for r in np.roots([c[2], -c[1], 0.0]) if abs(r.imag) == 0 and r.real > 0] if c[2] else []
+        want = roots[0] if roots else math.nan
+        try:
+            got = gap_crossover(ScoreModel("t3-inclusive", tuple(poly), (0.0, 0.0, 2.0, 4.0, 4.0), "probe"))
+        except ZeroDivisionError:                  # a missing T4 term divided by: not the documented NaN
+            got = math.inf
+        if np.isnan(want) or np.isnan(got):
+            err = max(err, 0.0 if np.isnan(want) and np.isnan(got) else math.inf)
+        else:
+            err = max(err, abs(got / want - 1))
+    return err
 
 
 def _channel_model_error() -> float:

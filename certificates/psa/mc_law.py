@@ -125,18 +125,27 @@ T = 64), inside the scan's first cell (0, 0.1], and falls back below 1/2 before 
 = 0), never to return (Delta < 0 beyond)."""
 
 
+MID_HUMP = ScoreModel("t4-only", (math.log(62.0) - 89.375, 60.0, -10.0), (0.0, 0.0),
+                     "probe: noiseless gap hump on [2.75, 3.25]")
+"""Probe model of the scan's step 0.1 up to g = 4: ``Delta = ln 62 + 10 (1/16 - (g - 3)^2)`` (dk = 1, no distractor
+noise) at T = 64 (m = 62), so ``M = 1/(1 + m e^-Delta)`` is above 1/2 exactly on (2.75, 3.25), below it elsewhere
+on [0, 10]: the first crossing 2.75 lies between scan points 0.1 apart, the hump narrower than a 0.25 step."""
+
+
 def _scan_end_check() -> tuple[float, bool, float]:
     """``exact_gamma_c`` at both ends of its documented scan [0, 10]: a root in the last cell (9.75, 10] is found
     (abs error against the reference's g), a level first reached at g = 11 gives NaN (the reference mass
     rises on the scan: M(10) below that level), and the smallest up-crossing of the :data:`HUMP` probe, in the
-    first cell (0, 0.1] of a mass that is back below the level at g = 0.2, is found (abs error against the
-    closed-form root)."""
+    first cell (0, 0.1] of a mass that is back below the level at g = 0.2, and of the :data:`MID_HUMP` probe (2.75,
+    above 1/2 only on (2.75, 3.25): the scan's 0.1 steps up to 4), is found (max abs error against the closed-form
+    roots)."""
     variant, g_in, dk, T, g_out = SCAN_END
     level_in, level_out = ref.mass(variant, g_in, dk, T), ref.mass(variant, g_out, dk, T)
     err = abs(float(exact_gamma_c(variant, dk, T, level=level_in)) - g_in)
     beyond = bool(ref.mass(variant, 10.0, dk, T) < level_out and np.isnan(exact_gamma_c(variant, dk, T, level=level_out)))
     m = ref.distractors(64)
     first = abs(float(exact_gamma_c(HUMP, 1.0, 64)) - (1.0 - math.sqrt(1.0 - math.log(m) / 10.0)) / 10.0)
+    first = _worse(first, np.array([abs(float(exact_gamma_c(MID_HUMP, 1.0, 64)) - 2.75)]))       # NaN: inf
     return err, beyond, first
 
 
@@ -258,7 +267,8 @@ def _scan_edges_check() -> tuple[bool, tuple]:
                  "vs the reference's root, abs error", low_err, tolerance=1e-9, formula="<= 1e-9"),
         computed("exact gamma_c of the HUMP probe (noiseless gap 200 g - 1000 g^2, dk 1, T 64): the smallest "
                  "up-crossing, in the first scan cell, of a mass back below 1/2 at g = 0.2, vs the closed-form root, "
-                 "abs error", first_err, tolerance=1e-9, formula="<= 1e-9 (NaN if the first cell is skipped)"),
+                 "abs error; and of MID_HUMP (gap ln 62 + 10 (1/16 - (g - 3)^2), root 2.75, back below 1/2 at 3.25)",
+                 first_err, tolerance=1e-9, formula="<= 1e-9 (inf if a cell is skipped: step 0.1 up to g = 4)"),
         computed(f"exact gamma_c at level = reference M({SCAN_END[1]:g}) (last scan cell) vs {SCAN_END[1]:g}, abs error "
                  f"({SCAN_END[0]}, dk {SCAN_END[2]:g}, T {SCAN_END[3]})", end_err, tolerance=1e-9, formula="<= 1e-9"),
         computed(f"... at level = reference M({SCAN_END[4]:g}) > max M on [0, 10]: NaN (documented scan [0, 10])", beyond),

@@ -154,6 +154,17 @@ _PROBE_MODELS = (    # score models that are not the paper's, built to expose ev
 )
 
 
+def _calibration_grid_ok() -> bool:
+    """``compare.CALIBRATION_GRID`` against its documentation: the nine points in order, each condensed
+    (``dk < 8 L``, the reference's ``L = ln(T - 1)``) with the reference argmax plateau >= 0.20 (so the half-plateau
+    observable is defined there)."""
+    from theorylab.psa.compare import CALIBRATION_GRID
+
+    want = tuple((16.0, T) for T in (12, 16, 24, 32, 48, 64)) + tuple((32.0, T) for T in (128, 256, 512))
+    return bool(tuple(CALIBRATION_GRID) == want
+                and all(dk < 8.0 * ref.log_count(T) and ref.argmax_plateau(dk, T) >= 0.20 for dk, T in want))
+
+
 def _calibration_error(cal, mc_cal, base: int) -> float:
     """``calibrate_condensation_c``'s readout against its definitions (compare.Calibration): ``cal`` without,
     ``mc_cal`` with the Monte Carlo (seed ``base``); max relative error, inf when a field is missing, a NaN is
@@ -204,8 +215,8 @@ def condensation_constant(seed=None) -> Outcome:
     integral) is lower at ``g^2 (1 -/+ 2e-3)`` than at the library's peak; the library constant equals c
     computed with the reference log-count L = ln(T - 1) to its three digits (5e-4), and c equals the
     library calibration's (1e-12); every field of the calibration (without and with its Monte Carlo) equals its
-    definition. Statistical: at the three T = 64 points the calibration's Monte Carlo peak (8000
-    samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
+    definition; the older ``CALIBRATION_GRID`` is its documented nine condensed points. Statistical: at the three
+    T = 64 points the calibration's Monte Carlo peak (8000 samples, seeds base + i) is within ``t`` batch-means standard errors of the exact peak, Student t with 19
     degrees of freedom, Bonferroni over the 3 points, the whole share.
     """
     from theorylab.certificates.psa.observables import verified_peak
@@ -231,7 +242,9 @@ def condensation_constant(seed=None) -> Outcome:
     long_T, long_g = 10**7, (0.5, 1.0)
     long_err = float(np.max(np.abs(exact_row_stats("t4-only", 16.0, long_T, list(long_g)).mass
                                    / np.array([ref.mass("t4-only", x, 16.0, long_T) for x in long_g]) - 1)))
+    old_grid_ok = _calibration_grid_ok()
     passed = bool(all(verified) and abs(c - c_ref) <= 5e-4 and abs(c_ref - cal.c) <= 1e-12 and cal_err <= 1e-14
+                  and old_grid_ok
                   and np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and long_err <= 1e-9)
     return Outcome(passed, (
         computed("peaks verified by the reference fall", f"{sum(verified)}/{len(verified)}",
@@ -246,6 +259,9 @@ def condensation_constant(seed=None) -> Outcome:
                  "(h_i the rows' CI half-widths / g_freeze; NaN without Monte Carlo), samples, seed: max rel",
                  cal_err, formula="<= 1e-14 (inf: a field missing or of the wrong kind)"),
         computed("library CONDENSATION_C", c, formula="|c - c_quadrature| <= 5e-4 (three digits)"),
+        computed("CALIBRATION_GRID (the older half-plateau grid, kept for comparison) is its documented nine points "
+                 "dk = 16 x T in {12, 16, 24, 32, 48, 64}, dk = 32 x T in {128, 256, 512}, each condensed "
+                 "(dk < 8 ln(T - 1)) with reference plateau Phi(sqrt(dk)/2)^(T-2) >= 0.20", old_grid_ok),
         computed("max |MC - exact| / SE (T = 64)", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(points)}, share {alpha:g})"),
         bound("paper", transition.CONDENSATION_C_PAPER, formula="0.741 +/- 0.015 (observable not in the summary)")),

@@ -34,6 +34,8 @@ the target by e^6 and more), where the float32 kernel's exp clipping would show.
 LARGE_NOISE = ("t4-only", 0.3, (2.0, 3.0))
 """(variant, g, sigma0s) of the large-target-noise check of the quadrature (dk, T of VARIANT_POINT): sigma0 = 2, 3
 against a distractor spread sigma = 0.18, where a fixed 40-node Gauss-Hermite average erred by 2.5e-9 and 1.8e-6."""
+GIVEN_POINTS = ((4.0, 2.0, 62), (2.0, 1.0, 10.5))
+"""(Delta, sigma, m) of the per-point mass ``mass_given``: t4-only at dk = 16, g = 1, T = 64, and a real count m."""
 PHI_POINTS = ((-45.0, 20.0, 5.0), (-10.0, 40.0, 4.0), (0.0, 50.0, 8.0), (-30.0, 20.0, 3.0), (0.0, 0.0, 1.0),
               (2.0, 1.0, 30.0))
 """(t, Delta, sigma) of the relative-precision check of ``1 - phi`` (values 1e-23 to 0.6)."""
@@ -50,7 +52,8 @@ def simulator_variants(seed=None) -> Outcome:
     """Each run of :data:`VARIANT_RUNS` at :data:`VARIANT_POINT` (seed base + i).
 
     Deterministic: the library's gap, variance, loadings and ``m`` equal the reference's; the
-    library quadrature equals the reference integral (1e-9); ``simulate_mass`` aggregates the
+    library quadrature equals the reference integral (1e-9), the per-point ``mass_given`` too (1e-12);
+    ``simulate_mass`` aggregates the
     per-sample masses of ``per_sample_mass`` exactly (mean, SE, batch means). Statistical (share
     1/2 each): every simulated mean within its empirical Bernstein half-width of the reference
     (Bonferroni over the runs x couplings and :data:`FROZEN_POINT`); the batch-means SE against the per-sample SE at the
@@ -74,6 +77,7 @@ def simulator_variants(seed=None) -> Outcome:
     nv, ng, ns0 = LARGE_NOISE
     noise_err = max(abs(float(exact_mass(nv, dk, T, [ng], sigma0=s0)[0]) - ref.mass(nv, ng, dk, T, s0)) for s0 in ns0)
     dev = np.abs(mc - refm) / half
+    given_err = _mass_given_error()
     # aggregation: simulate_mass == numpy statistics of the per-sample masses (2500 samples: two chunks)
     variant, dtype, sigma0 = VARIANT_RUNS[1]
     raw = per_sample_mass(variant, dk, T, g, 0, 2500, seed=base + 1, sigma0=sigma0, dtype=dtype)
@@ -83,7 +87,8 @@ def simulator_variants(seed=None) -> Outcome:
                   float(np.max(np.abs(small.batch_mass - raw.reshape(small.batch_mass.shape[0], -1, g.size).mean(1)))))
     passed = bool(same_variants and m_ok and phi_err <= 1e-12 and model_err <= 1e-13 and var_err <= 1e-13
                   and load_err <= 1e-13
-                  and quad_err <= REF_TOL and noise_err <= 1e-11 and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
+                  and quad_err <= REF_TOL and given_err <= 1e-12
+                  and noise_err <= 1e-11 and agg_err <= 1e-12 and np.all(dev <= 1.0) and frozen_dev <= 1.0
                   and ratio_lo <= ratio <= ratio_hi)
     return Outcome(passed, (
         computed("simulator variants == reference variants, all simulated", same_variants),
@@ -94,6 +99,8 @@ def simulator_variants(seed=None) -> Outcome:
         computed("max rel |library variance - reference variance|", var_err, formula="<= 1e-13"),
         computed("max rel |a(g)^2 + b(g)^2 (simulator loadings) - reference variance|", load_err, formula="<= 1e-13"),
         computed("max |library quadrature - reference integral|", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
+        computed("public mass_given (default refine) vs the reference integral (reference.row_entropy.row_moments), "
+                 "max abs", given_err, formula=f"<= 1e-12 at (Delta, sigma, m) in {GIVEN_POINTS} (a real m allowed)"),
         computed(f"large target noise {LARGE_NOISE} (variant, g, sigma0s): max |library quadrature - reference integral|",
                  noise_err, tolerance=1e-12, formula="<= 1e-11 (the reference's accuracy; the library's adapted rule)"),
         computed("max |simulate_mass - numpy over per_sample_mass| (mean, SE, batch means)", agg_err,
@@ -114,6 +121,15 @@ def simulator_variants(seed=None) -> Outcome:
                 "frozen_mass_se": np.array([frozen.mass[0], frozen.se[0]])},
         seeds={f"run{i}": base + i for i in range(len(VARIANT_RUNS) + 1)},
         note=f"runs (variant, dtype, sigma0) = {VARIANT_RUNS}; dk = {dk:g}, T = {T}, g = {gammas}, {n} samples each")
+
+
+def _mass_given_error() -> float:
+    """``quadrature.mass_given`` (every option at its default) at :data:`GIVEN_POINTS` against the reference mass
+    ``E p_0`` of ``reference.row_entropy.row_moments`` (its own integral, analytic in m): max abs error."""
+    from theorylab.certificates.reference.row_entropy import row_moments
+    from theorylab.psa.quadrature import mass_given
+
+    return float(np.max([abs(mass_given(d, s, m) - row_moments(d, s, m)[0]) for d, s, m in GIVEN_POINTS]))
 
 
 def _model_errors() -> tuple[float, float, float, bool, float, bool]:

@@ -28,7 +28,7 @@ from theorylab.psa.compare import CONDENSED_GRID, CONDENSED_SCAN, pearson_r
 from theorylab.psa import transition
 from theorylab.psa import peaks
 from theorylab.psa.observables import measure
-from theorylab.psa.scoremodel import score_model
+from theorylab.psa.scoremodel import ScoreModel, score_model
 
 DELTA = 2e-3
 """Relative step in x = g^2 at which the reference fall must be below its value at the library's peak."""
@@ -60,7 +60,9 @@ def _freezing(T: int):
              method="interval")
 def condensed_scan() -> Outcome:
     """Library peaks verified against the reference fall (delta = 2e-3 in g^2); the law inside its enclosure at
-    every scan point; c and the relative errors enclosed from the verified peak intervals."""
+    every scan point; c and the relative errors enclosed from the verified peak intervals. The row-statistics
+    quadrature under the peaks against reference integrals: masses, the one-distractor row, the row moments at m >= 2
+    and with a target far below its distractors (:data:`MOMENT_POINTS`), the bump expectations (also refined)."""
     c, observable = transition.CONDENSATION_C, transition.CONDENSATION_OBSERVABLE
     grid, scan, c_iv, laws, enclosed, median, worst = _scan_enclosures(c, observable)
     verified = [p[1] for p in grid + scan]
@@ -72,11 +74,13 @@ def condensed_scan() -> Outcome:
     at_64_15 = {f"{v}, {o}": measure(o, v, 64.0, 15) for v in ("t4-only", "symmetric-key-convention")
                 for o in ("mass-half", "inflection", observable)}
     cross_err, exact_record, skew_err = _crossing_reader(), _exact_record(at_64_15.values()), _skewed_peaks()
-    hd_err, single_err = _distractor_entropy_error(), _single_distractor_error()
+    hd_err, single_err, moments_err = _distractor_entropy_error(), _single_distractor_error(), _row_moments_error()
+    moments_err, moments = moments_err
     passed = bool(all(verified) and all(enclosed) and c_ok and constant_ok and median[1] <= PAPER_SCAN["median_rel_err"]
-                  and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err <= 1e-12
-                  and row_err <= 1e-9 and hd_err[0] <= 1e-10 and hd_err[1] <= 1e-11 and hd_err[2] <= 5e-8
-                  and single_err <= 1e-12 and cross_err <= 1e-9 and exact_record
+                  and worst[1] <= PAPER_SCAN["max_rel_err"] and peak_err <= 1e-8 and bump_err[0] <= 1e-12
+                  and bump_err[1] <= 1e-13 and row_err <= 1e-9 and hd_err[0] <= 1e-10 and hd_err[1] <= 1e-11
+                  and hd_err[2] <= 5e-8
+                  and single_err <= 1e-12 and moments_err <= 1e-12 and cross_err <= 1e-9 and exact_record
                   and skew_err <= 1e-5)
     return Outcome(passed, (
         computed("peak reader on closed-form logistic curves (peak known), max rel error", peak_err,
@@ -92,15 +96,21 @@ def condensed_scan() -> Outcome:
                  exact_record),
         computed("exact_row_stats mass vs the reference integral (sigma0 = 0, 0.7), max abs", row_err,
                  formula="<= 1e-9 (t4-only, dk = 16, T = 64, g = 0.5, 1)"),
-        computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel (left tail to centre)", bump_err,
-                 formula="<= 1e-12 (closed-form tails past y = -36; Gauss-Hermite for sigma <= 0.5)"),
+        computed("K1, K2 = E[e^(kY) exp(-e^Y)] vs reference, max rel: [left tail to centre, refined rule]",
+                 list(bump_err),
+                 formula=f"<= 1e-12 (closed-form tails past y = -36; Gauss-Hermite for sigma <= 0.5); refine = "
+                         f"{BUMP_REFINED[1]} at {BUMP_REFINED[0]} <= 1e-13 (refine 1 errs there by 2e-11)"),
         computed("exact_distractor_entropy vs the reference integral (t4-only): [max abs, max rel at sigma <= 100, "
                  "rel at sigma = 800]", list(hd_err),
                  formula=f"<= [1e-10, 1e-11, 5e-8] at (g, T) in {HD_POINTS} (at large sigma E[H_d] ~ 1/sigma is the "
                          "difference of two terms ~ sigma: its relative precision falls like sigma^2 eps)"),
         computed("exact_row_stats and row_moments_given at T = 3 (M, E H, E sum p^2, participation; distractor entropy 0) "
                  "vs reference integrals, max rel",
-                 single_err, formula=f"<= 1e-12 (t4-only, dk = 16, g in {SINGLE_G})"),
+                 single_err, formula=f"<= 1e-12 (t4-only, dk = 16, g in {SINGLE_G}; inf: a label of the result wrong)"),
+        computed("row_moments_given (m >= 2 distractors; a target far below them) vs the reference integrals "
+                 "(reference.row_entropy.row_moments): max of |mass error| and rel entropy, sum p^2 errors",
+                 moments_err,
+                 formula=f"<= 1e-12 at (Delta, sigma, m) in {MOMENT_POINTS}"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
                  formula=f"D_ref(x) > D_ref(x (1 -/+ {DELTA:g})) at x = g_peak^2"),
         computed("c on CONDENSED_GRID, enclosure", [float(c_iv.a), float(c_iv.b)], tolerance=1e-6,
@@ -115,7 +125,7 @@ def condensed_scan() -> Outcome:
         computed("(64, 15) by observable", {k: m.gamma_c for k, m in at_64_15.items()}, tolerance=1e-6),
         bound("paper (64, 15)", MEASURED_64_15, formula="the paper's 'measured' value (protocol not in the summary)")),
         arrays={"scan_T": np.array([T for _, T in CONDENSED_SCAN]), "scan_peak": np.array([p[0] for p in scan]),
-                "scan_law": np.array(laws), "grid_peak": np.array([p[0] for p in grid])})
+                "scan_law": np.array(laws), "grid_peak": np.array([p[0] for p in grid]), **moments})
 
 
 def _scan_enclosures(c: float, observable: str):
@@ -164,6 +174,13 @@ PEAK_OUTSIDE = (0.015, 12.0)
 HD_POINTS = ((0.5, 16), (1.0, 64), (0.3, 2048), (1.2, 4), (7.0, 4), (20.0, 4))
 """(g, T) of the t4-only distractor entropy E[H_d] against the reference (sigma = 2 g^2, m = T - 2; sigma = 98 and 800,
 where E[H_d] ~ 1.3 / (sqrt(2) sigma) is the small difference of two terms of size ~sigma)."""
+MOMENT_POINTS = ((2.56, 1.28, 62), (-50.0, 0.3, 4))
+"""(Delta, sigma, m) of the row moments against the reference: t4-only at dk = 16, g = 0.8, T = 64 (sum p^2 with
+m > 1: the factor phi^(m-1) of its distractor term is 1 at m = 1), and a target 50 below its distractors, where the
+t nodes must reach left of -ln W ~ Delta - ln m (E H ~ 1.35: the distractors' own entropy)."""
+BUMP_REFINED = ((5.0, 0.0, 0.5), 2)
+"""((t, Delta, sigma), refine) of the refined bump check: at sigma = 0.5 (Gauss-Hermite side) and t = 5 (K ~ 1e-60)
+the 64-node rule errs by 2e-11 relative, the documented node multiplier 2 (128 nodes) by 2e-15."""
 SINGLE_G = (0.3, 0.8, 1.5, 2.5)
 """Couplings of the one-distractor (T = 3) row statistics against the reference (g = 2.5: sigma = 12.5, Delta = 25,
 where the t grid's left extension by Delta - 10 sigma matters at 1e-4)."""
@@ -281,17 +298,34 @@ def _single_distractor_error() -> float:
 
     g = np.array(SINGLE_G)
     r = exact_row_stats("t4-only", 16.0, 3, g)
+    labels = (r.variant, r.dk, r.T, r.sigma0) == ("t4-only", 16.0, 3, 0.0) and np.array_equal(r.gamma, g)
     want = np.array([single_distractor_row(sref.gap("t4-only", x, 16.0), 2.0 * x * x) for x in SINGLE_G])
     got = np.stack([r.mass, r.entropy, r.ipr, 1.0 / r.participation], 1)
     # the public per-point route row_moments_given (target gap Delta, distractor spread sigma, m = 1) likewise
     given = np.array([[(rm := row_moments_given(sref.gap("t4-only", x, 16.0), 2.0 * x * x, 1.0)).mass, rm.entropy,
                        rm.ipr, 1.0 + rm.distractor_entropy] for x in SINGLE_G])
-    return float(max(np.max(np.abs(got / want[:, [0, 1, 2, 2]] - 1)),
-                     np.max(np.abs(given / np.column_stack([want, np.ones(len(SINGLE_G))]) - 1))))
+    err = float(max(np.max(np.abs(got / want[:, [0, 1, 2, 2]] - 1)),
+                    np.max(np.abs(given / np.column_stack([want, np.ones(len(SINGLE_G))]) - 1))))
+    return err if labels else np.inf
 
 
-def _bump_precision() -> float:
-    """``bump_expectations`` against the reference integrals, max relative error over :data:`BUMP_POINTS`."""
+def _row_moments_error() -> tuple[float, dict]:
+    """``row_moments_given`` at :data:`MOMENT_POINTS` against ``reference.row_entropy.row_moments``: max of the
+    absolute mass error and the relative entropy and sum p^2 errors (NaN propagates), and the (mass, E H, E sum p^2)
+    rows of both."""
+    from theorylab.certificates.reference.row_entropy import row_moments
+    from theorylab.psa.row_stats import row_moments_given
+
+    lib = np.array([(r.mass, r.entropy, r.ipr) for r in (row_moments_given(d, s, m, distractor=False)
+                                                         for d, s, m in MOMENT_POINTS)])
+    want = np.array([row_moments(d, s, m) for d, s, m in MOMENT_POINTS])
+    err = np.concatenate([np.abs(lib[:, 0] - want[:, 0]), np.abs(lib[:, 1:] / want[:, 1:] - 1).ravel()])
+    return float(np.max(err)), {"row_moments_library": lib, "row_moments_reference": want}
+
+
+def _bump_precision() -> tuple[float, float]:
+    """``bump_expectations`` against the reference integrals: max relative error over :data:`BUMP_POINTS`, and the
+    relative error of the refined rule at :data:`BUMP_REFINED`."""
     from theorylab.certificates.reference import score_model as ref
     from theorylab.psa.row_stats import bump_expectations
 
@@ -299,7 +333,10 @@ def _bump_precision() -> float:
     for t, d, s in BUMP_POINTS:
         k1, k2 = bump_expectations(np.array([t]), d, s)
         err += [abs(float(k1[0]) / ref.bump(t, d, s, 1) - 1), abs(float(k2[0]) / ref.bump(t, d, s, 2) - 1)]
-    return float(np.max(err))                      # NaN propagates (and fails the check)
+    (t, d, s), refine = BUMP_REFINED                 # the node multiplier reaches the Gauss-Hermite side too
+    k1, k2 = bump_expectations(np.array([t]), d, s, refine=refine)
+    fine = np.max([abs(float(k1[0]) / ref.bump(t, d, s, 1) - 1), abs(float(k2[0]) / ref.bump(t, d, s, 2) - 1)])
+    return float(np.max(err)), float(fine)                 # NaN propagates (and fails the check)
 
 
 P24_MC_FALSE_FAILURE = 2e-5
@@ -313,7 +350,8 @@ P24_MC_FALSE_FAILURE = 2e-5
 def peaks_vs_mc(seed=None) -> Outcome:
     """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
     errors of the simulated one (the SE of the raw batch values), Student t with 19 degrees of freedom,
-    Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall."""
+    Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall. The two-pass reader is rebuilt
+    from its documentation at :data:`MC_READER_POINTS` (one a probe peaking at the scan's end)."""
     alpha, observables = P24_MC_FALSE_FAILURE, ("entropy-peak", "inflection")
     base = 2400 if seed is None else seed
     cases = [(n, t) for n in observables for t in (64, 256)]
@@ -338,30 +376,38 @@ def peaks_vs_mc(seed=None) -> Outcome:
         computed("CI check: max rel |library CI - t-interval of the raw batch values|", ci_err, tolerance=1e-9,
                  formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch) / sqrt(B), <= 1e-9"),
         computed("points", [f"{n} T={t}" for n, t, *_ in rows]),
-        computed("two-pass reader rebuilt from its documentation: max |fine grid - linspace(SCAN[i-2], SCAN[i+2])|",
-                 reader["grid_err"], formula=f"== 0 at {MC_READER_POINTS} (coarse argmax i of the documented height)"),
+        computed("two-pass reader rebuilt from its documentation: max |fine grid - linspace(SCAN[i-2], SCAN[i+2])| "
+                 "(clipped to the scan; the library SCAN = the documented 0.02 x 1.15^k, k < 45, and 10)",
+                 reader["grid_err"], formula=f"== 0 at {MC_READER_POINTS} (coarse argmax i of the documented height; "
+                                             "the probe's i = 44: the fine grid ends at the scan's end 10)"),
         computed("reader's root and batch roots vs the rebuilt spline crossings, max abs", reader["root_err"],
                  formula="<= 1e-12 (upward zero of the documented condition nearest the fine-grid height maximum; "
                          "batch roots nearest the root)"),
-        computed("Monte Carlo record: samples, seed, confidence as requested; CI finite", reader["record_ok"])),
+        computed("Monte Carlo record: samples, seed, confidence as requested (distractor-entropy-peak: not given, "
+                 "the documented default 0.95); CI finite", reader["record_ok"])),
         arrays={"exact": np.array([r[2] for r in rows]), "mc": np.array([r[3] for r in rows]),
                 "se": np.array([r[4] for r in rows])},
         seeds={f"point{i}": base + i for i in range(len(rows))})
 
 
-MC_READER_POINTS = ((("inflection", "entropy-peak", "distractor-entropy-peak"), 64, 300, 2451, 12, 0.9),
-                    (("inflection",), 8, 200, 77, 9, 0.8))
-"""(observables, T, samples, seed, fine_points, confidence) of the two-pass check of the Monte Carlo peak reader
-(t4-only, dk = 16; few samples: the reader, not the simulation, is checked)."""
+EDGE_PROBE = ScoreModel("key-only", (0.0,) * 8 + (1e-7,), (1.0, 0.0, 2.0), "probe: steep gap 4e-7 g^8 (dk = 16)")
+"""Probe model of the reader's scan end: key-only's variance (the simulator's loadings) with a steep gap whose mass
+rises between g = 8.1 and 10, so the coarse argmax of dM/dg is SCAN[44] = 9.37, next to the scan's last point."""
+MC_READER_POINTS = ((("inflection", "entropy-peak", "distractor-entropy-peak"), 64, 300, 2451, 12, 0.9, "t4-only"),
+                    (("inflection",), 8, 200, 77, 9, 0.8, "t4-only"), (("inflection",), 8, 200, 78, 9, 0.8, EDGE_PROBE))
+"""(observables, T, samples, seed, fine_points, confidence, variant) of the two-pass check of the Monte Carlo peak
+reader (dk = 16; few samples: the reader, not the simulation, is checked). distractor-entropy-peak is called without
+a confidence: the documented default 0.95."""
 
 
 def _mc_peak_reader() -> dict:
     """The documented two-pass Monte Carlo peak search rebuilt from its documentation on the library's own draws.
 
-    The scan g_k = 0.02 * 1.15^k (k < 45) and 10; the coarse pass (``min(samples, 2000)`` samples, same seed)
-    gives the height (``d_mass``; ``-d_H / (2 g)`` for the entropies) whose interior argmax i sets the fine grid
-    ``linspace(g_(i-2), g_(i+2), fine_points)``; on it the root is the upward zero of the condition (``-d2_mass``;
-    ``g d2_H - d_H``) nearest the height's grid maximum, on the not-a-knot cubic spline, and each batch root the
+    The scan g_k = 0.02 * 1.15^k (k < 45) and 10 (the library's SCAN exactly); the coarse pass
+    (``min(samples, 2000)`` samples, same seed) gives the height (``d_mass``; ``-d_H / (2 g)`` for the entropies)
+    whose interior argmax i sets the fine grid ``linspace(g_(i-2), g_(i+2), fine_points)`` (indices clipped to the
+    scan); on it the root is the upward zero of the condition (``-d2_mass``; ``g d2_H - d_H``) nearest the height's
+    grid maximum, on the not-a-knot cubic spline, and each batch root the
     upward zero of its batch curve nearest the root.
     """
     from scipy.interpolate import CubicSpline
@@ -388,14 +434,16 @@ def _mc_peak_reader() -> dict:
         return brentq(CubicSpline(g, c), g[j], g[j + 1], xtol=1e-14)
 
     scan = np.append(0.02 * 1.15 ** np.arange(45), 10.0)
-    grid_err, root_err, record_ok = 0.0, 0.0, True
-    for names, T, n, seed, fine, conf in MC_READER_POINTS:
-        coarse = simulate_row_stats("t4-only", 16.0, T, scan, samples=min(n, 2000), seed=seed).mean
+    grid_err, root_err, record_ok = 0.0 if np.array_equal(peaks.SCAN, scan) else np.inf, 0.0, True
+    for names, T, n, seed, fine, conf_asked, variant in MC_READER_POINTS:
+        coarse = simulate_row_stats(variant, 16.0, T, scan, samples=min(n, 2000), seed=seed).mean
         for name in names:
             i = int(np.argmax(height(name, coarse, scan)))
-            mc = measure(name, "t4-only", 16.0, T, method="mc", samples=n, seed=seed, fine_points=fine,
-                         confidence=conf)
-            want = np.linspace(scan[i - 2], scan[i + 2], fine)
+            default = name == "distractor-entropy-peak"                      # its confidence left at the default
+            conf = 0.95 if default else conf_asked
+            mc = measure(name, variant, 16.0, T, method="mc", samples=n, seed=seed, fine_points=fine,
+                         **({} if default else {"confidence": conf}))
+            want = np.linspace(scan[max(i - 2, 0)], scan[min(i + 2, scan.size - 1)], fine)
             g = mc.curve.gamma
             grid_err = max(grid_err, float(np.max(np.abs(g - want))) if g.shape == want.shape else np.inf)
             root = crossing(g, condition(name, mc.curve.mean, g), g[int(np.argmax(height(name, mc.curve.mean, g)))])
@@ -403,5 +451,5 @@ def _mc_peak_reader() -> dict:
             errs = np.abs(np.append(batch, root) - np.append(mc.batch_gamma_c, mc.gamma_c))
             root_err = max(root_err, float(np.max(errs)) if np.all(np.isfinite(errs)) else np.inf)
             record_ok &= bool((mc.samples, mc.seed, mc.confidence, mc.curve.samples) == (n, seed, conf, n)
-                              and 1 < i < scan.size - 2 and mc.ci_low < mc.gamma_c < mc.ci_high)
+                              and 0 < i < scan.size - 1 and mc.ci_low < mc.gamma_c < mc.ci_high)
     return {"grid_err": grid_err, "root_err": root_err, "record_ok": record_ok}

@@ -51,4 +51,39 @@ def entropy_fall(x: float, dk: float, T: int) -> float:
     return float(x * (a - b))
 
 
-__all__ = ["entropy_fall"]
+def row_moments(delta: float, sigma: float, m: int, *, scale: float = 1.0) -> tuple[float, float, float]:
+    """``(E p_0, E H, E sum p^2)`` of a row: a target (log-weight 0) against ``m >= 1`` distractors with i.i.d.
+    log-weights ``y_j = x_j - delta``, ``x_j ~ N(0, sigma^2)``, sigma > 0 (``scale`` < 1 refines both panels).
+
+    With ``W = 1 + sum_j e^(y_j)``, ``1/W^k = int u^(k-1) e^(-u W) du / (k-1)!``, Frullani's
+    ``ln W = int (e^(-u) - e^(-u W)) du / u``, ``u = e^t``, ``v = t + y`` and ``phi(t) = E exp(-e^v)``::
+
+        E p_0       = int e^t exp(-e^t) phi^m dt
+        E H         = int exp(-e^t) (1 - phi^m) dt - m int exp(-e^t) E[y e^v exp(-e^v)] phi^(m-1) dt
+        E sum p^2   = int e^(2t) exp(-e^t) phi^m dt + m int exp(-e^t) E[e^(2v) exp(-e^v)] phi^(m-1) dt
+
+    (H = ln W - sum_j y_j e^(y_j) / W, the target's log-weight being 0). The x expectation is composite
+    10-node Gauss-Legendre on [-9 sigma, 9 sigma] (panels of ``min(1, sigma)``), the t integral the same on
+    ``[-40 - max(0, ln m + 9 sigma - delta), 5]`` (panels of 1): below ``-ln W`` the integrands fall like
+    ``e^t``, above t = 5 ``exp(-e^t) < 1e-64``. Quartering both panels changes the three moments by < 2e-14
+    relative at the certificates' points; a brute-force simulation (4e5 rows) agrees within its standard errors.
+    """
+    x, wx = composite(-9.0 * sigma, 9.0 * sigma, scale * min(1.0, sigma))
+    wx = wx * np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi))
+    y = x - delta
+    t, wt = composite(-40.0 - max(0.0, np.log(m) + 9.0 * sigma - delta), 5.0, scale)
+    v = t[:, None] + y[None, :]
+    ev = np.exp(np.minimum(v, 700.0))
+    phi = np.exp(-ev) @ wx                        # phi itself (accurate where small) and 1 - phi (where phi ~ 1)
+    q = -np.expm1(-ev) @ wx
+    k1y = (y[None, :] * np.exp(v - ev)) @ wx
+    k2 = np.exp(2.0 * v - ev) @ wx
+    cut = np.exp(-np.exp(t))
+    pm, pm1 = phi ** m, phi ** (m - 1)
+    mass = wt @ (np.exp(t) * cut * pm)
+    entropy = wt @ (cut * -np.expm1(m * np.log1p(-np.clip(q, 0.0, 1.0)))) - m * (wt @ (cut * k1y * pm1))
+    ipr = wt @ (np.exp(2.0 * t) * cut * pm) + m * (wt @ (cut * k2 * pm1))
+    return float(mass), float(entropy), float(ipr)
+
+
+__all__ = ["entropy_fall", "row_moments"]
