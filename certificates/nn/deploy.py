@@ -69,7 +69,9 @@ def psa_cache() -> Outcome:
     d = model.d
     err_batched = _batched_block_streams()
     err_blocks, exact_couplings, mlp_out = _public_blocks()
-    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched, err_blocks]) <= TOL
+    err_narrow = _narrow_heads()
+    passed = (np.max([err_full, err_decode, err_rollback, err_reuse, err_defaults, err_batched, err_blocks,
+                      err_narrow]) <= TOL
               and exact_couplings
               and err_plga_default <= TOL_PLGA and block_extra == [2 * dl, 3 * dl]
               and extra_rolled == 2 * model.d * len(model.layers) and empty_after_undo
@@ -90,6 +92,8 @@ def psa_cache() -> Outcome:
         computed("streams of a block (start 4, retained raw q, k of position 3) with two, one and no leading batch axes, PSA "
                  "(g_q 0.7, g_k 1.3; post- and pre-RoPE) and TwoTap: max relative |library - reference streams of the "
                  "whole sequences, sliced| (queries, keys, values)", err_batched, tolerance=TOL),
+        computed("head narrower than d / n_head (d_model 8, dk 4): cached decode and public cached_attention from "
+                 "start 0 in two blocks vs the reference forward pass and heads", err_narrow, tolerance=TOL),
         computed("public mlp on rows of width d (d 16, W_FC 16 x 64) vs the reference GELU MLP", err_blocks,
                  tolerance=TOL),
         computed("PSA(g_q=g).g_q and PSA(g_k=g).g_k at g = +-2^53: exact int +-2^53; at +-(2^53 + 1): float "
@@ -144,6 +148,30 @@ def _cache_routes(model, reference, full):
     empty_after_undo = decoder.cache_floats(undone) == {"kv": 0, "extra": 0}
     err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS)[0], full))
     return (decoded, rest, reuse_other), (err_decode, err_rollback, err_reuse, extra_rolled, empty_after_undo)
+
+
+def _narrow_heads() -> float:
+    """A decoder whose head is narrower than d / n_head (``init_model`` with d_model 8, one head of width 4): cached
+    decode (prompt 3) against the reference forward pass, and its layer's public ``cached_attention`` from start 0 in
+    two blocks against the reference heads on the same normalised rows. Max relative error (inf where the library
+    refuses)."""
+    from theorylab.nn import train
+
+    config = train.TrainConfig(variant="symmetric", gamma=1.0, task="canonical", T=8, vocab=16, d_model=8, dk=4)
+    narrow, tokens = train.init_model(config, seed=0), TOKENS[:10] % 16
+    layer, x = narrow.layers[0], np.random.default_rng(9).normal(size=(7, 8))
+    heads = view.model(narrow)["blocks"][0]["heads"]
+    q, k, v = x @ layer.w_q, x @ layer.w_k, x @ layer.w_v                   # [7, 4] x3
+    want_attention = np.hstack([f(q, k, v) for f in heads]) @ layer.w_o     # one head: all 4 columns
+    try:
+        decoded = decoder.decode(narrow, tokens, prompt=3)
+        caches = decoder.empty_cache(narrow).layers[0]
+        first, caches = decoder.cached_attention(layer, caches, x[:3], start=0)
+        second, _ = decoder.cached_attention(layer, caches, x[3:], start=3)
+    except (ParameterError, ValueError):
+        return np.inf
+    return max(_max_error(decoded, ref.forward(view.model(narrow), tokens)),
+               _max_error(np.concatenate([first, second]), want_attention))
 
 
 def _default_heads() -> tuple[float, float]:

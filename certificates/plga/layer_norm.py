@@ -219,8 +219,8 @@ def layer_norm_exact() -> Outcome:
     flat = plga.layer_norm(_obj([[sp.Integer(5)] * 2, [sp.Integer(0), sp.Integer(2)]]), eps=0)
     eps0 = np.shape(flat) == (2, 2) and all(ex.is_zero(ex.exact(v) - t, ())
                                             for v, t in zip(np.ravel(flat), (0, 0, -1, 1)))
-    negative = _refused(lambda: plga.layer_norm(w, eps=-1))         # var = 14/9 > 1: sqrt(var - 1) would be real
-    ok = formula and shift and ball and below and scale0 and witness and rowwise and eps0 and negative
+    negative, mp_eps = _exact_route_eps(w)
+    ok = formula and shift and ball and below and scale0 and witness and rowwise and eps0 and negative and mp_eps
     return Outcome(ok, (computed("LN_eps(x) == beta + gamma (x - mean)/sqrt(var + eps) (gamma, beta, eps symbolic)",
                                  formula),
                         computed("LN_eps(x + c) == LN_eps(x) (gamma, beta, eps symbolic)", shift),
@@ -232,8 +232,27 @@ def layer_norm_exact() -> Outcome:
                         computed("2x3 rational matrix [[0, 1, 3], [8, 6, 5]], eps = 2/9: each row normalised by its "
                                  "own mean and variance, == 3 (x - mean_row)/4 exactly", rowwise),
                         computed("eps = 0: LN([5, 5]) == [0, 0] (constant row), LN([0, 2]) == [-1, 1] exactly", eps0),
-                        computed("exact row (0, 1, 3) with the numeric eps = -1 is refused (ParameterError: eps >= 0 "
-                                 "on the exact route too)", negative)))
+                        computed("exact row (0, 1, 3) with eps = -1 as an int, a SymPy Rational and (on the mpmath "
+                                 "row) an mpf is refused (ParameterError: eps >= 0 on the exact route too)", negative),
+                        computed("mpmath row (0, 1, 3), eps = mpf(2)/9: accepted, == (-1, -1/4, 5/4) to 1e-14",
+                                 mp_eps)))
+
+
+def _exact_route_eps(w) -> tuple[bool, bool]:
+    """A negative eps is refused on the exact route whatever its number type (var = 14/9 > 1, so sqrt(var - 1)
+    would be real); an mpmath eps on an mpmath row is accepted and gives the exact value."""
+    import mpmath
+    import sympy as sp
+
+    w_mp = _obj([mpmath.mpf(0), mpmath.mpf(1), mpmath.mpf(3)])
+    negative = all(_refused(lambda row=row, e=e: plga.layer_norm(row, eps=e))
+                   for row, e in ((w, -1), (w, sp.Rational(-1)), (w_mp, mpmath.mpf(-1))))
+    try:
+        got = np.ravel(plga.layer_norm(w_mp, eps=mpmath.mpf(2) / 9))
+        mp_eps = len(got) == 3 and all(abs(g - t) <= 1e-14 for g, t in zip(got, (-1, -0.25, 1.25)))
+    except ParameterError:
+        mp_eps = False
+    return negative, mp_eps
 
 
 

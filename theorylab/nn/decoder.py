@@ -96,10 +96,11 @@ def empty_cache(model: Decoder) -> Cache:
     >>> cache.length, len(cache.layers), len(cache.layers[0]), cache.layers[0][0].keys.shape
     (0, 1, 2, (0, 4))
     """
-    dk = model.d // model.n_head
-    rows = np.zeros((0, dk))
-    return Cache(0, tuple(tuple(HeadCache(rows, rows, rows, rows, np.zeros((0, dk, dk)), spec=s) for s in layer.heads)
-                          for layer in model.layers))
+    def head_caches(layer: Layer) -> tuple[HeadCache, ...]:
+        dk = layer.w_q.shape[1] // len(layer.heads)                        # head width, not d // n_head
+        rows = np.zeros((0, dk))
+        return tuple(HeadCache(rows, rows, rows, rows, np.zeros((0, dk, dk)), spec=s) for s in layer.heads)
+    return Cache(0, tuple(head_caches(layer) for layer in model.layers))
 
 
 @finite_output("q, k, v")

@@ -149,10 +149,23 @@ def layer_norm(x, gamma=None, beta=None, eps: float = EPS_LN) -> np.ndarray:
     x = _real_or_exact("x", x)
     if x.ndim < 1 or x.shape[-1] == 0:
         raise ParameterError(f"x must be an array with a non-empty last axis (got shape {x.shape})")
-    if not (_is_exact(x) and hasattr(eps, "free_symbols")):              # a SymPy eps on the exact route only
-        eps = real_scalar("eps", eps, low=0)
+    eps = _exact_eps(eps) if _is_exact(x) else real_scalar("eps", eps, low=0)
     gamma, beta = (None if a is None else _affine(name, a, x.shape) for name, a in (("gamma", gamma), ("beta", beta)))
     return _layer_norm(x, gamma, beta, eps)
+
+
+def _exact_eps(eps):
+    """``eps`` of the exact route: a SymPy expression with symbols as it is; a SymPy or mpmath number (kept in
+    its own arithmetic) or a float, real and >= 0."""
+    if getattr(eps, "free_symbols", None):
+        return eps
+    try:
+        ok = not isinstance(eps, (bool, np.bool_)) and complex(eps).imag == 0 and float(complex(eps).real) >= 0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ParameterError(f"eps must be a real number >= 0 or a SymPy symbol (got {eps!r})")
+    return eps if hasattr(eps, "free_symbols") or type(eps).__module__.startswith("mpmath") else float(eps)
 
 
 def _affine(name: str, a, shape) -> np.ndarray:
