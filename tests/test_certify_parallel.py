@@ -86,3 +86,23 @@ def test_workers_is_validated(jobs, capsys):
     assert main(["certify", "--workers", jobs]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--workers" in err[0]
+
+
+def test_the_servers_warm_up_runs_no_kernel_and_fills_numbas_registries():
+    """``theorylab.certify._warm`` (preloaded by the worker server, which then forks) imports the library and
+    fills Numba's CPU registries, but never starts Numba's thread pool: a fork after it is safe."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys
+        import theorylab.certify._warm
+        import numba.np.ufunc.parallel as parallel
+        from numba.core.registry import cpu_target
+        print(parallel._is_initialized, "sympy" in sys.modules, "theorylab.symbolic.exact" in sys.modules,
+              "theorylab.mutation" in sys.modules, "theorylab.cli" in sys.modules,
+              bool(cpu_target.target_context._registries), bool(cpu_target.typing_context._registries))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.stdout.split() == ["False", "True", "True", "False", "False", "True", "True"], proc.stdout + proc.stderr

@@ -98,7 +98,7 @@ def _parallel(specs, seed, jobs):
     workers = min(jobs, len(specs))
     context = multiprocessing.get_context(method)
     if method == "forkserver":      # the server imports the certificates (and the library) once; workers fork warm
-        context.set_forkserver_preload(sorted({s.check.__module__ for s in specs}))   # unless already running
+        context.set_forkserver_preload([*sorted({s.check.__module__ for s in specs}), _WARM])   # unless running
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     try:
         with environment(_thread_limits(workers)):      # read by the server and workers started here
@@ -116,6 +116,10 @@ def _parallel(specs, seed, jobs):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+_WARM = "theorylab.certify._warm"
+"""Preloaded by the server after the certificates: the workers' one-time set-up, done once (its docstring)."""
+
+
 def start_worker_server(jobs: int) -> None:
     """Start the server that :func:`run` forks its ``jobs`` workers from, now, importing every certificate module.
 
@@ -131,7 +135,7 @@ def start_worker_server(jobs: int) -> None:
 
     if jobs <= 1 or "forkserver" not in multiprocessing.get_all_start_methods():
         return
-    multiprocessing.get_context("forkserver").set_forkserver_preload(certificate_modules())
+    multiprocessing.get_context("forkserver").set_forkserver_preload([*certificate_modules(), _WARM])
     with environment(_thread_limits(jobs)):
         forkserver.ensure_running()
 
