@@ -148,7 +148,7 @@ def _degradation_losses(small, deg, G_deg) -> tuple[float, float]:
 def sweep_checks(design, cfg, res, a, s, a_hat, s_hat) -> tuple[bool, list]:
     """Step 4b and Lem. 2's degradation study: the sweep helpers against SciPy and their documented rules. Returns the
     verdict and the evidence (degradation slopes, losses and rows; crossing; grids, Spearman, profile error; ranks and
-    far fits; labels and defaults; the gauge of the learning curves)."""
+    far fits; labels and defaults; the documented size limit 2^53; the gauge of the learning curves)."""
     deg_err, deg_ok, rr_loss_err, deg_rows_err = _degradation_checks(cfg)
     got_x, want_x, cross_ok = _crossing_check()
     grid_ok = _default_grids(design, cfg)
@@ -157,12 +157,13 @@ def sweep_checks(design, cfg, res, a, s, a_hat, s_hat) -> tuple[bool, list]:
     labels, labels_ok = _labels_and_defaults(design, cfg, res)
     scale_err = _scaled_grades_error(design)
     reader_ok, reader_ev = _reader_ranges()
+    size_ok, size_ev = _size_limit()
     delta = np.log(a_hat / a) - np.log(s_hat / s)
     perr_err = abs(pc.profile_error(a_hat, s_hat, a, s) / float(np.var(delta)) - 1)
     ok = bool(grid_ok and rho_err <= 1e-12 and perr_err <= 1e-12 and deg_ok and deg_err <= 1e-12 and rank_ok and far_ok
               and labels_ok and rr_loss_err <= RTOL and deg_rows_err <= 1e-15 and cross_ok and scale_err <= 1e-13
-              and reader_ok)
-    return ok, [reader_ev,
+              and reader_ok and size_ok)
+    return ok, [reader_ev, size_ev,
         computed("degradation (C = 1.7, 6 pilot sizes; C = 1.05, 2 draws with excess > 0: NaN fits): summary slopes "
                  "and 95 % CIs vs linregress of its rows, max abs", deg_err,
                  formula="<= 1e-12; at C = 1.7 every draw has excess > 0, tail = upper half of the pilot sizes; at "
@@ -203,6 +204,38 @@ def _default_grids(design, cfg) -> bool:
     want_h = np.union1d(np.unique(np.round(np.geomspace(1, 16.0, 6))), [4])
     grid_ok &= bool(top_h < 16 and np.array_equal(sl.default_grid(hush, 0.5, 6), want_h.astype(np.int64)))
     return grid_ok
+
+
+SIZE_LIMIT = 2.0 ** 53
+"""The largest sample size of Lem. 4's window end and of a default grid (docs/graded.md: "a sample size of at most
+2^53"; sizes are exact integers in float64 up to there)."""
+
+
+def _size_limit() -> tuple[bool, object]:
+    """The documented size limit SIZE_LIMIT = 2^53 (ladder_sim.MAX_SIZE): on the geometric (0.5, 0.2) design, d = 32,
+    sigma_xi set so that m_sat/2 = min_l d_l^2 sigma^2 / s_l / 2 is 2^53 (1 -/+ 1e-3): m_ref = floor(m_sat/2) (rel
+    1e-12) below, ParameterError above; the default grid at sigma_xi = 1 with the target putting its top GRID_FACTOR
+    sigma^2 d / eps at 2^53 (1 -/+ 1e-3): accepted (last size == round(top), rel 1e-12) below, refused above.
+    Returns (ok, evidence)."""
+    base = lad.geometric_design(0.5, 0.2, 4, 32, 1.0, 2.0)
+    per_sigma2 = float(np.min(base.dims ** 2 / base.s)) / 2             # m_sat/2 at sigma_xi = 1
+    null = float(np.sum(base.tau * base.alpha))
+
+    def attempt(f, x):
+        try:
+            return float(f(x))
+        except ParameterError:
+            return None
+    got, want = [], []
+    for fac in (1 - 1e-3, 1 + 1e-3):
+        sigma = float(np.sqrt(SIZE_LIMIT * fac / per_sigma2))
+        got.append(attempt(sl.reference_size, lad.geometric_design(0.5, 0.2, 4, 32, sigma, 2.0)))
+        want.append(float(np.floor(per_sigma2 * sigma ** 2)) if fac < 1 else None)
+        got.append(attempt(lambda t: sl.default_grid(base, t)[-1], 8.0 * base.d / (null * SIZE_LIMIT * fac)))
+        want.append(float(np.round(SIZE_LIMIT * fac)) if fac < 1 else None)
+    ok = all((g is None) == (w is None) and (w is None or abs(g / w - 1) <= 1e-12) for g, w in zip(got, want))
+    return ok, computed("size limit 2^53: m_ref and the default grid's last size at 2^53 (1 - 1e-3) (m_sat/2, top), "
+                        "and at 2^53 (1 + 1e-3) (None: refused)", [got, want], formula="rel <= 1e-12; None, None")
 
 
 def _spearman_and_ranks() -> tuple[float, bool]:
@@ -348,13 +381,15 @@ def _no_power_law(cfg) -> float:
 def _reader_ranges() -> tuple[bool, object]:
     """The pre-registration reader's documented ranges of the file's intervals (prereg: g in [1, C] gives
     C^-2 <= Lambda <= C^2, and C^-2 <= Lambda*_C <= 1, widened by the recomputation tolerance for rounding), on a small
-    pre-registration at C = READER_C edited as JSON: an arm's Lambda_hat_ci at [C^-2, C^2 (1 + 4 eps)] (a rounding
-    above the bound) and Lambda_star_C_hat_ci = [C^-2, 1] are read back exactly as written; an arm's Lambda_hat_ci
+    pre-registration at C = READER_C edited as JSON: an arm's Lambda_hat_ci at [C^-2 (1 - 4 eps), C^2 (1 + 4 eps)]
+    and Lambda_star_C_hat_ci = [C^-2 (1 - 4 eps), 1 + 4 eps] (roundings beyond both bounds) are read back exactly as
+    written; an arm's Lambda_hat_ci
     from C^-2 / 2 or up to 2 C^2 is refused. Returns (ok, evidence)."""
     design = lad.geometric_design(0.5, 0.2, 4, 8, 1.0, READER_C)
     text = pr.to_json(pr.preregister(design, 256, 7, bootstrap=2))
     c2 = READER_C * READER_C
-    ends, lsc = [1 / c2, c2 * (1 + 4 * np.finfo(float).eps)], [1 / c2, 1.0]
+    eps = float(np.finfo(float).eps)
+    ends, lsc = [(1 - 4 * eps) / c2, c2 * (1 + 4 * eps)], [(1 - 4 * eps) / c2, 1 + 4 * eps]
 
     def read(lam, lsc_ci):
         body = json.loads(text)
@@ -367,9 +402,10 @@ def _reader_ranges() -> tuple[bool, object]:
 
     got = [read(ends, lsc), read([0.5 / c2, 1.0], lsc), read([1.0, 2 * c2], lsc)]
     ok = got == [[ends, lsc], None, None]
-    return ok, computed(f"pre-registration reader at C = {READER_C:g}: Lambda_hat_ci = [C^-2, C^2 (1 + 4 eps)] and "
-                        "Lambda*_C_hat_ci = [C^-2, 1] read as written; Lambda_hat_ci = [C^-2 / 2, 1], [1, 2 C^2] "
-                        "refused (None)", got, formula="as written; None, None")
+    return ok, computed(f"pre-registration reader at C = {READER_C:g}: Lambda_hat_ci = [C^-2 (1 - 4 eps), C^2 (1 + 4 "
+                        "eps)] and Lambda*_C_hat_ci = [C^-2 (1 - 4 eps), 1 + 4 eps] read as written; "
+                        "Lambda_hat_ci = [C^-2 / 2, 1], [1, 2 C^2] refused (None)", got,
+                        formula="as written; None, None")
 
 
 def _crossing_check() -> tuple[np.ndarray, np.ndarray, bool]:

@@ -88,6 +88,22 @@ def _no_mlp_gradient() -> tuple[float, bool, np.ndarray]:
     return float(err), bool(zeros_ok), b_proj
 
 
+def _layer_norm_overflow() -> tuple[float, dict[str, np.ndarray]]:
+    """``grad.layer_norm_vjp`` on rows whose variance overflows float64 (the scaled route, |x| ~ 1e160) beside an
+    ordinary row: a row of large negative entries with one small positive one (its max is not its max |.|) and a
+    mixed-sign row, against the reference's mpmath VJP (``ref.layer_norm_vjp_mp``, 60 digits, no float range).
+    Returns the worst error -- dx relative to each row's max |dx|, dgain and dbias relative to their max |.| --
+    and the arrays compared."""
+    rng = np.random.default_rng(29)
+    x = np.stack([rng.normal(size=6), -1e160 * np.array([3.0, 1.2, 2.5, 0.7, 1.9, 0.0]) + np.eye(6)[5] * 0.5,
+                  1e160 * rng.normal(size=6)])                                 # [3, 6]
+    gain, bias, dy = 1.0 + 0.1 * rng.normal(size=6), 0.1 * rng.normal(size=6), rng.normal(size=(3, 6))
+    got, want = grad.layer_norm_vjp(x, (gain, bias), dy), ref.layer_norm_vjp_mp(x, gain, dy)
+    err = max(float(np.max(np.abs(got[0] - want[0]) / np.max(np.abs(want[0]), axis=-1, keepdims=True))),
+              *(float(np.max(np.abs(a - w)) / np.max(np.abs(w))) for a, w in zip(got[1:], want[1:])))
+    return (err if np.isfinite(err) else np.inf), {"ln_overflow_dx": got[0], "ln_overflow_dx_reference": want[0]}
+
+
 @certificate("P21.grad", title="Hand-derived backward pass equals finite differences of the reference forward pass",
              paper="PSA §7.4, §7.5", method="numeric",
              claim="The gradients that train the P21/P22 models are the derivatives of the next-token "
@@ -98,7 +114,8 @@ def _no_mlp_gradient() -> tuple[float, bool, np.ndarray]:
 def backward_pass() -> Outcome:
     """Three layers, two heads each (d = 8, dk = 4, vocab 11; the six heads of ``_GRAD_HEADS``), 3 sequences of
     T = 6; one random unit direction per parameter array; the fourth-order stencil STENCIL at step GRAD_H; the
-    ``mlp = 0`` layers of the trained models (``_no_mlp_gradient``)."""
+    ``mlp = 0`` layers of the trained models (``_no_mlp_gradient``); the LayerNorm VJP on rows whose variance
+    overflows float64 against an mpmath VJP (``_layer_norm_overflow``)."""
     model = decoder.random_decoder(vocab=11, d=8, n_head=2, n_layer=3, head=lambda i, h: _GRAD_HEADS[i, h], seed=5)
     rng = np.random.default_rng(21)
     tokens, answers = rng.integers(0, 11, size=(3, 6)), rng.integers(0, 11, size=3)
@@ -143,8 +160,10 @@ def backward_pass() -> Outcome:
     err_ce = max(abs(ce_loss - float(np.mean(logsumexp(big, axis=1) - big[np.arange(5), picks]))) / 1e-12,
                  float(np.max(np.abs(ce_grad - (softmax(big, axis=1) - onehot) / 5))) / 1e-15)
     err_no_mlp, no_mlp_zeros, no_mlp_b_proj = _no_mlp_gradient()
+    err_ln_big, ln_big = _layer_norm_overflow()
     passed = (shapes_ok and max(worst.values()) <= GRAD_TOL and err_loss <= 1e-13 and err_logits <= 1e-13
-              and err_partial <= 1e-13 and err_ce <= 1.0 and err_no_mlp <= GRAD_TOL and no_mlp_zeros)
+              and err_partial <= 1e-13 and err_ce <= 1.0 and err_no_mlp <= GRAD_TOL and no_mlp_zeros
+              and err_ln_big <= 1e-12)
     return Outcome(bool(passed), (
         computed("gradient names and shapes = the parameters'", bool(shapes_ok)),
         computed("loss: library vs reference cross-entropy, relative", err_loss, tolerance=1e-13),
@@ -157,9 +176,12 @@ def backward_pass() -> Outcome:
                    tolerance=GRAD_TOL) for label, names in groups.items()),
         computed("mlp = 0 (init_model, 2 layers, W_FC 8 x 0): b_proj gradients, max |<g, v> - central difference| "
                  "/ (|g| |v|)", err_no_mlp, tolerance=GRAD_TOL),
+        computed("layer_norm_vjp on rows of size ~1e160 (variance beyond the float range; one row negative with a "
+                 "small positive entry) and an ordinary row vs the reference's 60-digit mpmath VJP: dx relative to "
+                 "each row's max |dx|, dgain, dbias", err_ln_big, tolerance=1e-12),
         computed("mlp = 0: gradients of W_FC, b_FC, W_PROJ, LayerNorm 2 exactly 0 (the reference loss does not "
                  "depend on them), every shape the parameter's", no_mlp_zeros)),
-        arrays={"relative_error": np.array(list(worst.values())), "no_mlp_b_proj_grad": no_mlp_b_proj},
+        arrays={"relative_error": np.array(list(worst.values())), "no_mlp_b_proj_grad": no_mlp_b_proj, **ln_big},
         note="second route: theorylab.certificates.reference.transformer.last_token_loss (independent forward pass, "
              "two-tap heads included), differentiated by fourth-order central differences; tolerance: module GRAD_TOL")
 

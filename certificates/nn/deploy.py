@@ -21,7 +21,12 @@ def _batched_block_streams() -> float:
     """``attention.streams`` on the rows 4..8 of sequences of 9 rows with leading batch axes (2, 3), (3,) (the first
     of the 2) and none (the first sequence), given the raw (q, k) of position 3, for PSA (post- and pre-RoPE) and
     TwoTap heads, against the reference streams of each whole sequence sliced to the block: max relative error over
-    the query, key and value streams (inf where the library refuses a block)."""
+    the query, key and value streams (inf where the library refuses a block). Also the block of rows 1..8 of the
+    first sequence with the raw (q, k) of position 0 given as Python lists (array-likes, as ``prev`` documents), and
+    ``transformer.merge_heads`` of the batched (2, 3, 5, dk) streams read as 3 heads (``(..., H, n, dk) ->
+    (..., n, H dk)``) against the heads' columns concatenated here."""
+    from theorylab.nn import transformer
+
     rng = np.random.default_rng(20)
     Q, K, V = rng.normal(size=(3, 2, 3, 9, DK))
     start, err = 4, 0.0
@@ -41,6 +46,17 @@ def _batched_block_streams() -> float:
                 return np.inf
             err = max(err, *(_max_error(g, w[lead]) if g.shape == w[lead].shape else np.inf
                              for g, w in zip(got, want)))
+            if not lead:                                                  # 3 heads of 2 sequences, merged
+                merged = transformer.merge_heads(got[1])
+                err = max(err, _max_error(merged, np.concatenate(list(np.moveaxis(want[1], 1, 0)), axis=-1))
+                          if merged.shape == (2, 9 - start, 3 * DK) else np.inf)
+        try:                                                              # start 1, prev as lists
+            got = attention.streams(spec, Q[0, 0, 1:], K[0, 0, 1:], V[0, 0, 1:], 1, (Q[0, 0, 0].tolist(),
+                                                                                     K[0, 0, 0].tolist()))
+        except (ParameterError, TypeError, IndexError):
+            return np.inf
+        want_1 = (ref_q(Q[0, 0])[1:], ref_k(K[0, 0])[1:], V[0, 0, 1:])
+        err = max(err, *(_max_error(g, w) if g.shape == w.shape else np.inf for g, w in zip(got, want_1)))
     return err
 
 
@@ -81,7 +97,8 @@ def psa_cache() -> Outcome:
     return Outcome(bool(passed), (
         computed("library full forward vs reference, max |dlogit| / scale", err_full, tolerance=TOL),
         computed("cached decode (prompt 5 and prompt 1) vs reference forward", err_decode, tolerance=TOL),
-        computed("speculative rollback vs reference forward (this decoder, to length 8, 1 and 0; a one-head one)", err_rollback,
+        computed("speculative rollback vs reference forward (this decoder, to length 8, 1 and 0; a one-head one; a "
+                 "PSA + graded-head one)", err_rollback,
                  tolerance=TOL),
         computed("prefix reuse (one prefix, two continuations) vs reference forward", err_reuse, tolerance=TOL),
         computed("extra floats right after a rollback inside a block (raw key + anchor per head)", extra_rolled,
@@ -90,8 +107,9 @@ def psa_cache() -> Outcome:
         computed("default couplings (g_k = 0, g_q = 0) and RoPE base (10000) of PSA, PSA.member, TwoTap.shear, TwoTap, Graded "
                  "(no clip), SDPA vs reference heads written with those values", err_defaults, tolerance=TOL),
         computed("streams of a block (start 4, retained raw q, k of position 3) with two, one and no leading batch axes, PSA "
-                 "(g_q 0.7, g_k 1.3; post- and pre-RoPE) and TwoTap: max relative |library - reference streams of the "
-                 "whole sequences, sliced| (queries, keys, values)", err_batched, tolerance=TOL),
+                 "(g_q 0.7, g_k 1.3; post- and pre-RoPE) and TwoTap, and of a block at start 1 (prev as lists): max "
+                 "relative |library - reference streams of the whole sequences, sliced| (queries, keys, values); "
+                 "merge_heads of the batched key streams vs their heads concatenated", err_batched, tolerance=TOL),
         computed("head narrower than d / n_head (d_model 8, dk 4): cached decode and public cached_attention from "
                  "start 0 in two blocks vs the reference forward pass and heads", err_narrow, tolerance=TOL),
         computed("public mlp on rows of width d (d 16, W_FC 16 x 64) vs the reference GELU MLP", err_blocks,
@@ -141,13 +159,26 @@ def _cache_routes(model, reference, full):
     _, c0 = decoder.extend(model, decoder.empty_cache(model), TOKENS[:1])
     _, c0 = decoder.extend(model, decoder.commit(c0), drafts)
     rest_0, _ = decoder.extend(model, decoder.commit(decoder.rollback(c0, 1)), TOKENS[1:])
-    err_rollback = max(err_rollback, _max_error(rest_0, full[1:]))
+    err_rollback = max(err_rollback, _max_error(rest_0, full[1:]), _graded_rollback(drafts))
     extra_rolled = decoder.cache_floats(decoder.rollback(spec, 8))["extra"]
     _, open_0 = decoder.extend(model, decoder.empty_cache(model), drafts)   # a block opened at position 0
     undone = decoder.rollback(open_0, 0)                                  # undone whole: nothing may remain
     empty_after_undo = decoder.cache_floats(undone) == {"kv": 0, "extra": 0}
     err_rollback = max(err_rollback, _max_error(decoder.extend(model, undone, TOKENS)[0], full))
     return (decoded, rest, reuse_other), (err_decode, err_rollback, err_reuse, extra_rolled, empty_after_undo)
+
+
+def _graded_rollback(drafts) -> float:
+    """A layer of a query-sheared PSA head beside a graded head (values cached as ``v diag(M)``, M != I): prefix of 6,
+    a block of 5 drafts rolled back to 8 (the PSA head's raw query of position 7 rebuilt from the whole layer's
+    cached values), then the rest; max relative error against the reference forward pass."""
+    grades = np.array([0.0, 1.0, 0.5, 2.0, 1.5, 0.0, 1.0, 3.0])
+    mixed = decoder.random_decoder(d=16, n_head=2, n_layer=2, seed=11, head=lambda i, h: (
+        specs.PSA(g_q=0.9, g_k=1.1), specs.Graded(grades, 1.3))[h])
+    _, c = decoder.extend(mixed, decoder.empty_cache(mixed), TOKENS[:6])
+    _, c = decoder.extend(mixed, decoder.commit(c), drafts)
+    rest, _ = decoder.extend(mixed, decoder.commit(decoder.rollback(c, 8)), TOKENS[8:])
+    return _max_error(rest, ref.forward(view.model(mixed), TOKENS)[8:])
 
 
 def _narrow_heads() -> float:

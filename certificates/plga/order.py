@@ -152,7 +152,8 @@ def stability() -> Outcome:
                    "means cancel, 2 at (1, -1); m_signed >= m_rms, with equality for constant tensors.",
              method="numeric")
 def signed_order_parameter() -> Outcome:
-    """The authors' test pairs, random tensors at scales 1e-300..1e300 and constant tensors, against
+    """The authors' test pairs, random tensors at scales 1e-300..1e300, constant tensors and a tensor <= 0 whose
+    largest entry is 0 (its mean -1 is scaled by max|X| = 2, not by max X = 0), against
     ``reference.plga_lean.order_parameter_signed`` (mpmath sums) and ``reference.plga.order_parameter``."""
     rng = np.random.default_rng(51)
     D, dz = rng.normal(size=(8, 8)) + 0.3, rng.normal(size=(8, 8))
@@ -161,7 +162,8 @@ def signed_order_parameter() -> Outcome:
              "means cancel (authors: inf)": (np.array([1.0, -1.0]), np.array([-1.0, 1.0])),
              "D vs D + dz": (D, D + dz), "1e-300 scale": (1e-300 * D, 1e-300 * (D + dz)),
              "1e300 scale": (1e300 * D, 1e300 * (D + dz)), "constant 2 vs 3": (np.full((3, 3), 2.0), np.full((3, 3), 3.0)),
-             "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5)), "zero vs D": (np.zeros((8, 8)), D)}
+             "constant -1 vs 0.5": (np.full(5, -1.0), np.full(5, 0.5)), "zero vs D": (np.zeros((8, 8)), D),
+             "max 0, mean -1 vs D": (np.array([-2.0, 0.0, -1.0]), np.array([1.0, 3.0, 2.0]))}
     lib = {k: plga.order_parameter(a, b, normalization="signed") for k, (a, b) in pairs.items()}
     refs = {k: lref.order_parameter_signed(a, b) for k, (a, b) in pairs.items()}
     rms = {k: ref.order_parameter(a, b) for k, (a, b) in pairs.items()}

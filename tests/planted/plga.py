@@ -485,4 +485,9 @@ BUGS = [
         'and float(complex(eps).real) >= 0',
         'and float(complex(eps).real) >= -np.inf',
         ('A15.symbolic',)),
+    Bug('signed order parameter: mean scaled by max X, not max |X| (0 for a tensor <= 0 with a zero)',
+        'theorylab/plga/diagnostics.py',
+        'top = float(np.max(np.abs(X))) if X.size else 0.0',
+        'top = float(np.max(X)) if X.size else 0.0',
+        ('A10.signed',)),
 ]
