@@ -44,7 +44,8 @@ def _summary_fields(summary) -> tuple[float, dict]:
 
 
 def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
-    """Seed bootstrap of gamma_c: values == the exact gamma_c of the seed multisets (each attained, 2000 resamples),
+    """Seed bootstrap of gamma_c: values == the exact gamma_c of the seed multisets (each attained, the default
+    draws = 2000 of the signature: 2000 resamples returned),
     and every draw == the reference replay of its stream at seeds 0 and 5, with NaN exactly where a resample has
     no rise (BOOT_FALLING)."""
     from fractions import Fraction
@@ -52,7 +53,7 @@ def _bootstrap_check(bootstrap) -> tuple[bool, float, dict]:
 
     from theorylab.certificates.reference import trainstats as ref_stats
 
-    boot = bootstrap(BOOT_GRID, np.array(BOOT_PER_SEED), draws=2000, seed=0)
+    boot = bootstrap(BOOT_GRID, np.array(BOOT_PER_SEED), seed=0)          # the documented default: 2000 draws
     multisets = {float(ref_stats.gamma_c(BOOT_GRID, [sum(Fraction(str(BOOT_PER_SEED[i][j])) for i in m) / 3
                                                      for j in range(4)]))
                  for m in combinations_with_replacement(range(3), 3)}
@@ -116,7 +117,7 @@ def ladder_estimators() -> Outcome:
                  "(seeds, mean, sd, t interval, pooled Wilson at z = 1.959964; NaN sd / None t interval for one seed) "
                  "vs reference.trainstats.seed_summary_row, max abs per case (inf: a field missing, extra or of "
                  "the wrong kind); one seed without a warning", summary_rows, tolerance=1e-13),
-        computed("bootstrap gamma_c (3 seeds, 2000 resamples): values == the exact gamma_c of the 10 seed multisets "
+        computed("bootstrap gamma_c (3 seeds, the default 2000 resamples, 2000 returned): values == the exact gamma_c of the 10 seed multisets "
                  "(9 distinct), each attained; draws at seeds 0 and 5 == the reference replay of the stream "
                  "default_rng(seed), max abs (NaN where a resample never rises, per set: count)",
                  [bool(boot_ok), boot_err, boot_nans], tolerance=1e-13)),
@@ -174,7 +175,7 @@ def _observable_errors(curve_gamma_c, half_accuracy) -> tuple[float, dict, list]
 
 def _slope_errors(ladder_slope) -> tuple[float, dict]:
     """ladder_slope per observable against the reference replay: gamma_c, slope, interval (relative 1e-12),
-    usable draws (exactly)."""
+    usable draws (exactly); a ladder whose fitted dks are one width twice: no slope, no draws (as the reference)."""
     from theorylab.certificates.reference import ladder_observables as ref
 
     err, rows = 0.0, {}
@@ -189,6 +190,16 @@ def _slope_errors(ladder_slope) -> tuple[float, dict]:
             e = max(e, np.inf if (u is None) != (w is None) else 0.0 if w is None else abs(u - w) / w)
         err = max(err, e)
         rows[obs] = {"slope": got["slope"], "ci": [got["ci_low"], got["ci_high"]], "usable": got["usable_draws"]}
+    # a ladder whose only dks with a gamma_c are one width twice (dk = 16 never rises): no slope (one distinct x)
+    flat = [[0.3, 0.3, 0.3, 0.3, 0.3]] * 3
+    got = ladder_slope([8, 8, 16], SLOPE_GRID, [np.array(SLOPE_SEEDS[0]), np.array(SLOPE_SEEDS[1]), np.array(flat)],
+                       "plateau-midpoint", draws=20, seed=0)
+    want = ref.ladder_slope([8, 8, 16], SLOPE_GRID, [SLOPE_SEEDS[0], SLOPE_SEEDS[1], flat], "plateau-midpoint", 20, 0)
+    same = all(got[k] is None and want[k] is None for k in ("slope", "ci_low", "ci_high")) and \
+        got["usable_draws"] == want["usable_draws"] == 0 and len(want["gamma_c"]) == 3 and want["gamma_c"][2] is None
+    err = max(err, 0.0 if same else np.inf)
+    rows["dks 8, 8, 16 (16 flat): one distinct fitted dk"] = {"slope": got["slope"], "ci": [got["ci_low"], got["ci_high"]],
+                                                               "usable": got["usable_draws"]}
     return err, rows
 
 

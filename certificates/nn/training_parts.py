@@ -188,7 +188,13 @@ def _task_and_init() -> tuple[bool, tuple, tuple, np.ndarray]:
     (aware,) = init_model(TrainConfig(), 0).layers
     init_ratios += [float(np.mean(W * W) * W.shape[0]) * gain for W, gain in
                     ((aware.w_q, 1.0), (aware.w_k, (1 + g) ** 2 + g ** 2), (aware.w_v, 1.0), (aware.w_o, 1.0))]
-    init_ok = all(0.8 <= r <= 1.25 for r in init_ratios)
+    # the token embedding: documented N(0, 0.02^2) (train.init_model): sum w^2 / 0.02^2 over its n = 65 x 64 entries
+    # is chi-square(n); its [1e-7, 1 - 1e-7] quantiles / n (false failure 2e-7) hold it (0.01 or 0.04 give 1/4, 4)
+    from scipy.stats import chi2
+    emb = init_model(TrainConfig(init="plain"), 0).wte
+    emb_ratio, emb_band = float(np.sum(emb * emb)) / 0.02 ** 2 / emb.size, chi2.ppf([1e-7, 1 - 1e-7], emb.size) / emb.size
+    init_ok = all(0.8 <= r <= 1.25 for r in init_ratios) and emb.shape == (65, 64) and \
+        emb_band[0] <= emb_ratio <= emb_band[1]
     # random_decoder's documented law of the other arrays (d = 64, 4 layers, the default vocabulary 32): LayerNorm
     # gains 1 + 0.1 z, LayerNorm biases and MLP biases 0.1 z, embedding z (z standard normal). Per kind: the mean
     # (within 4 standard errors of the documented centre) and the second moment about the centre / scale^2 (in
@@ -231,6 +237,9 @@ def _task_and_init() -> tuple[bool, tuple, tuple, np.ndarray]:
                  [bool(random_ok), arrangements], formula="all C(5, 2) = 10 arrangements"),
         computed("initial projections N(0, 1/fan_in): mean W^2 x fan-in per matrix (init_model, random_decoder)",
                  [round(r, 3) for r in init_ratios], formula="in [0.8, 1.25]"),
+        computed("token embedding N(0, 0.02^2) (init_model, 65 x 64): sum w^2 / (0.02^2 n) in the chi-square(n) / n "
+                 "band [q(1e-7), q(1 - 1e-7)]", [round(emb_ratio, 4), [round(float(b), 4) for b in emb_band]],
+                 formula="false failure 2e-7"),
         computed("random_decoder law (d = 64, 4 layers): per kind (mean - centre) / SE and E(x - centre)^2 / "
                  "scale^2; default shape (32 tokens, d 16, 2 heads, 2 layers)", init_law,
                  formula="|z| <= 4 and ratio in [0.75, 1.33]; gains 1 + 0.1 N, biases 0.1 N, embedding N(0, 1)")), (
@@ -342,6 +351,26 @@ def _run_rows(run, tiny) -> bool:
     return bool(rows_ok)
 
 
+def _query_rows(run, tiny, init, first, held):
+    """The last layer's first-head query row from the reference forward pass (reference.trainstats.query_row, RoPE
+    streams of SDPA): the recorded step-0 statistics (score std over every (sequence, key), mean largest weight of
+    the initial model on the first batch) and the held-out pointer credits (argmax over the T - 1 keys before the
+    query = target) of the two-layer run."""
+    from theorylab.certificates.reference import trainstats as ref_stats
+
+    def stream(x):
+        return ref.rope(x, tiny.base)
+    s0, w0 = ref_stats.query_row(view.model(init), first.tokens, stream)
+    _, w = ref_stats.query_row(view.model(run.model), held.tokens, stream)
+    pointer = (w[:, :-1].argmax(axis=1) == held.target).astype(float)
+    err0 = max(abs(run.step0_score_std - float(np.std(s0))) / float(np.std(s0)),
+               abs(run.step0_max_weight - float(np.mean(w0.max(axis=1)))))
+    ok = bool(err0 <= 1e-12 and np.array_equal(run.evaluation.pointer, pointer))
+    return ok, (computed("two-layer run, last layer's query row vs reference forward: recorded step-0 (score std, "
+                         "max weight) relative/abs error; held-out pointer credits equal",
+                         [err0, bool(np.array_equal(run.evaluation.pointer, pointer))], tolerance=1e-12),)
+
+
 def _loop_replay(run, tiny):
     """The training loop replayed: the library gradient fed to the reference optimiser with the documented protocol
     must give the trained parameters; the logged steps and schedule, the step-0 and held-out losses against the
@@ -388,8 +417,9 @@ def _loop_replay(run, tiny):
                and (TrainConfig().task, TrainConfig().pairs, TrainConfig().seq_len, TrainConfig().chance)
                == ("recall", PAPER_PAIRS, 2 * PAPER_PAIRS + 3 + 1, 1 / 64)
                and (canonical.T, canonical.vocab_size, round(canonical.ceiling, 3)) == (15, 64, PAPER_CEILING))
-    ok = bool(err_replay <= 1e-12 and protocol_ok and loop_ok)
-    return ok, (
+    rows_ok, rows_ev = _query_rows(run, tiny, init, first, held)
+    ok = bool(err_replay <= 1e-12 and protocol_ok and loop_ok and rows_ok)
+    return ok, (*rows_ev,
         computed("training loop replayed (library gradient, reference AdamW at betas 0.9, 0.999, eps 1e-8, decay "
                  "on matrices, clipping, schedule): max relative |trained - replay| over the parameters",
                  err_replay, tolerance=1e-12),

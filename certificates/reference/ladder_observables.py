@@ -11,7 +11,7 @@ accuracies ``a_i``, the curve linearly interpolated between grid points:
   gamma ``(a_{i+1} - a_i) / (g_{i+1} - g_i)``; None when no segment rises;
 * half accuracy: the crossing of 0.5 (or another level);
 * the ladder slope: least squares of ``log gamma_c`` on ``log dk`` over the dk whose seed-mean curve has a
-  gamma_c > 0, with a percentile bootstrap: each draw resamples, for each of those dk in order, that dk's
+  gamma_c > 0 (none without two distinct such dk), with a percentile bootstrap: each draw resamples, for each of those dk in order, that dk's
   seeds with ``rng.integers(0, seeds, seeds)`` from one ``default_rng(seed)``, and is usable when every dk has a
   gamma_c > 0; the interval is the 2.5 and 97.5 percentiles (linear interpolation between order statistics)
   of the usable slopes, given when at least 20 draws are usable.
@@ -84,7 +84,7 @@ def ladder_slope(dks, gammas, per_seed, observable: str, draws: int, seed: int) 
     fit = [i for i, v in enumerate(point) if v is not None and v > 0]
     out = {"gamma_c": [None if v is None else float(v) for v in point], "slope": None, "ci_low": None,
            "ci_high": None, "usable_draws": 0}
-    if len(fit) < 2:
+    if len({dks[i] for i in fit}) < 2:                      # a least-squares slope needs two distinct dks
         return out
     x = [math.log(dks[i]) for i in fit]
     out["slope"] = _slope(x, [math.log(float(point[i])) for i in fit])

@@ -13,6 +13,8 @@ Independent of ``theorylab`` (the standard library's ``fractions`` and ``math``,
 * Seed bootstrap of gamma_c replayed from the library's stream convention: ``default_rng(seed)`` draws the
   resampled seed indices as one ``(draws, seeds)`` array of integers in ``[0, seeds)``; each row's mean curve
   gives one gamma_c (NaN where the mean curve never rises above its gamma = 0 value).
+* The query row of a decoder (:func:`query_row`): the last position's scores and attention weights in the first
+  head of the last block, from the reference forward pass (the step-0 statistics and pointer credits of a run).
 """
 from __future__ import annotations
 
@@ -79,3 +81,25 @@ def bootstrap_gamma_c(gammas, per_seed, draws: int, seed: int) -> np.ndarray:
         gc = gamma_c(gammas, [float(v) for v in acc[row].mean(axis=0)])
         out.append(float("nan") if gc is None else float(gc))
     return np.array(out)
+
+
+def query_row(model: dict, tokens, stream) -> tuple[np.ndarray, np.ndarray]:
+    """The last position's pre-softmax scores ``qs_{T-1} . ks_j / sqrt(dk)`` and causal softmax weights, j < T, of the
+    first head of the LAST block of a reference ``model`` dict (``transformer.forward``'s), per sequence of
+    ``tokens`` (B, T): the earlier blocks by ``transformer.block``, then the last block's LayerNorm and projections;
+    ``stream`` maps a head's raw (T, dk) queries or keys to its streams (RoPE for SDPA). Returns (B, T) arrays."""
+    from theorylab.certificates.reference import transformer as ref
+
+    scores, weights = [], []
+    for row in np.asarray(tokens):
+        x = model["wte"][row]
+        for blk in model["blocks"][:-1]:
+            x = ref.block(x, blk)
+        blk = model["blocks"][-1]
+        h = ref.layer_norm(x, *blk["ln_1"])
+        dk = blk["w_q"].shape[1] // len(blk["heads"])
+        qs, ks = stream((h @ blk["w_q"])[:, :dk]), stream((h @ blk["w_k"])[:, :dk])
+        e = ks @ qs[-1] / math.sqrt(dk)
+        scores.append(e)
+        weights.append(ref.softmax(e))
+    return np.array(scores), np.array(weights)
