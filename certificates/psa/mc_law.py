@@ -191,7 +191,8 @@ def two_branch_law_vs_mc(seed=None) -> Outcome:
     is checked for coverage -- the batch roots' standard error against the delta-method one
     (chi-square, two-sided: a CI too wide or too narrow FAILs) and the number of CIs holding the
     exact root (binomial). The paper's r and median are compared through tolerances propagated from
-    the per-point CIs (first order; implied by the z-tests, no extra share).
+    the per-point CIs (first order; implied by the z-tests, no extra share); the library's copy of them
+    (``PAPER_STATISTICS``) equals the claims catalogue's quote of the paper.
     Shares of the false-failure probability: z-tests 1/2 (Bonferroni over 9), chi-square 1/4, binomial 1/4.
     """
     alpha, n_pts = P17_FALSE_FAILURE, len(PAPER_GRID)
@@ -316,14 +317,26 @@ def _coverage_check(col: dict, alpha: float, z_max: float) -> tuple[bool, tuple]
                  formula=f">= {min_covered} (binomial({n_pts}, {CI_LEVEL}) lower tail, share {alpha / 4:g})"))
 
 
+def _catalogue_statistics() -> tuple[float, float]:
+    """The paper's (Pearson r, median relative error) as the claims catalogue quotes them for P17
+    ("paper: r = 0.9876, median 2.6 %"), parsed from its text; (nan, nan) when not found."""
+    import re
+
+    from theorylab.certify.catalogue import CATALOGUE
+
+    hit = re.search(r"paper: r = ([0-9.]+), median ([0-9.]+) %", CATALOGUE["P17"][0])
+    return (float(hit.group(1)), round(float(hit.group(2)) / 100.0, 12)) if hit else (math.nan, math.nan)
+
+
 def _statistics_check(col: dict, z_max: float) -> tuple[bool, tuple]:
     """The paper's statistics, on the MC roots (library helpers) and on the exact roots (first principles), within
     the tolerances propagated from the per-point CIs; the paper's own values reported."""
     stats = _paper_statistics(col["law"], col["mc"], col["exact"], z_max * col["se_delta"])
     r_mc, r_ex, med_mc, med_ex, tol_r, tol_med = (stats[k] for k in ("r_mc", "r_ex", "med_mc", "med_ex", "tol_r",
                                                                      "tol_med"))
-    ok = bool(abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med and stats["helper_err"] <= 1e-12)
-    paper = PAPER_STATISTICS
+    paper, quoted = PAPER_STATISTICS, _catalogue_statistics()
+    ok = bool(abs(r_mc - r_ex) <= tol_r and abs(med_mc - med_ex) <= tol_med and stats["helper_err"] <= 1e-12
+              and tuple(paper) == quoted)
     return ok, (
         computed("pearson_r (law vs MC; library compare.pearson_r)", r_mc, tolerance=5e-3),
         computed("Pearson r (law vs exact; closed form sum dx dy / sqrt(sum dx^2 sum dy^2))", r_ex, tolerance=1e-9,
@@ -335,4 +348,6 @@ def _statistics_check(col: dict, z_max: float) -> tuple[bool, tuple]:
                  "the closed forms, max abs", stats["helper_err"], tolerance=1e-12, formula="<= 1e-12"),
         bound("paper", paper._asdict(), formula=f"r >= {paper.pearson_r}, median <= {paper.median_rel_err} "
               f"(the paper's statistics: reported, not the verdict)"),
+        computed("library PAPER_STATISTICS vs the claims catalogue's P17 (paper: r, median %)", list(quoted),
+                 formula="equal (r = 0.9876, median 2.6 % = 0.026)"),
         computed("points (dk, T)", [list(p) for p in PAPER_GRID]))

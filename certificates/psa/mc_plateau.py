@@ -45,9 +45,9 @@ def argmax_plateau_vs_mc(seed=None) -> Outcome:
     dev = float(np.max(np.abs(col["mc_mass"] - col["reference_mass"]) / half))
     argmax_err = _argmax_probability_error()
     half_level_err, half_root_err = _half_plateau_check()
-    row_err = _plateau_row_error(rows, points, g, base)
+    row_err, default_err = _plateau_row_error(rows, points, g, base), _plateau_defaults_error()
     passed = bool(plateau_err <= 1e-13 and gap <= 9e-4 and quad_err <= REF_TOL and dev <= 1.0 and argmax_err <= 1e-12
-                  and half_level_err <= 1e-13 and half_root_err <= 1e-9 and row_err <= 1e-15)
+                  and half_level_err <= 1e-13 and half_root_err <= 1e-9 and row_err <= 1e-15 and default_err <= 5e-7)
     return Outcome(passed, (
         computed("max rel |library plateau - reference Phi(sqrt(dk)/2)^(T-2)|", plateau_err, formula="<= 1e-13"),
         computed("max rel |library P(argmax) - Phi(Delta/sigma)^m (mpmath, reference gap/variance)| over every "
@@ -57,8 +57,8 @@ def argmax_plateau_vs_mc(seed=None) -> Outcome:
         computed(f"half-plateau observable at (t4-only, {HALF_POINT[0]:g}, {HALF_POINT[1]}), exact, default options: "
                  "rel |level - reference plateau / 2|", half_level_err, formula="<= 1e-13"),
         computed("... and mass-half: |reference M(gamma_c) - level| (and M below the level 0.01 before: the first "
-                 "crossing)",
-                 half_root_err, formula="<= 1e-9"),
+                 "crossing); half-plateau at (1, 4096) (plateau underflows to 0): NaN at level 0, exact and MC",
+                 half_root_err, formula="<= 1e-9 (inf: a crossing or a NaN case wrong)"),
         computed("max |reference M(g=10) - plateau|", gap, tolerance=1e-10, formula="<= 9e-4 (the paper's agreement)"),
         computed("max |library quadrature - reference| at g = 10", quad_err, tolerance=1e-10, formula=f"<= {REF_TOL:g}"),
         computed("max |MC - reference M(g=10)| / empirical Bernstein half-width", dev, tolerance=0.5,
@@ -66,11 +66,30 @@ def argmax_plateau_vs_mc(seed=None) -> Outcome:
         computed("plateau_check rows: dk, T, gamma, seed as asked (point i: (base + i) mod 2^64); mc_minus_plateau, "
                  "exact_minus_plateau and z = (MC - plateau) / SE from the row's own values, max abs", row_err,
                  formula="<= 1e-15 (inf: a field missing or a label wrong)"),
+        computed("plateau_check defaults: the points and g of the documented table (docs/simulation.md (c)); max |its "
+                 "6-digit plateaus - reference Phi(sqrt(dk)/2)^(T-2)|", default_err,
+                 formula="<= 5e-7 (inf: a default point or g not the documented one)"),
         computed("max |MC - plateau| / SE", float(np.max(np.abs(col["mc_mass"] - col["plateau"]) / col["se"])),
                  tolerance=1.0),
         bound("paper", 9e-4, formula="|argmax limit - simulation| <= 9e-4 (paper §7.10)")),
         arrays=col, seeds={f"point{i}": r["seed"] for i, r in enumerate(rows)},
         note=f"points (dk, T) = {points}, g = {g}, {samples} samples each")
+
+
+DOC_PLATEAU_TABLE = ((16.0, 64, 0.240076), (32.0, 512, 0.302940), (40.0, 512, 0.670767), (64.0, 512, 0.983977))
+"""docs/simulation.md (c), run with plateau_check's defaults at g = 10: (dk, T, plateau Phi(sqrt(dk)/2)^m to 6 digits)."""
+
+
+def _plateau_defaults_error() -> float:
+    """``plateau_check``'s default points and g against the documented table :data:`DOC_PLATEAU_TABLE` (g = 10),
+    and the table's plateaus against the reference; max abs plateau error, inf when a default differs."""
+    import inspect
+
+    params = inspect.signature(plateau_check).parameters
+    if tuple(params["points"].default) != tuple((dk, T) for dk, T, _ in DOC_PLATEAU_TABLE) \
+            or params["g"].default != 10.0:
+        return math.inf
+    return float(max(abs(ref.argmax_plateau(dk, T) - p) for dk, T, p in DOC_PLATEAU_TABLE))
 
 
 def _plateau_row_error(rows, points, g: float, base: int) -> float:
@@ -97,7 +116,9 @@ HALF_POINT = (16.0, 24)
 
 def _half_plateau_check() -> tuple[float, float]:
     """``half_plateau`` (exact, every option at its default) against the reference: its level is half
-    ``Phi(sqrt(dk)/2)^m`` and the reference mass reaches that level at its coupling, not 0.01 before."""
+    ``Phi(sqrt(dk)/2)^m`` and the reference mass reaches that level at its coupling, not 0.01 before. Where the
+    plateau is negligible (dk = 1, T = 4096: level 0) the observable is undefined: NaN by exact and Monte Carlo."""
+    from theorylab import ParameterError
     from theorylab.psa.observables import half_plateau, mass_half
 
     dk, T = HALF_POINT
@@ -108,6 +129,14 @@ def _half_plateau_check() -> tuple[float, float]:
     half = mass_half("t4-only", dk, T)                                   # level 1/2: the same search
     first = half.level == 0.5 and ref.mass("t4-only", half.gamma_c - 0.01, dk, T) < 0.5
     root_err = max(root_err, abs(ref.mass("t4-only", half.gamma_c, dk, T) - 0.5) if first else math.inf)
+    # a negligible plateau (the reference's Phi(1/2)^4094 underflows to 0): undefined, NaN, by either method
+    try:
+        gone = [half_plateau("t4-only", 1.0, 4096, method=m) for m in ("exact", "mc")]
+    except ParameterError:                                              # a level 0 handed on: refused
+        gone = []
+    if ref.argmax_plateau(1.0, 4096) != 0.0 or len(gone) != 2 \
+            or not all(r.level == 0.0 and math.isnan(r.gamma_c) for r in gone):
+        root_err = math.inf
     return abs(got.level / want - 1), root_err
 
 

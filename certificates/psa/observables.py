@@ -62,7 +62,8 @@ def condensed_scan() -> Outcome:
     """Library peaks verified against the reference fall (delta = 2e-3 in g^2); the law inside its enclosure at
     every scan point; c and the relative errors enclosed from the verified peak intervals. The row-statistics
     quadrature under the peaks against reference integrals: masses, the one-distractor row, the row moments at m >= 2
-    and with a target far below its distractors (:data:`MOMENT_POINTS`), the bump expectations (also refined)."""
+    and with a target far below its distractors (:data:`MOMENT_POINTS`), the t rule's documented 600 nodes on
+    [-45, 5], the bump expectations (also refined)."""
     c, observable = transition.CONDENSATION_C, transition.CONDENSATION_OBSERVABLE
     grid, scan, c_iv, laws, enclosed, median, worst = _scan_enclosures(c, observable)
     verified = [p[1] for p in grid + scan]
@@ -108,7 +109,8 @@ def condensed_scan() -> Outcome:
                  "vs reference integrals, max rel",
                  single_err, formula=f"<= 1e-12 (t4-only, dk = 16, g in {SINGLE_G}; inf: a label of the result wrong)"),
         computed("row_moments_given (m >= 2 distractors; a target far below them) vs the reference integrals "
-                 "(reference.row_entropy.row_moments): max of |mass error| and rel entropy, sum p^2 errors",
+                 "(reference.row_entropy.row_moments): max of |mass error| and rel entropy, sum p^2 errors; and "
+                 "max abs error of the t rule on [-45, 5] vs the documented 600 nodes (50 panels, 12-node GL)",
                  moments_err,
                  formula=f"<= 1e-12 at (Delta, sigma, m) in {MOMENT_POINTS}"),
         computed("peaks verified by the reference fall (grid + scan)", f"{sum(verified)}/{len(verified)}",
@@ -320,7 +322,23 @@ def _row_moments_error() -> tuple[float, dict]:
                                                          for d, s, m in MOMENT_POINTS)])
     want = np.array([row_moments(d, s, m) for d, s, m in MOMENT_POINTS])
     err = np.concatenate([np.abs(lib[:, 0] - want[:, 0]), np.abs(lib[:, 1:] / want[:, 1:] - 1).ravel()])
-    return float(np.max(err)), {"row_moments_library": lib, "row_moments_reference": want}
+    node_err, nodes = _t_rule_error()
+    return float(max(np.max(err), node_err)), {"row_moments_library": lib, "row_moments_reference": want, **nodes}
+
+
+def _t_rule_error() -> tuple[float, dict]:
+    """The row statistics' t rule on [-45, 5] (region B, no extension: Delta = 20, sigma = 1, m = 1) against its
+    documentation (docs/simulation.md: "the exact module's 600 nodes on [-45, 5]"; composite 12-node
+    Gauss-Legendre): 50 equal panels of NumPy's ``leggauss(12)``. Max abs node and weight error (inf: a count wrong)."""
+    from theorylab.psa.row_stats import _t_nodes
+
+    x, w = np.polynomial.legendre.leggauss(12)
+    edges = np.linspace(-45.0, 5.0, 51)
+    half, mid = np.diff(edges)[:, None] / 2.0, (edges[:-1] + edges[1:])[:, None] / 2.0
+    want_t, want_w = (mid + half * x).ravel(), (half * w).ravel()
+    t, wt = _t_nodes(20.0, 1.0, 1.0, 1, right=False)
+    err = max(float(np.max(np.abs(t - want_t))), float(np.max(np.abs(wt - want_w)))) if t.shape == (600,) else np.inf
+    return err, {"t_rule_nodes": t, "t_rule_weights": wt}
 
 
 def _bump_precision() -> tuple[float, float]:
@@ -340,6 +358,9 @@ def _bump_precision() -> tuple[float, float]:
 
 
 P24_MC_FALSE_FAILURE = 2e-5
+DEFAULT_FINE_POINTS = 32
+"""The documented default number of fine-grid couplings of a Monte Carlo peak (the signatures of entropy_peak,
+inflection and measure_cost, whose cost the CLI checks before a run)."""
 
 
 @certificate("P24.mc", title="Entropy peak and inflection: the Monte Carlo confirms the exact couplings",
@@ -351,12 +372,13 @@ def peaks_vs_mc(seed=None) -> Outcome:
     """8000 samples per point, seeds base + i (base 2400): each exact value within ``t`` batch-means standard
     errors of the simulated one (the SE of the raw batch values), Student t with 19 degrees of freedom,
     Bonferroni over the 4 points, the whole share; the library's CI is the t-interval of its batch values (1e-9). The exact values are those P24.interval verifies against the reference fall. The two-pass reader is rebuilt
-    from its documentation at :data:`MC_READER_POINTS` (one a probe peaking at the scan's end)."""
+    from its documentation at :data:`MC_READER_POINTS` (one a probe peaking at the scan's end). The fine curves of the
+    four points (fine_points not given) have the documented :data:`DEFAULT_FINE_POINTS` couplings."""
     alpha, observables = P24_MC_FALSE_FAILURE, ("entropy-peak", "inflection")
     base = 2400 if seed is None else seed
     cases = [(n, t) for n in observables for t in (64, 256)]
     t_max = mcs.t_threshold(alpha, 19, tests=len(cases))
-    rows = []
+    rows, fine = [], []
     for i, (name, T) in enumerate(cases):
         ex = measure(name, "t4-only", 16.0, T).gamma_c
         mc = measure(name, "t4-only", 16.0, T, method="mc", samples=8000, seed=base + i)
@@ -365,17 +387,22 @@ def peaks_vs_mc(seed=None) -> Outcome:
         half = mcs.t_threshold(1.0 - mc.confidence, batch.size - 1) * se
         ci_err = max(abs(mc.ci_low - (mc.gamma_c - half)), abs(mc.ci_high - (mc.gamma_c + half))) / half
         rows.append((name, T, ex, mc.gamma_c, se, ci_err))
+        fine.append(int(np.size(mc.curve.gamma)) if mc.curve is not None else 0)
     t_stat = np.array([abs(m - e) / se for _, _, e, m, se, _ in rows])
     ci_err = max(r[5] for r in rows)
     reader = _mc_peak_reader()
     passed = bool(np.all(np.isfinite(t_stat)) and np.all(t_stat <= t_max) and ci_err <= 1e-9
-                  and reader["grid_err"] == 0 and reader["root_err"] <= 1e-12 and reader["record_ok"])
+                  and reader["grid_err"] == 0 and reader["root_err"] <= 1e-12 and reader["record_ok"]
+                  and fine == [DEFAULT_FINE_POINTS] * len(cases))
     return Outcome(passed, (
         computed("max |MC - exact| / SE", float(np.max(t_stat)), tolerance=0.5,
                  formula=f"<= {t_max:.3f} (Student t_19, Bonferroni over {len(cases)}, share {alpha:g})"),
         computed("CI check: max rel |library CI - t-interval of the raw batch values|", ci_err, tolerance=1e-9,
                  formula="gamma_c -/+ t_{B-1, (1+conf)/2} sd(batch) / sqrt(B), <= 1e-9"),
         computed("points", [f"{n} T={t}" for n, t, *_ in rows]),
+        computed("fine-curve couplings per point (fine_points not given)", fine,
+                 formula=f"== the documented default {DEFAULT_FINE_POINTS} (the peaks' and measure_cost's signatures: "
+                         "the cost the CLI checks is the run's)"),
         computed("two-pass reader rebuilt from its documentation: max |fine grid - linspace(SCAN[i-2], SCAN[i+2])| "
                  "(clipped to the scan; the library SCAN = the documented 0.02 x 1.15^k, k < 45, and 10)",
                  reader["grid_err"], formula=f"== 0 at {MC_READER_POINTS} (coarse argmax i of the documented height; "

@@ -66,8 +66,10 @@ def coriolis_numeric() -> Outcome:
     scores_ref = (rq + g * ref.momentum(rq)) @ (rk + 0.3 * ref.momentum(rk)).T / np.sqrt(dk)
     scores_lib = sum(scores.score_channels(rq, rk, g, 0.3, scaled=True))
     score_err = float(np.max(np.abs(scores_lib - scores_ref)) / np.max(np.abs(scores_ref)))
+    chan_err, chan_arrays = _channels_check()
     ok = freq_err <= 1e-14 and diff_err <= 1e-13 and gain_err <= 1e-15 and rel <= 1e-9 and ordered \
-        and mono_err <= 1e-12 and vanish <= 1e-7 and stream_err <= 1e-13 and score_err <= 1e-13 and rope_err <= 1e-13
+        and mono_err <= 1e-12 and vanish <= 1e-7 and stream_err <= 1e-13 and score_err <= 1e-13 and rope_err <= 1e-13 \
+        and chan_err <= 1e-13
     return Outcome(ok, (computed("max rel |library RoPE frequency - base^(-2i/d)|, d = 64, base 1e4", freq_err,
                                  tolerance=1e-14),
                         computed("max |library rope(x) (default base) - reference RoPE, base 1e4| / max |reference|",
@@ -78,6 +80,9 @@ def coriolis_numeric() -> Outcome:
                                  tolerance=1e-13),
                         computed("scaled score channels T1+..+T4 vs reference sheared scores / sqrt(dk), g_k = 0.3",
                                  score_err, tolerance=1e-13),
+                        computed("induction.stream_channels (post and pre placement) vs the reference sheared streams' "
+                                 "unit-coupling channels x HEAD_SIGN (-1) / sqrt(dk), max rel", chan_err, tolerance=1e-13,
+                                 formula="<= 1e-13 (inf: refused)"),
                         computed("max rel |coriolis_gain - 2|sin(theta/2)|| (the RoPE angles and +-0.3..20)", gain_err, tolerance=1e-15),
                         computed("max rel |measured ratio - 2|sin(theta_a/2)|| over 32 bands x 63 positions "
                                  "(theta_a from the reference)", rel, tolerance=1e-9),
@@ -87,7 +92,35 @@ def coriolis_numeric() -> Outcome:
                         computed("monochromatic: max |ratio - 2|sin(theta/2)|| over theta", mono_err, tolerance=1e-12),
                         computed("theta = 1e-8: largest ratio (-> 0)", vanish),
                         computed("theta = pi: ratio (maximum 2)", mono[np.pi][0])),
-                   arrays={"ratios": r, "library_difference": lib_diff}, seeds={"streams": 1, "monochromatic": 2})
+                   arrays={"ratios": r, "library_difference": lib_diff, **chan_arrays},
+                   seeds={"streams": 1, "monochromatic": 2, "channels": 4})
+
+
+def _channels_check() -> tuple[float, dict]:
+    """``induction.stream_channels`` (the public route, both placements) on 3 random streams (T = 9, dk = 8,
+    standard RoPE) against the reference: with ``S_g`` the reference sheared stream (``psa_stream``, the same
+    frequencies), query ``S_g[-1]`` and keys ``S_g[:-1]``, the channels (c1, c2, c3, c4) are the dot products
+    (q, k), (p_q, k), (q, p_k), (p_q, p_k) with ``p = S_1 - S_0`` (the momentum), times the documented head sign
+    ``HEAD_SIGN = -1`` and 1/sqrt(dk). Returns the max rel error (inf when the library refuses) and the arrays."""
+    from theorylab import ParameterError
+
+    x = np.random.default_rng(4).standard_normal((3, 9, 8))
+    freqs, dk, err, arrays = rotary.rope_frequencies(8), 8, 0.0 if ind.HEAD_SIGN == -1.0 else np.inf, {}
+    for short, pl in (("post", "post-rope"), ("pre", "pre-rope")):
+        want = []
+        for xs in x:
+            s0, s1 = ref.psa_stream(xs, 0.0, pl, freqs=freqs), ref.psa_stream(xs, 1.0, pl, freqs=freqs)
+            q, pq, k, pk = s0[-1], s1[-1] - s0[-1], s0[:-1], s1[:-1] - s0[:-1]
+            want.append(-np.stack([k @ q, k @ pq, pk @ q, pk @ pq]) / np.sqrt(dk))
+        want = np.array(want)
+        try:
+            got = np.asarray(ind.stream_channels(x, freqs, short))
+        except ParameterError:
+            got = np.full_like(want, np.nan)
+        e = float(np.max(np.abs(got - want)) / np.max(np.abs(want))) if got.shape == want.shape else np.inf
+        err = max(err, e if np.isfinite(e) else np.inf)
+        arrays |= {f"channels_{short}": got, f"reference_channels_{short}": want}
+    return err, arrays
 
 
 def _envelope_known_answers(slope) -> bool:
@@ -125,7 +158,8 @@ def _envelope_known_answers(slope) -> bool:
                    "mean.", method="numeric")
 def cesaro() -> Outcome:
     """N = 4096; monochromatic theta = 0.1, 1.0, standard bands (dk = 16, base 100); theta = 1e-3 and no RoPE;
-    ``envelope_slope`` also on sequences with closed-form envelopes (:func:`_envelope_known_answers`)."""
+    ``envelope_slope`` also on sequences with closed-form envelopes (:func:`_envelope_known_answers`); the content
+    part telescopes (:func:`_content_telescoping`)."""
     averages, slope, momentum = positional.cesaro_averages, positional.envelope_slope, shear.momentum
     N, start = 4096, 128
     cases = {"theta=0.1": np.full(8, 0.1), "theta=1": np.full(8, 1.0),
@@ -158,7 +192,9 @@ def cesaro() -> Outcome:
     ok = all(-1.15 <= v <= -0.85 for v in slopes.values()) and worst <= 2.0 + 1e-9 and abs(attained - 2) <= 1e-12 \
         and float(np.max(np.abs(nope))) == 0.0 and contrast > 2.0 and envelope_ok
     known_ok = _envelope_known_answers(slope)
-    ok = ok and known_ok
+    content_err, content = _content_telescoping(averages, momentum)
+    ok = ok and known_ok and content_err <= 1e-10
+    arrays |= content
     return Outcome(ok, (computed("envelope slopes of |positional mean| (T2 = T3 up to the query/key exchange), "
                                  "fitted on N = 128..4096", slopes),
                         computed("envelope blocks [N, 2N) (N = 128 .. 2048), their maxima and the fitted slope "
@@ -172,8 +208,36 @@ def cesaro() -> Outcome:
                         computed("theta = 1e-3, undifferenced stream (T1-type): max N |mean| (no cancellation)",
                                  contrast),
                         computed("no RoPE: max |positional mean| (momentum of a constant stream is 0)",
-                                 float(np.max(np.abs(nope))))),
+                                 float(np.max(np.abs(nope)))),
+                        computed("content part (iid content, N = 512, theta = 1): max |N' a(N') - v . (S_N' - S_0)| / "
+                                 "max |N' a(N')|, v fitted (least squares) on the stream handed to the momentum; T2 "
+                                 "= T3", content_err, tolerance=1e-10,
+                                 formula="<= 1e-10: telescoping (inf: a length, the T2/T3 identity or the stream wrong)")),
                    arrays=arrays, seeds={"positional": 7})
+
+
+def _content_telescoping(averages, momentum) -> tuple[float, dict]:
+    """``cesaro_averages(part="content")`` (iid content, N = 512, theta = 1, dk = 16): the stream S handed to the
+    momentum has N + 1 rows (positions 0..N) with distinct content (per-plane norms differ: not R_n x of one x); ``N' a(N')`` must be one fixed linear form of
+    ``S_N' - S_0`` (the sum of first differences telescopes; the form, q / (|q||x|), fitted by least squares);
+    T2 gives the same numbers (roles exchanged). Returns the max relative residual (inf if a check fails)."""
+    N, seen = 512, []
+
+    def spy(stream):
+        seen.append(np.array(stream))
+        return momentum(stream)
+
+    try:
+        a = np.asarray(averages(N, np.full(8, 1.0), "T3", "content", seed=7, momentum=spy))
+        same = np.array_equal(a, averages(N, np.full(8, 1.0), "T2", "content", seed=7, momentum=momentum))
+    except ValueError:
+        return np.inf, {}
+    S = seen[0]
+    if a.shape != (N,) or S.shape != (N + 1, 16) or not same or np.allclose(*np.hypot(S[1:3, 0::2], S[1:3, 1::2])):
+        return np.inf, {"content": a}
+    y, A = np.arange(1, N + 1) * a, S[1:] - S[0]
+    v = np.linalg.lstsq(A, y, rcond=None)[0]
+    return float(np.max(np.abs(A @ v - y)) / np.max(np.abs(y))), {"content": a}
 
 
 # ----------------------------------------------------------------------------------------- P9.symbolic
