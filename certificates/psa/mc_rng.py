@@ -102,7 +102,8 @@ def counter_normals(seed=None) -> Outcome:
     SplitMix64, Box-Muller in mpmath): the sample keys exactly; ``normals`` (libm float64) to 8 and
     ``fill_normals64`` to 4 float64 ulps of max(1, |z|); ``fill_normals32`` to
     :data:`NORMAL32_ULPS` float32 ulps against the reference fed the float32-rounded halves (the
-    kernel's documented uniforms); ``log32``, ``exp32``, ``exp64`` against mpmath on dense grids,
+    kernel's documented uniforms), both also at the :data:`SMALL_HI` words (keys by inverse SplitMix64: u1 down to
+    2^-33, where its 1/2 dominates); ``log32``, ``exp32``, ``exp64`` against mpmath on dense grids,
     each within its documented accuracy and attaining at least half of it (exp64 also beyond [-80, 60] at
     its documented ~3e-17 |x|; past their documented clips both give exp of the clipped argument);
     ``per_sample_mass`` (both kernels, every variant, target noise) against the reference sum over reference draws
@@ -128,7 +129,8 @@ def counter_normals(seed=None) -> Outcome:
 
 
 def _known_answers() -> tuple[bool, tuple, tuple[float, float, float]]:
-    """Sample keys and the three normal generators against the reference at the :data:`RNG_KNOWN` draws."""
+    """Sample keys and the three normal generators against the reference at the :data:`RNG_KNOWN` draws (the two
+    kernels also at the :data:`SMALL_HI` words)."""
     from theorylab import rng as lib
     from theorylab.certificates.reference import rng as rref
 
@@ -152,14 +154,43 @@ def _known_answers() -> tuple[bool, tuple, tuple[float, float, float]]:
                     z32 = np.array(rref.normal_pair(sd, s, j, round_to_float32=True))
                     e_vec32 = max(e_vec32, float(np.max(np.abs(np.array([za32[j], zb32[j]], float) - z32)
                                                         / np.maximum(1.0, np.abs(z32)))) / 2.0**-23)
+    e_small64, e_small32 = _small_hi()
+    e_vec64, e_vec32 = max(e_vec64, e_small64), max(e_vec32, e_small32)
     ok = bool(key_ok and e_libm <= 8 and e_vec64 <= 4 and e_vec32 <= NORMAL32_ULPS)
     return ok, (
         computed("sample keys == reference SplitMix64 keys", key_ok),
         computed("libm float64 normals vs reference: max float64 ulps of max(1, |z|)", e_libm, tolerance=4,
                  formula="<= 8 (libm log, cos, sin and the rounded angle 2 pi u2)"),
-        computed("fill_normals64 vs reference: max float64 ulps of max(1, |z|)", e_vec64, tolerance=4, formula="<= 4"),
-        computed("fill_normals32 vs reference (float32-rounded halves): max float32 ulps of max(1, |z|)", e_vec32,
+        computed("fill_normals64 vs reference (and the SMALL_HI words): max float64 ulps of max(1, |z|)", e_vec64, tolerance=4, formula="<= 4"),
+        computed("fill_normals32 vs reference (float32-rounded halves; and the SMALL_HI words): max float32 ulps of max(1, |z|)", e_vec32,
                  tolerance=NORMAL32_ULPS, formula=f"<= {NORMAL32_ULPS:g}")), (e_libm, e_vec64, e_vec32)
+
+
+SMALL_HI = ((0, 2**30), (1, 1342177280), (2, 2**31), (3, 2**32 - 1), (1000, 3 * 2**30), (65535, 5 * 2**29))
+"""(hi, lo) word halves of the extreme-u1 known answers (u1 = (hi + 1/2) 2^-32 down to 2^-33, |z| up to 6.76); lo >=
+2^30, where the float32 kernel's angle argument fl32(lo) 2^-32 - 1/2 is exact (below it that subtraction rounds by up
+to 2^-26, i.e. up to ~5.3 float32 ulps at r = 6.76: outside the documented 4-ulp bound, reported)."""
+
+
+def _small_hi() -> tuple[float, float]:
+    """``fill_normals64`` / ``fill_normals32`` at index 0 of keys built (inverse SplitMix64 of the reference) so that
+    the word is ``hi 2^32 + lo`` for each :data:`SMALL_HI`: max float64 / float32 ulps of max(1, |z|) against the
+    reference Box-Muller (the float32 kernel's fed fl32 halves), where the 1/2 of u1 dominates."""
+    from theorylab import rng as lib
+    from theorylab.certificates.reference import rng as rref
+
+    za32, zb32, za64, zb64 = np.empty(1, np.float32), np.empty(1, np.float32), np.empty(1), np.empty(1)
+    e64, e32 = 0.0, 0.0
+    for hi, lo in SMALL_HI:
+        k = rref.unmix64((hi << 32) | lo)               # word(k, 0) = mix64(k) = hi 2^32 + lo
+        lib.fill_normals64(np.uint64(k), za64, zb64)
+        lib.fill_normals32(np.uint64(k), za32, zb32)
+        z = np.array([float(v) for v in rref.box_muller(hi, lo)])
+        z32 = np.array([float(v) for v in rref.box_muller(float(np.float32(hi)), float(np.float32(lo)))])
+        e64 = max(e64, float(np.max(np.abs(np.array([za64[0], zb64[0]]) - z) / np.maximum(1.0, np.abs(z)))) / 2.0**-52)
+        e32 = max(e32, float(np.max(np.abs(np.array([za32[0], zb32[0]], float) - z32)
+                                    / np.maximum(1.0, np.abs(z32)))) / 2.0**-23)
+    return e64, e32
 
 
 def _accuracies() -> tuple[bool, tuple, tuple]:

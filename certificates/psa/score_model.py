@@ -13,7 +13,9 @@ from theorylab.psa.softmax import softmax as lib_softmax, softmax_jacobian, soft
 @certificate("P11", title="T4-only score-gap SNR is sqrt(dk)/2 for every g", paper="PSA §6.3",
              claim="In the T4-only model Delta/sigma = sqrt(dk)/2, independent of g.", method="exact")
 def t4_snr() -> Outcome:
-    """Decide ``Delta^2 - (dk/4) sigma^2 == 0`` as a polynomial identity in (g, dk)."""
+    """Decide ``Delta^2 - (dk/4) sigma^2 == 0`` as a polynomial identity in (g, dk); the symbolic Delta and sigma^2
+    themselves against the reference model (:mod:`theorylab.certificates.reference.score_model`) at g in
+    {1/2, 2, 3}, dk = 16 (exact values: the reference's t4-only gap sqrt(dk) g^2 and variance 4 g^4)."""
     import sympy as sp  # SymPy only when a check runs (certify --list stays light)
 
     from theorylab.symbolic.psa import dk, g, gap_expr, variance_expr
@@ -22,8 +24,26 @@ def t4_snr() -> Outcome:
     delta, var = gap_expr(model), variance_expr(model)
     residual = sp.Poly(sp.expand(delta**2 - dk / 4 * var), g, dk)
     ratio = sp.simplify(delta / sp.sqrt(var))
-    return Outcome(residual.is_zero, (computed("Delta^2 - (dk/4) sigma^2", str(residual.as_expr())),
-                                      computed("Delta/sigma", str(ratio))))
+    values_ok, values = _t4_values(delta, var, g, dk)
+    return Outcome(bool(residual.is_zero and values_ok),
+                   (computed("Delta^2 - (dk/4) sigma^2", str(residual.as_expr())),
+                    computed("Delta/sigma", str(ratio)),
+                    computed("symbolic (Delta, sigma^2) at g = 1/2, 2, 3, dk = 16 == reference (gap, variance)",
+                             values_ok)),
+                   arrays={"values": values})
+
+
+def _t4_values(delta, var, g, dk) -> tuple[bool, np.ndarray]:
+    """The symbolic gap and variance evaluated exactly at g in {1/2, 2, 3}, dk = 16, against the reference model's
+    floats (exact there: small dyadic values); rows (g, Delta, reference, sigma^2, reference)."""
+    import sympy as sp
+
+    from theorylab.certificates.reference import score_model as sref
+
+    rows = [(float(x), float(delta.subs({g: x, dk: 16})), sref.gap("t4-only", float(x), 16.0),
+             float(var.subs(g, x)), sref.variance("t4-only", float(x)))
+            for x in (sp.Rational(1, 2), sp.Integer(2), sp.Integer(3))]
+    return all(r[1] == r[2] and r[3] == r[4] for r in rows), np.array(rows)
 
 
 @certificate("P12.symbolic", title="Softmax linearisation dp = (diag p - pp^T) ds; 1.dp = 0; shift invisible",
@@ -46,11 +66,34 @@ def linearisation() -> Outcome:
     second = sm.derivative(u, d, 2)
     nonzero = not ex.matrix_is_zero(second, gens)  # the remainder really is second order, not smaller
     zeroth = ex.equal(sm.derivative(u, d, 0), p, gens)
-    ok = jac_ok and resp_ok and mass and shift and nonzero and zeroth
+    distinct = not ex.equal(first, second, gens) and not ex.equal(first, p, gens)  # the decider can say "differ"
+    conv_ok = _exact_conversions(ex)
+    ok = jac_ok and resp_ok and mass and shift and nonzero and zeroth and distinct and conv_ok
     return Outcome(ok, (computed("d/deps softmax == softmax_jacobian(p) @ d", jac_ok),
                         computed("softmax_response(p, d) == the derivative", resp_ok),
                         computed("1 . dp == 0", mass), computed("softmax_jacobian(p) @ 1 == 0 (shift invisible)", shift),
-                        computed("second derivative not identically zero (remainder exactly 2nd order)", nonzero)))
+                        computed("second derivative not identically zero (remainder exactly 2nd order)", nonzero),
+                        computed("equal() tells the 1st derivative from the 2nd and from p (same shapes)", distinct),
+                        computed("exact(): 0-d arrays and floats to their exact rationals; bool, str, complex, "
+                                 "1-element 1-D arrays refused", conv_ok)))
+
+
+def _exact_conversions(ex) -> bool:
+    """The exact converter the deciders rest on, against hand-written exact values: a 0-d float array and a float
+    become their dyadic rationals (0.1 = 3602879701896397 / 2^55), a 0-d int array an Integer; a boolean, a numeric
+    string, a complex and a 1-element 1-D array are refused (ParameterError)."""
+    import sympy as sp
+
+    from theorylab import ParameterError
+
+    def convert(v):                                     # None: refused
+        try:
+            return ex.exact(v)
+        except ParameterError:
+            return None
+    values_ok = (convert(np.array(0.75)) == sp.Rational(3, 4) and convert(np.array(7)) == sp.Integer(7)
+                 and convert(0.1) == sp.Rational(3602879701896397, 2**55))
+    return bool(values_ok and all(convert(v) is None for v in (True, np.bool_(False), "1.5", 1 + 0j, np.array([0.5]))))
 
 
 @certificate("P12.numeric", title="Softmax: common shifts invisible in floating point; remainder scales as eps^2",

@@ -36,6 +36,20 @@ def mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
+def unmix64(z: int) -> int:
+    """The inverse of :func:`mix64` (undo each xor-shift by iteration, each product by the inverse multiplier)."""
+    def unshift(x, k):
+        y = x
+        for _ in range(64 // k + 1):
+            y = x ^ (y >> k)
+        return y
+    z = unshift(z, 31)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & MASK
+    z = unshift(z, 27)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & MASK
+    return unshift(z, 30)
+
+
 def key(seed: int, s: int) -> int:
     """Key of sample ``s`` under ``seed``."""
     return mix64((mix64(seed ^ SALT) + s * GOLDEN) & MASK)

@@ -26,4 +26,10 @@ BUGS = [
         'tuple((-0.5) ** k / math.factorial(2 * k + 1)',
         ('P17.rng',),
         slow=True),
+    Bug('float32 kernel u1 without its 1/2 (u1 = 0 at hi = 0)',
+        RNG,
+        'u1 = (np.float32(np.int64(w >> _S32)) + _HALF) * _TWO_M32F',
+        'u1 = np.float32(np.int64(w >> _S32)) * _TWO_M32F',
+        ('P17.rng',),
+        slow=True),
 ]

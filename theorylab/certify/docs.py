@@ -185,8 +185,9 @@ def mutation_section(root: Path | None = None) -> str:
             found.append((path, label, json.loads((root / path).read_text())))
         except (OSError, ValueError):
             continue
+    packages = ", ".join(found[0][2].get("settings", {}).get("packages") or ()) if found else ""
     lines = ["## Mutation score of the library (`theorylab mutate`)", "",
-             "Plausible one-line mutants of the packages psa, graded, plga, nn, sim, symbolic (operator swaps,",
+             f"Plausible one-line mutants of the packages {packages or 'of the library'} (operator swaps,",
              "constants, comparison flips, dropped terms, removed wrappers, off-by-one bounds, and/or) are planted one",
              "at a time in a copy of the library; a mutant is killed when `theorylab certify` FAILs or ERRORs on it",
              "(only the certificates that execute the mutated line run). Score = killed / (mutants - equivalent);",
