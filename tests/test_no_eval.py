@@ -44,6 +44,10 @@ YAML_SAFE = {"SafeLoader", "CSafeLoader", "BaseLoader"}
 ALLOWED: dict[tuple[str, str, str], str] = {
     ("theorylab/certify/registry.py", "certificate_modules", "importlib.import_module('theorylab.certificates')"):
         "a constant: theorylab's own certificates package",
+    ("theorylab/certify/_warm.py", "_preload", "importlib.import_module(f'theorylab.{name}')"):
+        "names from the module's constant PACKAGES: theorylab's own paper packages and certificates",
+    ("theorylab/certify/_warm.py", "_preload", "importlib.import_module(info.name)"):
+        "names found by pkgutil.walk_packages inside those packages' own folders (theorylab's installed files)",
     ("theorylab/certify/registry.py", "discover", "importlib.import_module(name)"):
         "names from certificate_modules: pkgutil's listing of the theorylab.certificates package itself",
     ("theorylab/certify/docs.py", "_imported", "importlib.import_module(module)"):
